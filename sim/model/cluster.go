@@ -1,0 +1,72 @@
+package model
+
+import (
+	"fmt"
+	"net/netip"
+)
+
+// Cluster holds the cluster-wide settings that shape kube-proxy's rules.
+type Cluster struct {
+	// ClusterCIDR is the pod CIDR of kube-proxy's local-traffic detector:
+	// traffic from outside it to a ClusterIP is masqueraded (`! -s CIDR`).
+	ClusterCIDR netip.Prefix
+	// ServiceCIDR is where ClusterIPs are allocated.
+	ServiceCIDR netip.Prefix
+	// MasqueradeBit is the fwmark bit kube-proxy uses (default 14: 0x4000).
+	MasqueradeBit int
+	// NodeName is the name of the node the rules are rendered for.
+	NodeName string
+}
+
+// DefaultCluster returns kube-proxy's defaults as svclab uses them.
+func DefaultCluster() Cluster {
+	return Cluster{
+		ClusterCIDR:   netip.MustParsePrefix("10.0.0.0/8"),
+		ServiceCIDR:   netip.MustParsePrefix("10.96.0.0/12"),
+		MasqueradeBit: 14,
+		NodeName:      "node-1",
+	}
+}
+
+// MasqueradeMark returns the mark as kube-proxy formats it
+// (fmt.Sprintf("%#08x", 1<<bit)), e.g. "0x00004000".
+func (c Cluster) MasqueradeMark() string {
+	return fmt.Sprintf("%#08x", uint32(1)<<uint(c.MasqueradeBit))
+}
+
+// Model is the whole input of a renderer: the cluster and its services in
+// rendering order.
+type Model struct {
+	Cluster  Cluster
+	Services List
+}
+
+// List is an ordered, indexable collection of services. At may build the
+// service on demand; callers must not keep the pointer beyond their use.
+type List interface {
+	Len() int
+	At(i int) *Service
+}
+
+// Slice is a List held in memory.
+type Slice []Service
+
+// Len returns the number of services.
+func (s Slice) Len() int { return len(s) }
+
+// At returns service i.
+func (s Slice) At(i int) *Service { return &s[i] }
+
+// TotalEndpoints sums endpoints over every service port, as kube-proxy does
+// to decide on large-cluster mode.
+func TotalEndpoints(l List) int {
+	if c, ok := l.(interface{ TotalEndpoints() int }); ok {
+		return c.TotalEndpoints()
+	}
+	total := 0
+	for i := 0; i < l.Len(); i++ {
+		s := l.At(i)
+		total += s.ReadyCount() * len(s.Ports)
+	}
+	return total
+}

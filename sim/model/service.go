@@ -1,0 +1,112 @@
+package model
+
+import (
+	"net/netip"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Protocol is a service port's L4 protocol as Kubernetes spells it.
+type Protocol string
+
+// The protocols kube-proxy programs.
+const (
+	TCP  Protocol = "TCP"
+	UDP  Protocol = "UDP"
+	SCTP Protocol = "SCTP"
+)
+
+// Lower returns the protocol as iptables and nftables spell it ("tcp").
+func (p Protocol) Lower() string { return strings.ToLower(string(p)) }
+
+// ServiceType is the Kubernetes Service type.
+type ServiceType string
+
+// The service types svclab renders.
+const (
+	ClusterIP ServiceType = "ClusterIP"
+	NodePort  ServiceType = "NodePort"
+)
+
+// DefaultAffinityTimeout is Kubernetes' default ClientIP affinity timeout.
+const DefaultAffinityTimeout = 10800
+
+// Port is one port of a Service.
+type Port struct {
+	Name       string
+	Protocol   Protocol
+	Port       int
+	TargetPort int
+	NodePort   int // only for NodePort services
+}
+
+// Endpoint is one backend address of a Service. Its port for a given service
+// port is that port's TargetPort, as an EndpointSlice port would give it.
+type Endpoint struct {
+	IP    netip.Addr
+	Ready bool
+	Node  string
+}
+
+// Affinity is a Service's session affinity: ClientIP when Timeout > 0.
+type Affinity struct {
+	ClientIP bool
+	Timeout  int // seconds
+}
+
+// Service is a Kubernetes Service and its endpoints.
+type Service struct {
+	Namespace string
+	Name      string
+	Type      ServiceType
+	ClusterIP netip.Addr
+	Ports     []Port
+	Affinity  Affinity
+	Endpoints []Endpoint
+}
+
+// PortName is kube-proxy's ServicePortName string: "ns/name:port", or
+// "ns/name" when the port has no name.
+func (s *Service) PortName(p Port) string {
+	if p.Name == "" {
+		return s.Namespace + "/" + s.Name
+	}
+	return s.Namespace + "/" + s.Name + ":" + p.Name
+}
+
+// ReadyEndpoints returns the "IP:port" endpoints kube-proxy would use for
+// port p, in kube-proxy's order: ready endpoints, sorted as strings.
+func (s *Service) ReadyEndpoints(p Port) []string {
+	out := make([]string, 0, len(s.Endpoints))
+	for _, e := range s.Endpoints {
+		if e.Ready {
+			out = append(out, EndpointString(e.IP, p.TargetPort))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ReadyCount returns how many endpoints are ready.
+func (s *Service) ReadyCount() int {
+	n := 0
+	for _, e := range s.Endpoints {
+		if e.Ready {
+			n++
+		}
+	}
+	return n
+}
+
+// EndpointString formats an endpoint as kube-proxy does: "IP:port", with
+// brackets for IPv6.
+func EndpointString(ip netip.Addr, port int) string {
+	if ip.Is6() {
+		return "[" + ip.String() + "]:" + strconv.Itoa(port)
+	}
+	return ip.String() + ":" + strconv.Itoa(port)
+}
+
+// SplitEndpoint parses an "IP:port" endpoint string back.
+func SplitEndpoint(ep string) (netip.AddrPort, error) { return netip.ParseAddrPort(ep) }

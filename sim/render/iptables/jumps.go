@@ -1,0 +1,47 @@
+package iptables
+
+import (
+	"io"
+
+	"github.com/svclab/svclab/sim/render"
+)
+
+// jumpRules are kube-proxy's iptablesJumpChains (plus kubelet's KUBE-FIREWALL
+// jumps), in the order kube-proxy ensures them. Each is prepended (-I) to its
+// built-in chain, so the last one ensured ends up first.
+var jumpRules = []struct{ table, chain, rule string }{
+	{"filter", "INPUT", `-m conntrack --ctstate NEW -m comment --comment "kubernetes externally-visible service portals" -j KUBE-EXTERNAL-SERVICES`},
+	{"filter", "FORWARD", `-m conntrack --ctstate NEW -m comment --comment "kubernetes externally-visible service portals" -j KUBE-EXTERNAL-SERVICES`},
+	{"filter", "INPUT", `-m comment --comment "kubernetes health check service ports" -j KUBE-NODEPORTS`},
+	{"filter", "FORWARD", `-m conntrack --ctstate NEW -m comment --comment "kubernetes service portals" -j KUBE-SERVICES`},
+	{"filter", "OUTPUT", `-m conntrack --ctstate NEW -m comment --comment "kubernetes service portals" -j KUBE-SERVICES`},
+	{"filter", "FORWARD", `-m comment --comment "kubernetes forwarding rules" -j KUBE-FORWARD`},
+	{"filter", "INPUT", `-m conntrack --ctstate NEW -m comment --comment "kubernetes load balancer firewall" -j KUBE-PROXY-FIREWALL`},
+	{"filter", "OUTPUT", `-m conntrack --ctstate NEW -m comment --comment "kubernetes load balancer firewall" -j KUBE-PROXY-FIREWALL`},
+	{"filter", "FORWARD", `-m conntrack --ctstate NEW -m comment --comment "kubernetes load balancer firewall" -j KUBE-PROXY-FIREWALL`},
+	{"filter", "INPUT", `-j KUBE-FIREWALL`},
+	{"filter", "OUTPUT", `-j KUBE-FIREWALL`},
+	{"nat", "OUTPUT", `-m comment --comment "kubernetes service portals" -j KUBE-SERVICES`},
+	{"nat", "PREROUTING", `-m comment --comment "kubernetes service portals" -j KUBE-SERVICES`},
+	{"nat", "POSTROUTING", `-m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING`},
+}
+
+// RenderJumps writes the jump rules from the built-in chains as a restore
+// payload to load with --noflush after Render's payload. With
+// localhostNodePorts off, kube-proxy does not create KUBE-FIREWALL, so its
+// jumps are left out.
+func RenderJumps(w io.Writer, opts Options) (render.Stats, error) {
+	rw := render.NewWriter(w)
+	for _, table := range []string{"filter", "nat"} {
+		rw.Line("*", table)
+		for _, j := range jumpRules {
+			if j.table != table || (!opts.LocalhostNodePorts && j.rule == "-j KUBE-FIREWALL") {
+				continue
+			}
+			rw.Line("-I ", j.chain, " 1 ", j.rule)
+			rw.CountRule()
+		}
+		rw.Line("COMMIT")
+	}
+	return rw.Flush()
+}

@@ -1,0 +1,129 @@
+package iptables
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
+)
+
+// Fixed chain names.
+const (
+	chainServices         = "KUBE-SERVICES"
+	chainExternalServices = "KUBE-EXTERNAL-SERVICES"
+	chainForward          = "KUBE-FORWARD"
+	chainNodePorts        = "KUBE-NODEPORTS"
+	chainProxyFirewall    = "KUBE-PROXY-FIREWALL"
+	chainFirewall         = "KUBE-FIREWALL"
+	chainPostrouting      = "KUBE-POSTROUTING"
+	chainMarkMasq         = "KUBE-MARK-MASQ"
+)
+
+// renderer carries what every rule needs.
+type renderer struct {
+	w       *render.Writer
+	cluster model.Cluster
+	opts    Options
+	mark    string
+	large   bool
+}
+
+// Render streams the full-sync restore payload for m to w, as kube-proxy
+// would pass it to `iptables-restore --noflush --counters`.
+func Render(w io.Writer, m *model.Model, opts Options) (render.Stats, error) {
+	if err := checkModel(m); err != nil {
+		return render.Stats{}, err
+	}
+	r := &renderer{
+		w:       render.NewWriter(w),
+		cluster: m.Cluster,
+		opts:    opts,
+		mark:    m.Cluster.MasqueradeMark(),
+		large:   model.TotalEndpoints(m.Services) > opts.LargeClusterThreshold,
+	}
+	r.filterTable(m.Services)
+	r.natTable(m.Services)
+	return r.w.Flush()
+}
+
+func checkModel(m *model.Model) error {
+	if m == nil || m.Services == nil {
+		return fmt.Errorf("render iptables: no model")
+	}
+	if !m.Cluster.ClusterCIDR.IsValid() {
+		return fmt.Errorf("render iptables: cluster CIDR (kube-proxy's local detector) is not set")
+	}
+	return nil
+}
+
+// chainLine declares a chain as utiliptables.MakeChainLine does.
+func (r *renderer) chainLine(name string) {
+	r.w.Line(":", name, " - [0:0]")
+	r.w.CountChain()
+}
+
+// rule writes one -A line from space-joined tokens.
+func (r *renderer) rule(parts ...string) {
+	r.w.Line(parts...)
+	r.w.CountRule()
+}
+
+func (r *renderer) filterTable(services model.List) {
+	r.w.Line("*filter")
+	for _, c := range []string{chainServices, chainExternalServices, chainForward, chainNodePorts, chainProxyFirewall} {
+		r.chainLine(c)
+	}
+	if r.opts.LocalhostNodePorts {
+		r.chainLine(chainFirewall)
+		r.rule(`-A KUBE-FIREWALL -m comment --comment "block incoming localnet connections" -d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP`)
+	}
+	for i := 0; i < services.Len(); i++ {
+		r.serviceFilterRules(services.At(i))
+	}
+	r.forwardRules()
+	r.w.Line("COMMIT")
+}
+
+func (r *renderer) forwardRules() {
+	if !r.opts.ConntrackLiberal {
+		if r.opts.NFAcct {
+			r.rule("-A KUBE-FORWARD -m conntrack --ctstate INVALID -m nfacct --nfacct-name ct_state_invalid_dropped_pkts -j DROP")
+		} else {
+			r.rule("-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP")
+		}
+	}
+	r.rule(`-A KUBE-FORWARD -m comment --comment "kubernetes forwarding rules" -m mark --mark `, r.mark, "/", r.mark, " -j ACCEPT")
+	r.rule(`-A KUBE-FORWARD -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`)
+}
+
+func (r *renderer) natTable(services model.List) {
+	r.w.Line("*nat")
+	for _, c := range []string{chainServices, chainNodePorts, chainPostrouting, chainMarkMasq} {
+		r.chainLine(c)
+	}
+	for i := 0; i < services.Len(); i++ {
+		r.serviceNatChains(services.At(i))
+	}
+	r.postroutingRules()
+	for i := 0; i < services.Len(); i++ {
+		r.serviceNatRules(services.At(i))
+	}
+	tail := `-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS`
+	if !r.opts.LocalhostNodePorts {
+		tail = `-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL ! -d 127.0.0.0/8 -j KUBE-NODEPORTS`
+	}
+	r.rule(tail)
+	r.w.Line("COMMIT")
+}
+
+func (r *renderer) postroutingRules() {
+	r.rule("-A KUBE-POSTROUTING -m mark ! --mark ", r.mark, "/", r.mark, " -j RETURN")
+	r.rule("-A KUBE-POSTROUTING -j MARK --xor-mark ", r.mark)
+	masq := `-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE`
+	if r.opts.RandomFully {
+		masq += " --random-fully"
+	}
+	r.rule(masq)
+	r.rule("-A KUBE-MARK-MASQ -j MARK --or-mark ", r.mark)
+}

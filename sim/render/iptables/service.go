@@ -1,0 +1,152 @@
+package iptables
+
+import (
+	"strconv"
+
+	"github.com/svclab/svclab/sim/kpname"
+	"github.com/svclab/svclab/sim/model"
+)
+
+// servicePort is one service port with the names kube-proxy derives for it.
+type servicePort struct {
+	svc       *model.Service
+	port      model.Port
+	name      string // "ns/svc:port"
+	proto     string // "tcp"
+	svcChain  string
+	extChain  string
+	endpoints []string // ready "IP:port", kube-proxy order
+}
+
+func newServicePort(s *model.Service, p model.Port) servicePort {
+	name := s.PortName(p)
+	proto := p.Protocol.Lower()
+	return servicePort{
+		svc: s, port: p, name: name, proto: proto,
+		svcChain:  kpname.ServiceChain(name, proto),
+		extChain:  kpname.ExternalChain(name, proto),
+		endpoints: s.ReadyEndpoints(p),
+	}
+}
+
+func (sp servicePort) hasEndpoints() bool { return len(sp.endpoints) > 0 }
+func (sp servicePort) isNodePort() bool {
+	return sp.svc.Type == model.NodePort && sp.port.NodePort > 0
+}
+func (sp servicePort) sepChain(ep string) string { return kpname.EndpointChain(sp.name, sp.proto, ep) }
+
+// serviceFilterRules writes the filter rules of a service without endpoints.
+func (r *renderer) serviceFilterRules(s *model.Service) {
+	for _, p := range s.Ports {
+		sp := newServicePort(s, p)
+		if sp.hasEndpoints() {
+			continue
+		}
+		r.rule(`-A KUBE-SERVICES -m comment --comment "`, sp.name, ` has no endpoints" -m `, sp.proto, " -p ", sp.proto,
+			" -d ", s.ClusterIP.String(), " --dport ", strconv.Itoa(p.Port), " -j REJECT")
+		if sp.isNodePort() {
+			r.rule(`-A KUBE-EXTERNAL-SERVICES -m comment --comment "`, sp.name, ` has no endpoints" -m addrtype --dst-type LOCAL -m `,
+				sp.proto, " -p ", sp.proto, " --dport ", strconv.Itoa(p.NodePort), " -j REJECT")
+		}
+	}
+}
+
+// serviceNatChains declares a service's nat chains in kube-proxy's order:
+// EXT, SVC, then one SEP per endpoint. A service without endpoints has none.
+func (r *renderer) serviceNatChains(s *model.Service) {
+	for _, p := range s.Ports {
+		sp := newServicePort(s, p)
+		if !sp.hasEndpoints() {
+			continue
+		}
+		if sp.isNodePort() {
+			r.chainLine(sp.extChain)
+		}
+		r.chainLine(sp.svcChain)
+		for _, ep := range sp.endpoints {
+			r.chainLine(sp.sepChain(ep))
+		}
+	}
+}
+
+// serviceNatRules writes a service's nat rules in kube-proxy's order.
+func (r *renderer) serviceNatRules(s *model.Service) {
+	for _, p := range s.Ports {
+		sp := newServicePort(s, p)
+		if !sp.hasEndpoints() {
+			continue
+		}
+		clusterIP, port := s.ClusterIP.String(), strconv.Itoa(p.Port)
+		r.rule(`-A KUBE-SERVICES -m comment --comment "`, sp.name, ` cluster IP" -m `, sp.proto, " -p ", sp.proto,
+			" -d ", clusterIP, " --dport ", port, " -j ", sp.svcChain)
+		if sp.isNodePort() {
+			r.rule("-A KUBE-NODEPORTS -m comment --comment ", sp.name, " -m ", sp.proto, " -p ", sp.proto,
+				" --dport ", strconv.Itoa(p.NodePort), " -j ", sp.extChain)
+		}
+		r.rule("-A ", sp.svcChain, ` -m comment --comment "`, sp.name, ` cluster IP" -m `, sp.proto, " -p ", sp.proto,
+			" -d ", clusterIP, " --dport ", port, " ! -s ", r.cluster.ClusterCIDR.String(), " -j KUBE-MARK-MASQ")
+		if sp.isNodePort() {
+			r.rule("-A ", sp.extChain, ` -m comment --comment "masquerade traffic for `, sp.name, ` external destinations" -j KUBE-MARK-MASQ`)
+			r.rule("-A ", sp.extChain, " -j ", sp.svcChain)
+		}
+		r.serviceToEndpointRules(sp)
+		for _, ep := range sp.endpoints {
+			r.endpointRules(sp, ep)
+		}
+	}
+}
+
+// comment returns kube-proxy's appendServiceCommentLocked part: nothing in
+// large-cluster mode.
+func (r *renderer) comment(text string) string {
+	if r.large {
+		return ""
+	}
+	return " -m comment --comment " + text
+}
+
+// serviceToEndpointRules writes the affinity checks and the statistic
+// cascade of writeServiceToEndpointRules.
+func (r *renderer) serviceToEndpointRules(sp servicePort) {
+	if sp.svc.Affinity.ClientIP {
+		seconds := strconv.Itoa(sp.svc.Affinity.Timeout)
+		for _, ep := range sp.endpoints {
+			sep := sp.sepChain(ep)
+			r.rule("-A ", sp.svcChain, r.comment(`"`+sp.name+" -> "+ep+`"`),
+				" -m recent --name ", sep, " --rcheck --seconds ", seconds, " --reap -j ", sep)
+		}
+	}
+	n := len(sp.endpoints)
+	for i, ep := range sp.endpoints {
+		statistic := ""
+		if i < n-1 {
+			statistic = " -m statistic --mode random --probability " + Probability(n-i)
+		}
+		r.rule("-A ", sp.svcChain, r.comment(`"`+sp.name+" -> "+ep+`"`), statistic, " -j ", sp.sepChain(ep))
+	}
+}
+
+// endpointRules writes a KUBE-SEP chain: hairpin masquerade, then DNAT.
+func (r *renderer) endpointRules(sp servicePort, ep string) {
+	sep := sp.sepChain(ep)
+	ip := ep[:lastColon(ep)]
+	if len(ip) > 1 && ip[0] == '[' {
+		ip = ip[1 : len(ip)-1]
+	}
+	c := r.comment(sp.name)
+	r.rule("-A ", sep, c, " -s ", ip, " -j KUBE-MARK-MASQ")
+	affinity := ""
+	if sp.svc.Affinity.ClientIP {
+		affinity = " -m recent --name " + sep + " --set"
+	}
+	r.rule("-A ", sep, c, affinity, " -m ", sp.proto, " -p ", sp.proto, " -j DNAT --to-destination ", ep)
+}
+
+func lastColon(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == ':' {
+			return i
+		}
+	}
+	return len(s)
+}

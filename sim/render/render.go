@@ -1,0 +1,69 @@
+// Package render holds what svclab's renderers share: the counting writer
+// that measures a payload as it streams out, and the statistics every
+// renderer reports. The renderers themselves live in the subpackages
+// iptables, nftables and ipvs; each produces the exact bytes that
+// kube-proxy's mode would hand to the kernel tools.
+package render
+
+import (
+	"bufio"
+	"io"
+)
+
+// Stats describes a rendered payload.
+type Stats struct {
+	Lines  int `json:"lines"`
+	Bytes  int `json:"bytes"`
+	Rules  int `json:"rules"`  // rules (iptables -A lines, nft rules, or IPVS real+virtual servers)
+	Chains int `json:"chains"` // chains (or IPVS virtual servers)
+	Sets   int `json:"sets,omitempty"`
+	// Elements counts map/set elements (nftables) or ipset members (ipvs).
+	Elements int `json:"elements,omitempty"`
+}
+
+// Writer buffers output and counts the lines and bytes that pass through.
+// Renderers write whole lines to it; Flush must be called at the end.
+type Writer struct {
+	bw    *bufio.Writer
+	stats Stats
+	err   error
+}
+
+// NewWriter wraps w with a 1 MiB buffer.
+func NewWriter(w io.Writer) *Writer { return &Writer{bw: bufio.NewWriterSize(w, 1<<20)} }
+
+// Line writes the given parts followed by a newline. The first write error
+// sticks and is returned by Flush.
+func (w *Writer) Line(parts ...string) {
+	if w.err != nil {
+		return
+	}
+	for _, p := range parts {
+		n, err := w.bw.WriteString(p)
+		w.stats.Bytes += n
+		if err != nil {
+			w.err = err
+			return
+		}
+	}
+	if err := w.bw.WriteByte('\n'); err != nil {
+		w.err = err
+		return
+	}
+	w.stats.Bytes++
+	w.stats.Lines++
+}
+
+// CountRule, CountChain, CountSet and CountElements record what was written.
+func (w *Writer) CountRule()          { w.stats.Rules++ }
+func (w *Writer) CountChain()         { w.stats.Chains++ }
+func (w *Writer) CountSet()           { w.stats.Sets++ }
+func (w *Writer) CountElements(n int) { w.stats.Elements += n }
+
+// Flush writes out the buffer and returns the statistics and the first error.
+func (w *Writer) Flush() (Stats, error) {
+	if w.err == nil {
+		w.err = w.bw.Flush()
+	}
+	return w.stats, w.err
+}

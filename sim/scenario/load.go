@@ -1,0 +1,85 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/svclab/svclab/scenarios"
+)
+
+// Scenario is a decoded, validated scenario file.
+type Scenario struct {
+	File   File
+	Source string // the path, or "embedded:NAME"
+	Raw    []byte // the file's bytes, for hashing and recording
+}
+
+// Load reads a scenario by path, or by the name of an embedded scenario.
+func Load(nameOrPath string) (*Scenario, error) {
+	raw, source, err := read(nameOrPath)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(source, raw)
+}
+
+func read(nameOrPath string) ([]byte, string, error) {
+	if raw, err := os.ReadFile(nameOrPath); err == nil {
+		return raw, nameOrPath, nil
+	} else if !errors.Is(err, fs.ErrNotExist) || strings.ContainsAny(nameOrPath, "/.") {
+		return nil, "", fmt.Errorf("read scenario %s: %w", nameOrPath, err)
+	}
+	raw, err := fs.ReadFile(scenarios.FS, nameOrPath+".yaml")
+	if err != nil {
+		return nil, "", fmt.Errorf("no scenario file %q and no embedded scenario of that name (embedded: %s)", nameOrPath, strings.Join(Names(), ", "))
+	}
+	return raw, "embedded:" + nameOrPath, nil
+}
+
+// Names lists the embedded scenarios.
+func Names() []string {
+	entries, _ := fs.ReadDir(scenarios.FS, ".")
+	var names []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".yaml") {
+			names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Parse decodes and validates a scenario's bytes. source names it in errors.
+func Parse(source string, raw []byte) (*Scenario, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(raw, &root); err != nil {
+		return nil, decodeError(source, err)
+	}
+	var f File
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, errEOF) || strings.Contains(err.Error(), "EOF") {
+			return nil, &FieldError{File: source, Msg: "the file is empty", Hint: "see `svclab help scenario` for the format"}
+		}
+		return nil, decodeError(source, err)
+	}
+	if f.Name == "" {
+		f.Name = strings.TrimSuffix(path.Base(strings.TrimPrefix(source, "embedded:")), ".yaml")
+	}
+	if problems := validate(&f); len(problems) > 0 {
+		p := problems[0]
+		return nil, &FieldError{File: source, Line: locate(&root, p.path), Field: p.field(), Msg: p.msg, Hint: p.hint}
+	}
+	return &Scenario{File: f, Source: source, Raw: raw}, nil
+}
+
+var errEOF = errors.New("EOF")

@@ -1,0 +1,85 @@
+package scenario
+
+// File is the YAML shape of a scenario file. Field names are the YAML keys.
+type File struct {
+	Name        string      `yaml:"name"`
+	Description string      `yaml:"description"`
+	Cluster     ClusterSpec `yaml:"cluster"`
+	Services    []Service   `yaml:"services"`
+	Synthetic   *Synthetic  `yaml:"synthetic"`
+	// Placement puts the explicit services first, middle, last or at an
+	// index among the synthetic ones in KUBE-SERVICES (default first).
+	Placement string     `yaml:"placement"`
+	Fairness  *Fairness  `yaml:"fairness"`
+	Sweep     *SweepSpec `yaml:"sweep"`
+}
+
+// ClusterSpec holds cluster-wide settings.
+type ClusterSpec struct {
+	ClusterCIDR   string `yaml:"clusterCIDR"`
+	ServiceCIDR   string `yaml:"serviceCIDR"`
+	MasqueradeBit *int   `yaml:"masqueradeBit"`
+	PodCIDR       string `yaml:"podCIDR"`
+	FillerCIDR    string `yaml:"fillerCIDR"`
+}
+
+// Service is one explicit service.
+type Service struct {
+	Namespace              string     `yaml:"namespace"`
+	Name                   string     `yaml:"name"`
+	Type                   string     `yaml:"type"`
+	ClusterIP              string     `yaml:"clusterIP"`
+	SessionAffinity        string     `yaml:"sessionAffinity"`
+	SessionAffinityTimeout int        `yaml:"sessionAffinityTimeout"`
+	Ports                  []Port     `yaml:"ports"`
+	Endpoints              []Endpoint `yaml:"endpoints"`
+}
+
+// Port is one service port.
+type Port struct {
+	Name       string `yaml:"name"`
+	Protocol   string `yaml:"protocol"`
+	Port       int    `yaml:"port"`
+	TargetPort int    `yaml:"targetPort"`
+	NodePort   int    `yaml:"nodePort"`
+}
+
+// Endpoint is an endpoint: a bare IP, or a mapping with ip, ready and node.
+type Endpoint struct {
+	IP    string `yaml:"ip"`
+	Ready *bool  `yaml:"ready"`
+	Node  string `yaml:"node"`
+}
+
+// Synthetic asks for generated filler services.
+type Synthetic struct {
+	Services            int    `yaml:"services"`
+	EndpointsPerService int    `yaml:"endpointsPerService"`
+	Seed                uint64 `yaml:"seed"`
+}
+
+// Fairness configures a fairness run: new connections to each explicit
+// service, counted per endpoint by the servers and by the kernel.
+type Fairness struct {
+	Dataplanes      []string `yaml:"dataplanes"`
+	Connections     int      `yaml:"connections"`
+	Concurrency     int      `yaml:"concurrency"`
+	Rate            float64  `yaml:"rate"`
+	Mode            string   `yaml:"mode"`
+	RequestsPerConn int      `yaml:"requestsPerConn"`
+	ClientOnNode    bool     `yaml:"clientOnNode"`
+}
+
+// SweepSpec configures a scaling sweep.
+type SweepSpec struct {
+	Services            []int    `yaml:"services"`
+	EndpointsPerService int      `yaml:"endpointsPerService"`
+	Dataplanes          []string `yaml:"dataplanes"`
+	Positions           []string `yaml:"positions"`
+	Connections         int      `yaml:"connections"`
+	Warmup              int      `yaml:"warmup"`
+	Repetitions         int      `yaml:"repetitions"`
+	Concurrency         int      `yaml:"concurrency"`
+	PacketRate          bool     `yaml:"packetRate"`
+	Seed                uint64   `yaml:"seed"`
+}
