@@ -3,7 +3,6 @@ package scenario
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -35,11 +34,11 @@ func read(nameOrPath string) ([]byte, string, error) {
 	if raw, err := os.ReadFile(nameOrPath); err == nil {
 		return raw, nameOrPath, nil
 	} else if !errors.Is(err, fs.ErrNotExist) || strings.ContainsAny(nameOrPath, "/.") {
-		return nil, "", fmt.Errorf("read scenario %s: %w", nameOrPath, err)
+		return nil, "", &FieldError{File: nameOrPath, Msg: "cannot read the scenario: " + err.Error()}
 	}
 	raw, err := fs.ReadFile(scenarios.FS, nameOrPath+".yaml")
 	if err != nil {
-		return nil, "", fmt.Errorf("no scenario file %q and no embedded scenario of that name (embedded: %s)", nameOrPath, strings.Join(Names(), ", "))
+		return nil, "", &FieldError{File: nameOrPath, Msg: "no such scenario file and no embedded scenario of that name", Hint: "embedded: " + strings.Join(Names(), ", ")}
 	}
 	return raw, "embedded:" + nameOrPath, nil
 }

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/svclab/svclab/lab/preflight"
+	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/lab/topo"
+	"github.com/svclab/svclab/sim/report"
+	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+func init() {
+	register(&command{name: "run", summary: "run a scenario in the lab and record the results", usage: runUsage, run: runRun})
+}
+
+const runUsage = `Usage: svclab run SCENARIO [options]
+
+Builds a lab (network namespaces for a node, a client and the pods), programs
+the rules kube-proxy would, sends real traffic, and records the results in a
+run directory: results.jsonl (appended as the run goes), meta.json and
+summary.json. SCENARIO is a file path or the name of an embedded scenario
+(svclab --help lists them). Needs root.
+
+Options:
+  --out DIR          run directory (default results/runs/NAME-TIMESTAMP)
+  --json             print summary.json on stdout (the table goes to stderr)
+  --dataplane LIST   override the scenario's dataplanes, e.g. iptables-legacy,nftables
+  --connections N    override the number of connections per measurement
+
+Examples:
+  sudo svclab run split-2
+  sudo svclab run split-5 --dataplane iptables-legacy,iptables-nft,nftables
+  sudo svclab run keepalive-skew --json | jq '.runs[0].endpoints'
+  sudo svclab run ./my-scenario.yaml --out /tmp/run1
+`
+
+type runFlags struct {
+	out, dataplanes string
+	json            bool
+	connections     int
+}
+
+func runRun(args []string, stdout, stderr io.Writer) error {
+	var f runFlags
+	fs := newFlagSet("run")
+	fs.StringVar(&f.out, "out", "", "")
+	fs.StringVar(&f.dataplanes, "dataplane", "", "")
+	fs.BoolVar(&f.json, "json", false, "")
+	fs.IntVar(&f.connections, "connections", 0, "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("give exactly one scenario (a path or an embedded name)")
+	}
+	sc, err := scenario.Load(rest[0])
+	if err != nil {
+		return err
+	}
+	if err := applyRunOverrides(sc, f); err != nil {
+		return err
+	}
+	if err := preflightFor(sc); err != nil {
+		return err
+	}
+	return runScenario(sc, f, stdout, stderr)
+}
+
+func applyRunOverrides(sc *scenario.Scenario, f runFlags) error {
+	if sc.File.Fairness == nil && sc.File.Sweep == nil {
+		return usagef("scenario %s has neither a fairness: nor a sweep: section; nothing to run (svclab render shows its rules)", sc.File.Name)
+	}
+	if f.dataplanes != "" {
+		list := strings.Split(f.dataplanes, ",")
+		for _, d := range list {
+			if !contains(scenario.Dataplanes, d) {
+				return usagef("--dataplane %q: want %s", d, strings.Join(scenario.Dataplanes, ", "))
+			}
+		}
+		if sc.File.Fairness != nil {
+			sc.File.Fairness.Dataplanes = list
+		}
+		if sc.File.Sweep != nil {
+			sc.File.Sweep.Dataplanes = list
+		}
+	}
+	if f.connections < 0 {
+		return usagef("--connections %d: want ≥ 1", f.connections)
+	}
+	if f.connections > 0 {
+		if sc.File.Fairness != nil {
+			sc.File.Fairness.Connections = f.connections
+		}
+		if sc.File.Sweep != nil {
+			sc.File.Sweep.Connections = f.connections
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// preflightFor checks root, namespaces and the tools the dataplanes need.
+func preflightFor(sc *scenario.Scenario) error {
+	bins := []string{"ip", "conntrack"}
+	var planes []string
+	if sc.File.Fairness != nil {
+		planes = append(planes, sc.File.Fairness.Dataplanes...)
+	}
+	if sc.File.Sweep != nil {
+		planes = append(planes, sc.File.Sweep.Dataplanes...)
+	}
+	for _, d := range planes {
+		switch d {
+		case "iptables-legacy":
+			bins = append(bins, "iptables-legacy", "iptables-legacy-restore", "iptables-legacy-save")
+		case "iptables-nft":
+			bins = append(bins, "iptables-nft", "iptables-nft-restore", "iptables-nft-save")
+		case "nftables":
+			bins = append(bins, "nft")
+		case "ipvs":
+			bins = append(bins, "ipset", "ipvsadm", "iptables-legacy-restore")
+		}
+	}
+	return preflight.Error(preflight.Check(preflight.Requirements{Root: true, Netns: true, Binaries: bins}))
+}
+
+// runScenario runs the scenario's sections and writes the run directory.
+func runScenario(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) error {
+	prefix := topo.NewPrefix()
+	dir := f.out
+	if dir == "" {
+		dir = filepath.Join("results", "runs", sc.File.Name+"-"+time.Now().Format("20060102-150405"))
+	}
+	w, err := results.Create(dir)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	kind := "fairness"
+	if sc.File.Fairness == nil {
+		kind = "sweep"
+	}
+	meta := runner.CollectMeta(prefix, sc, kind)
+	if err := results.WriteJSON(dir, results.MetaFile, meta); err != nil {
+		return err
+	}
+	if err := w.Append(results.Record{Type: results.TypeMeta, Meta: &meta}); err != nil {
+		return err
+	}
+	ctx, stop := interruptContext(stderr)
+	defer stop()
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	logf("svclab: run %s of scenario %s → %s", prefix, sc.File.Name, dir)
+	opts := runner.Options{OutDir: dir, Prefix: prefix, Log: logf, OnLab: rememberLab}
+	summary, runErr := runSections(ctx, sc, opts, w)
+	if summary != nil {
+		if err := results.WriteJSON(dir, results.SummaryFile, summary); err != nil {
+			return err
+		}
+		printSummary(summary, f.json, stdout, stderr)
+	}
+	if runErr != nil {
+		return fmt.Errorf("%w (completed results are in %s)", runErr, dir)
+	}
+	fmt.Fprintf(stderr, "\nresults: %s\n", dir)
+	return nil
+}
+
+func runSections(ctx context.Context, sc *scenario.Scenario, opts runner.Options, w *results.Writer) (*results.Summary, error) {
+	var summary *results.Summary
+	if sc.File.Fairness != nil {
+		s, err := runner.RunFairness(ctx, sc, opts, w)
+		summary = s
+		if err != nil {
+			return summary, err
+		}
+	}
+	return summary, nil
+}
+
+func printSummary(s *results.Summary, asJSON bool, stdout, stderr io.Writer) {
+	table := stdout
+	if asJSON {
+		table = stderr
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(s)
+	}
+	_ = report.FairnessTable(table, s)
+}
+

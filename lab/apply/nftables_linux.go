@@ -1,0 +1,69 @@
+package apply
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/svclab/svclab/lab/netns"
+)
+
+// NFTables applies nft scripts in one namespace.
+type NFTables struct {
+	Netns string
+	Table string // default "kube-proxy"
+}
+
+func (p *NFTables) table() string {
+	if p.Table == "" {
+		return "kube-proxy"
+	}
+	return p.Table
+}
+
+// Load runs the script as one `nft -f -` transaction and times it.
+func (p *NFTables) Load(script []byte) (time.Duration, error) {
+	start := time.Now()
+	if _, err := netns.Output(p.Netns, script, "nft", "-f", "-"); err != nil {
+		return 0, fmt.Errorf("load %d bytes of nftables rules: %w", len(script), err)
+	}
+	return time.Since(start), nil
+}
+
+// Reset deletes the kube-proxy table; a missing table is not an error.
+func (p *NFTables) Reset() error {
+	_, err := netns.Output(p.Netns, nil, "nft", "delete", "table", "ip", p.table())
+	if err != nil && strings.Contains(err.Error(), "No such file or directory") {
+		return nil
+	}
+	return err
+}
+
+// List returns `nft list table ip kube-proxy`.
+func (p *NFTables) List() ([]byte, error) {
+	out, err := netns.Output(p.Netns, nil, "nft", "list", "table", "ip", p.table())
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("list nftables table %s", p.table()), err)
+	}
+	return out, nil
+}
+
+// Version returns `nft --version`.
+func (p *NFTables) Version() string {
+	out, err := netns.Output(p.Netns, nil, "nft", "--version")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// FlushConntrack empties the namespace's connection tracking table, so the
+// next measurement starts with no established flows.
+func FlushConntrack(nsName string) error {
+	_, err := netns.Output(nsName, nil, "conntrack", "-F")
+	if err != nil && strings.Contains(err.Error(), "0 flow entries") {
+		return nil
+	}
+	return err
+}

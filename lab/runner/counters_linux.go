@@ -1,0 +1,107 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/svclab/svclab/lab/apply"
+	simipt "github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/kpname"
+	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/stats"
+)
+
+// fillKernelCounters adds the kernel's view of the split: the packet counter
+// of each endpoint's DNAT rule, and of each rule of the service chain's
+// statistic cascade. Only iptables dataplanes keep per-rule counters in
+// kube-proxy's rules; for the others the servers' counts stand alone.
+func fillKernelCounters(run *results.FairnessRun, dp apply.Dataplane, t fairnessTarget) error {
+	ipt, ok := apply.IPTablesOf(dp)
+	if !ok {
+		return nil
+	}
+	name, proto := t.svc.PortName(t.port), t.port.Protocol.Lower()
+	svcChain := kpname.ServiceChain(name, proto)
+	entered, err := chainEntries(ipt, svcChain)
+	if err != nil {
+		return err
+	}
+	rules, err := ipt.Counters("nat", svcChain)
+	if err != nil {
+		return err
+	}
+	var packets []uint64
+	var probs []float64
+	for _, r := range rules {
+		if !strings.HasPrefix(r.Rule.Target, "KUBE-SEP-") || r.Rule.Recent != nil {
+			continue // affinity checks come before the cascade
+		}
+		p := ruleProbability(r.Rule)
+		run.Rules = append(run.Rules, results.Rule{Chain: svcChain, Index: r.Index, Target: r.Rule.Target, Probability: p, Packets: r.Packets})
+		packets = append(packets, r.Packets)
+		probs = append(probs, p)
+	}
+	run.ChainEntered = entered
+	fillCascade(run, packets, probs)
+	agree := true
+	for i := range run.Endpoints {
+		ep := &run.Endpoints[i]
+		dnat, err := dnatPackets(ipt, kpname.EndpointChain(name, proto, ep.Endpoint))
+		if err != nil {
+			return err
+		}
+		ep.DNAT = dnat
+		agree = agree && (dnat == ep.Count || run.Mode == "keepalive")
+	}
+	run.CountsAgree = agree
+	return nil
+}
+
+// chainEntries is the packet counter of the KUBE-SERVICES rule that jumps to
+// chain: how many new connections entered the service chain.
+func chainEntries(ipt *apply.IPTables, chain string) (uint64, error) {
+	rules, err := ipt.Counters("nat", "KUBE-SERVICES")
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range rules {
+		if r.Rule.Target == chain {
+			return r.Packets, nil
+		}
+	}
+	return 0, fmt.Errorf("no KUBE-SERVICES rule jumps to %s", chain)
+}
+
+func dnatPackets(ipt *apply.IPTables, sep string) (uint64, error) {
+	rules, err := ipt.Counters("nat", sep)
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range rules {
+		if r.Rule.Target == "DNAT" {
+			return r.Packets, nil
+		}
+	}
+	return 0, fmt.Errorf("chain %s has no DNAT rule", sep)
+}
+
+// ruleProbability is a rule's nominal statistic probability; a rule without
+// one takes everything that reaches it.
+func ruleProbability(r *simipt.Rule) float64 {
+	if r.Statistic == nil {
+		return 1
+	}
+	return r.Statistic.ProbabilityValue
+}
+
+// fillCascade computes, per rule, the share of what reached it that it took.
+func fillCascade(run *results.FairnessRun, packets []uint64, probs []float64) {
+	steps, err := stats.Cascade(packets, probs)
+	if err != nil {
+		return
+	}
+	for i, s := range steps {
+		r := &run.Rules[i]
+		r.Reached, r.Observed, r.ObservedLo, r.ObservedHi, r.P = s.Reached, s.Observed, s.ObservedLo, s.ObservedHi, s.P
+	}
+}

@@ -1,0 +1,87 @@
+package runner
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+// Version and Commit are set at build time (-ldflags -X) by the Makefile.
+var (
+	Version = "dev"
+	Commit  = ""
+)
+
+// CollectMeta describes the machine and tools a run measures.
+func CollectMeta(run string, sc *scenario.Scenario, kind string) results.Meta {
+	host, _ := os.Hostname()
+	return results.Meta{
+		Schema: results.SchemaVersion, Run: run, Scenario: sc.File.Name, ScenarioHash: sc.Hash(), Kind: kind,
+		Started: time.Now().UTC().Format(time.RFC3339), Kernel: kernelRelease(), CPU: cpuModel(), CPUs: runtime.NumCPU(),
+		GoVersion: runtime.Version(), GitCommit: gitCommit(), SvclabVersion: Version, Hostname: host,
+		Tools: toolVersions(),
+	}
+}
+
+func kernelRelease() string {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return "unknown"
+	}
+	return unix.ByteSliceToString(u.Release[:]) + " " + unix.ByteSliceToString(u.Version[:])
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+func gitCommit() string {
+	if Commit != "" {
+		return Commit
+	}
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// toolVersions runs each tool's version command in the host namespace;
+// version queries touch no rules.
+func toolVersions() map[string]string {
+	cmds := map[string][]string{
+		"iptables-legacy": {"iptables-legacy", "--version"},
+		"iptables-nft":    {"iptables-nft", "--version"},
+		"nft":             {"nft", "--version"},
+		"ipvsadm":         {"ipvsadm", "--version"},
+	}
+	out := map[string]string{}
+	for name, argv := range cmds {
+		b, err := exec.Command(argv[0], argv[1:]...).Output()
+		if err != nil {
+			out[name] = "not installed"
+			continue
+		}
+		out[name] = strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
+	}
+	return out
+}

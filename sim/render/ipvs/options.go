@@ -1,0 +1,70 @@
+package ipvs
+
+import (
+	"fmt"
+	"net/netip"
+)
+
+// DummyInterface is the dummy link kube-proxy binds service addresses to.
+const DummyInterface = "kube-ipvs0"
+
+// DefaultScheduler is kube-proxy's IPVS scheduler when none is configured.
+const DefaultScheduler = "rr"
+
+// Options are the kube-proxy flags and host facts that shape the IPVS-mode
+// payloads. The zero value is valid (rr scheduler, no --random-fully, no
+// node IPs); DefaultOptions gives a current kube-proxy on a current host.
+type Options struct {
+	// Scheduler is kube-proxy's --ipvs-scheduler; "" means rr.
+	Scheduler string
+	// NodeIPs are the node addresses NodePort virtual servers listen on.
+	// Empty means no NodePort is programmed (see the package doc).
+	NodeIPs []netip.Addr
+	// MasqueradeAll is kube-proxy's --masquerade-all.
+	MasqueradeAll bool
+	// RandomFully adds --random-fully to the MASQUERADE rule, as kube-proxy
+	// does when iptables supports it (1.6.2 and later).
+	RandomFully bool
+}
+
+// DefaultOptions returns kube-proxy's defaults on a current host.
+func DefaultOptions() Options {
+	return Options{Scheduler: DefaultScheduler, RandomFully: true}
+}
+
+// schedulers are the IPVS schedulers the kernel ships (ipvsadm(8)).
+var schedulers = map[string]bool{
+	"rr": true, "wrr": true, "lc": true, "wlc": true, "lblc": true, "lblcr": true,
+	"dh": true, "sh": true, "sed": true, "nq": true, "fo": true, "ovf": true, "mh": true,
+}
+
+// scheduler returns the effective scheduler name.
+func (o Options) scheduler() string {
+	if o.Scheduler == "" {
+		return DefaultScheduler
+	}
+	return o.Scheduler
+}
+
+// schedFlags is the ipvsadm -b argument for the scheduler, or "".
+// kube-proxy sets FlagSourceHash (0x10 = IP_VS_SVC_F_SCHED2) for mh, which
+// ipvsadm calls mh-port: hash on source port as well as source address.
+func (o Options) schedFlags() string {
+	if o.scheduler() == "mh" {
+		return "mh-port"
+	}
+	return ""
+}
+
+// validate rejects options kube-proxy or the kernel would reject.
+func (o Options) validate() error {
+	if !schedulers[o.scheduler()] {
+		return fmt.Errorf("ipvs scheduler %q: not one of the kernel's schedulers", o.Scheduler)
+	}
+	for _, ip := range o.NodeIPs {
+		if !ip.Is4() {
+			return fmt.Errorf("node IP %s: only IPv4 is supported", ip)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,169 @@
+package results
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// File names inside a run directory.
+const (
+	ResultsFile = "results.jsonl"
+	MetaFile    = "meta.json"
+	SummaryFile = "summary.json"
+)
+
+// Writer appends records to a run directory's results.jsonl. Each record is
+// written and synced before Append returns, so a crash loses at most the
+// record being written.
+type Writer struct {
+	dir string
+	f   *os.File
+}
+
+// Create makes the run directory (which must not hold results yet) and
+// opens results.jsonl for appending.
+func Create(dir string) (*Writer, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create run directory %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, ResultsFile)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w (choose another --out directory)", path, err)
+	}
+	return &Writer{dir: dir, f: f}, nil
+}
+
+// Dir is the run directory.
+func (w *Writer) Dir() string { return w.dir }
+
+// Append writes one record as a JSON line and syncs it to disk.
+func (w *Writer) Append(r Record) error {
+	r.Schema = SchemaVersion
+	line, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode %s record: %w", r.Type, err)
+	}
+	if _, err := w.f.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("append to %s: %w", w.f.Name(), err)
+	}
+	return w.f.Sync()
+}
+
+// Close closes results.jsonl.
+func (w *Writer) Close() error { return w.f.Close() }
+
+// WriteJSON writes v as indented JSON to name inside the run directory,
+// through a temporary file so a crash never leaves half a file.
+func WriteJSON(dir, name string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", name, err)
+	}
+	tmp := filepath.Join(dir, "."+name+".tmp")
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", tmp, err)
+	}
+	return os.Rename(tmp, filepath.Join(dir, name))
+}
+
+// ReadRecords reads results.jsonl from a run directory or a .jsonl path. A
+// truncated last line (a run killed while writing) is dropped with a warning;
+// any other malformed line is an error naming its line number.
+func ReadRecords(path string) ([]Record, []string, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, ResultsFile)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open results: %w", err)
+	}
+	defer f.Close()
+	return DecodeRecords(f, path)
+}
+
+// DecodeRecords reads JSON-lines records from r; name is used in errors.
+func DecodeRecords(r io.Reader, name string) ([]Record, []string, error) {
+	var (
+		out      []Record
+		warnings []string
+		pending  error
+	)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if pending != nil {
+			return nil, nil, pending
+		}
+		var rec Record
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			pending = fmt.Errorf("%s:%d: not a result record: %w", name, n, err)
+			continue
+		}
+		if err := checkSchema(rec.Schema, fmt.Sprintf("%s:%d", name, n)); err != nil {
+			return nil, nil, err
+		}
+		out = append(out, rec)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if pending != nil {
+		warnings = append(warnings, fmt.Sprintf("%s: the last line is incomplete (the run was interrupted); it was skipped", name))
+	}
+	return out, warnings, nil
+}
+
+// checkSchema accepts the versions this svclab reads.
+func checkSchema(v int, where string) error {
+	switch {
+	case v == SchemaVersion:
+		return nil
+	case v > SchemaVersion:
+		return fmt.Errorf("%s: result schema version %d is newer than this svclab reads (%d); use a newer svclab", where, v, SchemaVersion)
+	default:
+		return fmt.Errorf("%s: result schema version %d is not supported (this svclab reads version %d); re-run the scenario", where, v, SchemaVersion)
+	}
+}
+
+// ReadSummary reads summary.json from a run directory.
+func ReadSummary(dir string) (*Summary, error) {
+	var s Summary
+	if err := readJSON(filepath.Join(dir, SummaryFile), &s); err != nil {
+		return nil, err
+	}
+	return &s, checkSchema(s.Schema, filepath.Join(dir, SummaryFile))
+}
+
+// ReadMeta reads meta.json from a run directory.
+func ReadMeta(dir string) (*Meta, error) {
+	var m Meta
+	if err := readJSON(filepath.Join(dir, MetaFile), &m); err != nil {
+		return nil, err
+	}
+	return &m, checkSchema(m.Schema, filepath.Join(dir, MetaFile))
+}
+
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s does not exist: is this a svclab run directory?", path)
+	}
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}

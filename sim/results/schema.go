@@ -1,0 +1,160 @@
+package results
+
+import (
+	"encoding/json"
+
+	"github.com/svclab/svclab/sim/render"
+	"github.com/svclab/svclab/sim/stats"
+)
+
+// SchemaVersion is the version of the result schema this svclab writes.
+const SchemaVersion = 1
+
+// Record types in results.jsonl.
+const (
+	TypeMeta     = "meta"
+	TypeFairness = "fairness"
+	TypePoint    = "point"
+	TypeSync     = "sync"
+)
+
+// Record is one line of results.jsonl. Exactly one payload field is set,
+// matching Type.
+type Record struct {
+	Schema   int          `json:"schema"`
+	Type     string       `json:"type"`
+	Meta     *Meta        `json:"meta,omitempty"`
+	Fairness *FairnessRun `json:"fairness,omitempty"`
+	Point    *Point       `json:"point,omitempty"`
+}
+
+// Meta describes where and how a run was measured.
+type Meta struct {
+	Schema        int               `json:"schema"`
+	Run           string            `json:"run"`
+	Scenario      string            `json:"scenario"`
+	ScenarioHash  string            `json:"scenario_hash"`
+	Kind          string            `json:"kind"` // "fairness" or "sweep"
+	Started       string            `json:"started"`
+	Kernel        string            `json:"kernel"`
+	GuestKernel   string            `json:"guest_kernel,omitempty"` // set when measured in a user-mode-linux guest
+	CPU           string            `json:"cpu"`
+	CPUs          int               `json:"cpus"`
+	GoVersion     string            `json:"go_version"`
+	GitCommit     string            `json:"git_commit"`
+	SvclabVersion string            `json:"svclab_version"`
+	Tools         map[string]string `json:"tools"` // tool → version line, e.g. "iptables-nft": "iptables v1.8.9 (nf_tables)"
+	Hostname      string            `json:"hostname,omitempty"`
+}
+
+// Endpoint is one endpoint's result in a fairness run.
+type Endpoint struct {
+	Endpoint string  `json:"endpoint"` // "IP:port"
+	Pod      string  `json:"pod"`
+	Count    uint64  `json:"count"`    // connections the pod's server accepted (or answered, in keep-alive mode: requests)
+	DNAT     uint64  `json:"dnat"`     // the kernel's packet counter on the endpoint's DNAT rule
+	Share    float64 `json:"share"`    // Count / total
+	ShareLo  float64 `json:"share_lo"` // 95% Wilson interval
+	ShareHi  float64 `json:"share_hi"` //
+	Expected float64 `json:"expected"` // the share the rules promise
+}
+
+// Rule is one endpoint-selection rule of the service chain and its kernel
+// counter: for iptables, a statistic rule (or the final fall-through rule).
+type Rule struct {
+	Chain       string  `json:"chain"`
+	Index       int     `json:"index"`       // 1-based rule number in the chain
+	Target      string  `json:"target"`      // the KUBE-SEP chain it jumps to
+	Probability float64 `json:"probability"` // nominal; 1 for the last rule
+	Packets     uint64  `json:"packets"`
+	Reached     uint64  `json:"reached"`  // packets that reached this rule
+	Observed    float64 `json:"observed"` // Packets / Reached
+	ObservedLo  float64 `json:"observed_lo"`
+	ObservedHi  float64 `json:"observed_hi"`
+	P           float64 `json:"p"` // binomial test of Observed against Probability
+}
+
+// FairnessRun is one service's split measured on one dataplane.
+type FairnessRun struct {
+	Dataplane   string     `json:"dataplane"`
+	Service     string     `json:"service"` // "ns/name:port"
+	ClusterIP   string     `json:"cluster_ip"`
+	Mode        string     `json:"mode"` // connect, http, keepalive
+	Connections int        `json:"connections"`
+	Requests    int        `json:"requests"`
+	Errors      int        `json:"errors"`
+	Endpoints   []Endpoint `json:"endpoints"`
+	ChiSquare   float64    `json:"chi2"`
+	ChiSquareP  float64    `json:"chi2_p"`
+	Jain        float64    `json:"jain"`
+	MaxMinRatio float64    `json:"max_min_ratio"`
+	Rules       []Rule     `json:"rules"`
+	// ChainEntered is the kernel's count of new connections that entered
+	// the service chain (its KUBE-SERVICES rule's packet counter).
+	ChainEntered uint64 `json:"chain_entered,omitempty"`
+	// CountsAgree says the servers' counts equal the kernel's DNAT counters.
+	CountsAgree bool    `json:"counts_agree"`
+	ConnPerSec  float64 `json:"conn_per_s"`
+	P50us       float64 `json:"p50_us"`
+	P99us       float64 `json:"p99_us"`
+}
+
+// Point is one measurement of a sweep: a dataplane at a service count and
+// target position, one repetition (in results.jsonl) or the median over
+// repetitions (in summary.json).
+type Point struct {
+	Dataplane        string                  `json:"dataplane"`
+	Services         int                     `json:"services"`
+	Position         string                  `json:"position"`
+	Repetition       int                     `json:"repetition,omitempty"`
+	Repetitions      int                     `json:"repetitions,omitempty"`
+	Connections      int                     `json:"connections"`
+	Errors           int                     `json:"errors"`
+	P50us            float64                 `json:"p50_us"`
+	P90us            float64                 `json:"p90_us"`
+	P99us            float64                 `json:"p99_us"`
+	P999us           float64                 `json:"p999_us"`
+	MeanUs           float64                 `json:"mean_us"`
+	CPUusPerConn     float64                 `json:"cpu_us_per_conn"`
+	ConnPerSec       float64                 `json:"conn_per_s"`
+	FlowsPerSec      float64                 `json:"flows_per_s,omitempty"`
+	SyncFullS        float64                 `json:"sync_full_s"`
+	SyncIncrementalS float64                 `json:"sync_incremental_s"`
+	Rules            int                     `json:"rules"`
+	Bytes            int                     `json:"bytes"`
+	Lines            int                     `json:"lines"`
+	KernelMemBytes   int64                   `json:"kernel_mem_bytes"`
+	RulesEvaluated   int                     `json:"rules_evaluated,omitempty"` // per first packet, from the tracer
+	Histogram        *stats.LatencyHistogram `json:"histogram,omitempty"`
+	Payload          *render.Stats           `json:"payload,omitempty"`
+	Extra            map[string]float64      `json:"extra,omitempty"`
+	Raw              json.RawMessage         `json:"raw,omitempty"`
+}
+
+// Fit is a least-squares line of one metric against service count.
+type Fit struct {
+	Dataplane         string     `json:"dataplane"`
+	Position          string     `json:"position"`
+	Metric            string     `json:"metric"`
+	SlopeNsPerService float64    `json:"slope_ns_per_service"`
+	SlopeCI95         [2]float64 `json:"slope_ci95"`
+	InterceptUs       float64    `json:"intercept_us"`
+	R2                float64    `json:"r2"`
+	N                 int        `json:"n"`
+	// NsPerRule is the slope divided by the rules a first packet evaluates
+	// per added service (iptables only).
+	NsPerRule float64 `json:"ns_per_rule,omitempty"`
+}
+
+// Summary is summary.json.
+type Summary struct {
+	Schema   int           `json:"schema"`
+	Run      string        `json:"run"`
+	Scenario string        `json:"scenario"`
+	Kind     string        `json:"kind"`
+	Complete bool          `json:"complete"` // false when built from a partial results.jsonl
+	Runs     []FairnessRun `json:"runs,omitempty"`
+	Points   []Point       `json:"points,omitempty"`
+	Fits     []Fit         `json:"fits,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
+}
