@@ -164,11 +164,16 @@ func runScenario(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) er
 	if err := w.Append(results.Record{Type: results.TypeMeta, Meta: &meta}); err != nil {
 		return err
 	}
+	labMu.Lock()
+	runPrefix = prefix
+	labMu.Unlock()
 	ctx, stop := interruptContext(stderr)
 	defer stop()
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	logf("svclab: run %s of scenario %s → %s", prefix, sc.File.Name, dir)
-	opts := runner.Options{OutDir: dir, Prefix: prefix, Log: logf, OnLab: rememberLab}
+	bar := newProgress(stderr, "sweep")
+	defer bar.finish()
+	opts := runner.Options{OutDir: dir, Prefix: prefix, Log: bar.logf(logf), OnLab: rememberLab, Progress: bar.set}
 	summary, runErr := runSections(ctx, sc, opts, w)
 	if summary != nil {
 		if err := results.WriteJSON(dir, results.SummaryFile, summary); err != nil {
@@ -184,15 +189,40 @@ func runScenario(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) er
 }
 
 func runSections(ctx context.Context, sc *scenario.Scenario, opts runner.Options, w *results.Writer) (*results.Summary, error) {
-	var summary *results.Summary
+	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.File.Name, Complete: true}
 	if sc.File.Fairness != nil {
 		s, err := runner.RunFairness(ctx, sc, opts, w)
-		summary = s
+		merge(summary, s)
+		if err != nil {
+			return summary, err
+		}
+	}
+	if sc.File.Sweep != nil {
+		s, err := runner.RunSweep(ctx, sc, opts, w)
+		merge(summary, s)
 		if err != nil {
 			return summary, err
 		}
 	}
 	return summary, nil
+}
+
+// merge adds a section's summary to the run's.
+func merge(into, s *results.Summary) {
+	if s == nil {
+		return
+	}
+	into.Runs = append(into.Runs, s.Runs...)
+	into.Points = append(into.Points, s.Points...)
+	into.Fits = append(into.Fits, s.Fits...)
+	into.Warnings = append(into.Warnings, s.Warnings...)
+	into.Complete = into.Complete && s.Complete
+	switch {
+	case into.Kind == "":
+		into.Kind = s.Kind
+	case into.Kind != s.Kind:
+		into.Kind = "mixed"
+	}
 }
 
 func printSummary(s *results.Summary, asJSON bool, stdout, stderr io.Writer) {
@@ -204,5 +234,8 @@ func printSummary(s *results.Summary, asJSON bool, stdout, stderr io.Writer) {
 		_ = enc.Encode(s)
 	}
 	_ = report.FairnessTable(table, s)
+	if len(s.Points) > 0 {
+		fmt.Fprintln(table)
+		_ = report.SweepTable(table, s)
+	}
 }
-

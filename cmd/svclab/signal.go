@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/runner"
 )
 
@@ -20,6 +21,7 @@ const gracePeriod = 15 * time.Second
 var (
 	labMu     sync.Mutex
 	activeLab *runner.Lab
+	runPrefix string // every namespace of the run starts with it
 )
 
 // rememberLab records the running lab for the signal handler.
@@ -61,13 +63,23 @@ func interruptContext(stderr io.Writer) (context.Context, func()) {
 	}
 }
 
+// forceTeardown closes the fairness lab, then deletes every namespace that
+// carries the run's prefix (a sweep has one lab per point).
 func forceTeardown(stderr io.Writer) {
 	labMu.Lock()
-	l := activeLab
+	l, prefix := activeLab, runPrefix
 	labMu.Unlock()
 	if l != nil {
 		if err := l.Close(); err != nil {
-			fmt.Fprintf(stderr, "svclab: teardown: %v (run `svclab cleanup`)\n", err)
+			fmt.Fprintf(stderr, "svclab: teardown: %v\n", err)
+		}
+	}
+	if prefix != "" {
+		names, _ := netns.List(prefix)
+		for _, n := range names {
+			if err := netns.Delete(n); err != nil {
+				fmt.Fprintf(stderr, "svclab: teardown: %v (run `svclab cleanup`)\n", err)
+			}
 		}
 	}
 	os.Exit(130)

@@ -22,8 +22,17 @@ type Sync struct {
 type Dataplane interface {
 	// Name is the dataplane's name, e.g. "iptables-nft".
 	Name() string
-	// FullSync programs m from scratch in one restore or transaction.
+	// FullSync programs m from scratch in one restore or transaction, the
+	// way kube-proxy does (iptables-restore --noflush, nft -f), and times it.
 	FullSync(m *model.Model) (Sync, error)
+	// Program loads m from scratch by the fastest method that leaves the
+	// same rules in the kernel (e.g. a restore without --noflush into empty
+	// tables). It is for measurements that need the rules, not their
+	// loading time.
+	Program(m *model.Model) (Sync, error)
+	// IncrementalSync adds ep to service i of m (already programmed) the way
+	// kube-proxy's partial sync does, and times it.
+	IncrementalSync(m *model.Model, i int, ep model.Endpoint) (Sync, error)
 	// Reset removes everything the dataplane programmed.
 	Reset() error
 	// Version names the tool that loads the rules.
@@ -57,13 +66,20 @@ func (d *iptablesDataplane) Reset() error    { return d.ipt.Reset() }
 
 // FullSync loads the payload in one restore (timed), then the jump rules from
 // the built-in chains (not timed: kube-proxy ensures them separately).
-func (d *iptablesDataplane) FullSync(m *model.Model) (Sync, error) {
+func (d *iptablesDataplane) FullSync(m *model.Model) (Sync, error) { return d.load(m, true) }
+
+// Program loads the payload without --noflush: iptables-nft 1.8 handles a
+// --noflush restore of many new chains far more slowly, and from empty
+// tables both leave the same rules.
+func (d *iptablesDataplane) Program(m *model.Model) (Sync, error) { return d.load(m, false) }
+
+func (d *iptablesDataplane) load(m *model.Model, noflush bool) (Sync, error) {
 	var payload bytes.Buffer
 	stats, err := iptables.Render(&payload, m, d.opts)
 	if err != nil {
 		return Sync{}, err
 	}
-	took, err := d.ipt.Restore(payload.Bytes(), true)
+	took, err := d.ipt.Restore(payload.Bytes(), noflush)
 	if err != nil {
 		return Sync{}, fmt.Errorf("%s full sync: %w", d.Name(), err)
 	}
@@ -73,6 +89,24 @@ func (d *iptablesDataplane) FullSync(m *model.Model) (Sync, error) {
 	}
 	if _, err := d.ipt.Restore(jumps.Bytes(), true); err != nil {
 		return Sync{}, fmt.Errorf("%s jump rules: %w", d.Name(), err)
+	}
+	return Sync{Payload: stats, Duration: took}, nil
+}
+
+// IncrementalSync renders kube-proxy's partial-sync payload (top-level
+// chains in full, only service i's chains) and restores it with --noflush.
+func (d *iptablesDataplane) IncrementalSync(m *model.Model, i int, ep model.Endpoint) (Sync, error) {
+	svc := *m.Services.At(i)
+	svc.Endpoints = append(append([]model.Endpoint(nil), svc.Endpoints...), ep)
+	after := &model.Model{Cluster: m.Cluster, Services: model.Replace(m.Services, i, svc)}
+	var payload bytes.Buffer
+	stats, err := iptables.RenderPartial(&payload, after, d.opts, func(k int) bool { return k == i })
+	if err != nil {
+		return Sync{}, err
+	}
+	took, err := d.ipt.Restore(payload.Bytes(), true)
+	if err != nil {
+		return Sync{}, fmt.Errorf("%s partial sync: %w", d.Name(), err)
 	}
 	return Sync{Payload: stats, Duration: took}, nil
 }
@@ -93,6 +127,24 @@ func (d *nftablesDataplane) FullSync(m *model.Model) (Sync, error) {
 	took, err := d.nft.Load(script.Bytes())
 	if err != nil {
 		return Sync{}, fmt.Errorf("nftables full sync: %w", err)
+	}
+	return Sync{Payload: stats, Duration: took}, nil
+}
+
+// Program is FullSync: nft -f is the only loader of kube-proxy's script.
+func (d *nftablesDataplane) Program(m *model.Model) (Sync, error) { return d.FullSync(m) }
+
+// IncrementalSync runs the nft transaction kube-proxy would run when one
+// endpoint is added to service i.
+func (d *nftablesDataplane) IncrementalSync(m *model.Model, i int, ep model.Endpoint) (Sync, error) {
+	var script bytes.Buffer
+	stats, err := nftables.RenderIncremental(&script, m, i, ep, nftables.Options{})
+	if err != nil {
+		return Sync{}, err
+	}
+	took, err := d.nft.Load(script.Bytes())
+	if err != nil {
+		return Sync{}, fmt.Errorf("nftables incremental sync: %w", err)
 	}
 	return Sync{Payload: stats, Duration: took}, nil
 }

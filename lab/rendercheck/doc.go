@@ -1,4 +1,5 @@
-// Package rendercheck holds the acceptance tests that feed svclab's rendered
-// payloads to the real kernel tools (iptables-restore --test, nft -c -f,
-// ipset restore) inside scratch network namespaces. It has no non-test code.
+// Package rendercheck holds the real-kernel acceptance tests of svclab's
+// renderers: each scenario is rendered by the sim renderer, checked with
+// the kernel tool's dry run, loaded into a scratch network namespace, loaded
+// again over itself, listed back and compared with the rendered input.
 package rendercheck

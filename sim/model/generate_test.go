@@ -148,3 +148,18 @@ func TestMasqueradeMark(t *testing.T) {
 		t.Fatalf("mark = %s", got)
 	}
 }
+
+func TestInsert(t *testing.T) {
+	fillers := Slice{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}
+	l := Insert(fillers, []Insertion{{Before: 4, Service: Service{Name: "L"}}, {Before: 0, Service: Service{Name: "F"}}, {Before: 2, Service: Service{Name: "M"}}})
+	var got string
+	for i := 0; i < l.Len(); i++ {
+		got += l.At(i).Name
+	}
+	if got != "FabMcdL" {
+		t.Fatalf("got %s, want FabMcdL", got)
+	}
+	if IndexOf(l, "M") != 3 {
+		t.Fatalf("IndexOf(M) = %d", IndexOf(l, "M"))
+	}
+}

@@ -82,4 +82,14 @@ type SweepSpec struct {
 	Concurrency         int      `yaml:"concurrency"`
 	PacketRate          bool     `yaml:"packetRate"`
 	Seed                uint64   `yaml:"seed"`
+	// MaxServices caps the service count per dataplane (e.g. nft -f of
+	// kube-proxy's script grows superlinearly; see the README).
+	MaxServices map[string]int `yaml:"maxServices"`
+	// SyncLimit: kube-proxy-style full syncs are timed up to this many
+	// services per dataplane; above it the rules are loaded the fastest
+	// equivalent way and sync_full_s is not measured.
+	SyncLimit map[string]int `yaml:"syncLimit"`
+	// ThroughputConnections is the batch size for conn/s and CPU per
+	// connection (default 2000).
+	ThroughputConnections int `yaml:"throughputConnections"`
 }

@@ -117,7 +117,17 @@ func validateSweep(s *SweepSpec) []pathError {
 			errs = append(errs, at("positions")(fmt.Sprintf("unknown position %q", p), "use "+strings.Join(Positions, ", ")))
 		}
 	}
-	defaultInt(&s.EndpointsPerService, 2)
+	for dp, n := range s.MaxServices {
+		errs = append(errs, checkDataplanes([]string{dp}, at("maxServices"))...)
+		if n < 1 {
+			errs = append(errs, at("maxServices")(fmt.Sprintf("%s: %d", dp, n), "use a count ≥ 1"))
+		}
+	}
+	for dp := range s.SyncLimit {
+		errs = append(errs, checkDataplanes([]string{dp}, at("syncLimit"))...)
+	}
+	defaultInt(&s.ThroughputConnections, 2000)
+	defaultInt(&s.EndpointsPerService, 1)
 	defaultInt(&s.Connections, 2000)
 	defaultInt(&s.Warmup, 200)
 	defaultInt(&s.Repetitions, 3)

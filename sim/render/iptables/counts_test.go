@@ -1,8 +1,10 @@
 package iptables
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/svclab/svclab/sim/model"
@@ -104,4 +106,26 @@ func indexFrom(s, sub string, from int) int {
 		}
 	}
 	return -1
+}
+
+func TestPartialSyncWritesOnlyUpdatedChains(t *testing.T) {
+	m := testModel(svc("ns", "a", "10.96.0.10", "10.180.0.1", "10.180.0.2"), svc("ns", "b", "10.96.0.11", "10.180.0.3", "10.180.0.4", "10.180.0.5"))
+	var full, partial bytes.Buffer
+	fs, err := Render(&full, m, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := RenderPartial(&partial, m, DefaultOptions(), func(i int) bool { return i == 1 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Service a (2 endpoints) is skipped: its SVC chain (3 rules) and 2 SEP
+	// chains (4 rules) are neither declared nor written; its KUBE-SERVICES
+	// rule stays.
+	if fs.Rules-ps.Rules != 7 || fs.Chains-ps.Chains != 3 {
+		t.Fatalf("partial sync wrote %d rules in %d chains, full %d in %d", ps.Rules, ps.Chains, fs.Rules, fs.Chains)
+	}
+	if !strings.Contains(partial.String(), "cluster IP\" -m tcp -p tcp -d 10.96.0.10 --dport 80 -j KUBE-SVC-") {
+		t.Fatal("partial sync lost the skipped service's KUBE-SERVICES rule")
+	}
 }

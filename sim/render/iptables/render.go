@@ -27,7 +27,13 @@ type renderer struct {
 	opts    Options
 	mark    string
 	large   bool
+	// updated, when set, limits per-service chains to the services it
+	// accepts (a partial sync); nil writes every service's chains.
+	updated func(i int) bool
 }
+
+// writesChains reports whether service i's own chains are written.
+func (r *renderer) writesChains(i int) bool { return r.updated == nil || r.updated(i) }
 
 // Render streams the full-sync restore payload for m to w, as kube-proxy
 // would pass it to `iptables-restore --noflush --counters`.
@@ -41,6 +47,29 @@ func Render(w io.Writer, m *model.Model, opts Options) (render.Stats, error) {
 		opts:    opts,
 		mark:    m.Cluster.MasqueradeMark(),
 		large:   model.TotalEndpoints(m.Services) > opts.LargeClusterThreshold,
+	}
+	r.filterTable(m.Services)
+	r.natTable(m.Services)
+	return r.w.Flush()
+}
+
+// RenderPartial streams kube-proxy's partial-sync payload (KEP-3453,
+// "minimize iptables-restore"): every top-level chain (KUBE-SERVICES,
+// KUBE-NODEPORTS, KUBE-POSTROUTING, KUBE-MARK-MASQ and the filter chains) is
+// rewritten in full, but only the services for which updated(i) is true get
+// their KUBE-SVC/KUBE-EXT/KUBE-SEP chains declared and written; the kernel
+// keeps the others as they are under --noflush.
+func RenderPartial(w io.Writer, m *model.Model, opts Options, updated func(i int) bool) (render.Stats, error) {
+	if err := checkModel(m); err != nil {
+		return render.Stats{}, err
+	}
+	r := &renderer{
+		w:       render.NewWriter(w),
+		cluster: m.Cluster,
+		opts:    opts,
+		mark:    m.Cluster.MasqueradeMark(),
+		large:   model.TotalEndpoints(m.Services) > opts.LargeClusterThreshold,
+		updated: updated,
 	}
 	r.filterTable(m.Services)
 	r.natTable(m.Services)
@@ -103,11 +132,13 @@ func (r *renderer) natTable(services model.List) {
 		r.chainLine(c)
 	}
 	for i := 0; i < services.Len(); i++ {
-		r.serviceNatChains(services.At(i))
+		if r.writesChains(i) {
+			r.serviceNatChains(services.At(i))
+		}
 	}
 	r.postroutingRules()
 	for i := 0; i < services.Len(); i++ {
-		r.serviceNatRules(services.At(i))
+		r.serviceNatRules(services.At(i), r.writesChains(i))
 	}
 	tail := `-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS`
 	if !r.opts.LocalhostNodePorts {

@@ -69,8 +69,9 @@ func (r *renderer) serviceNatChains(s *model.Service) {
 	}
 }
 
-// serviceNatRules writes a service's nat rules in kube-proxy's order.
-func (r *renderer) serviceNatRules(s *model.Service) {
+// serviceNatRules writes a service's nat rules in kube-proxy's order; its
+// own chains' rules only when withChains is set.
+func (r *renderer) serviceNatRules(s *model.Service, withChains bool) {
 	for _, p := range s.Ports {
 		sp := newServicePort(s, p)
 		if !sp.hasEndpoints() {
@@ -82,6 +83,9 @@ func (r *renderer) serviceNatRules(s *model.Service) {
 		if sp.isNodePort() {
 			r.rule("-A KUBE-NODEPORTS -m comment --comment ", sp.name, " -m ", sp.proto, " -p ", sp.proto,
 				" --dport ", strconv.Itoa(p.NodePort), " -j ", sp.extChain)
+		}
+		if !withChains {
+			continue
 		}
 		r.rule("-A ", sp.svcChain, ` -m comment --comment "`, sp.name, ` cluster IP" -m `, sp.proto, " -p ", sp.proto,
 			" -d ", clusterIP, " --dport ", port, " ! -s ", r.cluster.ClusterCIDR.String(), " -j KUBE-MARK-MASQ")

@@ -1,0 +1,50 @@
+# svclab: two commands set everything up on a fresh machine:
+#   make demo   # builds, then runs the embedded default scenario (needs root)
+#   make test   # the whole test suite, privileged tests included (needs root)
+
+GO        ?= go
+BIN       := bin/svclab
+COMMIT    := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS   := -X github.com/svclab/svclab/lab/runner.Commit=$(COMMIT)
+# Debian packages the lab, its tests and the IPVS guest need.
+APT_PACKAGES := iptables nftables iproute2 conntrack ipset ipvsadm kmod user-mode-linux procps curl
+GOTEST_FLAGS ?= -count=1 -timeout 20m
+
+.PHONY: setup build test demo lint bench clean-lab fuzz
+
+setup: ## install Debian packages (idempotent) and Go modules
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "setup: installing$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "setup: need root to install$$missing (run: sudo make setup)"; exit 1; fi; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; }; \
+	fi
+	@$(GO) mod download
+
+build: setup
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/svclab
+
+test: setup
+	$(GO) vet ./...
+	$(GO) test $(GOTEST_FLAGS) ./...
+
+demo: build
+	./$(BIN) demo
+
+lint: setup
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+
+bench: setup
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./sim/...
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./lab/traffic/
+
+fuzz: setup
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./sim/iptables/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./sim/nftables/
+
+clean-lab: build
+	./$(BIN) cleanup

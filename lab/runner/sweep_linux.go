@@ -1,0 +1,253 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"time"
+
+	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/traffic"
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/report"
+	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/scenario"
+	"github.com/svclab/svclab/sim/stats"
+)
+
+// sweepLab is one point's lab: its own node with one dataplane's rules for
+// N services. Every point of a sweep keeps its lab for the whole run, so the
+// repetitions can visit points in a fresh random order without reloading.
+type sweepLab struct {
+	plan    planPoint
+	lab     *Lab
+	dp      apply.Dataplane
+	model   *model.Model
+	fillers *model.Generator
+	base    results.Point // sync, size and memory, measured at setup
+}
+
+// RunSweep measures first-packet latency, CPU, throughput and sync time for
+// each dataplane and service count of the scenario's sweep.
+func RunSweep(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
+	spec := sc.File.Sweep
+	plan := sweepPlan(spec)
+	labs := make([]*sweepLab, 0, len(plan))
+	defer func() {
+		for _, l := range labs {
+			_ = l.lab.Close()
+		}
+	}()
+	total := len(plan) * (1 + spec.Repetitions)
+	done := 0
+	step := func() {
+		done++
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	}
+	for i, idx := range shuffled(len(plan), spec.Seed) {
+		if ctx.Err() != nil {
+			return partialSummary(sc, w), ctx.Err()
+		}
+		l, err := setUpPoint(sc, plan[idx], fmt.Sprintf("%s%x", opts.Prefix, i), opts)
+		if err != nil {
+			return partialSummary(sc, w), err
+		}
+		labs = append(labs, l)
+		step()
+	}
+	var records []results.Record
+	for rep := 1; rep <= spec.Repetitions; rep++ {
+		for _, idx := range shuffled(len(labs), spec.Seed+uint64(rep)) {
+			points, err := measurePoint(ctx, labs[idx], spec, rep)
+			for i := range points {
+				rec := results.Record{Type: results.TypePoint, Point: &points[i]}
+				records = append(records, rec)
+				if aerr := w.Append(rec); aerr != nil {
+					return nil, aerr
+				}
+			}
+			if err != nil {
+				return summarize(sc, records, false), err
+			}
+			step()
+		}
+	}
+	return summarize(sc, records, true), nil
+}
+
+// setUpPoint builds a point's lab and loads its rules, timing the full and
+// the incremental sync where the scenario asks for it.
+func setUpPoint(sc *scenario.Scenario, p planPoint, prefix string, opts Options) (*sweepLab, error) {
+	spec := sc.File.Sweep
+	m, gen, err := sweepModel(sc, p.services, spec.EndpointsPerService, spec.Seed)
+	if err != nil {
+		return nil, err
+	}
+	lab, err := NewLab(LabSpec{Prefix: prefix, Targets: sweepTargets(), FillerCIDR: sc.FillerCIDR(), Fillers: gen.Len() > 0,
+		FillerPort: model.DefaultPort.TargetPort, ServiceCIDRs: []netip.Prefix{sc.Cluster().ServiceCIDR}})
+	if err != nil {
+		return nil, err
+	}
+	l := &sweepLab{plan: p, lab: lab, model: m, fillers: gen}
+	if err := l.load(spec, opts); err != nil {
+		return nil, lab.closeWith(fmt.Errorf("%s at %d services: %w", p.dataplane, p.services, err))
+	}
+	return l, nil
+}
+
+func (l *sweepLab) load(spec *scenario.SweepSpec, opts Options) error {
+	dp, err := apply.New(l.plan.dataplane, l.lab.Topo.NodeNetns)
+	if err != nil {
+		return err
+	}
+	l.dp = dp
+	memBefore, _ := kernelMemory()
+	timed := true
+	if limit, ok := spec.SyncLimit[l.plan.dataplane]; ok && l.plan.services > limit {
+		timed = false
+	}
+	var sync apply.Sync
+	if timed {
+		sync, err = dp.FullSync(l.model)
+	} else {
+		sync, err = dp.Program(l.model)
+	}
+	if err != nil {
+		return err
+	}
+	memAfter, _ := kernelMemory()
+	l.base = results.Point{Dataplane: l.plan.dataplane, Services: l.plan.services, Rules: sync.Payload.Rules,
+		Bytes: sync.Payload.Bytes, Lines: sync.Payload.Lines, KernelMemBytes: memAfter - memBefore}
+	if timed {
+		l.base.SyncFullS = sync.Duration.Seconds()
+	}
+	if err := l.incremental(); err != nil {
+		return err
+	}
+	opts.logf("%-16s %6d services: %d rules, %d bytes, full sync %s, incremental %s",
+		l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), seconds(l.base.SyncIncrementalS, true))
+	return nil
+}
+
+// incremental adds one endpoint to the middle filler service (the sink
+// answers for it, so traffic is unaffected) and times kube-proxy's way of
+// programming that change.
+func (l *sweepLab) incremental() error {
+	if l.fillers.Len() == 0 {
+		return nil
+	}
+	i := model.IndexOf(l.model.Services, "target-middle") + 1
+	if i <= 0 || i >= l.model.Services.Len() {
+		i = l.model.Services.Len() - 2
+	}
+	ep := model.Endpoint{IP: lastUsable(l.fillers.Config().EndpointCIDR), Ready: true, Node: "node-1"}
+	sync, err := l.dp.IncrementalSync(l.model, i, ep)
+	if err != nil {
+		return err
+	}
+	l.base.SyncIncrementalS = sync.Duration.Seconds()
+	return nil
+}
+
+func lastUsable(p netip.Prefix) netip.Addr {
+	a := p.Masked().Addr().As4()
+	host := uint32(1)<<(32-p.Bits()) - 2
+	v := (uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])) + host
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
+
+func seconds(s float64, measured bool) string {
+	if !measured {
+		return "not timed (above syncLimit)"
+	}
+	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+}
+
+// measurePoint probes every position of one point once and runs one
+// throughput batch.
+func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.SweepSpec, rep int) ([]results.Point, error) {
+	tput, err := l.throughput(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	var out []results.Point
+	for _, pos := range spec.Positions {
+		p, err := l.probe(ctx, spec, pos, rep)
+		if err != nil {
+			return out, err
+		}
+		p.ConnPerSec, p.CPUusPerConn = tput.connPerSec, tput.cpuUsPerConn
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// probe measures connect latency for one position.
+func (l *sweepLab) probe(ctx context.Context, spec *scenario.SweepSpec, pos string, rep int) (results.Point, error) {
+	target := l.targetFor(pos, spec.Seed+uint64(rep))
+	res, err := traffic.Probe(ctx, traffic.ProbeSpec{Netns: l.lab.Topo.ClientNetns, Count: spec.Connections, Warmup: spec.Warmup, Target: target})
+	if err != nil {
+		return results.Point{}, fmt.Errorf("%s at %d services, position %s: %w", l.plan.dataplane, l.plan.services, pos, err)
+	}
+	hist := stats.NewLatencyHistogram()
+	for _, d := range res.Latencies {
+		_ = hist.Record(d)
+	}
+	p := l.base
+	p.Position, p.Repetition, p.Connections, p.Errors = pos, rep, len(res.Latencies), res.Errors
+	p.P50us, p.P90us, p.P99us, p.P999us = us(hist.Quantile(0.5)), us(hist.Quantile(0.9)), us(hist.Quantile(0.99)), us(hist.Quantile(0.999))
+	p.MeanUs = us(hist.Mean())
+	p.Histogram = hist
+	return p, nil
+}
+
+// targetFor returns the address picker for a position: the target service,
+// or (uniform) a random service out of all N, fillers answered by the sink.
+func (l *sweepLab) targetFor(pos string, seed uint64) func(int) netip.AddrPort {
+	if pos != "uniform" {
+		addr := netip.AddrPortFrom(sweepTargetIPs[pos], uint16(sweepTargetPort.Port))
+		return func(int) netip.AddrPort { return addr }
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x0171f))
+	n := l.model.Services.Len()
+	return func(int) netip.AddrPort {
+		s := l.model.Services.At(rng.IntN(n))
+		return netip.AddrPortFrom(s.ClusterIP, uint16(s.Ports[0].Port))
+	}
+}
+
+type throughput struct{ connPerSec, cpuUsPerConn float64 }
+
+// throughput opens a batch of new connections to the last target as fast as
+// four workers can and reads the machine's CPU time around it.
+func (l *sweepLab) throughput(ctx context.Context, spec *scenario.SweepSpec) (throughput, error) {
+	before, err := cpuSeconds()
+	if err != nil {
+		return throughput{}, err
+	}
+	sum, err := traffic.Run(ctx, traffic.Spec{Netns: l.lab.Topo.ClientNetns, Target: netip.AddrPortFrom(sweepTargetIPs["last"], 80),
+		Connections: spec.ThroughputConnections, Concurrency: 4, Mode: traffic.ModeConnect}, nil)
+	if err != nil {
+		return throughput{}, fmt.Errorf("%s at %d services: throughput batch: %w", l.plan.dataplane, l.plan.services, err)
+	}
+	after, _ := cpuSeconds()
+	t := throughput{connPerSec: sum.ConnPerSec}
+	if sum.Connections > sum.Errors {
+		t.cpuUsPerConn = (after - before) * 1e6 / float64(sum.Connections-sum.Errors)
+	}
+	return t, nil
+}
+
+// summarize aggregates per-repetition records into points and fits.
+func summarize(sc *scenario.Scenario, records []results.Record, complete bool) *results.Summary {
+	points, fits := report.Aggregate(records)
+	return &results.Summary{Schema: results.SchemaVersion, Scenario: sc.File.Name, Kind: "sweep", Complete: complete, Points: points, Fits: fits}
+}
+
+func partialSummary(sc *scenario.Scenario, w *results.Writer) *results.Summary {
+	records, _, _ := results.ReadRecords(w.Dir())
+	return summarize(sc, records, false)
+}

@@ -1,0 +1,103 @@
+package iptables
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseExample(t *testing.T) {
+	d := mustParse(t, readTestdata(t, "kube-proxy-example.rules"))
+	if len(d.Tables) != 2 || d.Tables[0].Name != "filter" || d.Tables[1].Name != "nat" {
+		t.Fatalf("tables = %v", d.Tables)
+	}
+	nat := d.Table("nat")
+	if got := len(nat.Chains); got != 7 {
+		t.Errorf("nat chains = %d, want 7", got)
+	}
+	if got := nat.RuleCount(); got != 15 {
+		t.Errorf("nat rules = %d, want 15", got)
+	}
+	svc := d.Chain("nat", "KUBE-SVC-X27LE4BHSL4DOUIK")
+	if svc == nil || len(svc.Rules) != 3 {
+		t.Fatalf("KUBE-SVC-X27LE4BHSL4DOUIK = %+v", svc)
+	}
+	if s := svc.Rules[1].Statistic; s == nil || s.Probability != "0.5000000000" {
+		t.Errorf("statistic = %+v", s)
+	}
+	if r := svc.Rules[1]; r.Line != 35 || r.Target != "KUBE-SEP-DKCFIS26GWF2WLWC" {
+		t.Errorf("rule line %d target %s", r.Line, r.Target)
+	}
+}
+
+// TestPrintRoundTrip checks that printing a parsed dump gives the input back
+// (for input already in kube-proxy's style) and that every testdata dump
+// survives print and parse unchanged.
+func TestPrintRoundTrip(t *testing.T) {
+	example := readTestdata(t, "kube-proxy-example.rules")
+	if got, want := mustParse(t, example).String(), withoutComments(example); got != want {
+		t.Errorf("print(parse(example)) differs:\n%s", lineDiff(want, got))
+	}
+	for _, name := range []string{"kube-proxy-example.save", "kube-proxy-example-loadable.nft-save", "features.rules", "features.nft-save-counters", "features.legacy-save"} {
+		first := mustParse(t, readTestdata(t, name)).String()
+		if second := mustParse(t, first).String(); second != first {
+			t.Errorf("%s: print is not stable:\n%s", name, lineDiff(first, second))
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ name, dump, want string }{
+		{"rule for undeclared chain", "*nat\n:KUBE-SERVICES - [0:0]\n-A KUBE-SVC-X -j ACCEPT\nCOMMIT\n",
+			`line 3: rule for undeclared chain "KUBE-SVC-X" in table nat`},
+		{"-X after rules", "*nat\n:KUBE-SVC-X - [0:0]\n-A KUBE-SVC-X -j ACCEPT\n-X KUBE-SVC-X\nCOMMIT\n",
+			`line 4: -X after rules: chain "KUBE-SVC-X" in table nat already has 1 rule(s)`},
+		{"rule after -X", "*nat\n:KUBE-SVC-X - [0:0]\n-X KUBE-SVC-X\n-A KUBE-SVC-X -j ACCEPT\nCOMMIT\n",
+			`line 4: rule for chain "KUBE-SVC-X" in table nat after -X`},
+		{"-X of undeclared chain", "*nat\n-X KUBE-SVC-X\nCOMMIT\n", `line 2: -X of undeclared chain "KUBE-SVC-X" in table nat`},
+		{"-X of built-in chain", "*nat\n:PREROUTING ACCEPT [0:0]\n-X PREROUTING\nCOMMIT\n", `line 3: -X of built-in chain "PREROUTING" in table nat`},
+		{"missing COMMIT at end", "*nat\n:KUBE-SERVICES - [0:0]\n", `line 2: missing COMMIT for table "nat"`},
+		{"missing COMMIT before next table", "*nat\n*filter\nCOMMIT\n", `line 2: missing COMMIT for table "nat" before *filter`},
+		{"unknown table", "*natt\nCOMMIT\n", `line 1: unknown table "natt"`},
+		{"table twice", "*nat\nCOMMIT\n*nat\nCOMMIT\n", `line 3: table "nat" appears twice`},
+		{"line outside a table", ":KUBE-SERVICES - [0:0]\n", `line 1: ":KUBE-SERVICES - [0:0]" outside a table (missing *table line)`},
+		{"unterminated quote", "*nat\n:X - [0:0]\n-A X -m comment --comment \"oops -j ACCEPT\nCOMMIT\n", `line 3: unterminated quote`},
+		{"bad IP", "*nat\n:X - [0:0]\n-A X -d 10.0.0.300 -j ACCEPT\nCOMMIT\n", `line 3: rule in chain X: -d: bad IP address "10.0.0.300"`},
+		{"bad policy", "*nat\n:KUBE-X ACCEPT [0:0]\nCOMMIT\n", `line 2: bad policy "ACCEPT" for chain "KUBE-X" in table nat`},
+		{"chain declared twice", "*nat\n:X - [0:0]\n:X - [0:0]\nCOMMIT\n", `line 3: chain "X" declared twice in table nat`},
+		{"bad counters", "*nat\n:X - [a:0]\nCOMMIT\n", `line 2: bad counters "a":"0"`},
+		{"unsupported command", "*nat\n:X - [0:0]\n-I X 1 -j ACCEPT\nCOMMIT\n", `line 3: unsupported line "-I X 1 -j ACCEPT" (only -A and -X commands are modelled)`},
+		{"bad declaration", "*nat\n:X\nCOMMIT\n", `line 2: bad chain declaration "X" (want :NAME POLICY [packets:bytes])`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseString(tc.dump)
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("error = %v, want %s", err, tc.want)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Line == 0 {
+				t.Errorf("error %v is not a *ParseError with a line", err)
+			}
+		})
+	}
+}
+
+func TestParseAcceptsSaveFormAndCounters(t *testing.T) {
+	d := mustParse(t, readTestdata(t, "features.nft-save-counters"))
+	pre := d.Chain("nat", "PREROUTING")
+	if pre == nil || pre.Policy != "ACCEPT" || len(pre.Rules) != 1 || pre.Rules[0].Counters == nil {
+		t.Fatalf("PREROUTING = %+v", pre)
+	}
+	if !strings.HasPrefix(pre.Rules[0].String(), "[0:0] -A PREROUTING ") {
+		t.Errorf("counters not printed back: %s", pre.Rules[0])
+	}
+}
+
+func TestParseLongLine(t *testing.T) {
+	long := "*nat\n:X - [0:0]\n-A X -m comment --comment " + strings.Repeat("a", 1<<20) + " -j ACCEPT\nCOMMIT\n"
+	d := mustParse(t, long)
+	if got := len(d.Chain("nat", "X").Rules[0].Comment); got != 1<<20 {
+		t.Errorf("comment length %d", got)
+	}
+}

@@ -1,0 +1,107 @@
+package nfttrace
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+
+	"github.com/svclab/svclab/sim/nftables"
+)
+
+// Program is a ruleset compiled for tracing. It is safe for concurrent use.
+type Program struct {
+	hooks    map[string][]*cchain // base chains per hook, by priority
+	local    map[netip.Addr]bool
+	skipPath bool
+}
+
+// cchain is a compiled chain.
+type cchain struct {
+	name   string
+	typ    string // "nat", "filter", "" for regular chains
+	policy string
+	rules  []*crule
+}
+
+// crule is a compiled rule.
+type crule struct {
+	index int
+	line  int
+	text  string
+	ops   []op
+}
+
+// compiler holds the name tables while one table is compiled.
+type compiler struct {
+	chains map[string]*cchain
+	sets   map[string]*cset
+}
+
+// Compile prepares rs for tracing. Only ip and inet tables take part.
+func Compile(rs *nftables.Ruleset, opts Options) (*Program, error) {
+	p := &Program{hooks: map[string][]*cchain{}, local: map[netip.Addr]bool{}, skipPath: opts.SkipPath}
+	for _, a := range opts.LocalAddrs {
+		p.local[a.Unmap()] = true
+	}
+	type prio struct {
+		c    *cchain
+		prio int
+	}
+	byHook := map[string][]prio{}
+	for _, t := range rs.Tables {
+		if t.Family != "ip" && t.Family != "inet" {
+			continue
+		}
+		c, err := compileTable(t)
+		if err != nil {
+			return nil, err
+		}
+		for _, ch := range t.Chains {
+			if ch.IsBase() {
+				byHook[ch.Hook] = append(byHook[ch.Hook], prio{c.chains[ch.Name], ch.Priority})
+			}
+		}
+	}
+	for hook, list := range byHook {
+		sort.SliceStable(list, func(i, j int) bool { return list[i].prio < list[j].prio })
+		for _, x := range list {
+			p.hooks[hook] = append(p.hooks[hook], x.c)
+		}
+	}
+	return p, nil
+}
+
+// compileTable compiles one table's chains and sets.
+func compileTable(t *nftables.Table) (*compiler, error) {
+	c := &compiler{chains: map[string]*cchain{}, sets: map[string]*cset{}}
+	for _, ch := range t.Chains {
+		c.chains[ch.Name] = &cchain{name: ch.Name, typ: ch.Type, policy: ch.Policy}
+	}
+	for _, s := range t.Sets {
+		cs, err := compileSet(s, c.chains)
+		if err != nil {
+			return nil, fmt.Errorf("compile table %s %s: %w", t.Family, t.Name, err)
+		}
+		c.sets[s.Name] = cs
+	}
+	for _, ch := range t.Chains {
+		cc := c.chains[ch.Name]
+		for i, r := range ch.Rules {
+			cr := &crule{index: i, line: r.Line, text: r.Text()}
+			for _, x := range r.Exprs {
+				o, err := c.compileExpr(x)
+				if err != nil {
+					return nil, fmt.Errorf("compile table %s %s: chain %s, line %d: %w", t.Family, t.Name, ch.Name, r.Line, err)
+				}
+				cr.ops = append(cr.ops, o)
+			}
+			cc.rules = append(cc.rules, cr)
+		}
+	}
+	return c, nil
+}
+
+// isLocal reports whether a is one of the node's addresses.
+func (p *Program) isLocal(a netip.Addr) bool {
+	return p.local[a] || (a.Is4() && a.As4()[0] == 127)
+}

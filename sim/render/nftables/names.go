@@ -1,0 +1,103 @@
+package nftables
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/svclab/svclab/sim/kpname"
+	"github.com/svclab/svclab/sim/model"
+)
+
+// servicePort is one port of a service with every name and string its
+// rules need, computed once (each name costs a sha256).
+type servicePort struct {
+	portName  string // "ns/svc:port", kube-proxy's ServicePortName
+	proto     string // "tcp"
+	clusterIP string
+	port      string
+	nodePort  string // "" unless the service is a NodePort
+	svcChain  string // service-HASH-ns/svc/proto/port
+	extChain  string // external-HASH-ns/svc/proto/port
+	affinity  bool
+	timeout   string // affinity timeout, e.g. "10800s"
+	endpoints []endpoint
+}
+
+// endpoint is one ready endpoint of a service port.
+type endpoint struct {
+	ip       string // "10.0.3.2"
+	hostPort string // "10.0.3.2:80"
+	chain    string // endpoint-HASH-ns/svc/proto/port__IP/port
+	affinity string // affinity-HASH-ns/svc/proto/port__IP/port
+}
+
+// hasEndpoints is kube-proxy's hasEndpoints for the Cluster traffic policy.
+func (sp *servicePort) hasEndpoints() bool { return len(sp.endpoints) > 0 }
+
+// key is the service-ips / no-endpoint-services element key.
+func (sp *servicePort) key() string { return sp.clusterIP + " . " + sp.proto + " . " + sp.port }
+
+// nodePortKey is the service-nodeports / no-endpoint-nodeports element key.
+func (sp *servicePort) nodePortKey() string { return sp.proto + " . " + sp.nodePort }
+
+// newServicePort computes the names of port p of service s.
+func newServicePort(s *model.Service, p model.Port) (*servicePort, error) {
+	if !s.ClusterIP.Is4() {
+		return nil, fmt.Errorf("clusterIP %s: only IPv4 services are rendered (table ip kube-proxy)", s.ClusterIP)
+	}
+	proto := p.Protocol.Lower()
+	if proto != "tcp" && proto != "udp" && proto != "sctp" {
+		return nil, fmt.Errorf("port %q: unknown protocol %q", p.Name, p.Protocol)
+	}
+	if p.Port <= 0 || p.Port > 65535 {
+		return nil, fmt.Errorf("port %q: number %d out of range", p.Name, p.Port)
+	}
+	svcChain := kpname.NFTServiceChain(s.Namespace, s.Name, proto, p.Name)
+	sp := &servicePort{
+		portName:  s.PortName(p),
+		proto:     proto,
+		clusterIP: s.ClusterIP.String(),
+		port:      strconv.Itoa(p.Port),
+		svcChain:  svcChain,
+		extChain:  "external-" + strings.TrimPrefix(svcChain, "service-"),
+		affinity:  s.Affinity.ClientIP,
+	}
+	if s.Type == model.NodePort {
+		if p.NodePort <= 0 || p.NodePort > 65535 {
+			return nil, fmt.Errorf("port %q: nodePort %d out of range", p.Name, p.NodePort)
+		}
+		sp.nodePort = strconv.Itoa(p.NodePort)
+	}
+	if sp.affinity {
+		t := s.Affinity.Timeout
+		if t <= 0 {
+			t = model.DefaultAffinityTimeout
+		}
+		sp.timeout = strconv.Itoa(t) + "s"
+	}
+	for _, hp := range s.ReadyEndpoints(p) {
+		ep, err := newEndpoint(s, proto, p.Name, hp, sp.affinity)
+		if err != nil {
+			return nil, err
+		}
+		sp.endpoints = append(sp.endpoints, ep)
+	}
+	return sp, nil
+}
+
+// newEndpoint names the endpoint hostPort ("IP:port") of a service port;
+// the affinity set is named only when the service uses ClientIP affinity.
+func newEndpoint(s *model.Service, proto, portName, hostPort string, affinity bool) (endpoint, error) {
+	i := strings.LastIndexByte(hostPort, ':')
+	if i < 0 || strings.ContainsRune(hostPort[:i], ':') || strings.HasPrefix(hostPort, "[") {
+		return endpoint{}, fmt.Errorf("endpoint %s: only IPv4 endpoints are rendered", hostPort)
+	}
+	ip, port := hostPort[:i], hostPort[i+1:]
+	chain := kpname.NFTEndpointChain(s.Namespace, s.Name, proto, portName, ip, port)
+	ep := endpoint{ip: ip, hostPort: hostPort, chain: chain}
+	if affinity {
+		ep.affinity = "affinity-" + strings.TrimPrefix(chain, "endpoint-")
+	}
+	return ep, nil
+}

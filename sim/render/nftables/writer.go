@@ -1,0 +1,92 @@
+package nftables
+
+import (
+	"strconv"
+
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
+)
+
+// renderer writes knftables-style lines for one transaction.
+type renderer struct {
+	w             *render.Writer
+	cluster       model.Cluster
+	opts          Options
+	mark          string // "0x00004000"
+	notLocal      string // "ip saddr != 10.0.0.0/8 ", or "" without a detector
+	nodePortMatch string // "ip daddr != 127.0.0.0/8 " or "ip daddr @nodeport-ips "
+	parts         []string
+	indexes       []string // "0", "1", ... reused by numgen lines
+}
+
+func newRenderer(w *render.Writer, c model.Cluster, opts Options) *renderer {
+	r := &renderer{w: w, cluster: c, opts: opts, mark: c.MasqueradeMark()}
+	switch {
+	case opts.MasqueradeAll:
+		r.notLocal = ""
+	case c.ClusterCIDR.IsValid():
+		r.notLocal = "ip saddr != " + c.ClusterCIDR.Masked().String() + " "
+	}
+	r.nodePortMatch = "ip daddr @" + setNodePortIPs + " "
+	if opts.matchAllNodePorts() {
+		r.nodePortMatch = "ip daddr != 127.0.0.0/8 "
+	}
+	return r
+}
+
+// hasLocalDetector reports whether kube-proxy would have a local-traffic
+// detector (a cluster CIDR).
+func (r *renderer) hasLocalDetector() bool { return r.cluster.ClusterCIDR.IsValid() }
+
+// chain adds and flushes a regular chain (kube-proxy's ensureChain).
+func (r *renderer) chain(name string) {
+	r.w.Line("add chain ", table, " ", name)
+	r.w.Line("flush chain ", table, " ", name)
+	r.w.CountChain()
+}
+
+// rule adds a rule to chain.
+func (r *renderer) rule(chain, body string) {
+	r.w.Line("add rule ", table, " ", chain, " ", body)
+	r.w.CountRule()
+}
+
+// addSet and addMap add a named set or map; body is what goes in braces.
+func (r *renderer) addSet(name, body string) {
+	r.w.Line("add set ", table, " ", name, " { ", body, " }")
+	r.w.CountSet()
+}
+
+func (r *renderer) addMap(name, body string) {
+	r.w.Line("add map ", table, " ", name, " { ", body, " }")
+	r.w.CountSet()
+}
+
+// element adds one set element.
+func (r *renderer) element(set, key string) {
+	r.w.Line("add element ", table, " ", set, " { ", key, " }")
+	r.w.CountElements(1)
+}
+
+// mapElement adds one map element; comment may be empty.
+func (r *renderer) mapElement(m, key, comment, verdict string) {
+	if comment == "" {
+		r.w.Line("add element ", table, " ", m, " { ", key, " : ", verdict, " }")
+	} else {
+		r.w.Line("add element ", table, " ", m, " { ", key, ` comment "`, comment, `" : `, verdict, " }")
+	}
+	r.w.CountElements(1)
+}
+
+// deleteElement deletes one element by key (no value, as knftables writes it).
+func (r *renderer) deleteElement(m, key string) {
+	r.w.Line("delete element ", table, " ", m, " { ", key, " }")
+}
+
+// index returns strconv.Itoa(i) from a cache, so numgen lines allocate nothing.
+func (r *renderer) index(i int) string {
+	for len(r.indexes) <= i {
+		r.indexes = append(r.indexes, strconv.Itoa(len(r.indexes)))
+	}
+	return r.indexes[i]
+}

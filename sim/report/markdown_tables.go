@@ -1,0 +1,82 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/svclab/svclab/sim/plot"
+	"github.com/svclab/svclab/sim/results"
+)
+
+// writePointsTable writes the sweep's points; "-" is not measured.
+func writePointsTable(w io.Writer, points []results.Point) {
+	fmt.Fprintf(w, "## Sweep points\n\nMedians over repetitions; connections and errors are totals. \"-\" is not measured.\n\n")
+	fmt.Fprintf(w, "| dataplane | services | position | reps | p50 µs | p90 µs | p99 µs | CPU µs/conn | conn/s | sync full s | sync incr. s | rules | bytes | connections | errors |\n")
+	fmt.Fprintf(w, "|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, p := range points {
+		fmt.Fprintf(w, "| %s | %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d |\n",
+			cell(p.Dataplane), p.Services, cell(p.Position), p.Repetitions,
+			measured(p.P50us), measured(p.P90us), measured(p.P99us), measured(p.CPUusPerConn), rate(p.ConnPerSec),
+			seconds(p.SyncFullS), seconds(p.SyncIncrementalS), count(p.Rules), count(p.Bytes), p.Connections, p.Errors)
+	}
+	fmt.Fprintln(w)
+}
+
+// writeFitsTable writes the least-squares fits against services.
+func writeFitsTable(w io.Writer, fits []results.Fit) {
+	fmt.Fprintf(w, "## Fits against services\n\n")
+	if len(fits) == 0 {
+		fmt.Fprintf(w, "No fits: a fit needs at least %d service counts.\n\n", MinFitServiceCounts)
+		return
+	}
+	fmt.Fprintf(w, "Least-squares lines through the medians. Slopes are in ns per added service and intercepts in µs for every metric, "+
+		"including sync_full_s (seconds × 1e9 per service). ns/rule divides the slope by the rules a first packet evaluates per added service.\n\n")
+	fmt.Fprintf(w, "| dataplane | position | metric | slope ns/service | 95%% interval | intercept µs | R² | points | ns/rule |\n")
+	fmt.Fprintf(w, "|---|---|---|--:|--:|--:|--:|--:|--:|\n")
+	for _, f := range fits {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.3f | %d | %s |\n",
+			cell(f.Dataplane), cell(f.Position), f.Metric, plot.FormatNumber(f.SlopeNsPerService), interval(f),
+			plot.FormatNumber(f.InterceptUs), f.R2, f.N, measured(f.NsPerRule))
+	}
+	fmt.Fprintln(w)
+}
+
+// writeFairness writes one section per fairness run: its figures, its
+// endpoints, its statistic rules' counters and its bar chart.
+func writeFairness(w io.Writer, runs []results.FairnessRun, plots map[int]plotFile) {
+	if len(runs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "## Fairness\n\n")
+	for i, r := range runs {
+		fmt.Fprintf(w, "### %s: %s\n\n", cell(r.Dataplane), cell(r.Service))
+		fmt.Fprintf(w, "%d connections, %d errors, %s mode, %s conn/s, connect p50 %s µs, p99 %s µs.\n",
+			r.Connections, r.Errors, r.Mode, rate(r.ConnPerSec), measured(r.P50us), measured(r.P99us))
+		fmt.Fprintf(w, "Chi-square p = %.4g (%s), Jain index = %.5f, max/min = %.4f%s.\n\n",
+			r.ChiSquareP, verdict(r.ChiSquareP), r.Jain, r.MaxMinRatio, agreement(r))
+		fmt.Fprintf(w, "| endpoint | pod | served | share | 95%% interval | expected | kernel DNAT |\n|---|---|--:|--:|--:|--:|--:|\n")
+		for _, e := range r.Endpoints {
+			fmt.Fprintf(w, "| %s | %s | %d | %.4f | [%.4f, %.4f] | %.4f | %s |\n",
+				cell(e.Endpoint), cell(e.Pod), e.Count, e.Share, e.ShareLo, e.ShareHi, e.Expected, dnat(r, e))
+		}
+		fmt.Fprintln(w)
+		writeRules(w, r)
+		if pf, ok := plots[i]; ok {
+			fmt.Fprintf(w, "![%s](%s)\n\n[SVG](%s)\n\n", pf.caption, pf.png, pf.svg)
+		}
+	}
+}
+
+// writeRules writes the kernel counters of the service chain's rules.
+func writeRules(w io.Writer, r results.FairnessRun) {
+	if len(r.Rules) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Kernel counters of %s (%d new connections entered it):\n\n", cell(r.Rules[0].Chain), r.ChainEntered)
+	fmt.Fprintf(w, "| rule | target | probability | reached | took | observed | 95%% interval | p |\n|--:|---|--:|--:|--:|--:|--:|--:|\n")
+	for _, rule := range r.Rules {
+		fmt.Fprintf(w, "| %d | %s | %.10f | %d | %d | %.4f | [%.4f, %.4f] | %.3g |\n",
+			rule.Index, cell(rule.Target), rule.Probability, rule.Reached, rule.Packets, rule.Observed, rule.ObservedLo, rule.ObservedHi, rule.P)
+	}
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,190 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/svclab/svclab/sim/results"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// checkGolden compares got with testdata/name, rewriting it under -update.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run go test -update to create it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the output:\n--- got ---\n%s\n(run go test -update if the change is intended)", path, got)
+	}
+}
+
+// TestSweepTableGolden proves the terminal table of the synthetic sweep.
+func TestSweepTableGolden(t *testing.T) {
+	s := Rebuild(sweepRecords())
+	var buf bytes.Buffer
+	if err := SweepTable(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "sweep-table.txt", buf.Bytes())
+}
+
+// TestWriteReportFromRecordsOnly proves that a run directory holding only
+// results.jsonl (a run killed before it wrote summary.json and meta.json)
+// gets report.md, matching the golden file, and PNG+SVG plots.
+func TestWriteReportFromRecordsOnly(t *testing.T) {
+	dir := t.TempDir()
+	writeRecords(t, dir, sweepRecords())
+	rep, err := WriteReport(dir)
+	if err != nil {
+		t.Fatalf("WriteReport: %v", err)
+	}
+	if rep.Markdown != filepath.Join(dir, ReportFile) {
+		t.Errorf("Markdown = %s, want %s", rep.Markdown, filepath.Join(dir, ReportFile))
+	}
+	md, err := os.ReadFile(rep.Markdown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "sweep-report.md", md)
+	wantPlots := []string{"latency-p50-last", "latency-p99-last", "cpu-last", "sync", "rules"}
+	if len(rep.Plots) != 2*len(wantPlots) {
+		t.Fatalf("plots = %v, want PNG and SVG of %v", rep.Plots, wantPlots)
+	}
+	for i, name := range wantPlots {
+		for j, ext := range []string{".png", ".svg"} {
+			want := filepath.Join(dir, PlotsDir, name+ext)
+			if rep.Plots[2*i+j] != want {
+				t.Errorf("plot %d = %s, want %s", 2*i+j, rep.Plots[2*i+j], want)
+			}
+			if !strings.Contains(string(md), "("+PlotsDir+"/"+name+ext+")") {
+				t.Errorf("report.md does not link %s%s", name, ext)
+			}
+		}
+		checkPNG(t, filepath.Join(dir, PlotsDir, name+".png"))
+	}
+}
+
+func checkPNG(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("decode %s: %v", path, err)
+	}
+	if b := img.Bounds(); b.Dx() != 1152 || b.Dy() != 720 {
+		t.Errorf("%s is %dx%d, want 1152x720", path, b.Dx(), b.Dy())
+	}
+}
+
+// TestWriteReportSources proves which source each kind of run directory
+// is reported from, and what the report says about it.
+func TestWriteReportSources(t *testing.T) {
+	complete := &results.Summary{Schema: results.SchemaVersion, Run: "svl-fair", Scenario: "split-3", Kind: "fairness", Complete: true,
+		Runs: []results.FairnessRun{sampleFairnessRun()}}
+	truncated := func(t *testing.T, dir string) {
+		// meta, then 1 and 1000 services on both dataplanes: too few to fit
+		writeRecords(t, dir, sweepRecords()[:5])
+		f, err := os.OpenFile(filepath.Join(dir, results.ResultsFile), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(`{"schema":1,"type":"point","point":{"datapl`)
+		f.Close()
+	}
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, dir string)
+		want    []string
+		notWant []string
+		plots   int
+	}{
+		{"complete fairness summary", func(t *testing.T, dir string) {
+			if err := results.WriteJSON(dir, results.SummaryFile, complete); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"# svclab report: split-3 fairness (svl-fair)", "## Fairness", "### iptables-nft: demo/web:http",
+			"| 10.244.1.3:8080 | web-1 | 505 | 0.5050 |", "](plots/fairness-01-iptables-nft.png)", "meta.json is missing"},
+			[]string{"Incomplete run", "rebuilt", "## Sweep points"}, 2},
+		{"incomplete summary and records", func(t *testing.T, dir string) {
+			writeRecords(t, dir, sweepRecords())
+			s := &results.Summary{Schema: results.SchemaVersion, Kind: "sweep", Warnings: []string{"interrupted at 20000 services"}}
+			if err := results.WriteJSON(dir, results.SummaryFile, s); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"summary.json is incomplete", "interrupted at 20000 services", "| iptables-nft | 20000 | last |"}, nil, 10},
+		{"truncated results.jsonl", truncated,
+			[]string{"Incomplete run", "the last line is incomplete", "| iptables-nft | 1 | last | 1 |", "No fits: a fit needs at least 3"},
+			[]string{"## Fits against services\n\n|"}, 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.setup(t, dir)
+			rep, err := WriteReport(dir)
+			if err != nil {
+				t.Fatalf("WriteReport: %v", err)
+			}
+			md, err := os.ReadFile(rep.Markdown)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(string(md), w) {
+					t.Errorf("report.md lacks %q:\n%s", w, md)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(string(md), w) {
+					t.Errorf("report.md has %q", w)
+				}
+			}
+			if len(rep.Plots) != tc.plots {
+				t.Errorf("%d plot files %v, want %d", len(rep.Plots), rep.Plots, tc.plots)
+			}
+		})
+	}
+}
+
+func TestWriteReportEmptyDirectory(t *testing.T) {
+	_, err := WriteReport(t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "read run directory") {
+		t.Fatalf("err = %v, want a read run directory error", err)
+	}
+}
+
+// sampleFairnessRun is a two-endpoint iptables-nft run.
+func sampleFairnessRun() results.FairnessRun {
+	return results.FairnessRun{
+		Dataplane: "iptables-nft", Service: "demo/web:http", ClusterIP: "10.96.0.10:80", Mode: "connect", Connections: 1000,
+		Endpoints: []results.Endpoint{
+			{Endpoint: "10.244.1.2:8080", Pod: "web-0", Count: 495, DNAT: 495, Share: 0.495, ShareLo: 0.464, ShareHi: 0.526, Expected: 0.5},
+			{Endpoint: "10.244.1.3:8080", Pod: "web-1", Count: 505, DNAT: 505, Share: 0.505, ShareLo: 0.474, ShareHi: 0.536, Expected: 0.5},
+		},
+		ChiSquare: 0.1, ChiSquareP: 0.7518, Jain: 0.9999, MaxMinRatio: 1.0202, CountsAgree: true, ChainEntered: 1000,
+		Rules: []results.Rule{
+			{Chain: "KUBE-SVC-X", Index: 2, Target: "KUBE-SEP-A", Probability: 0.5, Packets: 495, Reached: 1000, Observed: 0.495, ObservedLo: 0.464, ObservedHi: 0.526, P: 0.78},
+			{Chain: "KUBE-SVC-X", Index: 3, Target: "KUBE-SEP-B", Probability: 1, Packets: 505, Reached: 505, Observed: 1, ObservedLo: 0.99, ObservedHi: 1, P: 1},
+		},
+	}
+}

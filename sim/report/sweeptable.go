@@ -1,0 +1,83 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/svclab/svclab/sim/plot"
+	"github.com/svclab/svclab/sim/results"
+)
+
+// SweepTable writes a sweep's points (medians over repetitions) and then
+// its fits (slope in ns per added service with its 95% interval, intercept
+// in µs, R²). A "-" is a value that was not measured.
+func SweepTable(w io.Writer, s *results.Summary) error {
+	fmt.Fprintf(w, "\nsweep points (medians over repetitions)\n")
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "dataplane\tservices\tposition\treps\tp50 µs\tp90 µs\tp99 µs\tcpu µs/conn\tconn/s\tsync full s\tsync incr s\trules\tbytes\terrors\t")
+	for _, p := range s.Points {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n",
+			p.Dataplane, p.Services, p.Position, p.Repetitions,
+			measured(p.P50us), measured(p.P90us), measured(p.P99us), measured(p.CPUusPerConn), rate(p.ConnPerSec),
+			seconds(p.SyncFullS), seconds(p.SyncIncrementalS), count(p.Rules), count(p.Bytes), p.Errors)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return fitsTable(w, s.Fits)
+}
+
+func fitsTable(w io.Writer, fits []results.Fit) error {
+	if len(fits) == 0 {
+		fmt.Fprintf(w, "no fits (a fit needs at least %d service counts)\n", MinFitServiceCounts)
+		return nil
+	}
+	fmt.Fprintf(w, "\nfits against services (slope in ns per added service, intercept in µs, whatever the metric's unit)\n")
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "dataplane\tposition\tmetric\tslope ns/service\t95% interval\tintercept µs\tR²\tpoints\tns/rule\t")
+	for _, f := range fits {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%d\t%s\t\n",
+			f.Dataplane, f.Position, f.Metric, plot.FormatNumber(f.SlopeNsPerService), interval(f),
+			plot.FormatNumber(f.InterceptUs), f.R2, f.N, measured(f.NsPerRule))
+	}
+	return tw.Flush()
+}
+
+// measured formats a value with plot.FormatNumber, or "-" for zero.
+func measured(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return plot.FormatNumber(v)
+}
+
+// rate formats a per-second rate without decimals, or "-" for zero.
+func rate(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+// seconds formats a duration in seconds to 4 significant digits, or "-".
+func seconds(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// count formats a count, or "-" for zero.
+func count(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return strconv.Itoa(n)
+}
+
+// interval formats a fit's 95% slope interval.
+func interval(f results.Fit) string {
+	return fmt.Sprintf("[%s, %s]", plot.FormatNumber(f.SlopeCI95[0]), plot.FormatNumber(f.SlopeCI95[1]))
+}

@@ -1,0 +1,56 @@
+package trace
+
+import (
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+	"time"
+)
+
+// BenchmarkTrace10kServices traces first packets to uniformly random
+// services of a generated 10,000-service dump (3 endpoints each, so every
+// packet forks into 3 branches) and reports packets per second and the rules
+// a linear kernel walk evaluates per packet (main branch and expected over
+// branches). "paths" materialises every Step of the main path and of each
+// endpoint's path; "no-paths" (Options.SkipPaths) does not.
+func BenchmarkTrace10kServices(b *testing.B) {
+	const services = 10000
+	dump := parseDump(b, generateServices(services, 3))
+	rng := rand.New(rand.NewPCG(1, 2))
+	pkts := make([]Packet, 4096)
+	for i := range pkts {
+		pkts[i] = Packet{Src: netip.MustParseAddr("192.168.7.7"), Dst: serviceIP(rng.IntN(services)), Proto: "tcp", DPort: 80}
+	}
+	for _, mode := range []struct {
+		name string
+		skip bool
+	}{{"paths", false}, {"no-paths", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			tr := mustTracer(b, dump, Options{SkipPaths: mode.skip})
+			var out Trace
+			rules, expected := 0, 0.0
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				if err := tr.TraceInto(pkts[i%len(pkts)], &out); err != nil {
+					b.Fatal(err)
+				}
+				rules += out.RulesEvaluated
+				expected += out.ExpectedRulesEvaluated
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "pkts/s")
+			b.ReportMetric(float64(rules)/float64(b.N), "rules/pkt")
+			b.ReportMetric(expected/float64(b.N), "expected-rules/pkt")
+		})
+	}
+}
+
+// BenchmarkCompile10kServices measures parsing plus compiling the same dump.
+func BenchmarkCompile10kServices(b *testing.B) {
+	text := generateServices(10000, 3)
+	b.SetBytes(int64(len(text)))
+	for i := 0; i < b.N; i++ {
+		mustTracer(b, parseDump(b, text), Options{})
+	}
+}

@@ -1,0 +1,157 @@
+package trace
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+	"sync"
+
+	"github.com/svclab/svclab/sim/iptables"
+)
+
+// The tables the tracer walks.
+const (
+	tableNat = iota
+	tableFilter
+	numTables
+)
+
+var tableNames = [numTables]string{"nat", "filter"}
+
+// indexMinRules is the chain length from which the tracer indexes a chain's
+// rules by destination address.
+const indexMinRules = 8
+
+// IPTablesTracer walks packets through an iptables dump compiled into an
+// indexed form: chains resolved to indexes, matches pre-parsed, long chains
+// indexed by destination address. It is safe for concurrent use.
+type IPTablesTracer struct {
+	tables      [numTables]*compiledTable // nil when the dump lacks the table
+	local       map[netip.Addr]struct{}
+	recentHits  map[string]bool
+	maxBranches int
+	skipPaths   bool
+	hookChain   [stageDone]int32 // chain index of each stage's built-in chain
+	notes       []string         // from compilation; added to every trace
+	scratch     sync.Pool
+}
+
+// compiledTable is one table's chains.
+type compiledTable struct {
+	name   string
+	id     uint8
+	chains []compiledChain
+	byName map[string]int32
+}
+
+// compiledChain is a chain's rules, with a destination index when long.
+type compiledChain struct {
+	name   string
+	policy Verdict // for built-in chains
+	rules  []compiledRule
+	index  *dstIndex
+}
+
+// NewIPTablesTracer compiles d's nat and filter tables. When the dump lacks
+// a built-in chain the walk needs (restore input from kube-proxy never
+// contains them), the tracer assumes kube-proxy's own jump rules
+// (iptablesJumpChains) and says so in every trace's Flags. A jump loop is an
+// error; a jump to a chain the dump lacks (a partial restore) is not: such a
+// chain is treated as empty and flagged when a packet reaches it.
+func NewIPTablesTracer(d *iptables.Dump, opts Options) (*IPTablesTracer, error) {
+	return newIPTablesTracer(d, opts, indexMinRules)
+}
+
+// newIPTablesTracer compiles d, indexing chains of at least indexMin rules.
+func newIPTablesTracer(d *iptables.Dump, opts Options, indexMin int) (*IPTablesTracer, error) {
+	t := &IPTablesTracer{
+		local:       make(map[netip.Addr]struct{}, len(opts.LocalAddrs)),
+		recentHits:  make(map[string]bool, len(opts.RecentHits)),
+		maxBranches: opts.MaxBranches,
+		skipPaths:   opts.SkipPaths,
+	}
+	if t.maxBranches <= 0 {
+		t.maxBranches = 4096
+	}
+	for _, a := range opts.LocalAddrs {
+		t.local[a.Unmap()] = struct{}{}
+	}
+	for _, n := range opts.RecentHits {
+		t.recentHits[n] = true
+	}
+	var assumed []string
+	for id, name := range tableNames {
+		src := d.Table(name)
+		if src == nil {
+			continue
+		}
+		if loop := iptables.FindJumpLoop(src); loop != nil {
+			return nil, fmt.Errorf("compile table %s: jump loop %s", name, strings.Join(loop, " -> "))
+		}
+		ct, err := compileTable(src, uint8(id), indexMin)
+		if err != nil {
+			return nil, err
+		}
+		t.tables[id] = ct
+		assumed = append(assumed, addKubeJumps(ct)...)
+	}
+	for st, hook := range stageHooks {
+		if tbl := t.tables[hook.table]; tbl != nil {
+			t.hookChain[st] = tbl.chain(hook.chain)
+		}
+	}
+	if len(assumed) > 0 {
+		t.notes = append(t.notes, "built-in chains missing from the dump; assumed kube-proxy's jump rules: "+strings.Join(assumed, "; "))
+	}
+	t.scratch.New = func() any { return new(scratch) }
+	return t, nil
+}
+
+func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, error) {
+	ct := &compiledTable{name: src.Name, id: id, byName: make(map[string]int32, len(src.Chains))}
+	for _, c := range src.Chains {
+		if !c.Deleted {
+			ct.byName[c.Name] = int32(len(ct.byName))
+		}
+	}
+	ct.chains = make([]compiledChain, 0, len(ct.byName))
+	slab := make([]compiledRule, src.RuleCount()) // one allocation, rules in chain order
+	for _, c := range src.Chains {
+		if c.Deleted {
+			continue
+		}
+		cc := compiledChain{name: c.Name, policy: Verdict(c.Policy), rules: slab[:len(c.Rules):len(c.Rules)]}
+		slab = slab[len(c.Rules):]
+		if cc.policy != Drop {
+			cc.policy = Accept
+		}
+		for i, r := range c.Rules {
+			if err := compileRule(&cc.rules[i], r, ct); err != nil {
+				return nil, fmt.Errorf("compile rule %d of %s %s: %w", i, src.Name, c.Name, err)
+			}
+		}
+		if len(cc.rules) >= indexMin {
+			cc.index = buildDstIndex(cc.rules)
+		}
+		ct.chains = append(ct.chains, cc)
+	}
+	return ct, nil
+}
+
+// chain returns the index of the named chain, or -1.
+func (ct *compiledTable) chain(name string) int32 {
+	if i, ok := ct.byName[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// TraceIPTables compiles d and traces one packet through it. To trace many
+// packets, compile once with NewIPTablesTracer.
+func TraceIPTables(d *iptables.Dump, p Packet, opts Options) (Trace, error) {
+	t, err := NewIPTablesTracer(d, opts)
+	if err != nil {
+		return Trace{}, err
+	}
+	return t.Trace(p)
+}

@@ -1,0 +1,46 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+)
+
+// String formats p for messages: "tcp 10.0.0.5 -> 172.30.0.43:80 from pod".
+func (p Packet) String() string {
+	from := p.From
+	if from == "" {
+		from = "pod"
+	}
+	return fmt.Sprintf("%s %v -> %v:%d from %s", p.Proto, p.Src, p.Dst, p.DPort, from)
+}
+
+// startBranch checks p and makes the branch every trace starts from.
+func (t *IPTablesTracer) startBranch(p Packet) (branch, error) {
+	src, dst := p.Src.Unmap(), p.Dst.Unmap()
+	if !src.IsValid() || !dst.IsValid() {
+		return branch{}, fmt.Errorf("trace %v: source and destination addresses are required", p)
+	}
+	if src.Is4() != dst.Is4() {
+		return branch{}, fmt.Errorf("trace %v: source and destination are of different families", p)
+	}
+	proto, ok := protoNumbers[p.Proto]
+	if !ok {
+		return branch{}, fmt.Errorf("trace %v: unknown protocol %q", p, p.Proto)
+	}
+	b := branch{outcome: outcome{prob: 1, eff: 1, tail: -1}}
+	switch p.From {
+	case "", "pod":
+		b.stage = stageNatPrerouting
+	case "node":
+		b.stage = stageNatOutput
+	default:
+		return branch{}, fmt.Errorf("trace %v: %w", p, errBadFrom)
+	}
+	b.pkt = pktState{src: src, dst: dst, is4: src.Is4(), proto: proto, sport: p.SPort, dport: p.DPort}
+	if b.pkt.is4 {
+		b.pkt.src4, b.pkt.dst4 = addr4(src), addr4(dst)
+	}
+	return b, nil
+}
+
+var errBadFrom = errors.New(`From must be "pod" or "node"`)

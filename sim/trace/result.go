@@ -1,0 +1,168 @@
+package trace
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// uniformTolerance is the relative deviation from 1/n above which a split
+// is flagged as not uniform.
+const uniformTolerance = 1e-6
+
+// Trace traces p. See TraceInto to trace many packets cheaply.
+func (t *IPTablesTracer) Trace(p Packet) (Trace, error) {
+	var out Trace
+	err := t.TraceInto(p, &out)
+	return out, err
+}
+
+// TraceInto traces p into out, reusing out's slices, so that a loop tracing
+// many packets into one Trace allocates next to nothing.
+func (t *IPTablesTracer) TraceInto(p Packet, out *Trace) error {
+	start, err := t.startBranch(p)
+	if err != nil {
+		return err
+	}
+	s := t.scratch.Get().(*scratch)
+	defer t.scratch.Put(s)
+	s.reset()
+	s.pending = append(s.pending, start)
+	for len(s.pending) > 0 {
+		b := s.pending[len(s.pending)-1]
+		s.pending = s.pending[:len(s.pending)-1]
+		if err := t.runBranch(s, &b); err != nil {
+			return fmt.Errorf("trace %v: %w", p, err)
+		}
+		s.done = append(s.done, b.outcome)
+	}
+	t.finish(s, out)
+	return nil
+}
+
+// finish turns the finished branches into out.
+func (t *IPTablesTracer) finish(s *scratch, out *Trace) {
+	main := &s.done[0]
+	out.ExpectedRulesEvaluated = 0
+	for i := range s.done {
+		b := &s.done[i]
+		if b.eff > main.eff {
+			main = b
+		}
+		out.ExpectedRulesEvaluated += b.eff * float64(b.rules)
+	}
+	out.Verdict, out.Masquerade, out.DNAT = main.verdict, main.masquerade, main.dnatTo
+	out.Service, out.RulesEvaluated, out.Branches = main.service, main.rules, len(s.done)
+	out.Endpoints = t.endpoints(s, out.Endpoints)
+	out.Path = t.mainPath(s, main, out)
+	out.Flags = t.flags(s, main, out.Endpoints, out.Flags[:0])
+}
+
+// mainPath returns the main branch's path: the path of its endpoint, which
+// it shares, or else a path of its own in out.Path's memory (unless that
+// memory was an endpoint's last time).
+func (t *IPTablesTracer) mainPath(s *scratch, main *outcome, out *Trace) []Step {
+	if t.skipPaths {
+		return out.Path[:0]
+	}
+	for i := range out.Endpoints {
+		e := &out.Endpoints[i]
+		if e.Endpoint == main.dnatTo && e.RulesEvaluated == main.rules && len(e.Path) > 0 &&
+			e.Path[len(e.Path)-1] == t.step(s, main.tail) {
+			out.pathShared = true
+			return e.Path
+		}
+	}
+	if out.pathShared {
+		out.Path, out.pathShared = nil, false
+	}
+	return t.path(s, main.tail, out.Path)
+}
+
+// step materialises one step.
+func (t *IPTablesTracer) step(s *scratch, i int32) Step {
+	st := &s.steps[i]
+	tbl := t.tables[st.table]
+	c := &tbl.chains[st.chain]
+	return Step{Table: tbl.name, Chain: c.name, RuleIndex: int(st.rule), Rule: c.rules[st.rule].text, Matched: st.matched}
+}
+
+// path materialises the steps ending at tail into dst's memory.
+func (t *IPTablesTracer) path(s *scratch, tail int32, dst []Step) []Step {
+	if t.skipPaths {
+		return dst[:0]
+	}
+	n := 0
+	for i := tail; i >= 0; i = s.steps[i].prev {
+		n++
+	}
+	dst = slices.Grow(dst[:0], n)[:n]
+	for i := tail; i >= 0; i = s.steps[i].prev {
+		n--
+		dst[n] = t.step(s, i)
+	}
+	return dst
+}
+
+// endpoints lists the DNATed branches, merging those that reach the same
+// endpoint, into eps's memory.
+func (t *IPTablesTracer) endpoints(s *scratch, eps []Endpoint) []Endpoint {
+	eps = eps[:0]
+	for i := range s.done {
+		b := &s.done[i]
+		if !b.dnatTo.IsValid() {
+			continue
+		}
+		if j := slices.IndexFunc(eps, func(e Endpoint) bool { return e.Endpoint == b.dnatTo }); j >= 0 {
+			eps[j].Probability += b.prob
+			eps[j].Effective += b.eff
+			continue
+		}
+		var reuse []Step
+		if len(eps) < cap(eps) {
+			reuse = eps[: len(eps)+1 : len(eps)+1][len(eps)].Path
+		}
+		eps = append(eps, Endpoint{
+			Endpoint: b.dnatTo, Probability: b.prob, Effective: b.eff,
+			Verdict: b.verdict, Masquerade: b.masquerade, RulesEvaluated: b.rules,
+			Path: t.path(s, b.tail, reuse),
+		})
+	}
+	return eps
+}
+
+func (t *IPTablesTracer) flags(s *scratch, main *outcome, eps []Endpoint, flags []string) []string {
+	flags = append(flags, t.notes...)
+	flags = append(flags, s.notes...)
+	if len(s.affinity) > 0 {
+		flags = append(flags, "ClientIP affinity: the first packet picks an endpoint by probability; "+
+			"later packets from the same source stick to the endpoint recorded in recent list "+
+			strings.Join(s.affinity, ", "))
+	}
+	if dev := uniformDeviation(eps); dev > uniformTolerance {
+		flags = append(flags, fmt.Sprintf("split deviates from uniform by %.3g (relative) across %d endpoints", dev, len(eps)))
+	}
+	if main.service == "" && !main.dnatTo.IsValid() && t.tables[tableNat] != nil {
+		flags = append(flags, "no service: no nat rule matched the destination, which is left unchanged")
+	}
+	return flags
+}
+
+// uniformDeviation returns the largest relative difference between an
+// endpoint's effective probability and the mean, 0 for fewer than two.
+func uniformDeviation(eps []Endpoint) float64 {
+	if len(eps) < 2 {
+		return 0
+	}
+	total := 0.0
+	for _, e := range eps {
+		total += e.Effective
+	}
+	mean := total / float64(len(eps))
+	dev := 0.0
+	for _, e := range eps {
+		dev = math.Max(dev, math.Abs(e.Effective-mean)/mean)
+	}
+	return dev
+}

@@ -1,0 +1,50 @@
+package trace
+
+import "slices"
+
+// scratch is the per-trace working memory, pooled by the tracer.
+type scratch struct {
+	steps    []pathStep
+	pending  []branch
+	done     []outcome
+	notes    []string
+	affinity []string // recent lists checked
+	branches int
+}
+
+// pathStep is a Step in compact form, linked to the step before it so that
+// branches share the path up to their fork.
+type pathStep struct {
+	prev    int32
+	rule    int32
+	chain   int32
+	table   uint8
+	matched bool
+}
+
+func (s *scratch) reset() {
+	s.steps = s.steps[:0]
+	s.pending = s.pending[:0]
+	s.done = s.done[:0]
+	s.notes = s.notes[:0]
+	s.affinity = s.affinity[:0]
+	s.branches = 0
+}
+
+func (s *scratch) addStep(prev int32, table uint8, chain, rule int32, matched bool) int32 {
+	s.steps = append(s.steps, pathStep{prev: prev, rule: rule, chain: chain, table: table, matched: matched})
+	return int32(len(s.steps) - 1)
+}
+
+// note records a flag once.
+func (s *scratch) note(msg string) {
+	if !slices.Contains(s.notes, msg) {
+		s.notes = append(s.notes, msg)
+	}
+}
+
+func (s *scratch) noteAffinity(list string) {
+	if !slices.Contains(s.affinity, list) {
+		s.affinity = append(s.affinity, list)
+	}
+}

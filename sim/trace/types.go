@@ -1,0 +1,108 @@
+package trace
+
+import "net/netip"
+
+// Packet is the first packet of a connection.
+type Packet struct {
+	Src, Dst netip.Addr
+	Proto    string // "tcp", "udp" or "sctp" ("icmp" too, without ports)
+	DPort    uint16
+	SPort    uint16 // optional; --sport matches see 0 when unset
+	// From is where the packet enters: "pod" (or "" ) for a packet from a
+	// pod or another host, which crosses PREROUTING; "node" for a packet
+	// from a host-network process, which crosses OUTPUT.
+	From string
+}
+
+// Options tune a tracer.
+type Options struct {
+	// LocalAddrs are the node's own addresses, for "-m addrtype --src-type
+	// LOCAL" and "--dst-type LOCAL" and to route DNATed packets to INPUT.
+	// Loopback addresses are always local.
+	LocalAddrs []netip.Addr
+	// RecentHits names recent lists (xt_recent) that already hold the
+	// packet's source, to trace a later packet of a ClientIP-affinity
+	// client. By default every list is empty, as for a first packet.
+	RecentHits []string
+	// MaxBranches caps the number of statistic forks followed per packet
+	// (default 4096).
+	MaxBranches int
+	// SkipPaths leaves Trace.Path and Endpoint.Path empty, for bulk
+	// simulation where endpoints, probabilities, verdicts and rule counts
+	// are all that matter. It roughly halves the cost of a trace.
+	SkipPaths bool
+}
+
+// Verdict is the fate of a packet.
+type Verdict string
+
+// Verdicts.
+const (
+	Accept Verdict = "ACCEPT"
+	Drop   Verdict = "DROP"
+	Reject Verdict = "REJECT"
+)
+
+// Step is one rule the tracer examined.
+type Step struct {
+	Table     string
+	Chain     string
+	RuleIndex int    // 0-based position in the chain
+	Rule      string // the rule line
+	Matched   bool
+}
+
+// Endpoint is one place the packet can be DNATed to, with the probability
+// of getting there.
+type Endpoint struct {
+	Endpoint netip.AddrPort
+	// Probability is the product of the nominal statistic probabilities
+	// along the path (as written, e.g. 0.3333333333 × ...).
+	Probability float64
+	// Effective is the same product with the probabilities the kernel
+	// applies: round(p·2^31)/2^31 for each --probability p.
+	Effective      float64
+	Verdict        Verdict // after the filter chains
+	Masquerade     bool
+	RulesEvaluated int // rules a linear kernel walk evaluates on this path
+	Path           []Step
+}
+
+// Trace is the result of tracing one packet.
+type Trace struct {
+	// Path, Verdict, Masquerade, DNAT and RulesEvaluated describe the main
+	// branch: the most probable one (the first of equals). Path shares
+	// memory with that branch's entry in Endpoints, if it has one.
+	Path       []Step
+	Verdict    Verdict
+	Masquerade bool
+	DNAT       netip.AddrPort // zero when the main branch was not DNATed
+	// Service is the service port ("ns3/svc3:p80") named in the comment of
+	// the nat KUBE-SERVICES or KUBE-NODEPORTS rule the main branch matched,
+	// "" when none matched.
+	Service string
+	// Endpoints lists every endpoint reached, in rule order, merged when
+	// several branches reach the same one. Their probabilities sum to 1
+	// unless some branches are not DNATed.
+	Endpoints []Endpoint
+	// RulesEvaluated counts the rules whose matches a linear kernel walk
+	// evaluates on the main branch, including the rules the tracer's
+	// destination index skipped. ExpectedRulesEvaluated is its mean over
+	// all branches, weighted by their effective probabilities.
+	RulesEvaluated         int
+	ExpectedRulesEvaluated float64
+	// Branches is the number of paths followed (1 + number of forks taken).
+	Branches int
+	// Flags are notes on the result: a split that is not uniform, ClientIP
+	// affinity, matches the tracer could not decide, assumptions made.
+	Flags []string
+
+	pathShared bool // Path is an endpoint's Path (TraceInto must not reuse it)
+}
+
+// Tracer traces packets through a compiled ruleset.
+type Tracer interface {
+	Trace(p Packet) (Trace, error)
+}
+
+var _ Tracer = (*IPTablesTracer)(nil)
