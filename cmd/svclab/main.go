@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/svclab/svclab/lab/uml"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
@@ -56,9 +57,19 @@ Examples:
   svclab run split-5 --json          # summary.json on stdout
   svclab up split-2                  # leave a lab running to explore; svclab down to remove it
   svclab cleanup                     # remove what a killed run left behind
+  svclab doctor                      # what this kernel supports, what to install
+  svclab run ipvs-rr                 # IPVS in a user-mode-linux guest when the host has none
 `
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == uml.GuestInitCommand {
+		// pid 1 of a user-mode-linux guest this binary booted (see lab/uml).
+		if err := uml.GuestInit(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "svclab:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
 

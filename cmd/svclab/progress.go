@@ -8,6 +8,8 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/svclab/svclab/lab/uml"
 )
 
 // progress is a bar with an ETA on stderr, shown only when stderr is a
@@ -20,9 +22,11 @@ type progress struct {
 	max int
 }
 
-func newProgress(w io.Writer, what string) *progress {
+// newProgress shows a bar only on a terminal, and never inside a
+// user-mode-linux guest, whose serial console looks like one.
+func newProgress(w io.Writer) *progress {
 	f, ok := w.(*os.File)
-	return &progress{w: w, tty: ok && term.IsTerminal(int(f.Fd()))}
+	return &progress{w: w, tty: ok && term.IsTerminal(int(f.Fd())) && os.Getenv(uml.GuestEnv) != "1"}
 }
 
 // set moves the bar to done of total.

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/svclab/svclab/lab/preflight"
 	"github.com/svclab/svclab/lab/runner"
@@ -34,18 +32,36 @@ Options:
   --json             print summary.json on stdout (the table goes to stderr)
   --dataplane LIST   override the scenario's dataplanes, e.g. iptables-legacy,nftables
   --connections N    override the number of connections per measurement
+  --kernel K         auto (default): the host kernel, or a user-mode-linux guest when a
+                     dataplane is ipvs and the host has no IPVS; host; uml (always the guest)
 
 Examples:
   sudo svclab run split-2
   sudo svclab run split-5 --dataplane iptables-legacy,iptables-nft,nftables
   sudo svclab run keepalive-skew --json | jq '.runs[0].endpoints'
   sudo svclab run ./my-scenario.yaml --out /tmp/run1
+  sudo svclab run ipvs-rr            # boots a user-mode-linux guest when the host lacks IPVS
 `
 
 type runFlags struct {
-	out, dataplanes string
-	json            bool
-	connections     int
+	out, dataplanes, kernel string
+	json                    bool
+	connections             int
+}
+
+// passthrough repeats the overrides for the same command in a guest.
+func (f runFlags) passthrough() []string {
+	var args []string
+	if f.dataplanes != "" {
+		args = append(args, "--dataplane", f.dataplanes)
+	}
+	if f.connections > 0 {
+		args = append(args, "--connections", fmt.Sprint(f.connections))
+	}
+	if f.json {
+		args = append(args, "--json")
+	}
+	return args
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
@@ -55,6 +71,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.dataplanes, "dataplane", "", "")
 	fs.BoolVar(&f.json, "json", false, "")
 	fs.IntVar(&f.connections, "connections", 0, "")
+	fs.StringVar(&f.kernel, "kernel", "auto", "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -68,6 +85,13 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := applyRunOverrides(sc, f); err != nil {
 		return err
+	}
+	guest, err := needsGuest(sc, f.kernel)
+	if err != nil {
+		return err
+	}
+	if guest {
+		return runInGuest(rest[0], f, stdout, stderr)
 	}
 	if err := preflightFor(sc); err != nil {
 		return err
@@ -144,10 +168,7 @@ func preflightFor(sc *scenario.Scenario) error {
 // runScenario runs the scenario's sections and writes the run directory.
 func runScenario(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) error {
 	prefix := topo.NewPrefix()
-	dir := f.out
-	if dir == "" {
-		dir = filepath.Join("results", "runs", sc.File.Name+"-"+time.Now().Format("20060102-150405"))
-	}
+	dir := defaultRunDir(f.out, sc.File.Name)
 	w, err := results.Create(dir)
 	if err != nil {
 		return err
@@ -171,7 +192,7 @@ func runScenario(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) er
 	defer stop()
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	logf("svclab: run %s of scenario %s → %s", prefix, sc.File.Name, dir)
-	bar := newProgress(stderr, "sweep")
+	bar := newProgress(stderr)
 	defer bar.finish()
 	opts := runner.Options{OutDir: dir, Prefix: prefix, Log: bar.logf(logf), OnLab: rememberLab, Progress: bar.set}
 	summary, runErr := runSections(ctx, sc, opts, w)

@@ -8,6 +8,7 @@ import (
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/iptables"
+	"github.com/svclab/svclab/sim/render/ipvs"
 	"github.com/svclab/svclab/sim/render/nftables"
 )
 
@@ -39,9 +40,16 @@ type Dataplane interface {
 	Version() string
 }
 
+// Settings are per-run choices a dataplane needs.
+type Settings struct {
+	// IPVSScheduler is kube-proxy's --ipvs-scheduler (rr, wrr, lc, sh, mh);
+	// empty means rr.
+	IPVSScheduler string
+}
+
 // New returns the dataplane called name ("iptables-legacy", "iptables-nft",
-// "nftables") for the node namespace nodeNetns.
-func New(name, nodeNetns string) (Dataplane, error) {
+// "nftables", "ipvs") for the node namespace nodeNetns.
+func New(name, nodeNetns string, s Settings) (Dataplane, error) {
 	switch name {
 	case "iptables-legacy", "iptables-nft":
 		ipt, err := NewIPTables(nodeNetns, name)
@@ -51,8 +59,14 @@ func New(name, nodeNetns string) (Dataplane, error) {
 		return &iptablesDataplane{ipt: ipt, opts: iptables.DefaultOptions()}, nil
 	case "nftables":
 		return &nftablesDataplane{nft: &NFTables{Netns: nodeNetns}}, nil
+	case "ipvs":
+		opts := ipvs.DefaultOptions()
+		if s.IPVSScheduler != "" {
+			opts.Scheduler = s.IPVSScheduler
+		}
+		return NewIPVS(nodeNetns, opts)
 	}
-	return nil, fmt.Errorf("dataplane %q is not supported in the lab here (use iptables-legacy, iptables-nft or nftables)", name)
+	return nil, fmt.Errorf("dataplane %q is not supported (use iptables-legacy, iptables-nft, nftables or ipvs)", name)
 }
 
 type iptablesDataplane struct {

@@ -6,7 +6,12 @@
 //     with the whole payload (kube-proxy's RestoreAll), then the jump rules
 //     from the built-in chains; per-rule packet counters are read with
 //     go-iptables;
-//   - nftables: one `nft -f -` transaction with the whole script.
+//   - nftables: one `nft -f -` transaction with the whole script;
+//   - ipvs: the kube-ipvs0 dummy with every ClusterIP, `ipset restore`, the
+//     constant iptables-legacy rules, and virtual and real servers over
+//     generic netlink (github.com/cloudflare/ipvs), parsed from the same
+//     ipvsadm text the renderer prints. It needs a kernel with IPVS; on
+//     this host that is the user-mode-linux guest (lab/uml).
 //
 // Every command runs inside the node namespace (see lab/netns), never in the
 // host's.

@@ -94,6 +94,37 @@ func TestIPVSGuestSide(t *testing.T) {
 	for _, sched := range []string{"rr", "wrr", "lc", "sh", "mh"} {
 		t.Run(sched, func(t *testing.T) { checkScheduler(t, lab, m, sched) })
 	}
+	t.Run("incremental", func(t *testing.T) { checkIncremental(t, lab) })
+}
+
+// checkIncremental syncs a service with pod a only, adds pod b with
+// IncrementalSync, and checks that rr then splits evenly.
+func checkIncremental(t *testing.T, lab *topo.Topology) {
+	dp, err := NewIPVS(lab.NodeNetns, ipvs.Options{Scheduler: "rr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dp.Reset()
+	m := ipvsTestModel(twoEndpointService("web", "10.96.0.10", "10.244.0.2"))
+	if _, err := dp.FullSync(m); err != nil {
+		t.Fatal(err)
+	}
+	inc, err := dp.IncrementalSync(m, 0, model.Endpoint{IP: netip.MustParseAddr("10.244.0.3"), Ready: true, Node: "node-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("incremental sync %v, %+v", inc.Duration, inc.Payload)
+	byPod := map[string]int{}
+	for range 10 {
+		pod, err := fetchPodName(lab.ClientNetns, "10.96.0.10:80")
+		if err != nil {
+			t.Fatal(err)
+		}
+		byPod[pod]++
+	}
+	if byPod["a"] != 5 || byPod["b"] != 5 {
+		t.Errorf("after adding pod b: split %v, want 5 each", byPod)
+	}
 }
 
 // checkScheduler syncs m with sched, makes 20 connections, and checks

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"errors"
+	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/svclab/svclab/lab/labtest"
 	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render/ipvs"
 )
 
@@ -44,6 +46,17 @@ func TestIPVSFullSyncInNetns(t *testing.T) {
 		if len(fake.services) != 2 || fake.realServers() != 3 || len(links.addrs) != 2 {
 			t.Errorf("round %d: %d virtual, %d real servers, %d bound addresses; want 2, 3, 2", round, len(fake.services), fake.realServers(), len(links.addrs))
 		}
+	}
+	fake.calls = nil
+	ep := model.Endpoint{IP: netip.MustParseAddr("10.244.0.5"), Ready: true, Node: "node-1"}
+	if _, err := d.IncrementalSync(ipvsTestModel(a, b), 1, ep); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(fake.calls, ","); got != "add 10.96.0.11:80 -> 10.244.0.5:8080" {
+		t.Errorf("incremental sync made IPVS calls %q, want the one new real server", got)
+	}
+	if got := ipsetEntries(t, ns, "KUBE-LOOP-BACK"); got != 4 {
+		t.Errorf("KUBE-LOOP-BACK has %d members after adding a local endpoint, want 4", got)
 	}
 	if _, err := d.FullSync(ipvsTestModel(a)); err != nil {
 		t.Fatal(err)

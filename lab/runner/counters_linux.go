@@ -2,7 +2,9 @@ package runner
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
+	"time"
 
 	"github.com/svclab/svclab/lab/apply"
 	simipt "github.com/svclab/svclab/sim/iptables"
@@ -16,6 +18,9 @@ import (
 // statistic cascade. Only iptables dataplanes keep per-rule counters in
 // kube-proxy's rules; for the others the servers' counts stand alone.
 func fillKernelCounters(run *results.FairnessRun, dp apply.Dataplane, t fairnessTarget) error {
+	if v, ok := apply.IPVSOf(dp); ok {
+		return fillIPVSCounters(run, v, t)
+	}
 	ipt, ok := apply.IPTablesOf(dp)
 	if !ok {
 		return nil
@@ -42,6 +47,7 @@ func fillKernelCounters(run *results.FairnessRun, dp apply.Dataplane, t fairness
 		probs = append(probs, p)
 	}
 	run.ChainEntered = entered
+	run.KernelCounter = "iptables DNAT rule packets"
 	fillCascade(run, packets, probs)
 	agree := true
 	for i := range run.Endpoints {
@@ -104,4 +110,32 @@ func fillCascade(run *results.FairnessRun, packets []uint64, probs []float64) {
 		r := &run.Rules[i]
 		r.Reached, r.Observed, r.ObservedLo, r.ObservedHi, r.P = s.Reached, s.Observed, s.ObservedLo, s.ObservedHi, s.P
 	}
+}
+
+// ipvsStatsDelay: the kernel folds IPVS per-destination counters into the
+// values it reports every two seconds.
+const ipvsStatsDelay = 2100 * time.Millisecond
+
+// fillIPVSCounters uses each real server's connection counter as the
+// kernel's witness, after waiting for the kernel to publish it.
+func fillIPVSCounters(run *results.FairnessRun, v *apply.IPVS, t fairnessTarget) error {
+	time.Sleep(ipvsStatsDelay)
+	vip := netip.AddrPortFrom(t.svc.ClusterIP, uint16(t.port.Port))
+	stats, err := v.RealServerCounters(vip, t.port.Protocol)
+	if err != nil {
+		return err
+	}
+	conns := map[string]uint64{}
+	for _, s := range stats {
+		conns[s.Addr.String()] = s.Connections
+	}
+	agree := true
+	for i := range run.Endpoints {
+		ep := &run.Endpoints[i]
+		ep.DNAT = conns[ep.Endpoint]
+		agree = agree && (ep.DNAT == ep.Count || run.Mode == "keepalive")
+	}
+	run.CountsAgree = agree
+	run.KernelCounter = "ipvs real-server connections"
+	return nil
 }

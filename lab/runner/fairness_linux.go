@@ -91,7 +91,7 @@ func fairnessTargets(explicit model.Slice) []fairnessTarget {
 // fairnessOnDataplane programs one dataplane, measures every target, and
 // removes the rules again.
 func fairnessOnDataplane(ctx context.Context, lab *Lab, name string, m *model.Model, targets []fairnessTarget, f *scenario.Fairness, opts Options) ([]results.FairnessRun, error) {
-	dp, err := apply.New(name, lab.Topo.NodeNetns)
+	dp, err := apply.New(name, lab.Topo.NodeNetns, apply.Settings{IPVSScheduler: f.Scheduler})
 	if err != nil {
 		return nil, err
 	}

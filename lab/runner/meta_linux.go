@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/svclab/svclab/lab/uml"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -23,15 +24,20 @@ var (
 // CollectMeta describes the machine and tools a run measures.
 func CollectMeta(run string, sc *scenario.Scenario, kind string) results.Meta {
 	host, _ := os.Hostname()
-	return results.Meta{
+	guest := ""
+	if os.Getenv(uml.GuestEnv) == "1" {
+		guest = KernelRelease() // the host rewrites Kernel after the guest stops
+	}
+	return results.Meta{GuestKernel: guest,
 		Schema: results.SchemaVersion, Run: run, Scenario: sc.File.Name, ScenarioHash: sc.Hash(), Kind: kind,
-		Started: time.Now().UTC().Format(time.RFC3339), Kernel: kernelRelease(), CPU: cpuModel(), CPUs: runtime.NumCPU(),
+		Started: time.Now().UTC().Format(time.RFC3339), Kernel: KernelRelease(), CPU: cpuModel(), CPUs: runtime.NumCPU(),
 		GoVersion: runtime.Version(), GitCommit: gitCommit(), SvclabVersion: Version, Hostname: host,
 		Tools: toolVersions(),
 	}
 }
 
-func kernelRelease() string {
+// KernelRelease is the running kernel's release and version string.
+func KernelRelease() string {
 	var u unix.Utsname
 	if err := unix.Uname(&u); err != nil {
 		return "unknown"

@@ -99,7 +99,7 @@ func setUpPoint(sc *scenario.Scenario, p planPoint, prefix string, opts Options)
 }
 
 func (l *sweepLab) load(spec *scenario.SweepSpec, opts Options) error {
-	dp, err := apply.New(l.plan.dataplane, l.lab.Topo.NodeNetns)
+	dp, err := apply.New(l.plan.dataplane, l.lab.Topo.NodeNetns, apply.Settings{IPVSScheduler: spec.Scheduler})
 	if err != nil {
 		return err
 	}
@@ -173,6 +173,14 @@ func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.SweepSpec, re
 	if err != nil {
 		return nil, err
 	}
+	var flows pktRate
+	if spec.PacketRate {
+		r, err := l.packetRate(ctx)
+		if err != nil {
+			return nil, err
+		}
+		flows = pktRate{flowsPerSec: r.FlowsPerSec, cpuUsPerPacket: r.CPUMicrosPerPacket}
+	}
 	var out []results.Point
 	for _, pos := range spec.Positions {
 		p, err := l.probe(ctx, spec, pos, rep)
@@ -180,6 +188,10 @@ func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.SweepSpec, re
 			return out, err
 		}
 		p.ConnPerSec, p.CPUusPerConn = tput.connPerSec, tput.cpuUsPerConn
+		if spec.PacketRate {
+			p.FlowsPerSec = flows.flowsPerSec
+			p.Extra = map[string]float64{"cpu_us_per_packet": flows.cpuUsPerPacket}
+		}
 		out = append(out, p)
 	}
 	return out, nil
@@ -220,6 +232,10 @@ func (l *sweepLab) targetFor(pos string, seed uint64) func(int) netip.AddrPort {
 }
 
 type throughput struct{ connPerSec, cpuUsPerConn float64 }
+
+// pktRate is the packet-rate mode's knee (flows per second forwarded to the
+// last target) and CPU per forwarded packet.
+type pktRate struct{ flowsPerSec, cpuUsPerPacket float64 }
 
 // throughput opens a batch of new connections to the last target as fast as
 // four workers can and reads the machine's CPU time around it.

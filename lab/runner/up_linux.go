@@ -48,7 +48,7 @@ func Up(sc *scenario.Scenario, dataplane, prefix string) (*Lab, UpState, error) 
 	if err != nil {
 		return nil, UpState{}, err
 	}
-	dp, err := apply.New(dataplane, lab.Topo.NodeNetns)
+	dp, err := apply.New(dataplane, lab.Topo.NodeNetns, apply.Settings{})
 	if err != nil {
 		return nil, UpState{}, lab.closeWith(err)
 	}

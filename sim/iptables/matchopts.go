@@ -42,27 +42,35 @@ func portOptions(extra map[string]optionSpec) map[string]optionSpec {
 }
 
 func setDPort(r *Rule, opt string, neg bool, a []string) error {
+	if r.DestPort.Set {
+		return errRepeated
+	}
 	lo, hi, err := parsePortRange(a[0])
 	r.DestPort = PortMatch{Set: true, Negated: neg, Lo: lo, Hi: hi}
 	return err
 }
 
 func setSPort(r *Rule, opt string, neg bool, a []string) error {
+	if r.SourcePort.Set {
+		return errRepeated
+	}
 	lo, hi, err := parsePortRange(a[0])
 	r.SourcePort = PortMatch{Set: true, Negated: neg, Lo: lo, Hi: hi}
 	return err
 }
 
 func setComment(r *Rule, opt string, neg bool, a []string) error {
-	if r.HasComment {
-		r.Unknown = append(r.Unknown, UnknownMatch{Module: "comment", Option: opt, Args: a})
-		return nil
+	if !r.HasComment {
+		r.Comment, r.HasComment = a[0], true
 	}
-	r.Comment, r.HasComment = a[0], true
+	r.Comments = append(r.Comments, a[0])
 	return nil
 }
 
 func setNFAcct(r *Rule, opt string, neg bool, a []string) error {
+	if r.NFAcctName != "" {
+		return errRepeated
+	}
 	r.NFAcctName = a[0]
 	return nonEmpty(a[0])
 }
@@ -72,12 +80,18 @@ var statisticOptions = map[string]optionSpec{
 		if a[0] != "random" && a[0] != "nth" {
 			return fmt.Errorf("unknown mode %q", a[0])
 		}
+		if statistic(r).Mode != "" {
+			return errRepeated
+		}
 		statistic(r).Mode = a[0]
 		return nil
 	}},
 	"--probability": {1, true, func(r *Rule, opt string, neg bool, a []string) error {
 		p, err := parseProbability(a[0])
 		s := statistic(r)
+		if s.Probability != "" {
+			return errRepeated
+		}
 		s.Probability, s.ProbabilityValue, s.Negated = a[0], p, neg
 		return err
 	}},
@@ -87,6 +101,9 @@ var statisticOptions = map[string]optionSpec{
 			return fmt.Errorf("bad --every %q", a[0])
 		}
 		s := statistic(r)
+		if s.Every != 0 {
+			return errRepeated
+		}
 		s.Every, s.Negated = n, neg
 		return nil
 	}},
@@ -148,6 +165,9 @@ var recentOptions = map[string]optionSpec{
 	"--seconds":  recentNumber(func(m *RecentMatch, n uint64) { m.Seconds = n }),
 	"--hitcount": recentNumber(func(m *RecentMatch, n uint64) { m.HitCount = n }),
 	"--name": {1, false, func(r *Rule, opt string, neg bool, a []string) error {
+		if r.Recent != nil && r.Recent.Name != "DEFAULT" {
+			return errRepeated
+		}
 		recent(r).Name = a[0]
 		return nonEmpty(a[0])
 	}},
@@ -168,11 +188,17 @@ func addrType(r *Rule) *AddrTypeMatch {
 var addrTypeOptions = map[string]optionSpec{
 	"--src-type": {1, true, func(r *Rule, opt string, neg bool, a []string) error {
 		m := addrType(r)
+		if m.SrcType != "" {
+			return errRepeated
+		}
 		m.SrcType, m.SrcNegated = strings.ToUpper(a[0]), neg
 		return nonEmpty(a[0])
 	}},
 	"--dst-type": {1, true, func(r *Rule, opt string, neg bool, a []string) error {
 		m := addrType(r)
+		if m.DstType != "" {
+			return errRepeated
+		}
 		m.DstType, m.DstNegated = strings.ToUpper(a[0]), neg
 		return nonEmpty(a[0])
 	}},
@@ -187,6 +213,9 @@ var addrTypeOptions = map[string]optionSpec{
 }
 
 func setMarkMatch(r *Rule, opt string, neg bool, a []string) error {
+	if r.Mark != nil {
+		return errRepeated
+	}
 	v, m, err := parseMarkValue(a[0], true)
 	r.Mark = &MarkMatch{Negated: neg, Value: v, Mask: m}
 	return err
@@ -202,6 +231,9 @@ func setCTState(r *Rule, opt string, neg bool, a []string) error {
 	module := "conntrack"
 	if opt == "--state" {
 		module = "state"
+	}
+	if r.CTState != nil {
+		return errRepeated
 	}
 	states := strings.Split(strings.ToUpper(a[0]), ",")
 	for _, s := range states {
@@ -231,6 +263,9 @@ var conntrackOptions = map[string]optionSpec{
 
 var setOptions = map[string]optionSpec{
 	"--match-set": {2, true, func(r *Rule, opt string, neg bool, a []string) error {
+		if r.MatchSet != nil {
+			return errRepeated
+		}
 		flags := strings.Split(a[1], ",")
 		for _, f := range flags {
 			if f != "src" && f != "dst" {

@@ -9,9 +9,11 @@ import (
 // Normalize returns r as one canonical line, so that a rule written as
 // iptables-restore input and the same rule printed back by iptables-save
 // (legacy or nft) give the same string. The normal form:
-//   - puts matches in a fixed order: -s, -d, -i, -o, -p, ports, then
-//     addrtype, comment, conntrack, mark, nfacct, recent, set, statistic,
-//     then unknown matches in their original order, then the target;
+//   - puts matches in a fixed order: first what the parser does not model
+//     (stray words, then unknown options in their original order, so that
+//     no modelled module can claim them when the normal form is parsed
+//     again), then -s, -d, -i, -o, -p, ports, addrtype, comment,
+//     conntrack, mark, nfacct, recent, set, statistic, then the target;
 //   - drops "/32" ("/128") from host addresses and the bare "-m tcp";
 //   - writes the statistic probability as the kernel stores it
 //     (KernelProbability), with 11 decimals as iptables-save does: rounding
@@ -26,6 +28,7 @@ import (
 func Normalize(r *Rule) string {
 	n := normWriter{}
 	n.add("-A", r.Chain)
+	n.unknown(r.Unknown)
 	n.addr("-s", r.Source)
 	n.addr("-d", r.Destination)
 	n.iface("-i", r.InIface)
@@ -35,8 +38,8 @@ func Normalize(r *Rule) string {
 	}
 	n.ports(r)
 	n.addrType(r.AddrType)
-	if r.HasComment {
-		n.add("-m", "comment", "--comment", r.Comment)
+	for _, c := range r.Comments {
+		n.add("-m", "comment", "--comment", c)
 	}
 	n.ctState(r.CTState)
 	if m := r.Mark; m != nil {
@@ -52,7 +55,6 @@ func Normalize(r *Rule) string {
 		n.neg(s.Negated, "--match-set", s.Name, strings.Join(s.Flags, ","))
 	}
 	n.statistic(r.Statistic)
-	n.unknown(r.Unknown)
 	n.target(r)
 	return JoinWords(n.words)
 }
@@ -205,22 +207,28 @@ func (n *normWriter) statistic(s *StatisticMatch) {
 	n.neg(s.Negated, "--probability", fmt.Sprintf("%.11f", float64(fixed)/probabilityScale))
 }
 
-// unknown writes unmodelled matches in order, each preceded by "-m MODULE"
-// when it belongs to a module other than the previous one's, so the normal
-// form parses back to the same rule.
+// unknown writes unmodelled matches: first the stray words (so that no
+// option before them can take them as arguments when the normal form is
+// parsed again), then the options in order, each preceded by "-m MODULE"
+// when it belongs to a module other than the previous one's.
 func (n *normWriter) unknown(ms []UnknownMatch) {
+	for _, u := range ms {
+		if u.Module == "" && u.Option == "" {
+			n.neg(u.Negated, u.Args...)
+		}
+	}
 	prev := ""
 	for _, u := range ms {
+		if u.Module == "" && u.Option == "" {
+			continue
+		}
 		if u.Module != "" && (u.Module != prev || u.Option == "") {
 			n.add("-m", u.Module)
 		}
 		prev = u.Module
-		switch {
-		case u.Option != "":
+		if u.Option != "" {
 			n.neg(u.Negated, u.Option)
 			n.add(u.Args...)
-		case len(u.Args) > 0:
-			n.neg(u.Negated, u.Args...)
 		}
 	}
 }
@@ -272,42 +280,4 @@ func (n *normWriter) natArgs(r *Rule) {
 			n.add(f.word)
 		}
 	}
-}
-
-// NormalizeDump returns d in a normal form in which a restore input and the
-// iptables-save output of the same rules are equal: tables by name; chains
-// by name, leaving out deleted chains and built-in chains that have no rules
-// and an ACCEPT policy (restore input does not mention them, save output
-// always does); then each chain's rules through Normalize, in order.
-func NormalizeDump(d *Dump) string {
-	var b strings.Builder
-	tables := slices.Clone(d.Tables)
-	slices.SortFunc(tables, func(x, y *Table) int { return strings.Compare(x.Name, y.Name) })
-	for _, t := range tables {
-		chains := normalChains(t)
-		fmt.Fprintf(&b, "*%s\n", t.Name)
-		for _, c := range chains {
-			fmt.Fprintf(&b, ":%s %s\n", c.Name, c.Policy)
-		}
-		for _, c := range chains {
-			for _, r := range c.Rules {
-				b.WriteString(Normalize(r))
-				b.WriteByte('\n')
-			}
-		}
-		b.WriteString("COMMIT\n")
-	}
-	return b.String()
-}
-
-func normalChains(t *Table) []*Chain {
-	var out []*Chain
-	for _, c := range t.Chains {
-		implicit := IsBuiltinChain(t.Name, c.Name) && len(c.Rules) == 0 && c.Policy == "ACCEPT"
-		if !c.Deleted && !implicit {
-			out = append(out, c)
-		}
-	}
-	slices.SortFunc(out, func(x, y *Chain) int { return strings.Compare(x.Name, y.Name) })
-	return out
 }

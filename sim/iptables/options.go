@@ -20,22 +20,28 @@ var genericOptions = map[string]optionSpec{}
 
 func init() {
 	src := optionSpec{1, true, func(r *Rule, opt string, neg bool, a []string) error {
-		return setAddr(&r.Source, neg, a[0])
+		return once(r.Source.Set, func() error { return setAddr(&r.Source, neg, a[0]) })
 	}}
 	dst := optionSpec{1, true, func(r *Rule, opt string, neg bool, a []string) error {
-		return setAddr(&r.Destination, neg, a[0])
+		return once(r.Destination.Set, func() error { return setAddr(&r.Destination, neg, a[0]) })
 	}}
 	in := optionSpec{1, true, func(r *Rule, opt string, neg bool, a []string) error {
-		r.InIface = IfaceMatch{Set: true, Negated: neg, Name: a[0]}
-		return nil
+		return once(r.InIface.Set, func() error {
+			r.InIface = IfaceMatch{Set: true, Negated: neg, Name: a[0]}
+			return nil
+		})
 	}}
 	out := optionSpec{1, true, func(r *Rule, opt string, neg bool, a []string) error {
-		r.OutIface = IfaceMatch{Set: true, Negated: neg, Name: a[0]}
-		return nil
+		return once(r.OutIface.Set, func() error {
+			r.OutIface = IfaceMatch{Set: true, Negated: neg, Name: a[0]}
+			return nil
+		})
 	}}
 	proto := optionSpec{1, true, func(r *Rule, opt string, neg bool, a []string) error {
-		r.Protocol = ProtoMatch{Set: true, Negated: neg, Name: protocolName(a[0])}
-		return nil
+		return once(r.Protocol.Set, func() error {
+			r.Protocol = ProtoMatch{Set: true, Negated: neg, Name: protocolName(a[0])}
+			return nil
+		})
 	}}
 	match := optionSpec{1, false, addModule}
 	jump := optionSpec{1, false, setTarget}
@@ -64,6 +70,17 @@ func init() {
 			genericOptions[n] = names.spec
 		}
 	}
+}
+
+// errRepeated is iptables' "multiple -p flags not allowed" and the like.
+var errRepeated = errors.New("given more than once")
+
+// once runs set unless the option was already given.
+func once(already bool, set func() error) error {
+	if already {
+		return errRepeated
+	}
+	return set()
 }
 
 // addModule handles "-m MODULE". A module the parser does not know is kept

@@ -22,6 +22,7 @@ type Rule struct {
 	DestPort    PortMatch  // --dport of tcp/udp/sctp
 	Comment     string     // -m comment --comment (the first one)
 	HasComment  bool
+	Comments    []string // every comment, in order (a rule may have several)
 	Statistic   *StatisticMatch
 	Recent      *RecentMatch
 	AddrType    *AddrTypeMatch

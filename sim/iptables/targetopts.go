@@ -31,6 +31,9 @@ var targetOptions = map[string]map[string]optionSpec{
 	},
 	"REJECT": {
 		"--reject-with": {1, false, func(r *Rule, _ string, _ bool, a []string) error {
+			if r.RejectWith != "" {
+				return errRepeated
+			}
 			r.RejectWith = a[0]
 			return nonEmpty(a[0])
 		}},
@@ -50,8 +53,11 @@ func nat(r *Rule) *NATTarget {
 }
 
 func setNAT(r *Rule, _ string, _ bool, a []string) error {
-	ap, err := parseNATAddr(a[0])
 	n := nat(r)
+	if n.To != "" {
+		return errRepeated
+	}
+	ap, err := parseNATAddr(a[0])
 	n.To, n.Addr = a[0], ap
 	return err
 }
@@ -84,6 +90,9 @@ func dashToColon(s string) string {
 func setMarkTarget(r *Rule, opt string, _ bool, a []string) error {
 	op := opt[2:]
 	allowMask := op == "set-xmark" || op == "set-mark"
+	if r.SetMark != nil {
+		return errRepeated
+	}
 	v, m, err := parseMarkValue(a[0], allowMask)
 	if err != nil {
 		return err

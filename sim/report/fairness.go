@@ -23,7 +23,7 @@ func fairnessRun(w io.Writer, r results.FairnessRun) error {
 	fmt.Fprintf(w, "\n%s  %s (%s)  %d connections, %d errors, %s mode, %.0f conn/s, connect p50 %.0fµs p99 %.0fµs\n",
 		r.Dataplane, r.Service, r.ClusterIP, r.Connections, r.Errors, r.Mode, r.ConnPerSec, r.P50us, r.P99us)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "endpoint\tpod\tserved\tshare\t95% interval\texpected\tkernel DNAT\t")
+	fmt.Fprintln(tw, "endpoint\tpod\tserved\tshare\t95% interval\texpected\tkernel\t")
 	for _, e := range r.Endpoints {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t[%.4f, %.4f]\t%.4f\t%s\t\n", e.Endpoint, e.Pod, e.Count, e.Share, e.ShareLo, e.ShareHi, e.Expected, dnat(r, e))
 	}
@@ -36,7 +36,7 @@ func fairnessRun(w io.Writer, r results.FairnessRun) error {
 }
 
 func dnat(r results.FairnessRun, e results.Endpoint) string {
-	if len(r.Rules) == 0 {
+	if r.KernelCounter == "" {
 		return "-"
 	}
 	return fmt.Sprint(e.DNAT)
@@ -50,13 +50,13 @@ func verdict(p float64) string {
 }
 
 func agreement(r results.FairnessRun) string {
-	if len(r.Rules) == 0 {
+	switch {
+	case r.KernelCounter == "":
 		return ""
+	case r.CountsAgree:
+		return "; server counts equal the kernel's counters (" + r.KernelCounter + ")"
 	}
-	if r.CountsAgree {
-		return "; server counts equal the kernel's DNAT counters"
-	}
-	return "; server counts DIFFER from the kernel's DNAT counters"
+	return "; server counts DIFFER from the kernel's counters (" + r.KernelCounter + ")"
 }
 
 func rulesTable(w io.Writer, r results.FairnessRun) error {

@@ -92,7 +92,11 @@ type FairnessRun struct {
 	// ChainEntered is the kernel's count of new connections that entered
 	// the service chain (its KUBE-SERVICES rule's packet counter).
 	ChainEntered uint64 `json:"chain_entered,omitempty"`
-	// CountsAgree says the servers' counts equal the kernel's DNAT counters.
+	// KernelCounter names what Endpoint.DNAT counts: "iptables DNAT rule
+	// packets" or "ipvs real-server connections"; empty when the dataplane
+	// keeps no per-endpoint counter (nftables: kube-proxy's rules have none).
+	KernelCounter string `json:"kernel_counter,omitempty"`
+	// CountsAgree says the servers' counts equal the kernel's counters.
 	CountsAgree bool    `json:"counts_agree"`
 	ConnPerSec  float64 `json:"conn_per_s"`
 	P50us       float64 `json:"p50_us"`

@@ -68,6 +68,8 @@ type Fairness struct {
 	Mode            string   `yaml:"mode"`
 	RequestsPerConn int      `yaml:"requestsPerConn"`
 	ClientOnNode    bool     `yaml:"clientOnNode"`
+	// Scheduler is the IPVS scheduler (rr, wrr, lc, sh, mh); default rr.
+	Scheduler string `yaml:"scheduler"`
 }
 
 // SweepSpec configures a scaling sweep.
@@ -92,4 +94,6 @@ type SweepSpec struct {
 	// ThroughputConnections is the batch size for conn/s and CPU per
 	// connection (default 2000).
 	ThroughputConnections int `yaml:"throughputConnections"`
+	// Scheduler is the IPVS scheduler; default rr.
+	Scheduler string `yaml:"scheduler"`
 }

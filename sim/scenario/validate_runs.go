@@ -79,6 +79,7 @@ func validateFairness(r *Fairness) []pathError {
 	if r.Rate < 0 {
 		errs = append(errs, at("rate")(fmt.Sprintf("rate %g", r.Rate), "use 0 (as fast as possible) or a positive rate"))
 	}
+	errs = append(errs, checkScheduler(r.Scheduler, at("scheduler"))...)
 	switch r.Mode {
 	case "connect", "http":
 	case "keepalive":
@@ -126,6 +127,7 @@ func validateSweep(s *SweepSpec) []pathError {
 	for dp := range s.SyncLimit {
 		errs = append(errs, checkDataplanes([]string{dp}, at("syncLimit"))...)
 	}
+	errs = append(errs, checkScheduler(s.Scheduler, at("scheduler"))...)
 	defaultInt(&s.ThroughputConnections, 2000)
 	defaultInt(&s.EndpointsPerService, 1)
 	defaultInt(&s.Connections, 2000)
@@ -152,4 +154,13 @@ func (s *Scenario) Model() (*model.Model, error) {
 		n, eps, seed = syn.Services, syn.EndpointsPerService, syn.Seed
 	}
 	return s.ModelWith(n, eps, seed, s.File.Placement)
+}
+
+// checkScheduler accepts the IPVS schedulers kube-proxy offers.
+func checkScheduler(s string, at func(string, string) pathError) []pathError {
+	switch s {
+	case "", "rr", "wrr", "lc", "sh", "mh":
+		return nil
+	}
+	return []pathError{at(fmt.Sprintf("unknown IPVS scheduler %q", s), "use rr, wrr, lc, sh or mh")}
 }

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/svclab/svclab/sim/report"
+)
+
+func init() {
+	register(&command{name: "report", summary: "write report.md and plots (PNG, SVG) for a run directory", usage: reportUsage, run: runReport})
+}
+
+const reportUsage = `Usage: svclab report RUN_DIR
+
+Writes RUN_DIR/report.md and RUN_DIR/plots/*.png and *.svg: latency against
+services per dataplane with the fitted lines, CPU per connection, sync time,
+and a bar chart per fairness run. It works on a run killed half way: the
+completed points in results.jsonl are aggregated again. Needs no root.
+
+Examples:
+  svclab report results/runs/sweep-quick-20261129-190102
+  svclab report results/sweep-full && xdg-open results/sweep-full/report.md
+`
+
+func runReport(args []string, stdout, stderr io.Writer) error {
+	rest, err := parseFlags(newFlagSet("report"), args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("give one run directory")
+	}
+	rep, err := report.WriteReport(rest[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "report: %s\n", rep.Markdown)
+	for _, p := range rep.Plots {
+		fmt.Fprintf(stdout, "plot:   %s\n", p)
+	}
+	return nil
+}
