@@ -27,6 +27,7 @@ func TestRunSplitAcceptance(t *testing.T) {
 		{"split-2", 0.5},
 		{"split-5", 0.2},
 	}
+	svclabBinary(t) // skips (or fails under CI) without root, before touching anything
 	before := rootSnapshot(t)
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {

@@ -97,11 +97,7 @@ func (d *iptablesDataplane) load(m *model.Model, noflush bool) (Sync, error) {
 	if err != nil {
 		return Sync{}, fmt.Errorf("%s full sync: %w", d.Name(), err)
 	}
-	var jumps bytes.Buffer
-	if _, err := iptables.RenderJumps(&jumps, d.opts); err != nil {
-		return Sync{}, err
-	}
-	if _, err := d.ipt.Restore(jumps.Bytes(), true); err != nil {
+	if err := d.ipt.EnsureJumps(iptables.Jumps(d.opts)); err != nil {
 		return Sync{}, fmt.Errorf("%s jump rules: %w", d.Name(), err)
 	}
 	return Sync{Payload: stats, Duration: took}, nil

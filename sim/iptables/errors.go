@@ -8,6 +8,7 @@ type ParseError struct {
 	Err  error
 }
 
+// Error returns "line N: what is wrong".
 func (e *ParseError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 
 // Unwrap returns the underlying error.

@@ -15,6 +15,7 @@ type Problem struct {
 	Message string
 }
 
+// String returns the finding with its table and line.
 func (p Problem) String() string {
 	if p.Line > 0 {
 		return fmt.Sprintf("table %s, line %d: %s", p.Table, p.Line, p.Message)

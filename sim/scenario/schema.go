@@ -91,9 +91,16 @@ type SweepSpec struct {
 	// services per dataplane; above it the rules are loaded the fastest
 	// equivalent way and sync_full_s is not measured.
 	SyncLimit map[string]int `yaml:"syncLimit"`
+	// IncrementalLimit does the same for incremental syncs (kube-proxy's
+	// partial iptables-restore also uses --noflush).
+	IncrementalLimit map[string]int `yaml:"incrementalLimit"`
 	// ThroughputConnections is the batch size for conn/s and CPU per
 	// connection (default 2000).
 	ThroughputConnections int `yaml:"throughputConnections"`
 	// Scheduler is the IPVS scheduler; default rr.
 	Scheduler string `yaml:"scheduler"`
+	// SyncEachRepetition reloads the rules in every repetition, so full and
+	// incremental sync times get one sample per repetition (for compare
+	// and gate) instead of one per point.
+	SyncEachRepetition bool `yaml:"syncEachRepetition"`
 }

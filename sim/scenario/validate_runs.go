@@ -127,6 +127,9 @@ func validateSweep(s *SweepSpec) []pathError {
 	for dp := range s.SyncLimit {
 		errs = append(errs, checkDataplanes([]string{dp}, at("syncLimit"))...)
 	}
+	for dp := range s.IncrementalLimit {
+		errs = append(errs, checkDataplanes([]string{dp}, at("incrementalLimit"))...)
+	}
 	errs = append(errs, checkScheduler(s.Scheduler, at("scheduler"))...)
 	defaultInt(&s.ThroughputConnections, 2000)
 	defaultInt(&s.EndpointsPerService, 1)

@@ -49,7 +49,16 @@ type compiledChain struct {
 	name   string
 	policy Verdict // for built-in chains
 	rules  []compiledRule
+	texts  []string // rule lines, for Steps; apart from rules to keep those small
 	index  *dstIndex
+}
+
+// setTexts fills c.texts from the rules' sources.
+func (c *compiledChain) setTexts(texts []string) {
+	c.texts = texts[:len(c.rules):len(c.rules)]
+	for i := range c.rules {
+		c.texts[i] = c.rules[i].src0.String()
+	}
 }
 
 // NewIPTablesTracer compiles d's nat and filter tables. When the dump lacks
@@ -116,6 +125,7 @@ func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, 
 	}
 	ct.chains = make([]compiledChain, 0, len(ct.byName))
 	slab := make([]compiledRule, src.RuleCount()) // one allocation, rules in chain order
+	texts := make([]string, len(slab))
 	for _, c := range src.Chains {
 		if c.Deleted {
 			continue
@@ -130,6 +140,8 @@ func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, 
 				return nil, fmt.Errorf("compile rule %d of %s %s: %w", i, src.Name, c.Name, err)
 			}
 		}
+		cc.setTexts(texts)
+		texts = texts[len(c.Rules):]
 		if len(cc.rules) >= indexMin {
 			cc.index = buildDstIndex(cc.rules)
 		}

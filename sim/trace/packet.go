@@ -23,7 +23,7 @@ func (t *IPTablesTracer) startBranch(p Packet) (branch, error) {
 	if src.Is4() != dst.Is4() {
 		return branch{}, fmt.Errorf("trace %v: source and destination are of different families", p)
 	}
-	proto, ok := protoNumbers[p.Proto]
+	proto, ok := protoNumber(p.Proto)
 	if !ok {
 		return branch{}, fmt.Errorf("trace %v: unknown protocol %q", p, p.Proto)
 	}
@@ -41,6 +41,21 @@ func (t *IPTablesTracer) startBranch(p Packet) (branch, error) {
 		b.pkt.src4, b.pkt.dst4 = addr4(src), addr4(dst)
 	}
 	return b, nil
+}
+
+// protoNumber maps a protocol name to its number, the common ones without
+// a map lookup.
+func protoNumber(name string) (uint8, bool) {
+	switch name {
+	case "tcp":
+		return 6, true
+	case "udp":
+		return 17, true
+	case "sctp":
+		return 132, true
+	}
+	n, ok := protoNumbers[name]
+	return n, ok
 }
 
 var errBadFrom = errors.New(`From must be "pod" or "node"`)

@@ -85,7 +85,7 @@ func (t *IPTablesTracer) step(s *scratch, i int32) Step {
 	st := &s.steps[i]
 	tbl := t.tables[st.table]
 	c := &tbl.chains[st.chain]
-	return Step{Table: tbl.name, Chain: c.name, RuleIndex: int(st.rule), Rule: c.rules[st.rule].text, Matched: st.matched}
+	return Step{Table: tbl.name, Chain: c.name, RuleIndex: int(st.rule), Rule: c.texts[st.rule], Matched: st.matched}
 }
 
 // path materialises the steps ending at tail into dst's memory.
@@ -94,8 +94,8 @@ func (t *IPTablesTracer) path(s *scratch, tail int32, dst []Step) []Step {
 		return dst[:0]
 	}
 	n := 0
-	for i := tail; i >= 0; i = s.steps[i].prev {
-		n++
+	if tail >= 0 {
+		n = int(s.steps[tail].depth)
 	}
 	dst = slices.Grow(dst[:0], n)[:n]
 	for i := tail; i >= 0; i = s.steps[i].prev {

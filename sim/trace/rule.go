@@ -34,7 +34,6 @@ type compiledRule struct {
 	service string // service port named by a nat KUBE-SERVICES/KUBE-NODEPORTS jump
 
 	src0 *iptables.Rule
-	text string // the rule line, for Steps
 }
 
 type targetKind uint8
@@ -66,7 +65,7 @@ var nonTerminating = map[string]bool{
 
 // compileRule fills cr from r; jump targets are resolved in ct.
 func compileRule(cr *compiledRule, r *iptables.Rule, ct *compiledTable) error {
-	cr.src0, cr.text = r, r.String()
+	cr.src0 = r
 	cr.src = compileAddr(r.Source)
 	cr.dst = compileAddr(r.Destination)
 	var why []string
@@ -200,6 +199,10 @@ func compileJump(cr *compiledRule, r *iptables.Rule, ct *compiledTable) {
 		cr.target = targetJump
 	}
 	if ct.name == "nat" && (r.Chain == "KUBE-SERVICES" || r.Chain == "KUBE-NODEPORTS") && r.HasComment {
-		cr.service, _, _ = strings.Cut(r.Comment, " ")
+		// "ns1/svc1:p80 cluster IP" names a service port; the nodeports
+		// rule's "kubernetes service nodeports; ..." does not.
+		if first, _, _ := strings.Cut(r.Comment, " "); strings.Contains(first, "/") {
+			cr.service = first
+		}
 	}
 }

@@ -16,6 +16,7 @@ type scratch struct {
 // branches share the path up to their fork.
 type pathStep struct {
 	prev    int32
+	depth   int32 // steps up to and including this one
 	rule    int32
 	chain   int32
 	table   uint8
@@ -32,7 +33,11 @@ func (s *scratch) reset() {
 }
 
 func (s *scratch) addStep(prev int32, table uint8, chain, rule int32, matched bool) int32 {
-	s.steps = append(s.steps, pathStep{prev: prev, rule: rule, chain: chain, table: table, matched: matched})
+	depth := int32(1)
+	if prev >= 0 {
+		depth += s.steps[prev].depth
+	}
+	s.steps = append(s.steps, pathStep{prev: prev, depth: depth, rule: rule, chain: chain, table: table, matched: matched})
 	return int32(len(s.steps) - 1)
 }
 

@@ -1,8 +1,6 @@
 package trace
 
 import (
-	"fmt"
-	"github.com/svclab/svclab/sim/iptables"
 	"math"
 	"net/netip"
 	"strings"
@@ -77,14 +75,14 @@ func TestVerdictsAndFlags(t *testing.T) {
 		verdict   Verdict
 		endpoints int
 		masq      bool
-		flag      string
+		flag      string // in Flags, or else in the rendered trace
 	}{
 		{"no service falls through", tcp("10.0.0.5", "172.30.0.99", 80), Accept, 0, false, "no service"},
 		{"REJECT in filter KUBE-SERVICES", tcp("10.0.0.5", "172.30.0.46", 80), Reject, 0, false, ""},
 		{"REJECT for a nodePort without endpoints", tcp("203.0.113.9", "192.168.1.10", 3006), Reject, 0, false, ""},
 		{"ClientIP affinity", tcp("10.0.0.5", "172.30.0.47", 80), Accept, 2, false, "ClientIP affinity"},
 		{"skewed split", tcp("10.0.0.5", "172.30.0.48", 80), Accept, 2, false, "split deviates from uniform by 0.4"},
-		{"nodePort is masqueraded", tcp("203.0.113.9", "192.168.1.10", 3005), Accept, 3, true, ""},
+		{"nodePort is masqueraded", tcp("203.0.113.9", "192.168.1.10", 3005), Accept, 3, true, "service ns5/svc5:p80"},
 		{"wrong port", tcp("10.0.0.5", "172.30.0.45", 81), Accept, 0, false, "no service"},
 		{"udp to a tcp service", Packet{Src: netip.MustParseAddr("10.0.0.5"), Dst: netip.MustParseAddr("172.30.0.45"), Proto: "udp", DPort: 80}, Accept, 0, false, "no service"},
 		{"from the node", Packet{Src: netip.MustParseAddr("192.168.1.10"), Dst: netip.MustParseAddr("172.30.0.45"), Proto: "tcp", DPort: 80, From: "node"}, Accept, 3, true, ""},
@@ -95,7 +93,7 @@ func TestVerdictsAndFlags(t *testing.T) {
 			if got.Verdict != tc.verdict || len(got.Endpoints) != tc.endpoints || got.Masquerade != tc.masq {
 				t.Errorf("got %s", got)
 			}
-			if tc.flag != "" && !hasFlag(got, tc.flag) {
+			if tc.flag != "" && !hasFlag(got, tc.flag) && !strings.Contains(got.String(), tc.flag) {
 				t.Errorf("flags %q lack %q", got.Flags, tc.flag)
 			}
 		})
@@ -201,120 +199,5 @@ func TestPartialDumpJump(t *testing.T) {
 	got := mustTrace(t, tr, tcp("10.0.0.5", "172.30.0.41", 80))
 	if len(got.Endpoints) != 0 || !hasFlag(got, "jump to KUBE-SVC-XPGD46QRK7WJZT7O, which is not in the dump") {
 		t.Errorf("got %s", got)
-	}
-}
-
-// TestIndexMatchesLinearWalk checks that the destination index changes
-// nothing but speed: endpoints, verdicts and rule counts equal those of a
-// tracer that walks every rule.
-func TestIndexMatchesLinearWalk(t *testing.T) {
-	dump := parseDump(t, generateServices(40, 3))
-	fast, err := newIPTablesTracer(dump, Options{}, indexMinRules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	slow, err := newIPTablesTracer(dump, Options{}, math.MaxInt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 42 {
-		p := Packet{Src: netip.MustParseAddr("192.168.7.7"), Dst: serviceIP(i), Proto: "tcp", DPort: 80}
-		a, b := mustTrace(t, fast, p), mustTrace(t, slow, p)
-		if a.RulesEvaluated != b.RulesEvaluated || a.ExpectedRulesEvaluated != b.ExpectedRulesEvaluated ||
-			len(a.Endpoints) != len(b.Endpoints) || a.Verdict != b.Verdict || matched(a) != matched(b) {
-			t.Fatalf("service %d: indexed and linear walks differ:\n%s\n%s", i, a, b)
-		}
-		if i < 40 && (len(a.Endpoints) != 3 || a.RulesEvaluated < i+1) {
-			t.Errorf("service %d: %s", i, a)
-		}
-	}
-}
-
-func matched(tr Trace) string {
-	var b strings.Builder
-	for _, s := range tr.Path {
-		if s.Matched {
-			b.WriteString(s.Rule + "\n")
-		}
-	}
-	return b.String()
-}
-
-func TestTraceIntoReuses(t *testing.T) {
-	tr := mustTracer(t, loadDump(t, "services.rules"), Options{})
-	var out Trace
-	p := tcp("10.0.0.5", "172.30.0.45", 80)
-	if err := tr.TraceInto(p, &out); err != nil {
-		t.Fatal(err)
-	}
-	want := out.String()
-	allocs := testing.AllocsPerRun(100, func() {
-		if err := tr.TraceInto(p, &out); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if out.String() != want {
-		t.Errorf("second trace differs:\n%s\n%s", want, out)
-	}
-	if allocs > 2 {
-		t.Errorf("TraceInto allocates %.0f times per packet", allocs)
-	}
-}
-
-func TestSkipPaths(t *testing.T) {
-	dump := loadDump(t, "services.rules")
-	full := mustTrace(t, mustTracer(t, dump, Options{}), tcp("10.0.0.5", "172.30.0.45", 80))
-	bare := mustTrace(t, mustTracer(t, dump, Options{SkipPaths: true}), tcp("10.0.0.5", "172.30.0.45", 80))
-	if len(bare.Path) != 0 || len(bare.Endpoints) != 3 || len(bare.Endpoints[0].Path) != 0 {
-		t.Fatalf("SkipPaths still has paths: %s", bare)
-	}
-	for i := range full.Endpoints {
-		f, b := full.Endpoints[i], bare.Endpoints[i]
-		if f.Endpoint != b.Endpoint || f.Effective != b.Effective || f.RulesEvaluated != b.RulesEvaluated {
-			t.Errorf("endpoint %d differs: %+v vs %+v", i, f, b)
-		}
-	}
-	if full.RulesEvaluated != bare.RulesEvaluated || full.Verdict != bare.Verdict {
-		t.Errorf("main branch differs")
-	}
-}
-
-// TestTraceIntoSharedPath reuses one Trace for a packet whose main branch
-// is an endpoint (Path shared with it) and then for one whose main branch
-// is not: the endpoint's path must not be overwritten.
-func TestTraceIntoSharedPath(t *testing.T) {
-	dump := parseDump(t, `*nat
-:KUBE-SERVICES - [0:0]
-:KUBE-SVC-A - [0:0]
-:KUBE-SEP-A - [0:0]
-:KUBE-PAD - [0:0]
--A KUBE-SERVICES -d 172.30.0.1 -j KUBE-PAD
--A KUBE-PAD -p udp -j DROP
--A KUBE-PAD -p udp -j DROP
--A KUBE-PAD -p udp -j DROP
--A KUBE-PAD -p udp -j DROP
--A KUBE-PAD -p udp -j DROP
--A KUBE-PAD -p udp -j DROP
--A KUBE-SERVICES -d 172.30.0.1 -j KUBE-SVC-A
--A KUBE-SERVICES -d 172.30.0.2 -j KUBE-SVC-A
--A KUBE-SVC-A -d 172.30.0.2 -m statistic --mode random --probability 0.3 -j KUBE-SEP-A
--A KUBE-SVC-A -d 172.30.0.1 -j KUBE-SEP-A
--A KUBE-SEP-A -p tcp -j DNAT --to-destination 10.1.0.1:80
-COMMIT
-`)
-	tr := mustTracer(t, dump, Options{})
-	var out Trace
-	for _, dst := range []string{"172.30.0.1", "172.30.0.2"} {
-		p := tcp("10.0.0.5", dst, 80)
-		if err := tr.TraceInto(p, &out); err != nil {
-			t.Fatal(err)
-		}
-		fresh := mustTrace(t, tr, p)
-		if out.String() != fresh.String() || fmt.Sprint(out.Endpoints) != fmt.Sprint(fresh.Endpoints) {
-			t.Errorf("%s: reused trace differs:\n%s%v\n%s%v", dst, out, out.Endpoints, fresh, fresh.Endpoints)
-		}
-	}
-	if out.DNAT.IsValid() || len(out.Endpoints) != 1 || out.Endpoints[0].Effective != iptables.EffectiveProbability(0.3) {
-		t.Errorf("last trace: %s", out)
 	}
 }

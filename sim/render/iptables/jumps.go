@@ -26,6 +26,27 @@ var jumpRules = []struct{ table, chain, rule string }{
 	{"nat", "POSTROUTING", `-m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING`},
 }
 
+// Jump is one jump rule from a built-in chain, as kube-proxy's EnsureRule
+// gets it: the rule's arguments, ready for `iptables -C/-I TABLE CHAIN ...`.
+type Jump struct {
+	Table, Chain string
+	Rule         string // the rule text, comment quoted
+}
+
+// Jumps returns the jump rules in the order kube-proxy ensures them. With
+// localhostNodePorts off, kube-proxy does not create KUBE-FIREWALL, so its
+// jumps are left out.
+func Jumps(opts Options) []Jump {
+	var out []Jump
+	for _, j := range jumpRules {
+		if !opts.LocalhostNodePorts && j.rule == "-j KUBE-FIREWALL" {
+			continue
+		}
+		out = append(out, Jump{Table: j.table, Chain: j.chain, Rule: j.rule})
+	}
+	return out
+}
+
 // RenderJumps writes the jump rules from the built-in chains as a restore
 // payload to load with --noflush after Render's payload. With
 // localhostNodePorts off, kube-proxy does not create KUBE-FIREWALL, so its
@@ -34,11 +55,11 @@ func RenderJumps(w io.Writer, opts Options) (render.Stats, error) {
 	rw := render.NewWriter(w)
 	for _, table := range []string{"filter", "nat"} {
 		rw.Line("*", table)
-		for _, j := range jumpRules {
-			if j.table != table || (!opts.LocalhostNodePorts && j.rule == "-j KUBE-FIREWALL") {
+		for _, j := range Jumps(opts) {
+			if j.Table != table {
 				continue
 			}
-			rw.Line("-I ", j.chain, " 1 ", j.rule)
+			rw.Line("-I ", j.Chain, " 1 ", j.Rule)
 			rw.CountRule()
 		}
 		rw.Line("COMMIT")

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/svclab/svclab/sim/compare"
+)
+
+func init() {
+	register(&command{name: "gate", summary: "fail (exit 1) when a run regresses significantly against a baseline", usage: gateUsage, run: runGate})
+}
+
+const gateUsage = `Usage: svclab gate BASE NEW [--threshold METRIC=PCT ...] [options]
+
+Compares NEW with the baseline BASE (run directories or results.jsonl files)
+as svclab compare does, and fails when a metric regresses: its change at a
+point is in the worse direction, larger than the metric's threshold, and
+significant: Mann-Whitney U p ≤ alpha and, since a run makes dozens of
+comparisons, a Benjamini-Hochberg adjusted q ≤ alpha over all gated
+comparisons (the false discovery rate; --correction none gates on p alone,
+which flags noise in one run out of a few). It prints one line per
+regression, e.g.
+
+  REGRESSION p50_us iptables-nft/2500/last: +31.2% (p=0.002, q=0.029, threshold 10%)
+
+then a verdict line (PASS or FAIL). Warnings go to stderr. Needs no root.
+
+Default thresholds, in percent of the base median:
+  p50_us, p90_us, p99_us     10   (latency; higher is worse)
+  cpu_us_per_conn            10   (CPU per new connection; higher is worse)
+  conn_per_s                 10   (connection rate; a drop is worse)
+  sync_full_s                20   (full sync time; higher is worse)
+  sync_incremental_s         20   (incremental sync time; higher is worse)
+Fairness metrics (chi2_p, jain) are gated only when given a threshold.
+
+The Mann-Whitney U test needs at least 4 repetitions per side to reach
+p ≤ 0.05; 6 or more let a clear regression pass the correction: with fewer
+than 4, no change can be significant and the gate refuses to decide (exit 2).
+Sync times are measured once per point, so they are one sample per point and
+are never significant with today's runner.
+
+Options:
+  --threshold METRIC=PCT  set a threshold; repeat or separate with commas.
+                          METRIC is a metric or a group (latency, cpu, sync);
+                          PCT is a percentage, or off to stop gating it
+  --alpha A               significance level and false discovery rate (0.05)
+  --correction bh|none    multiple-comparison correction (default bh)
+  --base-dataplane D      compare only this dataplane of BASE ...
+  --new-dataplane D       ... with this one of NEW (see svclab help compare)
+  -v                      print the whole comparison table first
+
+Exit status:
+  0  no significant regression beyond its threshold
+  1  at least one regression (the lines above name them)
+  2  unusable input: a missing run, another schema version, no common point,
+     or samples too few for any change to be significant
+
+Examples:
+  svclab gate results/baseline/ci-smoke new
+  svclab gate results/baseline/ci-smoke new --threshold latency=15 --threshold sync=off
+  svclab gate base new --threshold p99_us=25,conn_per_s=5 -v
+`
+
+func runGate(args []string, stdout, stderr io.Writer) error {
+	var f compareFlags
+	fs := newFlagSet("gate")
+	f.register(fs)
+	thresholds := compare.NewThresholds()
+	fs.Func("threshold", "", func(s string) error {
+		for _, setting := range strings.Split(s, ",") {
+			if err := thresholds.Set(strings.TrimSpace(setting)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	verbose := fs.Bool("v", false, "")
+	correction := fs.String("correction", string(compare.CorrectionBH), "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 2 {
+		return usagef("give two runs: BASE NEW")
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	corr, err := compare.ParseCorrection(*correction)
+	if err != nil {
+		return usagef("--%v", err)
+	}
+	res, err := loadAndCompare(rest[0], rest[1], f.opts)
+	if err != nil {
+		return err
+	}
+	if *verbose {
+		if err := compare.WriteText(stdout, res); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+	} else {
+		for _, w := range compare.AllWarnings(res) {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
+	}
+	return gateVerdict(compare.Gate(res, thresholds, corr), res, stdout)
+}
+
+// gateVerdict prints the failures and the verdict and picks the exit code.
+func gateVerdict(v compare.Verdict, res *compare.Result, stdout io.Writer) error {
+	if err := v.CanFail(); err != nil {
+		return &exitError{code: 2, msg: err.Error()}
+	}
+	fmt.Fprintf(stdout, "gate: %s against baseline %s; %s\n", res.New.Path, res.Base.Path, res.Matching)
+	for _, failure := range v.Failures {
+		fmt.Fprintln(stdout, failure)
+	}
+	fmt.Fprintln(stdout, v)
+	if !v.Passed() {
+		return &exitError{code: 1}
+	}
+	return nil
+}

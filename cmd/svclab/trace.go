@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/netip"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/svclab/svclab/sim/analyze"
+)
+
+func init() {
+	register(&command{name: "trace", summary: "walk one packet through a rule dump: path, endpoints, probabilities", usage: traceUsage, run: runTrace})
+}
+
+const traceUsage = `Usage: svclab trace --dump FILE --dst IP:PORT [options]
+
+Walks the first packet of a connection through a rule dump, in userspace:
+iptables-save output (or kube-proxy's iptables-restore payload), or
+nft list ruleset output (or kube-proxy's nft script). Prints the rules on the
+way, the verdict, whether the packet is masqueraded, and every endpoint it
+can reach with its exact probability: the product of the statistic
+probabilities on its path, as written and as the kernel applies them
+(round(p·2^31)/2^31). No root needed.
+
+Options:
+  --dump FILE         the rules (iptables-save -c > FILE, nft list ruleset > FILE, svclab render)
+  --dst IP:PORT       the service address
+  --proto P           tcp (default), udp or sctp
+  --src IP            the client address (default 10.244.255.1, a pod)
+  --from pod|node     PREROUTING (a pod or another host, default) or OUTPUT (a host process)
+  --local IP,...      the node's own addresses, for addrtype LOCAL and NodePorts
+  --json              one JSON object: endpoints as {"endpoint": "IP:port", "probability": p}
+
+Examples:
+  svclab render --scenario two-endpoints --services 0 > rules.txt
+  svclab trace --dump rules.txt --dst 172.30.0.43:80
+  sudo iptables-save -c > dump.txt && svclab trace --dump dump.txt --dst 10.96.4.7:443 --json
+  svclab trace --dump ruleset.nft --dst 10.96.0.10:53 --proto udp --from node
+`
+
+func runTrace(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("trace")
+	dump := fs.String("dump", "", "")
+	dst := fs.String("dst", "", "")
+	proto := fs.String("proto", "tcp", "")
+	src := fs.String("src", "10.244.255.1", "")
+	from := fs.String("from", "pod", "")
+	local := fs.String("local", "", "")
+	asJSON := fs.Bool("json", false, "")
+	if rest, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usagef("unexpected argument %q", rest[0])
+	}
+	pkt, locals, err := tracePacket(*dst, *proto, *src, *from, *local)
+	if err != nil {
+		return err
+	}
+	if *dump == "" {
+		return usagef("--dump FILE is required")
+	}
+	d, err := analyze.LoadFile(*dump)
+	if err != nil {
+		return err
+	}
+	tr, err := analyze.NewTracer(d, locals, false)
+	if err != nil {
+		return err
+	}
+	res, err := tr.Trace(pkt)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	return printTrace(stdout, res)
+}
+
+// tracePacket validates the packet flags.
+func tracePacket(dst, proto, src, from, local string) (analyze.Packet, []netip.Addr, error) {
+	ap, err := netip.ParseAddrPort(dst)
+	if err != nil {
+		return analyze.Packet{}, nil, usagef("--dst %q: want IP:PORT, e.g. 10.96.0.10:80", dst)
+	}
+	s, err := netip.ParseAddr(src)
+	if err != nil {
+		return analyze.Packet{}, nil, usagef("--src %q: want an IP address", src)
+	}
+	if proto != "tcp" && proto != "udp" && proto != "sctp" {
+		return analyze.Packet{}, nil, usagef("--proto %q: want tcp, udp or sctp", proto)
+	}
+	if from != "pod" && from != "node" {
+		return analyze.Packet{}, nil, usagef("--from %q: want pod or node", from)
+	}
+	var locals []netip.Addr
+	for _, l := range strings.Split(local, ",") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		a, err := netip.ParseAddr(l)
+		if err != nil {
+			return analyze.Packet{}, nil, usagef("--local %q: want IP addresses separated by commas", local)
+		}
+		locals = append(locals, a)
+	}
+	return analyze.Packet{Src: s, Dst: ap.Addr(), Proto: proto, DPort: ap.Port(), From: from}, locals, nil
+}
+
+func printTrace(w io.Writer, r analyze.Result) error {
+	fmt.Fprintf(w, "%s (%s dump)\n\npath:\n", r.Packet, r.Dump)
+	for _, p := range r.Path {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
+	fmt.Fprintf(w, "\nservice %s, verdict %s, masquerade %v, %d rules evaluated, %d map lookups\n",
+		orDash(r.Service), r.Verdict, r.Masquerade, r.RulesEvaluated, r.MapLookups)
+	if len(r.Endpoints) > 0 {
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "\nendpoint\tprobability\tkernel\tverdict\tmasquerade\trules")
+		for _, e := range r.Endpoints {
+			fmt.Fprintf(tw, "%s\t%.10f\t%.10f\t%s\t%v\t%d\n", e.Endpoint, e.Probability, e.Effective, e.Verdict, e.Masquerade, e.Rules)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, f := range r.Flags {
+		fmt.Fprintf(w, "note: %s\n", f)
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

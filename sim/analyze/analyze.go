@@ -1,0 +1,183 @@
+package analyze
+
+import (
+	"math"
+	"net/netip"
+	"sort"
+	"strings"
+
+	"github.com/svclab/svclab/sim/iptables"
+)
+
+// deviationLimit is the relative deviation from a uniform split above which
+// a service is flagged.
+const deviationLimit = 1e-6
+
+// ServiceRow is one service port's first-packet cost and split.
+type ServiceRow struct {
+	Service        string  `json:"service"`
+	Position       int     `json:"position"` // 1-based rule in KUBE-SERVICES (iptables) or element in service-ips (nftables)
+	Destination    string  `json:"destination"`
+	Protocol       string  `json:"protocol"`
+	Endpoints      int     `json:"endpoints"`
+	RulesEvaluated int     `json:"rules_evaluated"`
+	MapLookups     int     `json:"map_lookups"`
+	MaxDeviation   float64 `json:"max_deviation"` // max over endpoints of |p·n − 1|
+	NonUniform     bool    `json:"non_uniform"`
+	Verdict        string  `json:"verdict"`
+}
+
+// Report is the whole analysis.
+type Report struct {
+	Dump      string       `json:"dump"`
+	Services  []ServiceRow `json:"services"`
+	Worst     int          `json:"worst_rules_per_first_packet"`
+	Mean      float64      `json:"mean_rules_per_first_packet"`
+	P99       int          `json:"p99_rules_per_first_packet"`
+	Flagged   int          `json:"non_uniform_services"`
+	Endpoints map[int]int  `json:"endpoints_per_service"` // endpoints → services with that many
+}
+
+// target is a service destination found in the dump.
+type target struct {
+	name  string
+	pos   int
+	dst   netip.AddrPort
+	proto string
+}
+
+// Analyze traces a first packet from src to every service of the dump.
+func Analyze(d *Dump, src netip.Addr) (*Report, error) {
+	tr, err := NewTracer(d, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	var targets []target
+	if d.Kind == KindIPTables {
+		targets = iptablesTargets(d.IPT)
+	} else {
+		targets = nftablesTargets(d)
+	}
+	rep := &Report{Dump: d.Kind, Endpoints: map[int]int{}}
+	for _, t := range targets {
+		res, err := tr.Trace(Packet{Src: src, Dst: t.dst.Addr(), Proto: t.proto, DPort: t.dst.Port(), From: "pod"})
+		if err != nil {
+			return nil, err
+		}
+		rep.Services = append(rep.Services, row(t, res))
+	}
+	rep.summarize()
+	return rep, nil
+}
+
+func row(t target, res Result) ServiceRow {
+	r := ServiceRow{Service: t.name, Position: t.pos, Destination: t.dst.String(), Protocol: t.proto,
+		Endpoints: len(res.Endpoints), RulesEvaluated: res.RulesEvaluated, MapLookups: res.MapLookups, Verdict: res.Verdict}
+	if r.Service == "" {
+		r.Service = res.Service
+	}
+	n := float64(len(res.Endpoints))
+	for _, e := range res.Endpoints {
+		p := e.Effective
+		if p == 0 {
+			p = e.Probability
+		}
+		r.MaxDeviation = math.Max(r.MaxDeviation, math.Abs(p*n-1))
+	}
+	r.NonUniform = r.MaxDeviation > deviationLimit
+	return r
+}
+
+func (rep *Report) summarize() {
+	if len(rep.Services) == 0 {
+		return
+	}
+	costs := make([]int, len(rep.Services))
+	total := 0
+	for i, s := range rep.Services {
+		costs[i] = s.RulesEvaluated
+		total += s.RulesEvaluated
+		rep.Endpoints[s.Endpoints]++
+		if s.NonUniform {
+			rep.Flagged++
+		}
+	}
+	sort.Ints(costs)
+	rep.Worst = costs[len(costs)-1]
+	rep.Mean = float64(total) / float64(len(costs))
+	rep.P99 = costs[min(len(costs)-1, int(math.Ceil(0.99*float64(len(costs))))-1)]
+}
+
+// iptablesTargets lists the ClusterIP (and external IP) rules of nat
+// KUBE-SERVICES, and the REJECT rules of filter KUBE-SERVICES for services
+// without endpoints, in chain order.
+func iptablesTargets(d *iptables.Dump) []target {
+	var out []target
+	for _, table := range []string{"nat", "filter"} {
+		for _, t := range d.Tables {
+			if t.Name != table {
+				continue
+			}
+			for _, c := range t.Chains {
+				if c.Name != "KUBE-SERVICES" {
+					continue
+				}
+				for i, r := range c.Rules {
+					if tg, ok := serviceRule(r, i+1); ok && (table == "nat" || r.Target == "REJECT") {
+						out = append(out, tg)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func serviceRule(r *iptables.Rule, pos int) (target, bool) {
+	if !r.Destination.Set || r.Destination.Negated || !r.DestPort.Set || !r.Protocol.Set || r.Destination.Prefix.Bits() != 32 {
+		return target{}, false
+	}
+	return target{name: iptables.ServiceName(r.Comment), pos: pos,
+		dst: netip.AddrPortFrom(r.Destination.Prefix.Addr(), r.DestPort.Lo), proto: r.Protocol.Name}, true
+}
+
+// nftablesTargets lists the elements of kube-proxy's service-ips and
+// no-endpoint-services maps.
+func nftablesTargets(d *Dump) []target {
+	var out []target
+	for _, t := range d.NFT.Tables {
+		if t.Name != "kube-proxy" {
+			continue
+		}
+		for _, name := range []string{"service-ips", "no-endpoint-services"} {
+			set := t.Set(name)
+			if set == nil {
+				continue
+			}
+			for i, e := range set.Elements {
+				if tg, ok := nftTarget(e.Key, e.Value, e.Comment, i+1); ok {
+					out = append(out, tg)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func nftTarget(key, value []string, comment string, pos int) (target, bool) {
+	if len(key) != 3 {
+		return target{}, false
+	}
+	ap, err := netip.ParseAddrPort(key[0] + ":" + key[2])
+	if err != nil {
+		return target{}, false
+	}
+	name := comment
+	if name == "" && len(value) == 2 {
+		// "service-ULMVA6XW-ns1/svc1/tcp/p80" → "ns1/svc1/tcp/p80"
+		if parts := strings.SplitN(value[1], "-", 3); len(parts) == 3 {
+			name = parts[2]
+		}
+	}
+	return target{name: name, pos: pos, dst: ap, proto: key[1]}, true
+}

@@ -1,0 +1,126 @@
+package analyze
+
+import (
+	"bytes"
+	"math"
+	"net/netip"
+	"testing"
+
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render/iptables"
+	"github.com/svclab/svclab/sim/render/nftables"
+)
+
+func renderDump(t testing.TB, mode string, services, endpoints int) *Dump {
+	t.Helper()
+	gen, err := model.NewGenerator(model.GeneratorConfig{Services: services, EndpointsPerService: endpoints, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &model.Model{Cluster: model.DefaultCluster(), Services: gen}
+	var b bytes.Buffer
+	if mode == KindIPTables {
+		_, err = iptables.Render(&b, m, iptables.DefaultOptions())
+	} else {
+		_, err = nftables.Render(&b, m, nftables.Options{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// The reference is kube-proxy's own output (TestSyncProxyRulesRepeated).
+func TestTraceKubeProxyExample(t *testing.T) {
+	d, err := LoadFile("testdata/kube-proxy-example.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTracer(d, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		src  string
+		masq bool
+	}{{"10.0.0.5", false}, {"192.168.1.1", true}}
+	for _, tt := range tests {
+		res, err := tr.Trace(Packet{Src: netip.MustParseAddr(tt.src), Dst: netip.MustParseAddr("172.30.0.43"), Proto: "tcp", DPort: 80})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Endpoints) != 2 || res.Endpoints[0].Endpoint != "10.0.3.2:80" || res.Endpoints[1].Endpoint != "10.0.3.3:80" {
+			t.Fatalf("endpoints %+v", res.Endpoints)
+		}
+		for _, e := range res.Endpoints {
+			if e.Probability != 0.5 || e.Effective != 0.5 || e.Masquerade != tt.masq {
+				t.Errorf("from %s: %+v, want probability 0.5, masquerade %v", tt.src, e, tt.masq)
+			}
+		}
+	}
+}
+
+func TestAnalyzeIPTablesCostGrowsWithPosition(t *testing.T) {
+	rep, err := Analyze(renderDump(t, KindIPTables, 200, 3), netip.MustParseAddr("10.244.255.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Services) != 200 || rep.Flagged != 0 || rep.Endpoints[3] != 200 {
+		t.Fatalf("services %d, flagged %d, endpoints %v", len(rep.Services), rep.Flagged, rep.Endpoints)
+	}
+	for i := 1; i < len(rep.Services); i++ {
+		if rep.Services[i].RulesEvaluated != rep.Services[i-1].RulesEvaluated+1 {
+			t.Fatalf("service %d costs %d rules after %d: each later service should cost one more KUBE-SERVICES rule",
+				i, rep.Services[i].RulesEvaluated, rep.Services[i-1].RulesEvaluated)
+		}
+	}
+	if rep.Worst != rep.Services[199].RulesEvaluated || math.Abs(rep.Mean-float64(rep.Services[0].RulesEvaluated+rep.Worst)/2) > 0.5 {
+		t.Fatalf("worst %d mean %.1f", rep.Worst, rep.Mean)
+	}
+}
+
+func TestAnalyzeNFTablesCostIsConstant(t *testing.T) {
+	rep, err := Analyze(renderDump(t, KindNFTables, 200, 3), netip.MustParseAddr("10.244.255.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Services) != 200 || rep.Worst != rep.Services[0].RulesEvaluated || rep.Services[0].MapLookups == 0 {
+		t.Fatalf("services %d worst %d first %+v", len(rep.Services), rep.Worst, rep.Services[0])
+	}
+	if rep.Services[0].Endpoints != 3 || rep.Flagged != 0 {
+		t.Fatalf("first service %+v, flagged %d", rep.Services[0], rep.Flagged)
+	}
+}
+
+func TestLoadRejectsOtherText(t *testing.T) {
+	if _, err := Load(bytes.NewBufferString("hello world\n")); err == nil {
+		t.Fatal("accepted text that is no dump")
+	}
+	if _, err := Load(bytes.NewBufferString("*nat\n-A NOPE -j ACCEPT\nCOMMIT\n")); err == nil {
+		t.Fatal("accepted a rule for an undeclared chain")
+	}
+}
+
+// BenchmarkAnalyze50kServices: the target is under 5 s for a 50,000-service
+// dump (parse + trace every service).
+func BenchmarkAnalyze50kServices(b *testing.B) {
+	gen, _ := model.NewGenerator(model.GeneratorConfig{Services: 50000, EndpointsPerService: 2, Seed: 1})
+	var text bytes.Buffer
+	if _, err := iptables.Render(&text, &model.Model{Cluster: model.DefaultCluster(), Services: gen}, iptables.DefaultOptions()); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(text.Len()))
+	for b.Loop() {
+		d, err := Load(bytes.NewReader(text.Bytes()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Analyze(d, netip.MustParseAddr("10.244.255.1")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package analyze
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/nftables"
+)
+
+// Kinds of dump.
+const (
+	KindIPTables = "iptables"
+	KindNFTables = "nftables"
+)
+
+// Dump is a parsed rule dump of either kind.
+type Dump struct {
+	Kind string
+	IPT  *iptables.Dump
+	NFT  *nftables.Ruleset
+}
+
+// LoadFile reads and parses a dump file.
+func LoadFile(path string) (*Dump, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read dump: %w", err)
+	}
+	d, err := Load(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
+}
+
+// Load detects whether r holds iptables or nftables rules and parses it.
+func Load(r io.Reader) (*Dump, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	switch kind := detect(data); kind {
+	case KindIPTables:
+		d, err := iptables.Parse(bytes.NewReader(data))
+		if err != nil {
+			return nil, err
+		}
+		return &Dump{Kind: kind, IPT: d}, nil
+	case KindNFTables:
+		rs, err := nftables.Parse(bytes.NewReader(data))
+		if err != nil {
+			return nil, err
+		}
+		return &Dump{Kind: kind, NFT: rs}, nil
+	}
+	return nil, fmt.Errorf("not an iptables or nftables dump: expected iptables-save output (\"*nat\" ... \"COMMIT\") or an nftables ruleset (\"table ip kube-proxy {\" or \"add table ...\")")
+}
+
+// detect looks at the first meaningful line.
+func detect(data []byte) string {
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		switch {
+		case len(line) == 0 || line[0] == '#':
+			continue
+		case line[0] == '*' || line[0] == ':' || bytes.HasPrefix(line, []byte("-A ")) || line[0] == '[':
+			return KindIPTables
+		case bytes.HasPrefix(line, []byte("table ")) || bytes.HasPrefix(line, []byte("add ")) ||
+			bytes.HasPrefix(line, []byte("flush ")) || bytes.HasPrefix(line, []byte("delete ")):
+			return KindNFTables
+		}
+		return ""
+	}
+	return ""
+}

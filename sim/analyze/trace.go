@@ -1,0 +1,144 @@
+package analyze
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/svclab/svclab/sim/nfttrace"
+	"github.com/svclab/svclab/sim/trace"
+)
+
+// Packet is the first packet of a connection to trace.
+type Packet struct {
+	Src   netip.Addr
+	Dst   netip.Addr
+	Proto string // tcp, udp, sctp
+	DPort uint16
+	From  string // "pod" (PREROUTING) or "node" (OUTPUT)
+}
+
+// Endpoint is a reachable endpoint and its probability.
+type Endpoint struct {
+	Endpoint    string  `json:"endpoint"`              // "IP:port"
+	Probability float64 `json:"probability"`           // as the rules write it
+	Effective   float64 `json:"effective,omitempty"`   // as the kernel applies it (iptables)
+	Verdict     string  `json:"verdict,omitempty"`     // after the filter chains
+	Masquerade  bool    `json:"masquerade,omitempty"`  // SNAT on the way out
+	Rules       int     `json:"rules_evaluated"`       // on this branch
+}
+
+// Result is one traced packet, the same shape for both kinds of dump.
+type Result struct {
+	Dump           string     `json:"dump"` // iptables or nftables
+	Packet         string     `json:"packet"`
+	Service        string     `json:"service,omitempty"`
+	Verdict        string     `json:"verdict"`
+	Masquerade     bool       `json:"masquerade"`
+	Endpoints      []Endpoint `json:"endpoints"`
+	RulesEvaluated int        `json:"rules_evaluated"`
+	MapLookups     int        `json:"map_lookups"`
+	Path           []string   `json:"path,omitempty"`
+	Flags          []string   `json:"flags,omitempty"`
+}
+
+// Tracer traces packets through one dump; build it once for many packets.
+type Tracer struct {
+	kind string
+	ipt  *trace.IPTablesTracer
+	nft  *nfttrace.Program
+}
+
+// NewTracer compiles the dump. skipPaths drops the rule-by-rule path for
+// bulk use.
+func NewTracer(d *Dump, local []netip.Addr, skipPaths bool) (*Tracer, error) {
+	t := &Tracer{kind: d.Kind}
+	var err error
+	switch d.Kind {
+	case KindIPTables:
+		t.ipt, err = trace.NewIPTablesTracer(d.IPT, trace.Options{LocalAddrs: local, SkipPaths: skipPaths})
+	case KindNFTables:
+		t.nft, err = nfttrace.Compile(d.NFT, nfttrace.Options{LocalAddrs: local, SkipPath: skipPaths})
+	default:
+		err = fmt.Errorf("unknown dump kind %q", d.Kind)
+	}
+	return t, err
+}
+
+// Trace walks one packet.
+func (t *Tracer) Trace(p Packet) (Result, error) {
+	if t.ipt != nil {
+		return t.traceIPTables(p)
+	}
+	return t.traceNFTables(p)
+}
+
+func (t *Tracer) traceIPTables(p Packet) (Result, error) {
+	tr, err := t.ipt.Trace(trace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From})
+	if err != nil {
+		return Result{}, err
+	}
+	r := Result{Dump: KindIPTables, Packet: describe(p), Service: tr.Service, Verdict: string(tr.Verdict), Masquerade: tr.Masquerade,
+		RulesEvaluated: tr.RulesEvaluated, Flags: tr.Flags}
+	for _, e := range tr.Endpoints {
+		r.Endpoints = append(r.Endpoints, Endpoint{Endpoint: e.Endpoint.String(), Probability: e.Probability, Effective: e.Effective,
+			Verdict: string(e.Verdict), Masquerade: e.Masquerade, Rules: e.RulesEvaluated})
+	}
+	for _, s := range tr.Path {
+		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s %s", s.Table, s.Chain, s.RuleIndex+1, matched(s.Matched), s.Rule))
+	}
+	return r, nil
+}
+
+func (t *Tracer) traceNFTables(p Packet) (Result, error) {
+	tr, err := t.nft.Trace(nfttrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From})
+	if err != nil {
+		return Result{}, err
+	}
+	r := Result{Dump: KindNFTables, Packet: describe(p), Verdict: strings.ToUpper(tr.Verdict), Masquerade: tr.Masquerade,
+		RulesEvaluated: tr.RulesEvaluated, MapLookups: tr.MapLookups}
+	if tr.Affinity != "" {
+		r.Flags = append(r.Flags, tr.Affinity)
+	}
+	for _, o := range tr.Outcomes {
+		if o.Endpoint.IsValid() {
+			r.Endpoints = append(r.Endpoints, Endpoint{Endpoint: o.Endpoint.String(), Probability: o.Probability,
+				Verdict: strings.ToUpper(o.Verdict), Masquerade: o.Masquerade, Rules: o.RulesEvaluated})
+		}
+	}
+	r.Endpoints = mergeEndpoints(r.Endpoints)
+	for _, s := range tr.Path {
+		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s  [%s]", s.Hook, s.Chain, s.Index+1, s.Rule, s.Note))
+	}
+	return r, nil
+}
+
+// mergeEndpoints sums outcomes that reach the same endpoint.
+func mergeEndpoints(in []Endpoint) []Endpoint {
+	var out []Endpoint
+	index := map[string]int{}
+	for _, e := range in {
+		if i, ok := index[e.Endpoint]; ok {
+			out[i].Probability += e.Probability
+			continue
+		}
+		index[e.Endpoint] = len(out)
+		out = append(out, e)
+	}
+	return out
+}
+
+func matched(m bool) string {
+	if m {
+		return "MATCH"
+	}
+	return "-    "
+}
+
+func describe(p Packet) string {
+	from := p.From
+	if from == "" {
+		from = "pod"
+	}
+	return fmt.Sprintf("%s %s → %s from %s", p.Proto, p.Src, netip.AddrPortFrom(p.Dst, p.DPort), from)
+}

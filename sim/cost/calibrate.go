@@ -1,0 +1,160 @@
+package cost
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/svclab/svclab/sim/plot"
+	"github.com/svclab/svclab/sim/results"
+)
+
+// FitRange chooses which calibration points the per-connection lines use.
+type FitRange string
+
+// The fit ranges.
+const (
+	// FitAll uses every point with N ≤ MaxN.
+	FitAll FitRange = "all"
+	// FitUpperHalf uses only the points with N at least half the largest
+	// calibrated N: the regime closest to large clusters, when the curve
+	// bends (e.g. once the ruleset outgrows the CPU's caches).
+	FitUpperHalf FitRange = "upper-half"
+)
+
+// Defaults of Options.
+const (
+	DefaultMinR2        = 0.95
+	DefaultBeyondFactor = 2.0
+)
+
+// Options tune a calibration.
+type Options struct {
+	// MaxN calibrates on points with at most MaxN services; 0 means all.
+	MaxN int `json:"max_n,omitempty"`
+	// Range selects the points of the latency and CPU lines (default FitAll).
+	Range FitRange `json:"range"`
+	// MinR2 is the R² below which a line is a poor fit (default 0.95).
+	MinR2 float64 `json:"min_r2"`
+	// BeyondFactor: a prediction more than this many times the largest
+	// calibrated size is flagged as beyond calibration (default 2).
+	BeyondFactor float64 `json:"beyond_factor"`
+}
+
+func (o Options) withDefaults() Options {
+	if o.Range == "" {
+		o.Range = FitAll
+	}
+	if o.MinR2 == 0 {
+		o.MinR2 = DefaultMinR2
+	}
+	if o.BeyondFactor == 0 {
+		o.BeyondFactor = DefaultBeyondFactor
+	}
+	return o
+}
+
+func (o Options) validate() error {
+	switch {
+	case o.MaxN < 0:
+		return fmt.Errorf("calibration MaxN %d: want ≥ 0", o.MaxN)
+	case o.Range != FitAll && o.Range != FitUpperHalf:
+		return fmt.Errorf("calibration range %q: want %s or %s", o.Range, FitAll, FitUpperHalf)
+	case o.MinR2 < 0 || o.MinR2 > 1:
+		return fmt.Errorf("calibration MinR2 %v: want 0..1", o.MinR2)
+	case o.BeyondFactor < 1:
+		return fmt.Errorf("calibration BeyondFactor %v: want ≥ 1", o.BeyondFactor)
+	}
+	return nil
+}
+
+// Model is a calibrated cost model for every dataplane the sweep measured.
+type Model struct {
+	Source     Source           `json:"source"`
+	Options    Options          `json:"options"`
+	Dataplanes []DataplaneModel `json:"dataplanes"`
+	Warnings   []string         `json:"warnings,omitempty"`
+}
+
+// DataplaneModel is one dataplane's calibration.
+type DataplaneModel struct {
+	Dataplane string `json:"dataplane"`
+	Lookup    Lookup `json:"lookup"`
+	Mode      string `json:"mode"` // the kube-proxy payload it loads
+	// MaxServices is the largest N of the latency calibration.
+	MaxServices int `json:"max_services"`
+	// P50 is required; the other curves are nil when the sweep did not
+	// measure enough points.
+	P50             CostCurve  `json:"p50"`
+	P99             *CostCurve `json:"p99,omitempty"`
+	CPU             *CostCurve `json:"cpu,omitempty"`
+	SyncFull        *SyncCurve `json:"sync_full,omitempty"`
+	SyncIncremental *SyncCurve `json:"sync_incremental,omitempty"`
+	Warnings        []string   `json:"warnings,omitempty"`
+}
+
+// Calibrate loads a sweep run directory and calibrates the model on it.
+func Calibrate(dir string, opts Options) (*Model, error) {
+	run, err := LoadRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	return CalibrateRun(run, opts)
+}
+
+// CalibrateDefault calibrates the model on the embedded default run.
+func CalibrateDefault(opts Options) (*Model, error) {
+	run, err := DefaultRun()
+	if err != nil {
+		return nil, err
+	}
+	return CalibrateRun(run, opts)
+}
+
+// CalibrateRun calibrates the model on a run's points. Dataplanes the model
+// does not know, or whose p50 cannot be fitted, are left out with a
+// warning; it fails when no dataplane is left.
+func CalibrateRun(run *Run, opts Options) (*Model, error) {
+	opts = opts.withDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	m := &Model{Source: run.Source, Options: opts, Warnings: slices.Clone(run.Warnings)}
+	if run.Source.GuestKernel != "" {
+		m.Warnings = append(m.Warnings, "calibrated in a user-mode-linux guest ("+run.Source.GuestKernel+
+			"): its absolute latencies and CPU costs are the guest's, far slower than a host kernel's; compare dataplanes, not absolute numbers")
+	}
+	for _, name := range dataplanesOf(run.Points) {
+		dm, err := calibrateDataplane(name, run.Points, opts)
+		if err != nil {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("%s left out of the model: %v", name, err))
+			continue
+		}
+		m.Dataplanes = append(m.Dataplanes, dm)
+	}
+	if len(m.Dataplanes) == 0 {
+		return nil, fmt.Errorf("calibration %s: no dataplane could be calibrated (MaxN %d): %v", run.Source.Name, opts.MaxN, m.Warnings)
+	}
+	return m, nil
+}
+
+// dataplanesOf lists the dataplanes of points in plot.CompareDataplanes order.
+func dataplanesOf(points []results.Point) []string {
+	var names []string
+	for _, p := range points {
+		if !slices.Contains(names, p.Dataplane) {
+			names = append(names, p.Dataplane)
+		}
+	}
+	slices.SortFunc(names, plot.CompareDataplanes)
+	return names
+}
+
+// Dataplane returns the calibration of one dataplane.
+func (m *Model) Dataplane(name string) (*DataplaneModel, bool) {
+	for i := range m.Dataplanes {
+		if m.Dataplanes[i].Dataplane == name {
+			return &m.Dataplanes[i], true
+		}
+	}
+	return nil, false
+}

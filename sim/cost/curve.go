@@ -1,0 +1,140 @@
+package cost
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/svclab/svclab/sim/stats"
+	"gonum.org/v1/gonum/stat"
+)
+
+// CostCurve is one per-connection cost (a latency percentile in µs, or CPU
+// µs per connection) as calibrated for one dataplane.
+type CostCurve struct {
+	Metric string `json:"metric"`
+	Lookup Lookup `json:"lookup"`
+	// Line is, for LinearWalk, the cost against evaluations (rules walked):
+	// Slope is the cost per rule, Intercept the base. For MapLookup it is
+	// the cost against services, used only to bound how much the cost
+	// could grow with N (its slope interval).
+	Line stats.Fit `json:"line"`
+	// Mean is the MapLookup constant: the mean cost over the calibration
+	// points with a 95% interval.
+	Mean Estimate `json:"mean"`
+	// Points is the number of calibration points; MaxX the largest
+	// evaluations (LinearWalk) or services (MapLookup) among them.
+	Points int     `json:"points"`
+	MaxX   float64 `json:"max_x"`
+}
+
+// fitCostCurve calibrates a cost curve from points (x, y): x is
+// evaluations for LinearWalk, services for MapLookup.
+func fitCostCurve(metric string, lookup Lookup, x, y []float64) (CostCurve, error) {
+	c := CostCurve{Metric: metric, Lookup: lookup, Points: len(x)}
+	for _, v := range x {
+		c.MaxX = math.Max(c.MaxX, v)
+	}
+	if lookup == MapLookup {
+		if n := distinctCount(x); n < 2 {
+			return c, fmt.Errorf("%s: %d measured sizes; showing a cost constant in N needs 2", metric, n)
+		}
+		c.Mean = meanEstimate(y)
+		c.Line, _ = fitLine(x, y) // a growth bound only when there are points enough
+		return c, nil
+	}
+	line, err := fitLine(x, y)
+	if err != nil {
+		return c, fmt.Errorf("%s: %w", metric, err)
+	}
+	c.Line = line
+	return c, nil
+}
+
+// fitLine is stats.LinearFit for three points or more, and the line through
+// the points (with no interval) for two.
+func fitLine(x, y []float64) (stats.Fit, error) {
+	if len(x) >= 3 {
+		return stats.LinearFit(x, y)
+	}
+	if len(x) != 2 || x[0] == x[1] {
+		return stats.Fit{}, fmt.Errorf("%d points at %d distinct sizes; a line needs 2", len(x), distinctCount(x))
+	}
+	intercept, slope := stat.LinearRegression(x, y, nil, false)
+	return stats.Fit{Slope: slope, Intercept: intercept, SlopeLo: slope, SlopeHi: slope,
+		InterceptLo: intercept, InterceptHi: intercept, R2: 1, N: 2}, nil
+}
+
+func distinctCount(x []float64) int {
+	seen := map[float64]bool{}
+	for _, v := range x {
+		seen[v] = true
+	}
+	return len(seen)
+}
+
+// hasInterval says whether the fit has degrees of freedom for an interval.
+func hasInterval(f stats.Fit) bool { return f.N >= 3 }
+
+// Added is the part of the cost that the lookup adds for a first packet
+// doing evaluations (LinearWalk), or for n services (MapLookup, whose
+// evaluations do not grow: zero, with the growth the calibration cannot
+// rule out as the upper bound). It is never negative.
+func (c CostCurve) Added(evaluations float64, services int) Estimate {
+	if c.Lookup == MapLookup {
+		e := exact(0)
+		if hasInterval(c.Line) {
+			e.Hi = math.Max(0, c.Line.SlopeHi*float64(services))
+		} else {
+			e.NoInterval = true
+		}
+		return e
+	}
+	e := Estimate{Value: c.Line.Slope * evaluations, Lo: c.Line.SlopeLo * evaluations, Hi: c.Line.SlopeHi * evaluations,
+		NoInterval: !hasInterval(c.Line)}
+	return e.NonNegative()
+}
+
+// Total is the whole cost at evaluations (LinearWalk: base + evaluations ×
+// per rule, with stats.Predict's 95% interval for the mean) or at n
+// services (MapLookup: the constant, its upper bound raised by the growth
+// Added allows). It is never negative (a line with a negative base can
+// dip below zero near zero evaluations; warnings says so).
+func (c CostCurve) Total(evaluations float64, services int) Estimate {
+	if c.Lookup == MapLookup {
+		e := c.Mean
+		e.Hi += c.Added(evaluations, services).Hi
+		return e.NonNegative()
+	}
+	y, lo, hi := stats.Predict(c.Line, evaluations)
+	return Estimate{Value: y, Lo: lo, Hi: hi, NoInterval: !hasInterval(c.Line)}.NonNegative()
+}
+
+// PerEvaluation is the cost of one evaluation (the slope, LinearWalk only)
+// with its 95% interval.
+func (c CostCurve) PerEvaluation() Estimate {
+	return Estimate{Value: c.Line.Slope, Lo: c.Line.SlopeLo, Hi: c.Line.SlopeHi, NoInterval: !hasInterval(c.Line)}
+}
+
+// warnings describes what makes the curve doubtful: a poor fit, a
+// negative base (the curve bends upward over the calibration range), a
+// fit without interval, or a MapLookup cost that grows with N.
+func (c CostCurve) warnings(dataplane string, minR2 float64) []string {
+	var out []string
+	name := dataplane + " " + c.Metric
+	switch {
+	case c.Lookup == MapLookup && hasInterval(c.Line) && c.Line.SlopeLo > 0:
+		out = append(out, fmt.Sprintf("%s grows with N although its lookup is constant: slope %.3g [%.3g, %.3g] per service; the constant model may underestimate",
+			name, c.Line.Slope, c.Line.SlopeLo, c.Line.SlopeHi))
+	case c.Lookup == MapLookup && !hasInterval(c.Line):
+		out = append(out, fmt.Sprintf("%s: fewer than 3 calibration points, so how much it grows with N is not bounded", name))
+	case c.Lookup == LinearWalk && !hasInterval(c.Line):
+		out = append(out, fmt.Sprintf("%s: a line through 2 points, no interval", name))
+	case c.Lookup == LinearWalk && c.Line.R2 < minR2:
+		out = append(out, fmt.Sprintf("%s: poor linear fit (R² %.3f < %.2f); predictions are doubtful", name, c.Line.R2, minR2))
+	}
+	if c.Lookup == LinearWalk && c.Line.Intercept < 0 {
+		out = append(out, fmt.Sprintf("%s: negative base (%.3g): the measured curve bends upward, so the line underestimates the cost per rule at large N",
+			name, c.Line.Intercept))
+	}
+	return out
+}

@@ -1,0 +1,163 @@
+package cost
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/svclab/svclab/sim/results"
+)
+
+// Metric names, as in results and sim/plot.
+const (
+	MetricP50             = "p50_us"
+	MetricP99             = "p99_us"
+	MetricCPU             = "cpu_us_per_conn"
+	MetricSyncFull        = "sync_full_s"
+	MetricSyncIncremental = "sync_incremental_s"
+)
+
+// calibrateDataplane fits every curve of one dataplane.
+func calibrateDataplane(name string, all []results.Point, opts Options) (DataplaneModel, error) {
+	lookup, err := LookupOf(name)
+	if err != nil {
+		return DataplaneModel{}, err
+	}
+	mode, _ := ModeOf(name)
+	points := calibrationPoints(all, name, opts.MaxN)
+	dm := DataplaneModel{Dataplane: name, Lookup: lookup, Mode: mode}
+	p50Points := inRange(positioned(points, PositionLast, PositionMiddle, PositionUniform), opts.Range)
+	x, y := costXY(p50Points, lookup, func(p results.Point) float64 { return p.P50us })
+	if dm.P50, err = fitCostCurve(MetricP50, lookup, x, y); err != nil {
+		return dm, err
+	}
+	dm.MaxServices = maxServices(p50Points)
+	dm.Warnings = append(dm.Warnings, dm.P50.warnings(name, opts.MinR2)...)
+	// A uniform position's p99 mixes services at every position: it is not
+	// the p99 at (N+1)/2 rules, so only fixed targets calibrate p99.
+	p99Points := inRange(positioned(points, PositionLast, PositionMiddle), opts.Range)
+	dm.P99 = optionalCost(&dm, MetricP99, p99Points, opts, func(p results.Point) float64 { return p.P99us })
+	lastPoints := inRange(positioned(points, PositionLast), opts.Range)
+	// The throughput batch that measures CPU always targets the last service.
+	dm.CPU = optionalCost(&dm, MetricCPU, lastPoints, opts, func(p results.Point) float64 { return p.CPUusPerConn })
+	perSize := onePerSize(points)
+	dm.SyncFull = optionalSync(&dm, MetricSyncFull, perSize, opts, func(p results.Point) float64 { return p.SyncFullS })
+	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, perSize, opts, func(p results.Point) float64 { return p.SyncIncrementalS })
+	return dm, nil
+}
+
+// optionalCost fits a cost curve, or records why it could not.
+func optionalCost(dm *DataplaneModel, metric string, points []results.Point, opts Options, value func(results.Point) float64) *CostCurve {
+	x, y := costXY(points, dm.Lookup, value)
+	c, err := fitCostCurve(metric, dm.Lookup, x, y)
+	if err != nil {
+		dm.Warnings = append(dm.Warnings, dm.Dataplane+" "+err.Error()+": not predicted")
+		return nil
+	}
+	dm.Warnings = append(dm.Warnings, c.warnings(dm.Dataplane, opts.MinR2)...)
+	return &c
+}
+
+// optionalSync fits a sync curve against rules, or records why it could not.
+func optionalSync(dm *DataplaneModel, metric string, points []results.Point, opts Options, value func(results.Point) float64) *SyncCurve {
+	var rules, seconds []float64
+	for _, p := range points {
+		if v := value(p); v > 0 && p.Rules > 0 {
+			rules, seconds = append(rules, float64(p.Rules)), append(seconds, v)
+		}
+	}
+	c, err := fitSyncCurve(metric, rules, seconds, opts.MinR2)
+	if err != nil {
+		dm.Warnings = append(dm.Warnings, dm.Dataplane+" "+err.Error()+" (0 = not timed): not predicted")
+		return nil
+	}
+	if c.R2 < opts.MinR2 {
+		w := fmt.Sprintf("%s %s: poor fit even in the best form (%s, R² %.3f, %d sizes); predictions are doubtful",
+			dm.Dataplane, metric, c.Form, c.R2, c.Points)
+		if c.Form == FormLinear && lineUnderestimatesLargest(c.Linear, rules, seconds) {
+			w += "; the times grow faster than a line, so larger rulesets will likely take longer than predicted"
+		}
+		dm.Warnings = append(dm.Warnings, w)
+	}
+	if c.BetterForm != "" {
+		dm.Warnings = append(dm.Warnings, fmt.Sprintf("%s %s: a line fits (R² %.3f) but a %s fits markedly better; the line may underestimate beyond the calibrated sizes",
+			dm.Dataplane, metric, c.R2, c.BetterForm))
+	}
+	return &c
+}
+
+// calibrationPoints are one dataplane's points with N ≤ maxN (0: all).
+func calibrationPoints(all []results.Point, dataplane string, maxN int) []results.Point {
+	var out []results.Point
+	for _, p := range all {
+		if p.Dataplane == dataplane && (maxN == 0 || p.Services <= maxN) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func positioned(points []results.Point, positions ...string) []results.Point {
+	var out []results.Point
+	for _, p := range points {
+		if slices.Contains(positions, p.Position) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// inRange keeps, for FitUpperHalf, the points with N at least half the
+// largest N.
+func inRange(points []results.Point, r FitRange) []results.Point {
+	if r != FitUpperHalf {
+		return points
+	}
+	half := float64(maxServices(points)) / 2
+	var out []results.Point
+	for _, p := range points {
+		if float64(p.Services) >= half {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func maxServices(points []results.Point) int {
+	n := 0
+	for _, p := range points {
+		n = max(n, p.Services)
+	}
+	return n
+}
+
+// costXY returns the measured (positive, finite) values against
+// evaluations (LinearWalk) or services (MapLookup).
+func costXY(points []results.Point, lookup Lookup, value func(results.Point) float64) (x, y []float64) {
+	for _, p := range points {
+		v := value(p)
+		if !(v > 0) || math.IsInf(v, 0) {
+			continue
+		}
+		ev := float64(p.Services)
+		if lookup == LinearWalk {
+			ev, _ = Evaluations(lookup, p.Position, p.Services)
+		}
+		x, y = append(x, ev), append(y, v)
+	}
+	return x, y
+}
+
+// onePerSize keeps one point per service count: sync times and ruleset
+// sizes are measured once per lab, and every position repeats them.
+func onePerSize(points []results.Point) []results.Point {
+	var out []results.Point
+	for _, p := range points {
+		if !slices.ContainsFunc(out, func(q results.Point) bool { return q.Services == p.Services }) {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b results.Point) int { return cmp.Compare(a.Services, b.Services) })
+	return out
+}

@@ -1,0 +1,40 @@
+// Package cost is svclab's capacity-planning model: what N services with M
+// endpoints each cost per dataplane, calibrated from a lab sweep.
+//
+// The model has one form for every per-connection cost (first-packet
+// latency p50 and p99, CPU per connection):
+//
+//	cost = base + evaluations × cost per evaluation
+//
+// where evaluations is what a new connection's service lookup does. For
+// iptables (legacy and nft) it is the KUBE-SERVICES rules the first packet
+// walks: N for the last service, (N+1)/2 on average for a uniformly random
+// one, 1 for the first. For nftables (verdict map) and IPVS (hash table)
+// the lookup does not grow with N; the model is a constant, and the
+// calibration's slope interval bounds how much it could grow anyway.
+//
+// Calibration fits these lines (sim/stats.LinearFit) to a sweep's `last`
+// position points, where a first packet walks all N rules, and its
+// `middle` points at (N+1)/2 rules (and, for p50 only, the `uniform`
+// position's points at (N+1)/2 on average), using only points with
+// N ≤ Options.MaxN. CPU comes from the `last` points only: the sweep's
+// throughput batch always targets the last service. Sync times (full and incremental) are fitted against
+// the ruleset's size in rules, as a line when the line fits (R² ≥
+// Options.MinR2) and otherwise as whichever of a power law or a quadratic
+// fits better; every prediction says which form it used.
+//
+// Every prediction carries a 95% interval from the fit (stats.Predict for
+// the whole cost, the slope interval for the part lookup adds), the factor
+// by which it extrapolates beyond the largest calibrated size, and
+// warnings for poor fits. Ruleset sizes are exact: rule, chain and element
+// counts from formulas pinned against the renderers, bytes from rendering
+// the synthetic model (sampled and scaled above a size limit).
+//
+// A default calibration is embedded: calibration/default.json is a sweep's
+// summary.json and calibration/default-meta.json its meta.json. Replace both
+// with a newer recorded sweep to recalibrate the default.
+//
+// AgreementTable is the "sim agrees with lab" check: calibrate on points
+// with N ≤ 10,000 and compare the predicted p50 at the largest measured N
+// with the measurement.
+package cost

@@ -1,0 +1,195 @@
+package cost
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Limits of a Query: a /12 service CIDR holds about a million ClusterIPs.
+const (
+	MaxQueryServices  = 1_000_000
+	MaxQueryEndpoints = 100_000
+)
+
+// Query is a cluster to predict the cost of.
+type Query struct {
+	Services            int     `json:"services"`
+	EndpointsPerService int     `json:"endpoints_per_service"`
+	NewConnPerSec       float64 `json:"new_conn_per_s"`
+	// Dataplane restricts the prediction to one dataplane ("" = all).
+	Dataplane string `json:"dataplane,omitempty"`
+	// Position is where the services that new connections go to sit in
+	// KUBE-SERVICES: uniform (default: connections spread over all
+	// services, (N+1)/2 rules walked on average), last (the worst case, N),
+	// middle ((N+1)/2) or first (1). Percentiles are those of connections
+	// to a service at that many rules: uniform's p99 is the p99 at the
+	// mean position, not over a mix of positions.
+	Position string `json:"position"`
+}
+
+// CostPrediction is one per-connection cost.
+type CostPrediction struct {
+	// Added is what the service lookup adds: evaluations × cost per
+	// evaluation (LinearWalk), or zero up to the growth the calibration
+	// cannot rule out (MapLookup).
+	Added Estimate `json:"added"`
+	// Total is the whole cost as the calibration lab measured it (base +
+	// Added), e.g. the whole connect time.
+	Total Estimate `json:"total"`
+	// PerEvaluation is the cost of one rule walked (LinearWalk only).
+	PerEvaluation *Estimate `json:"per_evaluation,omitempty"`
+	// R2 is the line's R² (LinearWalk only); Points the calibration points.
+	R2     float64 `json:"r2,omitempty"`
+	Points int     `json:"points"`
+}
+
+// SyncPrediction is a sync time at the predicted ruleset size.
+type SyncPrediction struct {
+	Seconds Estimate `json:"seconds"`
+	Form    string   `json:"form"`
+	R2      float64  `json:"r2"`
+	Points  int      `json:"points"`
+	// Extrapolation is the ruleset's rules over the largest calibrated
+	// ruleset; Beyond is set above Options.BeyondFactor.
+	Extrapolation float64 `json:"extrapolation"`
+	Beyond        bool    `json:"beyond_calibration"`
+}
+
+// Prediction is what a Query costs on one dataplane.
+type Prediction struct {
+	Dataplane string `json:"dataplane"`
+	Lookup    Lookup `json:"lookup"`
+	// Evaluations is the rules a first packet walks (LinearWalk, mean over
+	// services for the uniform position) or the lookups it does (MapLookup).
+	Evaluations float64 `json:"evaluations"`
+	// Extrapolation is the query's services over the largest calibrated
+	// N; Beyond is set above Options.BeyondFactor.
+	Extrapolation float64         `json:"extrapolation"`
+	Beyond        bool            `json:"beyond_calibration"`
+	P50us         CostPrediction  `json:"p50_us"`
+	P99us         *CostPrediction `json:"p99_us,omitempty"`
+	CPUusPerConn  *CostPrediction `json:"cpu_us_per_conn,omitempty"`
+	// CPUCores is the CPU spent on lookups at NewConnPerSec: rate × the
+	// CPU per connection lookup adds.
+	CPUCores        *Estimate       `json:"cpu_cores,omitempty"`
+	SyncFull        *SyncPrediction `json:"sync_full_s,omitempty"`
+	SyncIncremental *SyncPrediction `json:"sync_incremental_s,omitempty"`
+	Ruleset         Size            `json:"ruleset"`
+	// Warnings are the calibration's warnings for this dataplane and the
+	// prediction's own (extrapolation, approximate sizes).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Validate checks a query and fills its default position.
+func (q *Query) Validate() error {
+	if q.Position == "" {
+		q.Position = PositionUniform
+	}
+	switch {
+	case q.Services < 1 || q.Services > MaxQueryServices:
+		return fmt.Errorf("services %d: want 1..%d", q.Services, MaxQueryServices)
+	case q.EndpointsPerService < 0 || q.EndpointsPerService > MaxQueryEndpoints:
+		return fmt.Errorf("endpoints per service %d: want 0..%d", q.EndpointsPerService, MaxQueryEndpoints)
+	case !(q.NewConnPerSec >= 0) || math.IsInf(q.NewConnPerSec, 0):
+		return fmt.Errorf("new connections per second %v: want a finite number ≥ 0", q.NewConnPerSec)
+	}
+	_, err := Evaluations(LinearWalk, q.Position, q.Services)
+	return err
+}
+
+// Predict returns the query's cost on every calibrated dataplane (or the
+// one it names), in the model's dataplane order.
+func (m *Model) Predict(q Query) ([]Prediction, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	if q.Dataplane != "" {
+		if _, ok := m.Dataplane(q.Dataplane); !ok {
+			return nil, fmt.Errorf("dataplane %q is not in the calibration (calibrated: %s)", q.Dataplane, strings.Join(m.names(), ", "))
+		}
+	}
+	sizes := map[string]Size{}
+	var out []Prediction
+	for i := range m.Dataplanes {
+		dm := &m.Dataplanes[i]
+		if q.Dataplane != "" && dm.Dataplane != q.Dataplane {
+			continue
+		}
+		size, ok := sizes[dm.Mode]
+		if !ok {
+			var err error
+			if size, err = RulesetSize(dm.Mode, q.Services, q.EndpointsPerService); err != nil {
+				return nil, fmt.Errorf("%s: %w", dm.Dataplane, err)
+			}
+			sizes[dm.Mode] = size
+		}
+		out = append(out, m.predictOne(dm, q, size))
+	}
+	return out, nil
+}
+
+func (m *Model) names() []string {
+	names := make([]string, len(m.Dataplanes))
+	for i, dm := range m.Dataplanes {
+		names[i] = dm.Dataplane
+	}
+	return names
+}
+
+// predictOne predicts one dataplane's costs for a valid query.
+func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
+	evals, _ := Evaluations(dm.Lookup, q.Position, q.Services)
+	p := Prediction{Dataplane: dm.Dataplane, Lookup: dm.Lookup, Evaluations: evals, Ruleset: size,
+		Extrapolation: float64(q.Services) / float64(dm.MaxServices), Warnings: append([]string(nil), dm.Warnings...)}
+	p.Beyond = p.Extrapolation > m.Options.BeyondFactor
+	if p.Beyond {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %d services is %.1f× the largest calibrated N (%d): beyond calibration",
+			dm.Dataplane, q.Services, p.Extrapolation, dm.MaxServices))
+	}
+	p.P50us = predictCost(dm.P50, evals, q.Services)
+	if dm.P99 != nil {
+		c := predictCost(*dm.P99, evals, q.Services)
+		p.P99us = &c
+	}
+	if dm.CPU != nil {
+		c := predictCost(*dm.CPU, evals, q.Services)
+		p.CPUusPerConn = &c
+		cores := c.Added.Scale(q.NewConnPerSec / 1e6)
+		p.CPUCores = &cores
+	}
+	p.SyncFull = m.predictSync(&p, dm.SyncFull, size.Rules)
+	p.SyncIncremental = m.predictSync(&p, dm.SyncIncremental, size.Rules)
+	if !size.BytesExact {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: ruleset bytes scaled from a rendered sample (about ±1%%)", dm.Dataplane))
+	}
+	return p
+}
+
+func predictCost(c CostCurve, evals float64, services int) CostPrediction {
+	out := CostPrediction{Added: c.Added(evals, services), Total: c.Total(evals, services), Points: c.Points}
+	if c.Lookup == LinearWalk {
+		per := c.PerEvaluation()
+		out.PerEvaluation, out.R2 = &per, c.Line.R2
+	}
+	return out
+}
+
+// predictSync predicts a sync time at rules, or nil when not calibrated.
+func (m *Model) predictSync(p *Prediction, c *SyncCurve, rules int) *SyncPrediction {
+	if c == nil {
+		return nil
+	}
+	s := &SyncPrediction{Seconds: c.At(float64(rules)), Form: c.Form, R2: c.R2, Points: c.Points,
+		Extrapolation: float64(rules) / c.MaxRules}
+	s.Beyond = s.Extrapolation > m.Options.BeyondFactor
+	if s.Beyond {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %d rules is %.1f× the largest calibrated ruleset (%.0f rules): beyond calibration",
+			p.Dataplane, c.Metric, rules, s.Extrapolation, c.MaxRules))
+	}
+	if s.Seconds.Value <= 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: the %s fit predicts %.3g s at %d rules; not usable", p.Dataplane, c.Metric, c.Form, s.Seconds.Value, rules))
+	}
+	s.Seconds = s.Seconds.NonNegative()
+	return s
+}

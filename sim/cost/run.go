@@ -1,0 +1,173 @@
+package cost
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/svclab/svclab/sim/report"
+	"github.com/svclab/svclab/sim/results"
+)
+
+// The default calibration: a recorded sweep's summary.json and meta.json.
+var (
+	//go:embed calibration/default.json
+	defaultSummary []byte
+	//go:embed calibration/default-meta.json
+	defaultMeta []byte
+)
+
+// DefaultSourceName names the embedded calibration in a Source.
+const DefaultSourceName = "embedded default"
+
+// Source says what a calibration was measured on.
+type Source struct {
+	// Name is the run directory, or DefaultSourceName.
+	Name        string `json:"name"`
+	Run         string `json:"run,omitempty"`
+	Scenario    string `json:"scenario,omitempty"`
+	Started     string `json:"started,omitempty"`
+	Kernel      string `json:"kernel,omitempty"`
+	GuestKernel string `json:"guest_kernel,omitempty"`
+	CPU         string `json:"cpu,omitempty"`
+	CPUs        int    `json:"cpus,omitempty"`
+	GitCommit   string `json:"git_commit,omitempty"`
+}
+
+// String is one line: where, which run, kernel and CPU.
+func (s Source) String() string {
+	parts := []string{s.Name}
+	if s.Run != "" {
+		parts = append(parts, fmt.Sprintf("run %s (%s, %s)", s.Run, s.Scenario, s.Started))
+	}
+	if s.Kernel != "" {
+		parts = append(parts, "kernel "+s.Kernel)
+	}
+	if s.GuestKernel != "" {
+		parts = append(parts, "user-mode-linux guest kernel "+s.GuestKernel)
+	}
+	if s.CPU != "" {
+		parts = append(parts, fmt.Sprintf("CPU %s × %d", s.CPU, s.CPUs))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Run is a sweep's points (medians over repetitions) and where they were
+// measured.
+type Run struct {
+	Source   Source
+	Points   []results.Point
+	Warnings []string
+}
+
+// DefaultRun returns the embedded default calibration run.
+func DefaultRun() (*Run, error) {
+	var s results.Summary
+	if err := json.Unmarshal(defaultSummary, &s); err != nil {
+		return nil, fmt.Errorf("embedded calibration default.json: %w", err)
+	}
+	var m results.Meta
+	if err := json.Unmarshal(defaultMeta, &m); err != nil {
+		return nil, fmt.Errorf("embedded calibration default-meta.json: %w", err)
+	}
+	return newRun(DefaultSourceName, &s, &m)
+}
+
+// LoadRun reads a sweep run directory: summary.json's points, or, when
+// there is no summary.json (an interrupted run), results.jsonl aggregated
+// with report.Aggregate; and meta.json (or results.jsonl's meta record).
+func LoadRun(dir string) (*Run, error) {
+	var (
+		s        *results.Summary
+		warnings []string
+		err      error
+	)
+	switch {
+	case fileExists(filepath.Join(dir, results.SummaryFile)):
+		s, err = results.ReadSummary(dir)
+	case !fileExists(filepath.Join(dir, results.ResultsFile)):
+		return nil, fmt.Errorf("calibration run %s: neither %s nor %s is there: is it a svclab sweep run directory?",
+			dir, results.SummaryFile, results.ResultsFile)
+	default:
+		s, warnings, err = summaryFromRecords(dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("calibration run %s: %w", dir, err)
+	}
+	m, err := results.ReadMeta(dir)
+	if err != nil {
+		m = metaFromRecords(dir)
+		if m == nil {
+			warnings = append(warnings, fmt.Sprintf("%s has no meta.json: the calibration's kernel and CPU are unknown", dir))
+		}
+	}
+	r, err := newRun(dir, s, m)
+	if err != nil {
+		return nil, err
+	}
+	r.Warnings = append(warnings, r.Warnings...)
+	return r, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// summaryFromRecords aggregates results.jsonl into a summary.
+func summaryFromRecords(dir string) (*results.Summary, []string, error) {
+	records, warnings, err := results.ReadRecords(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	points, _ := report.Aggregate(records)
+	s := &results.Summary{Schema: results.SchemaVersion, Kind: "sweep", Points: points}
+	if m := metaOf(records); m != nil {
+		s.Run, s.Scenario, s.Kind = m.Run, m.Scenario, m.Kind
+	}
+	warnings = append(warnings, fmt.Sprintf("%s has no summary.json: points aggregated from %s", dir, results.ResultsFile))
+	return s, warnings, nil
+}
+
+func metaFromRecords(dir string) *results.Meta {
+	records, _, err := results.ReadRecords(dir)
+	if err != nil {
+		return nil
+	}
+	return metaOf(records)
+}
+
+func metaOf(records []results.Record) *results.Meta {
+	for _, r := range records {
+		if r.Type == results.TypeMeta && r.Meta != nil {
+			return r.Meta
+		}
+	}
+	return nil
+}
+
+// newRun checks that s is a sweep and fills the source from m (nil when
+// unknown).
+func newRun(name string, s *results.Summary, m *results.Meta) (*Run, error) {
+	if s.Schema != results.SchemaVersion {
+		return nil, fmt.Errorf("calibration %s: result schema version %d, this svclab reads %d", name, s.Schema, results.SchemaVersion)
+	}
+	if s.Kind != "sweep" {
+		return nil, fmt.Errorf("calibration %s: run %s is a %q run, not a sweep", name, s.Run, s.Kind)
+	}
+	if len(s.Points) == 0 {
+		return nil, fmt.Errorf("calibration %s: run %s has no sweep points", name, s.Run)
+	}
+	r := &Run{Source: Source{Name: name, Run: s.Run, Scenario: s.Scenario}, Points: s.Points}
+	if m != nil {
+		r.Source = Source{Name: name, Run: m.Run, Scenario: m.Scenario, Started: m.Started, Kernel: m.Kernel,
+			GuestKernel: m.GuestKernel, CPU: m.CPU, CPUs: m.CPUs, GitCommit: m.GitCommit}
+	}
+	if !s.Complete {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("calibration %s: run %s is incomplete (interrupted)", name, s.Run))
+	}
+	return r, nil
+}

@@ -1,0 +1,112 @@
+package cost
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/svclab/svclab/sim/results"
+)
+
+const sweepDir = "testdata/sweep1"
+
+func TestLoadRunReadsSummaryAndMeta(t *testing.T) {
+	run, err := LoadRun(sweepDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := run.Source
+	if s.Name != sweepDir || s.Run != "svl-26db" || s.Scenario != "sweep-quick" || !strings.HasPrefix(s.Kernel, "6.18.44") ||
+		s.CPU == "" || s.CPUs != 2 || len(run.Points) != 26 || len(run.Warnings) != 0 {
+		t.Errorf("source %+v, %d points, warnings %q", s, len(run.Points), run.Warnings)
+	}
+	if !strings.Contains(s.String(), "run svl-26db") || !strings.Contains(s.String(), "kernel 6.18.44") {
+		t.Errorf("source line %q", s.String())
+	}
+}
+
+// TestLoadRunAggregatesResults: without summary.json and meta.json, the
+// points come from results.jsonl (report.Aggregate) and equal summary's.
+func TestLoadRunAggregatesResults(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(sweepDir, results.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, results.ResultsFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromRecords, err := LoadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromSummary, err := LoadRun(sweepDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromRecords.Source.Run != "svl-26db" || fromRecords.Source.Kernel != fromSummary.Source.Kernel {
+		t.Errorf("source from the meta record: %+v", fromRecords.Source)
+	}
+	if !hasWarning(fromRecords.Warnings, "no summary.json") {
+		t.Errorf("warnings %q, want one about the missing summary.json", fromRecords.Warnings)
+	}
+	if len(fromRecords.Points) != len(fromSummary.Points) {
+		t.Fatalf("%d points from results.jsonl, %d in summary.json", len(fromRecords.Points), len(fromSummary.Points))
+	}
+	for i, a := range fromRecords.Points {
+		b := fromSummary.Points[i]
+		if a.Dataplane != b.Dataplane || a.Services != b.Services || a.Position != b.Position || a.P50us != b.P50us ||
+			a.P99us != b.P99us || a.CPUusPerConn != b.CPUusPerConn || a.SyncFullS != b.SyncFullS || a.Rules != b.Rules {
+			t.Errorf("point %d: aggregated %+v, summary %+v", i, a, b)
+		}
+	}
+}
+
+func TestLoadRunRejects(t *testing.T) {
+	notSweep := t.TempDir()
+	if err := results.WriteJSON(notSweep, results.SummaryFile, results.Summary{Schema: results.SchemaVersion, Run: "svl-f", Kind: "fairness"}); err != nil {
+		t.Fatal(err)
+	}
+	newer := t.TempDir()
+	if err := results.WriteJSON(newer, results.SummaryFile, results.Summary{Schema: results.SchemaVersion + 1, Kind: "sweep"}); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	if err := results.WriteJSON(empty, results.SummaryFile, results.Summary{Schema: results.SchemaVersion, Kind: "sweep"}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, dir, want string }{
+		{"missing directory", filepath.Join(t.TempDir(), "nope"), "is it a svclab sweep run directory"},
+		{"fairness run", notSweep, "not a sweep"},
+		{"newer schema", newer, "newer"},
+		{"no points", empty, "no sweep points"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadRun(tt.dir)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestDefaultCalibration: the embedded run loads, names its source and
+// calibrates at least one dataplane of each lookup kind it measured.
+func TestDefaultCalibration(t *testing.T) {
+	run, err := DefaultRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Source.Name != DefaultSourceName || run.Source.Run == "" || run.Source.Kernel == "" || run.Source.CPU == "" {
+		t.Errorf("default source %+v", run.Source)
+	}
+	m, err := CalibrateDefault(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.Dataplane("iptables-nft"); !ok {
+		t.Errorf("default calibration lacks iptables-nft: %+v", m.names())
+	}
+}

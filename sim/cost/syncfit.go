@@ -1,0 +1,171 @@
+package cost
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/svclab/svclab/sim/stats"
+)
+
+// Forms a sync curve can take.
+const (
+	FormLinear    = "linear"    // y = a + b·x
+	FormPower     = "power"     // y = a·x^b, fitted as a line in log-log
+	FormQuadratic = "quadratic" // y = a + b·x + c·x²
+)
+
+// SyncCurve is a sync time (seconds) against the ruleset's size in rules.
+type SyncCurve struct {
+	Metric string `json:"metric"`
+	// Form is the chosen form: linear when the line fits (R² ≥ MinR2),
+	// otherwise whichever of linear, power and quadratic (with 4 points or
+	// more, so that it has an interval) leaves the smallest residual
+	// standard error in seconds.
+	Form string `json:"form"`
+	// R2 is the chosen form's R² in seconds; LinearR2 the line's.
+	R2       float64 `json:"r2"`
+	LinearR2 float64 `json:"linear_r2"`
+	// Points is the number of calibration points, MaxRules the largest
+	// ruleset among them.
+	Points   int       `json:"points"`
+	MaxRules float64   `json:"max_rules"`
+	Linear   stats.Fit `json:"linear"`
+	// Power is the line through (ln rules, ln seconds), when fitted.
+	Power *stats.Fit `json:"power,omitempty"`
+	// Quadratic is set when fitted (4 points or more).
+	Quadratic *QuadFit `json:"quadratic,omitempty"`
+	// BetterForm names a form that leaves less than half the line's
+	// residual error although the line was kept (its R² ≥ MinR2): a sign
+	// the times grow faster than linearly.
+	BetterForm string `json:"better_form,omitempty"`
+}
+
+// fitSyncCurve fits seconds against rules as SyncCurve documents. It needs
+// 3 points at distinct sizes.
+func fitSyncCurve(metric string, rules, seconds []float64, minR2 float64) (SyncCurve, error) {
+	c := SyncCurve{Metric: metric, Points: len(rules)}
+	if n := distinctCount(rules); n < 3 {
+		return c, fmt.Errorf("%s: %d measured sizes, need 3", metric, n)
+	}
+	for _, r := range rules {
+		c.MaxRules = math.Max(c.MaxRules, r)
+	}
+	lin, err := stats.LinearFit(rules, seconds)
+	if err != nil {
+		return c, fmt.Errorf("%s: %w", metric, err)
+	}
+	c.Linear, c.LinearR2 = lin, lin.R2
+	if pow, err := powerFit(rules, seconds); err == nil {
+		c.Power = &pow
+	}
+	if len(rules) >= 4 {
+		if q, err := quadraticFit(rules, seconds); err == nil {
+			c.Quadratic = &q
+		}
+	}
+	best, bestErr := c.bestForm(rules, seconds)
+	c.Form = best
+	if lin.R2 >= minR2 {
+		c.Form = FormLinear
+		if best != FormLinear && bestErr < residualStdErr(seconds, c.predictions(FormLinear, rules), 2)/2 {
+			c.BetterForm = best
+		}
+	}
+	c.R2 = rSquared(seconds, c.predictions(c.Form, rules))
+	return c, nil
+}
+
+// powerFit fits ln y against ln x; every x and y must be positive.
+func powerFit(x, y []float64) (stats.Fit, error) {
+	lx, ly := make([]float64, len(x)), make([]float64, len(y))
+	for i := range x {
+		if !(x[i] > 0 && y[i] > 0) {
+			return stats.Fit{}, fmt.Errorf("power fit: point %d (%v, %v) is not positive", i, x[i], y[i])
+		}
+		lx[i], ly[i] = math.Log(x[i]), math.Log(y[i])
+	}
+	return stats.LinearFit(lx, ly)
+}
+
+// bestForm picks the fitted form with the smallest residual standard error
+// (residual sum of squares over the degrees of freedom left) in seconds,
+// and returns it with that error.
+func (c SyncCurve) bestForm(x, y []float64) (string, float64) {
+	best, bestErr := FormLinear, residualStdErr(y, c.predictions(FormLinear, x), 2)
+	if c.Power != nil {
+		if e := residualStdErr(y, c.predictions(FormPower, x), 2); e < bestErr {
+			best, bestErr = FormPower, e
+		}
+	}
+	if c.Quadratic != nil {
+		if e := residualStdErr(y, c.predictions(FormQuadratic, x), 3); e < bestErr {
+			best, bestErr = FormQuadratic, e
+		}
+	}
+	return best, bestErr
+}
+
+func (c SyncCurve) predictions(form string, x []float64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = c.atForm(form, v).Value
+	}
+	return out
+}
+
+func residualStdErr(y, fitted []float64, params int) float64 {
+	return math.Sqrt(sumSquaredResiduals(y, fitted) / float64(len(y)-params))
+}
+
+func sumSquaredResiduals(y, fitted []float64) float64 {
+	sse := 0.0
+	for i := range y {
+		sse += (y[i] - fitted[i]) * (y[i] - fitted[i])
+	}
+	return sse
+}
+
+// rSquared is 1 − SSE/SST, or 1 when y is constant.
+func rSquared(y, fitted []float64) float64 {
+	mean := 0.0
+	for _, v := range y {
+		mean += v
+	}
+	mean /= float64(len(y))
+	sst := 0.0
+	for _, v := range y {
+		sst += (v - mean) * (v - mean)
+	}
+	if sst == 0 {
+		return 1
+	}
+	return 1 - sumSquaredResiduals(y, fitted)/sst
+}
+
+// At predicts the sync time for a ruleset of the given rules with a 95%
+// interval for the mean, in the chosen form.
+func (c SyncCurve) At(rules float64) Estimate { return c.atForm(c.Form, rules) }
+
+func (c SyncCurve) atForm(form string, rules float64) Estimate {
+	switch {
+	case form == FormPower && c.Power != nil:
+		y, lo, hi := stats.Predict(*c.Power, math.Log(rules))
+		return Estimate{Value: math.Exp(y), Lo: math.Exp(lo), Hi: math.Exp(hi)}
+	case form == FormQuadratic && c.Quadratic != nil:
+		return c.Quadratic.predict(rules)
+	}
+	y, lo, hi := stats.Predict(c.Linear, rules)
+	return Estimate{Value: y, Lo: lo, Hi: hi}
+}
+
+// lineUnderestimatesLargest says whether the line passes below the point
+// with the largest x: the sign of a curve that grows faster than linearly.
+func lineUnderestimatesLargest(line stats.Fit, x, y []float64) bool {
+	largest := 0
+	for i := range x {
+		if x[i] > x[largest] {
+			largest = i
+		}
+	}
+	return y[largest] > line.Intercept+line.Slope*x[largest]
+}

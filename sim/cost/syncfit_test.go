@@ -1,0 +1,104 @@
+package cost
+
+import (
+	"math"
+	"testing"
+)
+
+// TestSyncCurveForms: each form is chosen when the data has its shape, and
+// then predicts the curve the data came from.
+func TestSyncCurveForms(t *testing.T) {
+	x := []float64{1000, 10000, 25000, 50000, 100000}
+	tests := []struct {
+		name     string
+		curve    func(float64) float64
+		x        []float64
+		wantForm string
+		at       float64
+	}{
+		{"linear", func(r float64) float64 { return 0.05 + 4e-6*r }, x, FormLinear, 200000},
+		{"power", func(r float64) float64 { return 1e-12 * math.Pow(r, 2.5) }, x, FormPower, 200000},
+		{"quadratic", func(r float64) float64 { return 0.2 + 1e-6*r + 4e-10*r*r }, x, FormQuadratic, 150000},
+		// Three sizes cannot support a quadratic (no degrees of freedom
+		// left): the better of line and power law is kept, here the line.
+		{"quadratic, 3 sizes", func(r float64) float64 { return 0.2 + 1e-6*r + 4e-9*r*r }, []float64{1000, 50000, 100000}, FormLinear, 150000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			y := make([]float64, len(tt.x))
+			for i, r := range tt.x {
+				y[i] = tt.curve(r)
+			}
+			c, err := fitSyncCurve(MetricSyncFull, tt.x, y, DefaultMinR2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tt.x) < 4 && c.Quadratic != nil {
+				t.Errorf("a quadratic was fitted to %d sizes", len(tt.x))
+			}
+			if c.Form != tt.wantForm {
+				t.Fatalf("form %s (R² %v, linear R² %v), want %s", c.Form, c.R2, c.LinearR2, tt.wantForm)
+			}
+			if tt.name == "quadratic, 3 sizes" {
+				return // the power law only approximates it
+			}
+			if got, want := c.At(tt.at).Value, tt.curve(tt.at); !near(got, want, 1e-6) {
+				t.Errorf("At(%v) = %v, want %v", tt.at, got, want)
+			}
+		})
+	}
+}
+
+// TestSyncCurveIntervalCoversTruth: with noise, the 95% interval of the
+// chosen form brackets the true curve inside the calibrated range.
+func TestSyncCurveIntervalCoversTruth(t *testing.T) {
+	x := []float64{1000, 10000, 25000, 50000, 75000, 100000}
+	noise := []float64{0.01, -0.02, 0.015, -0.01, 0.02, -0.015}
+	truth := func(r float64) float64 { return 0.2 + 1e-6*r + 4e-10*r*r }
+	y := make([]float64, len(x))
+	for i, r := range x {
+		y[i] = truth(r) + noise[i]
+	}
+	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Form != FormQuadratic {
+		t.Fatalf("form %s (linear R² %v), want quadratic", c.Form, c.LinearR2)
+	}
+	for _, r := range []float64{5000, 40000, 90000} {
+		if e := c.At(r); e.NoInterval || !e.Contains(truth(r)) {
+			t.Errorf("At(%v) = %+v does not bracket %v", r, e, truth(r))
+		}
+	}
+}
+
+func TestSyncCurveNeedsThreeSizes(t *testing.T) {
+	if _, err := fitSyncCurve(MetricSyncFull, []float64{10, 10, 20}, []float64{1, 1.1, 2}, DefaultMinR2); err == nil {
+		t.Error("2 distinct sizes accepted")
+	}
+}
+
+func TestQuadraticFitWithoutSpareDegrees(t *testing.T) {
+	q, err := quadraticFit([]float64{1, 2, 3}, []float64{1, 4, 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := q.predict(4); !e.NoInterval || math.Abs(e.Value-16) > 1e-9 {
+		t.Errorf("predict(4) = %+v, want 16 with no interval", e)
+	}
+	if _, err := quadraticFit([]float64{1, 1, 2}, []float64{1, 1, 4}); err == nil {
+		t.Error("2 distinct x accepted")
+	}
+}
+
+func TestMeanEstimate(t *testing.T) {
+	e := meanEstimate([]float64{9, 10, 11})
+	// t(2) = 4.303, s = 1, half = 4.303/√3.
+	if math.Abs(e.Value-10) > 1e-12 || math.Abs(e.Hi-10-4.302652729749464/math.Sqrt(3)) > 1e-9 {
+		t.Errorf("mean %+v", e)
+	}
+	if one := meanEstimate([]float64{5}); !one.NoInterval || one.Value != 5 {
+		t.Errorf("one value: %+v", one)
+	}
+}
