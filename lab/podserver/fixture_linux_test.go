@@ -14,39 +14,26 @@ import (
 	"github.com/svclab/svclab/lab/netns"
 )
 
-// vethFixture is two scratch namespaces joined by a veth pair:
-// client 10.250.0.1/24 <-> server 10.250.0.2/24.
+// vethFixture is labtest's veth pair: client 10.250.0.1 <-> server 10.250.0.2.
 type vethFixture struct {
 	client, server string
 }
 
 var (
-	clientIP = netip.MustParseAddr("10.250.0.1")
-	serverIP = netip.MustParseAddr("10.250.0.2")
+	clientIP = labtest.ClientIP
+	serverIP = labtest.ServerIP
 )
 
-// newVethFixture builds the fixture; the scratch namespaces (and with them
-// the veth pair) are deleted when the test ends. Nothing touches the root
-// namespace: the veth is created inside the client namespace.
 func newVethFixture(t testing.TB) vethFixture {
 	t.Helper()
-	labtest.RequireRoot(t)
-	labtest.RequireBinary(t, "ip")
-	f := vethFixture{client: labtest.ScratchNetns(t), server: labtest.ScratchNetns(t)}
-	f.ip(t, f.client, "link", "add", "veth-c", "type", "veth", "peer", "name", "veth-s", "netns", f.server)
-	f.ip(t, f.client, "addr", "add", clientIP.String()+"/24", "dev", "veth-c")
-	f.ip(t, f.client, "link", "set", "veth-c", "up")
-	f.ip(t, f.server, "addr", "add", serverIP.String()+"/24", "dev", "veth-s")
-	f.ip(t, f.server, "link", "set", "veth-s", "up")
-	return f
+	p := labtest.NewVethPair(t)
+	return vethFixture{client: p.Client, server: p.Server}
 }
 
 // ip runs `ip ARGS...` inside namespace ns.
 func (vethFixture) ip(t testing.TB, ns string, args ...string) {
 	t.Helper()
-	if _, err := netns.Output(ns, nil, append([]string{"ip"}, args...)...); err != nil {
-		t.Fatal(err)
-	}
+	labtest.IP(t, ns, args...)
 }
 
 // getIn opens one connection from namespace ns to target and sends n HTTP

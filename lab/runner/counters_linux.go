@@ -16,14 +16,15 @@ import (
 // fillKernelCounters adds the kernel's view of the split: the packet counter
 // of each endpoint's DNAT rule, and of each rule of the service chain's
 // statistic cascade. Only iptables dataplanes keep per-rule counters in
-// kube-proxy's rules; for the others the servers' counts stand alone.
-func fillKernelCounters(run *results.FairnessRun, dp apply.Dataplane, t fairnessTarget) error {
+// kube-proxy's rules; IPVS has per-real-server counters, and for nftables the
+// node's conntrack table is the witness.
+func fillKernelCounters(run *results.FairnessRun, dp apply.Dataplane, nodeNetns string, t fairnessTarget) error {
 	if v, ok := apply.IPVSOf(dp); ok {
 		return fillIPVSCounters(run, v, t)
 	}
 	ipt, ok := apply.IPTablesOf(dp)
 	if !ok {
-		return nil
+		return fillConntrackCounters(run, nodeNetns, t)
 	}
 	name, proto := t.svc.PortName(t.port), t.port.Protocol.Lower()
 	svcChain := kpname.ServiceChain(name, proto)
@@ -110,6 +111,27 @@ func fillCascade(run *results.FairnessRun, packets []uint64, probs []float64) {
 		r := &run.Rules[i]
 		r.Reached, r.Observed, r.ObservedLo, r.ObservedHi, r.P = s.Reached, s.Observed, s.ObservedLo, s.ObservedHi, s.P
 	}
+}
+
+// fillConntrackCounters uses the node's conntrack entries as the kernel's
+// witness where the rules keep no per-endpoint counter (nftables: kube-proxy's
+// endpoint chains have none). Entries closed by an RST live for 10 s, so
+// this counts every connection of a run that finishes within that time.
+func fillConntrackCounters(run *results.FairnessRun, nodeNetns string, t fairnessTarget) error {
+	vip := netip.AddrPortFrom(t.svc.ClusterIP, uint16(t.port.Port))
+	counts, err := apply.ConntrackDestinations(nodeNetns, vip, t.port.Protocol.Lower())
+	if err != nil {
+		return err
+	}
+	agree := true
+	for i := range run.Endpoints {
+		ep := &run.Endpoints[i]
+		ep.DNAT = counts[ep.Endpoint]
+		agree = agree && (ep.DNAT == ep.Count || run.Mode == "keepalive")
+	}
+	run.CountsAgree = agree
+	run.KernelCounter = "conntrack entries by NAT destination"
+	return nil
 }
 
 // ipvsStatsDelay: the kernel folds IPVS per-destination counters into the

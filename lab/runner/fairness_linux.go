@@ -149,7 +149,7 @@ func measureSplit(ctx context.Context, lab *Lab, dp apply.Dataplane, t fairnessT
 	if err := fillFairness(&run, counts); err != nil {
 		return run, err
 	}
-	if err := fillKernelCounters(&run, dp, t); err != nil {
+	if err := fillKernelCounters(&run, dp, lab.Topo.NodeNetns, t); err != nil {
 		return run, err
 	}
 	return run, nil

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestBadInputExitsTwoWithNothingOnStdout: one clear error naming the file,
+// the line and the field, exit code 2, and nothing on stdout.
+func TestBadInputExitsTwoWithNothingOnStdout(t *testing.T) {
+	tests := []struct {
+		file, want string
+	}{
+		{"unknown-field.yaml", "unknown-field.yaml:6: colour: unknown field"},
+		{"ipv6-clusterip.yaml", `ipv6-clusterip.yaml:5: services[0].clusterIP: "fd00::43" is not an IPv4 address`},
+		{"duplicate.yaml", "duplicate.yaml:8: services[1].name: duplicate service ns3/svc3"},
+		{"too-many.yaml", "too-many.yaml:7: synthetic.services: 1100000 services do not fit in service CIDR"},
+		{"port-range.yaml", "port-range.yaml:6: services[0].ports[0].port: port 65536 is out of range"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := dispatch([]string{"render", "--scenario", "testdata/bad/" + tt.file}, &stdout, &stderr)
+			if code != 2 || stdout.Len() != 0 {
+				t.Fatalf("exit %d, stdout %q; want 2 and nothing", code, stdout.String())
+			}
+			if !strings.Contains(stderr.String(), tt.want) || strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 {
+				t.Fatalf("stderr %q, want one line containing %q", stderr.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestZeroEndpointsRenderReject(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := dispatch([]string{"render", "--services", "3", "--endpoints", "0"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got := strings.Count(stdout.String(), "has no endpoints\" -m tcp -p tcp -d "); got != 3 {
+		t.Fatalf("%d REJECT rules, want 3", got)
+	}
+}
+
+func TestHelpHasExamplesForEveryCommand(t *testing.T) {
+	for name, c := range commands {
+		if c.hidden {
+			continue
+		}
+		var stdout, stderr bytes.Buffer
+		if code := dispatch([]string{"help", name}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "Examples:") {
+			t.Errorf("svclab help %s: exit %d, no Examples section:\n%s", name, code, stdout.String())
+		}
+	}
+}
