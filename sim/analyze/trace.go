@@ -20,12 +20,12 @@ type Packet struct {
 
 // Endpoint is a reachable endpoint and its probability.
 type Endpoint struct {
-	Endpoint    string  `json:"endpoint"`              // "IP:port"
-	Probability float64 `json:"probability"`           // as the rules write it
-	Effective   float64 `json:"effective,omitempty"`   // as the kernel applies it (iptables)
-	Verdict     string  `json:"verdict,omitempty"`     // after the filter chains
-	Masquerade  bool    `json:"masquerade,omitempty"`  // SNAT on the way out
-	Rules       int     `json:"rules_evaluated"`       // on this branch
+	Endpoint    string  `json:"endpoint"`             // "IP:port"
+	Probability float64 `json:"probability"`          // as the rules write it
+	Effective   float64 `json:"effective,omitempty"`  // as the kernel applies it (iptables)
+	Verdict     string  `json:"verdict,omitempty"`    // after the filter chains
+	Masquerade  bool    `json:"masquerade,omitempty"` // SNAT on the way out
+	Rules       int     `json:"rules_evaluated"`      // on this branch
 }
 
 // Result is one traced packet, the same shape for both kinds of dump.
