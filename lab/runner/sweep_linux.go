@@ -192,7 +192,7 @@ func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.SweepSpec, re
 	}
 	var flows pktRate
 	if spec.PacketRate {
-		r, err := l.packetRate(ctx)
+		r, err := l.packetRate(ctx, tput.connPerSec/2)
 		if err != nil {
 			return nil, err
 		}
