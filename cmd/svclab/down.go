@@ -1,13 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/runner"
 	"github.com/svclab/svclab/lab/topo"
 )
@@ -29,9 +32,11 @@ Examples:
 
 const cleanupUsage = `Usage: svclab cleanup [--prefix P]
 
-Removes every network namespace whose name starts with svclab's prefix
-(default "svl-") and stops labs left by 'svclab up'. Use it after a run was
-killed with kill -9. It touches nothing without the prefix.
+Removes every network namespace whose name starts with the prefix (default
+"svl-": everything svclab made; a run's prefix such as svl-3f9a removes that
+run's namespaces, a sweep's per-point labs included) and stops labs left by
+'svclab up'. Use it after a run was killed with kill -9. It touches nothing
+without svclab's "svl-" prefix.
 
 Examples:
   sudo svclab cleanup
@@ -93,7 +98,7 @@ func runCleanup(args []string, stdout, stderr io.Writer) error {
 			_ = stopLab(run)
 		}
 	}
-	removed, err := topo.Cleanup(*prefix)
+	removed, err := removeNamespaces(*prefix)
 	for _, r := range removed {
 		fmt.Fprintf(stdout, "removed %s\n", r)
 	}
@@ -101,4 +106,26 @@ func runCleanup(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "nothing to remove")
 	}
 	return err
+}
+
+// removeNamespaces deletes every namespace whose name starts with prefix: a
+// run's own (svl-3f9a-node) and, for a sweep, those of its per-point labs
+// (svl-3f9a0-node, svl-3f9a1-node, ...). It refuses prefixes svclab did not
+// make.
+func removeNamespaces(prefix string) ([]string, error) {
+	if !strings.HasPrefix(prefix, topo.PrefixBase) {
+		return nil, usagef("--prefix %q: svclab only removes names starting with %q", prefix, topo.PrefixBase)
+	}
+	names, err := netns.List(prefix)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	var errs []error
+	for _, name := range names {
+		gone, err := topo.Cleanup(name)
+		removed = append(removed, gone...)
+		errs = append(errs, err)
+	}
+	return removed, errors.Join(errs...)
 }

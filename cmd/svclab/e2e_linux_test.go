@@ -210,6 +210,9 @@ func TestKilledSweepKeepsPointsAndReports(t *testing.T) {
 	if _, stderr, code := runSvclab(t, "cleanup", "--prefix", prefix); code != 0 {
 		t.Fatalf("cleanup: %s", stderr)
 	}
+	if left := namespacesOf(t, prefix); len(left) > 0 {
+		t.Fatalf("cleanup --prefix %s left the sweep's namespaces: %v", prefix, left)
+	}
 	if n := countPoints(dir); n < 6 {
 		t.Fatalf("results.jsonl kept %d points", n)
 	}

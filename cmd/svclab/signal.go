@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/runner"
 )
 
@@ -75,11 +74,8 @@ func forceTeardown(stderr io.Writer) {
 		}
 	}
 	if prefix != "" {
-		names, _ := netns.List(prefix)
-		for _, n := range names {
-			if err := netns.Delete(n); err != nil {
-				fmt.Fprintf(stderr, "svclab: teardown: %v (run `svclab cleanup`)\n", err)
-			}
+		if _, err := removeNamespaces(prefix); err != nil {
+			fmt.Fprintf(stderr, "svclab: teardown: %v (run `svclab cleanup`)\n", err)
 		}
 	}
 	os.Exit(130)

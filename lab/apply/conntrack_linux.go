@@ -2,37 +2,86 @@ package apply
 
 import (
 	"bufio"
-	"bytes"
+	"fmt"
+	"io"
 	"net/netip"
+	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
+	"time"
 
 	"github.com/svclab/svclab/lab/netns"
 )
 
-// ConntrackDestinations counts the connection-tracking entries in a
-// namespace whose original destination is vip, by where the kernel's NAT
-// sent them (the reply direction's source, "IP:port"). It is a kernel-side
-// witness of a split that needs no counter in the rules: every new
-// connection leaves an entry, and an entry closed with an RST stays for
-// nf_conntrack_tcp_timeout_close (10 s) before it expires.
-func ConntrackDestinations(nsName string, vip netip.AddrPort, proto string) (map[string]uint64, error) {
-	out, err := netns.Output(nsName, nil, "conntrack", "-L", "-p", proto, "--orig-dst", vip.Addr().String(), "--dport", strconv.Itoa(int(vip.Port())))
+// NATWatch counts new connections to one service address by where the
+// kernel's NAT sent them, from the node's conntrack NEW events (`conntrack
+// -E -e NEW`). It is a kernel-side witness of a split that needs no counter
+// in the rules, and unlike a table listing it sees every connection, even
+// when a client port is reused and replaces an earlier entry.
+type NATWatch struct {
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	counts map[string]uint64
+	done   chan error
+}
+
+// eventBuffer is the netlink receive buffer asked of conntrack, large enough
+// for bursts of thousands of new connections per second.
+const eventBuffer = 64 << 20
+
+// WatchNAT starts counting NEW events for vip/proto in namespace nsName.
+func WatchNAT(nsName string, vip netip.AddrPort, proto string) (*NATWatch, error) {
+	cmd := exec.Command("conntrack", "-E", "-e", "NEW", "-b", strconv.Itoa(eventBuffer), "-p", proto,
+		"--orig-dst", vip.Addr().String(), "--dport", strconv.Itoa(int(vip.Port())))
+	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	counts := map[string]uint64{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
+	if err := netns.Start(nsName, cmd); err != nil {
+		return nil, err
+	}
+	w := &NATWatch{cmd: cmd, counts: map[string]uint64{}, done: make(chan error, 1)}
+	go w.read(out)
+	time.Sleep(50 * time.Millisecond) // let conntrack subscribe before traffic starts
+	return w, nil
+}
+
+func (w *NATWatch) read(r io.Reader) {
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		if ep, ok := replySource(sc.Text()); ok {
-			counts[ep]++
+			w.mu.Lock()
+			w.counts[ep]++
+			w.mu.Unlock()
 		}
 	}
-	return counts, sc.Err()
+	w.done <- sc.Err()
+}
+
+// Stop waits briefly for the last events, stops conntrack and returns the
+// counts per "IP:port".
+func (w *NATWatch) Stop() (map[string]uint64, error) {
+	time.Sleep(200 * time.Millisecond)
+	_ = w.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-w.done:
+		_ = w.cmd.Wait()
+		if err != nil {
+			return nil, fmt.Errorf("read conntrack events: %w", err)
+		}
+	case <-time.After(5 * time.Second):
+		_ = w.cmd.Process.Kill()
+		_ = w.cmd.Wait()
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.counts, nil
 }
 
 // replySource reads the reply direction's "src=IP ... sport=P" of one
-// `conntrack -L` line: the second src= and the second sport=.
+// conntrack line: the second src= and the second sport=.
 func replySource(line string) (string, bool) {
 	var srcs, sports []string
 	for _, f := range strings.Fields(line) {

@@ -18,13 +18,16 @@ import (
 // statistic cascade. Only iptables dataplanes keep per-rule counters in
 // kube-proxy's rules; IPVS has per-real-server counters, and for nftables the
 // node's conntrack table is the witness.
-func fillKernelCounters(run *results.FairnessRun, dp apply.Dataplane, nodeNetns string, t fairnessTarget) error {
+func fillKernelCounters(run *results.FairnessRun, dp apply.Dataplane, nat map[string]uint64, t fairnessTarget) error {
 	if v, ok := apply.IPVSOf(dp); ok {
 		return fillIPVSCounters(run, v, t)
 	}
 	ipt, ok := apply.IPTablesOf(dp)
 	if !ok {
-		return fillConntrackCounters(run, nodeNetns, t)
+		if nat != nil {
+			fillConntrackCounters(run, nat)
+		}
+		return nil
 	}
 	name, proto := t.svc.PortName(t.port), t.port.Protocol.Lower()
 	svcChain := kpname.ServiceChain(name, proto)
@@ -113,16 +116,10 @@ func fillCascade(run *results.FairnessRun, packets []uint64, probs []float64) {
 	}
 }
 
-// fillConntrackCounters uses the node's conntrack entries as the kernel's
-// witness where the rules keep no per-endpoint counter (nftables: kube-proxy's
-// endpoint chains have none). Entries closed by an RST live for 10 s, so
-// this counts every connection of a run that finishes within that time.
-func fillConntrackCounters(run *results.FairnessRun, nodeNetns string, t fairnessTarget) error {
-	vip := netip.AddrPortFrom(t.svc.ClusterIP, uint16(t.port.Port))
-	counts, err := apply.ConntrackDestinations(nodeNetns, vip, t.port.Protocol.Lower())
-	if err != nil {
-		return err
-	}
+// fillConntrackCounters uses the node's conntrack NEW events, counted while
+// the traffic ran, as the kernel's witness where the rules keep no
+// per-endpoint counter (nftables: kube-proxy's endpoint chains have none).
+func fillConntrackCounters(run *results.FairnessRun, counts map[string]uint64) {
 	agree := true
 	for i := range run.Endpoints {
 		ep := &run.Endpoints[i]
@@ -130,8 +127,7 @@ func fillConntrackCounters(run *results.FairnessRun, nodeNetns string, t fairnes
 		agree = agree && (ep.DNAT == ep.Count || run.Mode == "keepalive")
 	}
 	run.CountsAgree = agree
-	run.KernelCounter = "conntrack entries by NAT destination"
-	return nil
+	run.KernelCounter = "conntrack NEW events by NAT destination"
 }
 
 // ipvsStatsDelay: the kernel folds IPVS per-destination counters into the

@@ -125,11 +125,27 @@ func measureSplit(ctx context.Context, lab *Lab, dp apply.Dataplane, t fairnessT
 		Connections: f.Connections, Concurrency: f.Concurrency, Rate: f.Rate,
 		Mode: traffic.Mode(f.Mode), RequestsPerConn: f.RequestsPerConn,
 	}
+	var watch *apply.NATWatch
+	if _, isIPT := apply.IPTablesOf(dp); !isIPT {
+		if _, isIPVS := apply.IPVSOf(dp); !isIPVS {
+			var err error
+			if watch, err = apply.WatchNAT(lab.Topo.NodeNetns, spec.Target, t.port.Protocol.Lower()); err != nil {
+				return results.FairnessRun{}, err
+			}
+		}
+	}
 	sum, err := traffic.Run(ctx, spec, func(r traffic.Record) {
 		if r.Err == "" {
 			_ = hist.Record(r.Connect)
 		}
 	})
+	var nat map[string]uint64
+	if watch != nil {
+		var werr error
+		if nat, werr = watch.Stop(); err == nil {
+			err = werr
+		}
+	}
 	if err != nil {
 		return results.FairnessRun{}, err
 	}
@@ -149,7 +165,7 @@ func measureSplit(ctx context.Context, lab *Lab, dp apply.Dataplane, t fairnessT
 	if err := fillFairness(&run, counts); err != nil {
 		return run, err
 	}
-	if err := fillKernelCounters(&run, dp, lab.Topo.NodeNetns, t); err != nil {
+	if err := fillKernelCounters(&run, dp, nat, t); err != nil {
 		return run, err
 	}
 	return run, nil

@@ -78,7 +78,8 @@ func toolVersions() map[string]string {
 		"iptables-legacy": {"iptables-legacy", "--version"},
 		"iptables-nft":    {"iptables-nft", "--version"},
 		"nft":             {"nft", "--version"},
-		"ipvsadm":         {"ipvsadm", "--version"},
+		// ipvsadm --version fails without IPVS in the kernel; ask dpkg.
+		"ipvsadm": {"dpkg-query", "-W", "-f=ipvsadm ${Version}", "ipvsadm"},
 	}
 	out := map[string]string{}
 	for name, argv := range cmds {
