@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
+	"github.com/svclab/svclab/sim/compare"
 	"github.com/svclab/svclab/sim/report"
 )
 
@@ -11,20 +15,28 @@ func init() {
 	register(&command{name: "report", summary: "write report.md and plots (PNG, SVG) for a run directory", usage: reportUsage, run: runReport})
 }
 
-const reportUsage = `Usage: svclab report RUN_DIR
+const reportUsage = `Usage: svclab report RUN_DIR [--compare BASE]
 
 Writes RUN_DIR/report.md and RUN_DIR/plots/*.png and *.svg: latency against
 services per dataplane with the fitted lines, CPU per connection, sync time,
 and a bar chart per fairness run. It works on a run killed half way: the
 completed points in results.jsonl are aggregated again. Needs no root.
 
+Options:
+  --compare BASE   also write RUN_DIR/compare.html: one self-contained page
+                   comparing BASE (a run directory or results.jsonl) with this
+                   run, with the plots embedded (as svclab compare --html)
+
 Examples:
   svclab report results/runs/sweep-quick-20261129-190102
   svclab report results/sweep-full && xdg-open results/sweep-full/report.md
+  svclab report new-run --compare results/baseline/ci-smoke
 `
 
 func runReport(args []string, stdout, stderr io.Writer) error {
-	rest, err := parseFlags(newFlagSet("report"), args)
+	fs := newFlagSet("report")
+	base := fs.String("compare", "", "")
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -39,5 +51,35 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	for _, p := range rep.Plots {
 		fmt.Fprintf(stdout, "plot:   %s\n", p)
 	}
+	if *base == "" {
+		return nil
+	}
+	page, err := writeComparisonPage(*base, rest[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "compare: %s\n", page)
 	return nil
+}
+
+// writeComparisonPage writes RUN_DIR/compare.html comparing base with it.
+func writeComparisonPage(base, dir string) (string, error) {
+	b, err := compare.Load(base)
+	if err != nil {
+		return "", err
+	}
+	n, err := compare.Load(dir)
+	if err != nil {
+		return "", err
+	}
+	res, err := compare.Compare(b, n, compare.Options{})
+	if err != nil {
+		return "", err
+	}
+	var page bytes.Buffer
+	if err := compare.WriteHTML(&page, res); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "compare.html")
+	return path, os.WriteFile(path, page.Bytes(), 0o644)
 }

@@ -80,3 +80,35 @@ func TestAgreementOnSyntheticLine(t *testing.T) {
 		}
 	}
 }
+
+// TestSimAgreesWithRecordedSweepQuick runs the same check over the sweep
+// committed under results/sweep-quick (the README's table): calibrated on
+// N ≤ 10,000, predicting p50 at 20,000 services for the last position.
+func TestSimAgreesWithRecordedSweepQuick(t *testing.T) {
+	run, err := LoadRun("../../results/sweep-quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := AgreementTable(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("sim against lab, %s:\n%s", run.Source, AgreementMarkdown(rows))
+	claimed := 0
+	for _, r := range rows {
+		if r.Services != 20000 || r.CalibrationMaxN != AgreementMaxN {
+			t.Errorf("%s: held out N %d, calibrated on N ≤ %d; want 20000 and 10000", r.Dataplane, r.Services, r.CalibrationMaxN)
+		}
+		if !r.Model.Valid {
+			continue
+		}
+		claimed++
+		if !r.Model.Within {
+			t.Errorf("%s: the model claims validity (R² %.3f) but misses: predicted %.1f µs, measured %.1f µs (%+.1f%%)",
+				r.Dataplane, r.Model.R2, r.Model.Predicted.Value, r.MeasuredP50us, r.Model.ErrorPct)
+		}
+	}
+	if claimed == 0 {
+		t.Fatal("the model claims validity for no dataplane: nothing was checked")
+	}
+}
