@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/svclab/svclab/sim/compare"
@@ -54,32 +52,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if *base == "" {
 		return nil
 	}
-	page, err := writeComparisonPage(*base, rest[0])
+	res, err := loadAndCompare(*base, rest[0], compare.Options{})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "compare: %s\n", page)
-	return nil
-}
-
-// writeComparisonPage writes RUN_DIR/compare.html comparing base with it.
-func writeComparisonPage(base, dir string) (string, error) {
-	b, err := compare.Load(base)
-	if err != nil {
-		return "", err
-	}
-	n, err := compare.Load(dir)
-	if err != nil {
-		return "", err
-	}
-	res, err := compare.Compare(b, n, compare.Options{})
-	if err != nil {
-		return "", err
-	}
-	var page bytes.Buffer
-	if err := compare.WriteHTML(&page, res); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "compare.html")
-	return path, os.WriteFile(path, page.Bytes(), 0o644)
+	return writeHTMLFile(filepath.Join(rest[0], "compare.html"), res, stderr)
 }

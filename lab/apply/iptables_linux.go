@@ -75,6 +75,21 @@ type RuleCounter struct {
 // Counters reads every rule's counters of one chain from `iptables-save -c`,
 // parsed with the same parser the simulator uses.
 func (p *IPTables) Counters(table, chain string) ([]RuleCounter, error) {
+	snap, err := p.Snapshot(table)
+	if err != nil {
+		return nil, err
+	}
+	return snap.Chain(chain)
+}
+
+// Snapshot is one table's rules and counters, read once.
+type Snapshot struct {
+	table  *simipt.Table
+	source string // for errors: "nat in netns X"
+}
+
+// Snapshot reads a table with one `iptables-save -c` and parses it.
+func (p *IPTables) Snapshot(table string) (*Snapshot, error) {
 	saved, err := p.Save(table)
 	if err != nil {
 		return nil, err
@@ -83,17 +98,26 @@ func (p *IPTables) Counters(table, chain string) ([]RuleCounter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse %s-save output of netns %s: %w", p.tool(""), p.Netns, err)
 	}
+	snap := &Snapshot{source: table + " in netns " + p.Netns}
 	for _, t := range dump.Tables {
-		if t.Name != table {
-			continue
-		}
-		for _, c := range t.Chains {
-			if c.Name == chain {
-				return chainCounters(c), nil
-			}
+		if t.Name == table {
+			snap.table = t
 		}
 	}
-	return nil, fmt.Errorf("chain %s/%s not found in netns %s", table, chain, p.Netns)
+	if snap.table == nil {
+		return nil, fmt.Errorf("table %s not found", snap.source)
+	}
+	return snap, nil
+}
+
+// Chain returns the counters of every rule of one chain.
+func (s *Snapshot) Chain(chain string) ([]RuleCounter, error) {
+	for _, c := range s.table.Chains {
+		if c.Name == chain {
+			return chainCounters(c), nil
+		}
+	}
+	return nil, fmt.Errorf("chain %s not found in table %s", chain, s.source)
 }
 
 func chainCounters(c *simipt.Chain) []RuleCounter {

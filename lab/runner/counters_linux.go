@@ -18,24 +18,28 @@ import (
 // statistic cascade. Only iptables dataplanes keep per-rule counters in
 // kube-proxy's rules; IPVS has per-real-server counters, and for nftables the
 // node's conntrack table is the witness.
-func fillKernelCounters(run *results.FairnessRun, dp apply.Dataplane, nat map[string]uint64, t fairnessTarget) error {
+func fillKernelCounters(run *results.FairnessRun, dp apply.Dataplane, events map[string]uint64, t fairnessTarget) error {
 	if v, ok := apply.IPVSOf(dp); ok {
 		return fillIPVSCounters(run, v, t)
 	}
 	ipt, ok := apply.IPTablesOf(dp)
 	if !ok {
-		if nat != nil {
-			fillConntrackCounters(run, nat)
+		if events != nil {
+			fillConntrackCounters(run, events)
 		}
 		return nil
 	}
-	name, proto := t.svc.PortName(t.port), t.port.Protocol.Lower()
-	svcChain := kpname.ServiceChain(name, proto)
-	entered, err := chainEntries(ipt, svcChain)
+	nat, err := ipt.Snapshot("nat") // one iptables-save for every counter below
 	if err != nil {
 		return err
 	}
-	rules, err := ipt.Counters("nat", svcChain)
+	name, proto := t.svc.PortName(t.port), t.port.Protocol.Lower()
+	svcChain := kpname.ServiceChain(name, proto)
+	entered, err := chainEntries(nat, svcChain)
+	if err != nil {
+		return err
+	}
+	rules, err := nat.Chain(svcChain)
 	if err != nil {
 		return err
 	}
@@ -51,26 +55,21 @@ func fillKernelCounters(run *results.FairnessRun, dp apply.Dataplane, nat map[st
 		probs = append(probs, p)
 	}
 	run.ChainEntered = entered
-	run.KernelCounter = "iptables DNAT rule packets"
 	fillCascade(run, packets, probs)
-	agree := true
-	for i := range run.Endpoints {
-		ep := &run.Endpoints[i]
-		dnat, err := dnatPackets(ipt, kpname.EndpointChain(name, proto, ep.Endpoint))
-		if err != nil {
+	dnat := map[string]uint64{}
+	for _, ep := range run.Endpoints {
+		if dnat[ep.Endpoint], err = dnatPackets(nat, kpname.EndpointChain(name, proto, ep.Endpoint)); err != nil {
 			return err
 		}
-		ep.DNAT = dnat
-		agree = agree && (dnat == ep.Count || run.Mode == "keepalive")
 	}
-	run.CountsAgree = agree
+	setKernelCounts(run, dnat, "iptables DNAT rule packets")
 	return nil
 }
 
 // chainEntries is the packet counter of the KUBE-SERVICES rule that jumps to
 // chain: how many new connections entered the service chain.
-func chainEntries(ipt *apply.IPTables, chain string) (uint64, error) {
-	rules, err := ipt.Counters("nat", "KUBE-SERVICES")
+func chainEntries(nat *apply.Snapshot, chain string) (uint64, error) {
+	rules, err := nat.Chain("KUBE-SERVICES")
 	if err != nil {
 		return 0, err
 	}
@@ -82,8 +81,8 @@ func chainEntries(ipt *apply.IPTables, chain string) (uint64, error) {
 	return 0, fmt.Errorf("no KUBE-SERVICES rule jumps to %s", chain)
 }
 
-func dnatPackets(ipt *apply.IPTables, sep string) (uint64, error) {
-	rules, err := ipt.Counters("nat", sep)
+func dnatPackets(nat *apply.Snapshot, sep string) (uint64, error) {
+	rules, err := nat.Chain(sep)
 	if err != nil {
 		return 0, err
 	}
@@ -120,6 +119,13 @@ func fillCascade(run *results.FairnessRun, packets []uint64, probs []float64) {
 // the traffic ran, as the kernel's witness where the rules keep no
 // per-endpoint counter (nftables: kube-proxy's endpoint chains have none).
 func fillConntrackCounters(run *results.FairnessRun, counts map[string]uint64) {
+	setKernelCounts(run, counts, "conntrack NEW events by NAT destination")
+}
+
+// setKernelCounts records the kernel's count per endpoint ("IP:port") and
+// whether it equals what the servers counted. In keep-alive mode the servers
+// count requests and the kernel connections, so they are not compared.
+func setKernelCounts(run *results.FairnessRun, counts map[string]uint64, what string) {
 	agree := true
 	for i := range run.Endpoints {
 		ep := &run.Endpoints[i]
@@ -127,7 +133,7 @@ func fillConntrackCounters(run *results.FairnessRun, counts map[string]uint64) {
 		agree = agree && (ep.DNAT == ep.Count || run.Mode == "keepalive")
 	}
 	run.CountsAgree = agree
-	run.KernelCounter = "conntrack NEW events by NAT destination"
+	run.KernelCounter = what
 }
 
 // ipvsStatsDelay: the kernel folds IPVS per-destination counters into the
@@ -147,13 +153,6 @@ func fillIPVSCounters(run *results.FairnessRun, v *apply.IPVS, t fairnessTarget)
 	for _, s := range stats {
 		conns[s.Addr.String()] = s.Connections
 	}
-	agree := true
-	for i := range run.Endpoints {
-		ep := &run.Endpoints[i]
-		ep.DNAT = conns[ep.Endpoint]
-		agree = agree && (ep.DNAT == ep.Count || run.Mode == "keepalive")
-	}
-	run.CountsAgree = agree
-	run.KernelCounter = "ipvs real-server connections"
+	setKernelCounts(run, conns, "ipvs real-server connections")
 	return nil
 }

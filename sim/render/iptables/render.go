@@ -38,19 +38,7 @@ func (r *renderer) writesChains(i int) bool { return r.updated == nil || r.updat
 // Render streams the full-sync restore payload for m to w, as kube-proxy
 // would pass it to `iptables-restore --noflush --counters`.
 func Render(w io.Writer, m *model.Model, opts Options) (render.Stats, error) {
-	if err := checkModel(m); err != nil {
-		return render.Stats{}, err
-	}
-	r := &renderer{
-		w:       render.NewWriter(w),
-		cluster: m.Cluster,
-		opts:    opts,
-		mark:    m.Cluster.MasqueradeMark(),
-		large:   model.TotalEndpoints(m.Services) > opts.LargeClusterThreshold,
-	}
-	r.filterTable(m.Services)
-	r.natTable(m.Services)
-	return r.w.Flush()
+	return RenderPartial(w, m, opts, nil)
 }
 
 // RenderPartial streams kube-proxy's partial-sync payload (KEP-3453,
@@ -58,7 +46,7 @@ func Render(w io.Writer, m *model.Model, opts Options) (render.Stats, error) {
 // KUBE-NODEPORTS, KUBE-POSTROUTING, KUBE-MARK-MASQ and the filter chains) is
 // rewritten in full, but only the services for which updated(i) is true get
 // their KUBE-SVC/KUBE-EXT/KUBE-SEP chains declared and written; the kernel
-// keeps the others as they are under --noflush.
+// keeps the others as they are under --noflush. A nil updated is a full sync.
 func RenderPartial(w io.Writer, m *model.Model, opts Options, updated func(i int) bool) (render.Stats, error) {
 	if err := checkModel(m); err != nil {
 		return render.Stats{}, err
