@@ -1,0 +1,67 @@
+package runner
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+func TestSweepPlanHonoursMaxServices(t *testing.T) {
+	spec := &scenario.SweepSpec{Services: []int{1, 5000, 20000}, Dataplanes: []string{"iptables-nft", "nftables"},
+		MaxServices: map[string]int{"nftables": 5000}}
+	got := sweepPlan(spec)
+	want := []planPoint{{"iptables-nft", 1}, {"nftables", 1}, {"iptables-nft", 5000}, {"nftables", 5000}, {"iptables-nft", 20000}}
+	if len(got) != len(want) {
+		t.Fatalf("plan %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("plan %v, want %v", got, want)
+		}
+	}
+}
+
+func TestSweepModelPlacesTargets(t *testing.T) {
+	sc, err := scenario.Parse("t", []byte("sweep: {services: [10]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ n, first, middle, last int }{{3, 0, 1, 2}, {10, 0, 4, 9}, {1001, 0, 500, 1000}}
+	for _, tt := range tests {
+		m, _, err := sweepModel(sc, tt.n, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Services.Len() != tt.n {
+			t.Fatalf("N=%d: model has %d services", tt.n, m.Services.Len())
+		}
+		for name, want := range map[string]int{"target-first": tt.first, "target-middle": tt.middle, "target-last": tt.last} {
+			if got := model.IndexOf(m.Services, name); got != want {
+				t.Errorf("N=%d: %s at %d, want %d", tt.n, name, got, want)
+			}
+		}
+	}
+}
+
+func TestPodsForDedupesEndpointIPs(t *testing.T) {
+	ep := func(ip string) model.Endpoint { return model.Endpoint{IP: netip.MustParseAddr(ip), Ready: true} }
+	targets := model.Slice{
+		{Name: "web", Ports: []model.Port{{TargetPort: 8080}}, Endpoints: []model.Endpoint{ep("10.244.1.2"), ep("10.244.1.3")}},
+		{Name: "web", Namespace: "other", Ports: []model.Port{{TargetPort: 9090}}, Endpoints: []model.Endpoint{ep("10.244.1.3"), ep("10.244.1.4")}},
+	}
+	pods, ports := podsFor(targets)
+	if len(pods) != 3 || pods[0].Name != "web-0" || pods[2].Name != "web-1-2" {
+		t.Fatalf("pods %+v", pods)
+	}
+	if got := ports[netip.MustParseAddr("10.244.1.3")]; len(got) != 2 || got[0] != 8080 || got[1] != 9090 {
+		t.Fatalf("shared pod serves %v, want [8080 9090]", got)
+	}
+}
+
+func TestLastUsable(t *testing.T) {
+	if got := lastUsable(netip.MustParsePrefix("10.128.0.0/9")); got != netip.MustParseAddr("10.255.255.254") {
+		t.Fatalf("lastUsable = %s", got)
+	}
+}
