@@ -1,13 +1,7 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
-	"math"
-	"slices"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/svclab/svclab/sim/cost"
 )
@@ -94,9 +88,9 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		return usagef("%v", err)
 	}
 	if f.json {
-		return writePlanJSON(stdout, q, m, preds)
+		return cost.WritePlanJSON(stdout, q, m, preds)
 	}
-	return writePlanText(stdout, q, m, preds)
+	return cost.WritePlanText(stdout, q, m, preds)
 }
 
 // query checks the flags that describe the cluster.
@@ -133,171 +127,3 @@ func (f planFlags) model() (*cost.Model, error) {
 	return m, nil
 }
 
-// planJSON is plan's JSON output.
-type planJSON struct {
-	Query       cost.Query        `json:"query"`
-	Calibration cost.Source       `json:"calibration"`
-	Options     cost.Options      `json:"options"`
-	Predictions []cost.Prediction `json:"predictions"`
-	Warnings    []string          `json:"warnings,omitempty"`
-}
-
-func writePlanJSON(w io.Writer, q cost.Query, m *cost.Model, preds []cost.Prediction) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(planJSON{Query: q, Calibration: m.Source, Options: m.Options, Predictions: preds, Warnings: m.Warnings})
-}
-
-// writePlanText prints the side-by-side table, then the warnings.
-func writePlanText(w io.Writer, q cost.Query, m *cost.Model, preds []cost.Prediction) error {
-	fmt.Fprintf(w, "svclab plan: %s, %s each; %s new connections/s to %s\n", planCount(q.Services, "service"),
-		planCount(q.EndpointsPerService, "endpoint"), planNumber(q.NewConnPerSec), planPositionText[q.Position])
-	fmt.Fprintf(w, "calibration: %s\n", m.Source)
-	fmt.Fprintf(w, "95%% intervals in brackets; \"—\" = not calibrated\n\n")
-	tw := tabwriter.NewWriter(w, 2, 4, 3, ' ', 0)
-	header := []string{""}
-	for _, p := range preds {
-		header = append(header, p.Dataplane)
-	}
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for _, row := range planRows(q) {
-		cells := []string{row.label}
-		for _, p := range preds {
-			cells = append(cells, row.cell(p))
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	writePlanWarnings(w, m, preds)
-	return nil
-}
-
-var planPositionText = map[string]string{
-	cost.PositionUniform: "uniformly random services",
-	cost.PositionLast:    "services placed last in KUBE-SERVICES (the worst case)",
-	cost.PositionMiddle:  "services placed in the middle of KUBE-SERVICES",
-	cost.PositionFirst:   "services placed first in KUBE-SERVICES",
-}
-
-func planCount(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// planRow is one line of the table: a label and how to fill its cell.
-type planRow struct {
-	label string
-	cell  func(cost.Prediction) string
-}
-
-func planRows(q cost.Query) []planRow {
-	return []planRow{
-		{"lookup", func(p cost.Prediction) string { return strings.ReplaceAll(string(p.Lookup), "-", " ") }},
-		{"rules walked per first packet", func(p cost.Prediction) string {
-			if p.Lookup == cost.MapLookup {
-				return "1 lookup"
-			}
-			return planNumber(p.Evaluations)
-		}},
-		{"N / largest calibrated N", func(p cost.Prediction) string { return planFactor(p.Extrapolation, p.Beyond) }},
-		{"p50 added by lookup (µs)", func(p cost.Prediction) string { return planEstimate(&p.P50us.Added) }},
-		{"p50 connect (µs)", func(p cost.Prediction) string { return planEstimate(&p.P50us.Total) }},
-		{"p50 ns per rule", func(p cost.Prediction) string { return planPerRule(&p.P50us) }},
-		{"p99 added by lookup (µs)", func(p cost.Prediction) string { return planCost(p.P99us, false) }},
-		{"p99 connect (µs)", func(p cost.Prediction) string { return planCost(p.P99us, true) }},
-		{"CPU per connection added (µs)", func(p cost.Prediction) string { return planCost(p.CPUusPerConn, false) }},
-		{fmt.Sprintf("CPU cores at %s conn/s", planNumber(q.NewConnPerSec)), func(p cost.Prediction) string { return planEstimate(p.CPUCores) }},
-		{"full sync (s)", func(p cost.Prediction) string { return planSync(p.SyncFull) }},
-		{"incremental sync (s)", func(p cost.Prediction) string { return planSync(p.SyncIncremental) }},
-		{"rules", func(p cost.Prediction) string { return fmt.Sprint(p.Ruleset.Rules) }},
-		{"chains", func(p cost.Prediction) string { return fmt.Sprint(p.Ruleset.Chains) }},
-		{"payload bytes", func(p cost.Prediction) string {
-			if !p.Ruleset.BytesExact {
-				return fmt.Sprintf("≈%d", p.Ruleset.Bytes)
-			}
-			return fmt.Sprint(p.Ruleset.Bytes)
-		}},
-	}
-}
-
-func planCost(c *cost.CostPrediction, total bool) string {
-	switch {
-	case c == nil:
-		return "—"
-	case total:
-		return planEstimate(&c.Total)
-	}
-	return planEstimate(&c.Added)
-}
-
-func planPerRule(c *cost.CostPrediction) string {
-	if c.PerEvaluation == nil {
-		return "—"
-	}
-	ns := c.PerEvaluation.Scale(1e3)
-	return planEstimate(&ns)
-}
-
-func planSync(s *cost.SyncPrediction) string {
-	if s == nil {
-		return "—"
-	}
-	return fmt.Sprintf("%s %s %s", planEstimate(&s.Seconds), s.Form, planFactor(s.Extrapolation, s.Beyond))
-}
-
-// planFactor prints an extrapolation factor, marking one beyond calibration.
-func planFactor(f float64, beyond bool) string {
-	s := "×" + planNumber(f)
-	if beyond {
-		s += " beyond"
-	}
-	return s
-}
-
-// planEstimate prints "v [lo, hi]", "v (no interval)" or "—" for nil.
-func planEstimate(e *cost.Estimate) string {
-	switch {
-	case e == nil:
-		return "—"
-	case e.NoInterval:
-		return planNumber(e.Value) + " (no interval)"
-	}
-	return fmt.Sprintf("%s [%s, %s]", planNumber(e.Value), planNumber(e.Lo), planNumber(e.Hi))
-}
-
-// planNumber prints three significant digits, whole numbers in full.
-func planNumber(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 100 || v == math.Trunc(v):
-		return fmt.Sprintf("%.0f", v)
-	case a >= 10:
-		return fmt.Sprintf("%.1f", v)
-	case a >= 1:
-		return fmt.Sprintf("%.2f", v)
-	}
-	return fmt.Sprintf("%.3g", v)
-}
-
-// writePlanWarnings prints the model's and the predictions' warnings, each
-// once.
-func writePlanWarnings(w io.Writer, m *cost.Model, preds []cost.Prediction) {
-	warnings := slices.Clone(m.Warnings)
-	for _, p := range preds {
-		for _, s := range p.Warnings {
-			if !slices.Contains(warnings, s) {
-				warnings = append(warnings, s)
-			}
-		}
-	}
-	if len(warnings) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "\nwarnings:")
-	for _, s := range warnings {
-		fmt.Fprintf(w, "  - %s\n", s)
-	}
-}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/svclab/svclab/sim/cost"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,7 +65,7 @@ func TestPlanJSON(t *testing.T) {
 	if code := dispatch(args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	var out planJSON
+	var out cost.PlanJSON
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
