@@ -1,16 +1,100 @@
 package apply
 
-import "github.com/svclab/svclab/sim/model"
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	cipvs "github.com/cloudflare/ipvs"
+
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render/ipvs"
+)
 
 // Program is FullSync: IPVS mode has one way to load its state.
 func (d *IPVS) Program(m *model.Model) (Sync, error) { return d.FullSync(m) }
 
-// IncrementalSync re-syncs the model with ep added to service i. kube-proxy's
-// IPVS proxier has no partial sync: every sync recomputes the whole state
-// (ipsets, rules) and makes netlink calls only for what changed, which is
-// what FullSync does against an already programmed kernel.
+// IncrementalSync adds ep to service i of an already programmed m, doing
+// what kube-proxy's IPVS proxier does for that change: it adds the ipset
+// members the endpoint brings (kube-proxy adds only the difference), rewrites
+// its constant iptables rules (it does so on every sync), lists the kernel's
+// virtual servers and adds the real server to the changed one. Rendering is
+// not timed.
 func (d *IPVS) IncrementalSync(m *model.Model, i int, ep model.Endpoint) (Sync, error) {
-	svc := *m.Services.At(i)
-	svc.Endpoints = append(append([]model.Endpoint(nil), svc.Endpoints...), ep)
-	return d.FullSync(&model.Model{Cluster: m.Cluster, Services: model.Replace(m.Services, i, svc)})
+	before := *m.Services.At(i)
+	after := before
+	after.Endpoints = append(append([]model.Endpoint(nil), before.Endpoints...), ep)
+	one := func(s model.Service) *model.Model { return &model.Model{Cluster: m.Cluster, Services: model.Slice{s}} }
+	pb, err := renderIPVS(one(before), d.Options)
+	if err != nil {
+		return Sync{}, err
+	}
+	pa, err := renderIPVS(one(after), d.Options)
+	if err != nil {
+		return Sync{}, err
+	}
+	var rules bytes.Buffer
+	if _, err := ipvs.RenderIPTables(&rules, &model.Model{Cluster: m.Cluster, Services: model.Replace(m.Services, i, after)}, d.Options); err != nil {
+		return Sync{}, err
+	}
+	servers, err := parseIPVSAdm(pa.ipvsadm.Bytes())
+	if err != nil {
+		return Sync{}, fmt.Errorf("ipvs incremental sync: rendered ipvsadm text: %w", err)
+	}
+	adds := addedSetMembers(pb.ipset.String(), pa.ipset.String())
+	start := time.Now()
+	if err := d.restoreSetLines(adds); err != nil {
+		return Sync{}, fmt.Errorf("ipvs incremental sync in netns %s: ipset: %w", d.Netns, err)
+	}
+	if err := d.restoreRules(rules.Bytes(), pa.jumps.Bytes()); err != nil {
+		return Sync{}, fmt.Errorf("ipvs incremental sync in netns %s: iptables rules: %w", d.Netns, err)
+	}
+	if err := d.updateServers(servers); err != nil {
+		return Sync{}, fmt.Errorf("ipvs incremental sync in netns %s: %w", d.Netns, err)
+	}
+	return Sync{Payload: pa.stats, Duration: time.Since(start)}, nil
+}
+
+// addedSetMembers returns the `add` lines of after that before lacks, as an
+// `ipset restore` script that tolerates members already present.
+func addedSetMembers(before, after string) string {
+	had := map[string]bool{}
+	for _, l := range strings.Split(before, "\n") {
+		had[l] = true
+	}
+	var b strings.Builder
+	sc := bufio.NewScanner(strings.NewReader(after))
+	for sc.Scan() {
+		if l := sc.Text(); strings.HasPrefix(l, "add ") && !had[l] {
+			b.WriteString(l + " -exist\n")
+		}
+	}
+	return b.String()
+}
+
+// updateServers reconciles only the given virtual servers, leaving the
+// kernel's others alone (unlike syncServers, which removes what it was not
+// given).
+func (d *IPVS) updateServers(servers []virtualServer) error {
+	kc, err := d.dial()
+	if err != nil {
+		return err
+	}
+	defer kc.Close()
+	existing, err := kc.Services()
+	if err != nil {
+		return fmt.Errorf("list virtual servers: %w", err)
+	}
+	have := make(map[serviceKey]cipvs.Service, len(existing))
+	for _, s := range existing {
+		have[keyOf(s.Service)] = s.Service
+	}
+	for _, vs := range servers {
+		if err := syncServer(kc, vs, have); err != nil {
+			return err
+		}
+	}
+	return nil
 }
