@@ -126,4 +126,3 @@ func (f planFlags) model() (*cost.Model, error) {
 	}
 	return m, nil
 }
-
