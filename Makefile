@@ -27,8 +27,7 @@ setup: ## install Debian packages (idempotent) and Go modules
 build: setup
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/svclab
 
-test: setup
-	$(GO) vet ./...
+test: setup lint
 	$(GO) test $(GOTEST_FLAGS) ./...
 
 demo: build
