@@ -7,34 +7,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"testing"
 	"time"
 
-	"github.com/svclab/svclab/lab/labtest"
 	"github.com/svclab/svclab/lab/netns"
 )
-
-// vethFixture is labtest's veth pair: client 10.250.0.1 <-> server 10.250.0.2.
-type vethFixture struct {
-	client, server string
-}
-
-var (
-	clientIP = labtest.ClientIP
-	serverIP = labtest.ServerIP
-)
-
-func newVethFixture(t testing.TB) vethFixture {
-	t.Helper()
-	p := labtest.NewVethPair(t)
-	return vethFixture{client: p.Client, server: p.Server}
-}
-
-// ip runs `ip ARGS...` inside namespace ns.
-func (vethFixture) ip(t testing.TB, ns string, args ...string) {
-	t.Helper()
-	labtest.IP(t, ns, args...)
-}
 
 // getIn opens one connection from namespace ns to target and sends n HTTP
 // GET requests over it, returning the bodies. The dial happens on the

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svclab/svclab/lab/labtest"
 	"github.com/svclab/svclab/lab/podserver"
 )
 
@@ -23,9 +24,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestServeCountsConnectsAndKeepAliveRequests(t *testing.T) {
-	f := newVethFixture(t)
-	target := netip.AddrPortFrom(serverIP, 8080)
-	srv, err := podserver.Serve(f.server, "pod-a", target)
+	f := labtest.NewVethPair(t)
+	target := netip.AddrPortFrom(labtest.ServerIP, 8080)
+	srv, err := podserver.Serve(f.Server, "pod-a", target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +44,10 @@ func TestServeCountsConnectsAndKeepAliveRequests(t *testing.T) {
 	for _, tt := range tests {
 		for range tt.conns {
 			if tt.perConn == 0 {
-				err = connectIn(f.client, target)
+				err = connectIn(f.Client, target)
 			} else {
 				var bodies []string
-				bodies, err = getIn(f.client, target, tt.perConn)
+				bodies, err = getIn(f.Client, target, tt.perConn)
 				checkBodies(t, bodies, "pod-a", target.String())
 			}
 			if err != nil {
@@ -71,12 +72,12 @@ func checkBodies(t *testing.T, bodies []string, pod, local string) {
 }
 
 func TestSinkOnWildcardCountsPerLocalAddress(t *testing.T) {
-	f := newVethFixture(t)
+	f := labtest.NewVethPair(t)
 	// The sink owns 10.251.0.0/16 with a local route (AnyIP); the client
 	// routes that range to the server end of the veth.
-	f.ip(t, f.server, "route", "add", "local", "10.251.0.0/16", "dev", "lo")
-	f.ip(t, f.client, "route", "add", "10.251.0.0/16", "via", serverIP.String())
-	srv, err := podserver.Serve(f.server, "sink", netip.MustParseAddrPort("0.0.0.0:9000"))
+	labtest.IP(t, f.Server, "route", "add", "local", "10.251.0.0/16", "dev", "lo")
+	labtest.IP(t, f.Client, "route", "add", "10.251.0.0/16", "via", labtest.ServerIP.String())
+	srv, err := podserver.Serve(f.Server, "sink", netip.MustParseAddrPort("0.0.0.0:9000"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestSinkOnWildcardCountsPerLocalAddress(t *testing.T) {
 	endpoints := []string{"10.251.0.7", "10.251.3.4", "10.251.255.1", "10.251.3.4"}
 	for _, ep := range endpoints {
 		target := netip.AddrPortFrom(netip.MustParseAddr(ep), 9000)
-		bodies, err := getIn(f.client, target, 1)
+		bodies, err := getIn(f.Client, target, 1)
 		if err != nil {
 			t.Fatalf("get %s: %v", target, err)
 		}
@@ -112,25 +113,25 @@ func equalCounts(got, want map[netip.Addr]uint64) bool {
 }
 
 func TestGroupStatsPerPodAndClose(t *testing.T) {
-	f := newVethFixture(t)
+	f := labtest.NewVethPair(t)
 	second := netip.MustParseAddr("10.250.0.3")
-	f.ip(t, f.server, "addr", "add", second.String()+"/24", "dev", "veth-s")
+	labtest.IP(t, f.Server, "addr", "add", second.String()+"/24", "dev", "veth-s")
 	var g podserver.Group
 	pods := map[string]netip.AddrPort{
-		"pod-a": netip.AddrPortFrom(serverIP, 80),
+		"pod-a": netip.AddrPortFrom(labtest.ServerIP, 80),
 		"pod-b": netip.AddrPortFrom(second, 80),
 	}
 	for pod, addr := range pods {
-		if _, err := g.Serve(f.server, pod, addr); err != nil {
+		if _, err := g.Serve(f.Server, pod, addr); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := g.Serve(f.server, "pod-b", netip.AddrPortFrom(second, 0)); err != nil {
+	if _, err := g.Serve(f.Server, "pod-b", netip.AddrPortFrom(second, 0)); err != nil {
 		t.Fatal(err) // a second port for pod-b: its counts add up
 	}
 	for pod, n := range map[string]int{"pod-a": 2, "pod-b": 3} {
 		for range n {
-			if _, err := getIn(f.client, pods[pod], 2); err != nil {
+			if _, err := getIn(f.Client, pods[pod], 2); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -143,7 +144,7 @@ func TestGroupStatsPerPodAndClose(t *testing.T) {
 	if err := g.Close(); err != nil {
 		t.Fatalf("close: %v", err)
 	}
-	if err := connectIn(f.client, pods["pod-a"]); err == nil {
+	if err := connectIn(f.Client, pods["pod-a"]); err == nil {
 		t.Fatal("connect after Close succeeded; want refused")
 	}
 	if len(g.Servers()) != 0 {

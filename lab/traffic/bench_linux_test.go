@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svclab/svclab/lab/labtest"
 	"github.com/svclab/svclab/lab/traffic"
 )
 
@@ -16,13 +17,13 @@ import (
 // and reports conn/s and the median and p99 connect latency. The project
 // target is >= 5,000 new connections per second.
 func BenchmarkNewConnections(b *testing.B) {
-	f := newVethFixture(b)
-	target := netip.AddrPortFrom(serverIP, 8080)
-	f.serve(b, "pod-a", target)
+	f := labtest.NewVethPair(b)
+	target := netip.AddrPortFrom(labtest.ServerIP, 8080)
+	serve(b, f, "pod-a", target)
 	for _, mode := range []traffic.Mode{traffic.ModeConnect, traffic.ModeHTTP} {
 		for _, concurrency := range []int{4, 8} {
 			b.Run(fmt.Sprintf("%s/c%d", mode, concurrency), func(b *testing.B) {
-				spec := traffic.Spec{Netns: f.client, Target: target, Connections: b.N, Concurrency: concurrency, Mode: mode}
+				spec := traffic.Spec{Netns: f.Client, Target: target, Connections: b.N, Concurrency: concurrency, Mode: mode}
 				connects := make([]time.Duration, 0, b.N)
 				b.ResetTimer()
 				sum, err := traffic.Run(context.Background(), spec, func(r traffic.Record) { connects = append(connects, r.Connect) })

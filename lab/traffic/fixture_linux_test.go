@@ -12,32 +12,10 @@ import (
 	"github.com/svclab/svclab/lab/podserver"
 )
 
-// vethFixture is labtest's veth pair: client 10.250.0.1 <-> server 10.250.0.2.
-type vethFixture struct {
-	client, server string
-}
-
-var (
-	clientIP = labtest.ClientIP
-	serverIP = labtest.ServerIP
-)
-
-func newVethFixture(t testing.TB) vethFixture {
-	t.Helper()
-	p := labtest.NewVethPair(t)
-	return vethFixture{client: p.Client, server: p.Server}
-}
-
-// ip runs `ip ARGS...` inside namespace ns.
-func (vethFixture) ip(t testing.TB, ns string, args ...string) {
-	t.Helper()
-	labtest.IP(t, ns, args...)
-}
-
 // serve starts a pod server in the server namespace, closed when the test ends.
-func (f vethFixture) serve(t testing.TB, pod string, addr netip.AddrPort) *podserver.Server {
+func serve(t testing.TB, f labtest.VethPair, pod string, addr netip.AddrPort) *podserver.Server {
 	t.Helper()
-	srv, err := podserver.Serve(f.server, pod, addr)
+	srv, err := podserver.Serve(f.Server, pod, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +29,10 @@ func (f vethFixture) serve(t testing.TB, pod string, addr netip.AddrPort) *podse
 
 // silentListener listens on addr in the server namespace and never accepts:
 // the kernel completes handshakes, but no request is ever answered.
-func (f vethFixture) silentListener(t testing.TB, addr netip.AddrPort) {
+func silentListener(t testing.TB, f labtest.VethPair, addr netip.AddrPort) {
 	t.Helper()
 	var ln net.Listener
-	err := netns.Do(f.server, func() (err error) {
+	err := netns.Do(f.Server, func() (err error) {
 		ln, err = (&net.ListenConfig{}).Listen(context.Background(), "tcp4", addr.String())
 		return err
 	})

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svclab/svclab/lab/labtest"
 	"github.com/svclab/svclab/lab/traffic"
 )
 
@@ -36,11 +37,11 @@ func checkRecords(t *testing.T, records []traffic.Record, n int) {
 }
 
 func TestModesAgainstPodServers(t *testing.T) {
-	f := newVethFixture(t)
+	f := labtest.NewVethPair(t)
 	second := netip.MustParseAddr("10.250.0.3")
-	f.ip(t, f.server, "addr", "add", second.String()+"/24", "dev", "veth-s")
+	labtest.IP(t, f.Server, "addr", "add", second.String()+"/24", "dev", "veth-s")
 	targets := map[string]netip.AddrPort{
-		"pod-a": netip.AddrPortFrom(serverIP, 8080),
+		"pod-a": netip.AddrPortFrom(labtest.ServerIP, 8080),
 		"pod-b": netip.AddrPortFrom(second, 8080),
 	}
 	tests := []struct {
@@ -59,9 +60,9 @@ func TestModesAgainstPodServers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := f.serve(t, tt.pod, targets[tt.pod])
+			srv := serve(t, f, tt.pod, targets[tt.pod])
 			spec := tt.spec
-			spec.Netns, spec.Target = f.client, targets[tt.pod]
+			spec.Netns, spec.Target = f.Client, targets[tt.pod]
 			var records []traffic.Record
 			sum, err := traffic.Run(context.Background(), spec, collect(&records))
 			if err != nil {
@@ -81,10 +82,10 @@ func TestModesAgainstPodServers(t *testing.T) {
 }
 
 func TestRateLimitSpreadsConnections(t *testing.T) {
-	f := newVethFixture(t)
-	target := netip.AddrPortFrom(serverIP, 8080)
-	f.serve(t, "pod-a", target)
-	spec := traffic.Spec{Netns: f.client, Target: target, Connections: 200, Concurrency: 4, Rate: 1000, Mode: traffic.ModeConnect}
+	f := labtest.NewVethPair(t)
+	target := netip.AddrPortFrom(labtest.ServerIP, 8080)
+	serve(t, f, "pod-a", target)
+	spec := traffic.Spec{Netns: f.Client, Target: target, Connections: 200, Concurrency: 4, Rate: 1000, Mode: traffic.ModeConnect}
 	sum, err := traffic.Run(context.Background(), spec, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -96,11 +97,11 @@ func TestRateLimitSpreadsConnections(t *testing.T) {
 }
 
 func TestCancelStopsPromptly(t *testing.T) {
-	f := newVethFixture(t)
-	answering := netip.AddrPortFrom(serverIP, 8080)
-	silent := netip.AddrPortFrom(serverIP, 8081)
-	f.serve(t, "pod-a", answering)
-	f.silentListener(t, silent)
+	f := labtest.NewVethPair(t)
+	answering := netip.AddrPortFrom(labtest.ServerIP, 8080)
+	silent := netip.AddrPortFrom(labtest.ServerIP, 8081)
+	serve(t, f, "pod-a", answering)
+	silentListener(t, f, silent)
 	tests := []struct {
 		name string
 		spec traffic.Spec
@@ -111,7 +112,7 @@ func TestCancelStopsPromptly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := tt.spec
-			spec.Netns, spec.Connections, spec.Concurrency = f.client, 1_000_000, 2
+			spec.Netns, spec.Connections, spec.Concurrency = f.Client, 1_000_000, 2
 			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 			defer cancel()
 			began := time.Now()
@@ -130,9 +131,9 @@ func TestCancelStopsPromptly(t *testing.T) {
 }
 
 func TestFailuresAreCounted(t *testing.T) {
-	f := newVethFixture(t)
-	closedPort := netip.AddrPortFrom(serverIP, 9)
-	spec := traffic.Spec{Netns: f.client, Target: closedPort, Connections: 5, Mode: traffic.ModeConnect}
+	f := labtest.NewVethPair(t)
+	closedPort := netip.AddrPortFrom(labtest.ServerIP, 9)
+	spec := traffic.Spec{Netns: f.Client, Target: closedPort, Connections: 5, Mode: traffic.ModeConnect}
 	var records []traffic.Record
 	sum, err := traffic.Run(context.Background(), spec, collect(&records))
 	if err == nil || !strings.Contains(err.Error(), "all 5 connections") {
