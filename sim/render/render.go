@@ -54,10 +54,16 @@ func (w *Writer) Line(parts ...string) {
 	w.stats.Lines++
 }
 
-// CountRule, CountChain, CountSet and CountElements record what was written.
-func (w *Writer) CountRule()          { w.stats.Rules++ }
-func (w *Writer) CountChain()         { w.stats.Chains++ }
-func (w *Writer) CountSet()           { w.stats.Sets++ }
+// CountRule records that a rule was written.
+func (w *Writer) CountRule() { w.stats.Rules++ }
+
+// CountChain records that a chain (or IPVS virtual server) was written.
+func (w *Writer) CountChain() { w.stats.Chains++ }
+
+// CountSet records that a set or map was written.
+func (w *Writer) CountSet() { w.stats.Sets++ }
+
+// CountElements records n set elements (or ipset members) written.
 func (w *Writer) CountElements(n int) { w.stats.Elements += n }
 
 // Flush writes out the buffer and returns the statistics and the first error.
