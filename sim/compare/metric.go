@@ -87,14 +87,6 @@ func checkMetricName(name string) error {
 	return fmt.Errorf("unknown metric %q (use one of %s)", name, strings.Join(MetricNames(), ", "))
 }
 
-// metricsFor returns the metrics of a run kind.
-func metricsFor(kind string) []Metric {
-	if kind == "fairness" {
-		return FairnessMetrics
-	}
-	return SweepMetrics
-}
-
 // value reads the metric from a record; ok is false when the record does
 // not carry it or it was not measured.
 func (m Metric) value(r results.Record) (v float64, ok bool) {

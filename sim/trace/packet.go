@@ -58,4 +58,4 @@ func protoNumber(name string) (uint8, bool) {
 	return n, ok
 }
 
-var errBadFrom = errors.New(`From must be "pod" or "node"`)
+var errBadFrom = errors.New(`packet origin must be "pod" or "node"`)

@@ -179,7 +179,7 @@ func TestErrors(t *testing.T) {
 		{"no source", Packet{Dst: netip.MustParseAddr("1.2.3.4"), Proto: "tcp"}, "addresses are required"},
 		{"mixed families", Packet{Src: netip.MustParseAddr("::1"), Dst: netip.MustParseAddr("1.2.3.4"), Proto: "tcp"}, "different families"},
 		{"bad protocol", Packet{Src: netip.MustParseAddr("1.2.3.4"), Dst: netip.MustParseAddr("1.2.3.4"), Proto: "tcpp"}, `unknown protocol "tcpp"`},
-		{"bad origin", Packet{Src: netip.MustParseAddr("1.2.3.4"), Dst: netip.MustParseAddr("1.2.3.4"), Proto: "tcp", From: "moon"}, `From must be "pod" or "node"`},
+		{"bad origin", Packet{Src: netip.MustParseAddr("1.2.3.4"), Dst: netip.MustParseAddr("1.2.3.4"), Proto: "tcp", From: "moon"}, `packet origin must be "pod" or "node"`},
 	}
 	for _, tc := range bad {
 		if _, err := tr.Trace(tc.pkt); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -68,16 +68,6 @@ func (r *renderer) element(set, key string) {
 	r.w.CountElements(1)
 }
 
-// mapElement adds one map element; comment may be empty.
-func (r *renderer) mapElement(m, key, comment, verdict string) {
-	if comment == "" {
-		r.w.Line("add element ", table, " ", m, " { ", key, " : ", verdict, " }")
-	} else {
-		r.w.Line("add element ", table, " ", m, " { ", key, ` comment "`, comment, `" : `, verdict, " }")
-	}
-	r.w.CountElements(1)
-}
-
 // deleteElement deletes one element by key (no value, as knftables writes it).
 func (r *renderer) deleteElement(m, key string) {
 	r.w.Line("delete element ", table, " ", m, " { ", key, " }")
