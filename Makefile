@@ -7,7 +7,7 @@ BIN       := bin/svclab
 COMMIT    := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -X github.com/svclab/svclab/lab/runner.Commit=$(COMMIT)
 # Debian packages the lab, its tests and the IPVS guest need.
-APT_PACKAGES := iptables nftables iproute2 conntrack ipset ipvsadm kmod user-mode-linux procps curl
+APT_PACKAGES := iptables nftables iproute2 conntrack ipset ipvsadm kmod user-mode-linux procps curl python3
 # -p 1: the privileged tests measure real traffic; running packages one at a time
 # keeps them from competing for the 2 CPUs (and from flaking on timing).
 GOTEST_FLAGS ?= -count=1 -p 1 -timeout 20m
