@@ -3,15 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"github.com/svclab/svclab/sim/cost"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/svclab/svclab/sim/cost"
+	"github.com/svclab/svclab/sim/golden"
+)
 
 // planCalibration is a recorded sweep (sweep-quick, 2026-11-29) that
 // sim/cost's tests use too.
@@ -42,19 +40,7 @@ func TestPlanGolden(t *testing.T) {
 
 func checkPlanGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(t, path, []byte(got))
 }
 
 // TestPlanJSON: --json prints the query, the calibration source and one

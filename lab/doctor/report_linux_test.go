@@ -4,16 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/svclab/svclab/sim/golden"
+
 	"github.com/svclab/svclab/lab/uml"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // fakeEnv is a machine like this one: root, every tool but ipvsadm, a
 // kernel whose probes fail for the features in missing, and user-mode-linux
@@ -85,8 +83,8 @@ func TestReportGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name+".txt", text.Bytes())
-			golden(t, tt.name+".json", append(js, '\n'))
+			checkGolden(t, tt.name+".txt", text.Bytes())
+			checkGolden(t, tt.name+".json", append(js, '\n'))
 		})
 	}
 }
@@ -123,19 +121,7 @@ func TestNotRootProbesNothing(t *testing.T) {
 	}
 }
 
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }

@@ -2,16 +2,14 @@ package preflight
 
 import (
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/svclab/svclab/sim/golden"
+
 	"github.com/svclab/svclab/lab/labtest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // fakeHost has the binaries in onPath, the given euid, and a netns probe
 // that returns netnsErr; it records whether the probe ran.
@@ -103,19 +101,7 @@ func TestErrorMessageGolden(t *testing.T) {
 	var probed bool
 	h := fakeHost(1000, nil, &probed, "ip")
 	err := Error(check(Requirements{Root: true, Netns: true, Binaries: []string{"ip", "nft", "iptables-nft-restore", "iptables-save", "ipvsadm"}}, h))
-	golden := filepath.Join("testdata", "error.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(err.Error()+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, readErr := os.ReadFile(golden)
-	if readErr != nil {
-		t.Fatalf("%v (run with -update to create it)", readErr)
-	}
-	if got := err.Error() + "\n"; got != string(want) {
-		t.Errorf("Error() =\n%s\nwant (%s)\n%s", got, golden, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "error.golden"), []byte(err.Error()+"\n"))
 }
 
 func TestCheckOnThisHost(t *testing.T) {

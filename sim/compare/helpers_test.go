@@ -1,16 +1,13 @@
 package compare
 
 import (
-	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/svclab/svclab/sim/golden"
+
 	"github.com/svclab/svclab/sim/results"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // testMeta is the environment of the synthetic runs.
 func testMeta() *results.Meta {
@@ -82,20 +79,7 @@ func onlyDataplane(run *Run, dataplane string) *Run {
 // checkGolden compares got with testdata/name, rewriting it with -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run go test -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output; run go test ./sim/compare -update and review the diff\n--- got ---\n%s", path, clip(got))
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func clip(b []byte) string {

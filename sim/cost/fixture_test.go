@@ -1,15 +1,13 @@
 package cost
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/svclab/svclab/sim/golden"
+
 	"github.com/svclab/svclab/sim/results"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // Known answers of the synthetic calibration.
 const (
@@ -73,20 +71,7 @@ func synthRun() *Run {
 // checkGolden compares got with testdata/name, rewriting it under -update.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // near says whether got is within tol (relative) of want.

@@ -2,6 +2,8 @@ package iptables
 
 import (
 	"testing"
+
+	"github.com/svclab/svclab/sim/golden"
 )
 
 // TestNormalizeRestoreEqualsSave checks that restore input and the
@@ -21,7 +23,7 @@ func TestNormalizeRestoreEqualsSave(t *testing.T) {
 			want := NormalizeDump(mustParse(t, readTestdata(t, tc.restore)))
 			got := NormalizeDump(mustParse(t, readTestdata(t, tc.save)))
 			if got != want {
-				t.Errorf("normalised %s differs from %s:\n%s", tc.save, tc.restore, lineDiff(want, got))
+				t.Errorf("normalised %s differs from %s:\n%s", tc.save, tc.restore, golden.Diff(want, got))
 			}
 		})
 	}

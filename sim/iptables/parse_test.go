@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/svclab/svclab/sim/golden"
 )
 
 func TestParseExample(t *testing.T) {
@@ -36,12 +38,12 @@ func TestParseExample(t *testing.T) {
 func TestPrintRoundTrip(t *testing.T) {
 	example := readTestdata(t, "kube-proxy-example.rules")
 	if got, want := mustParse(t, example).String(), withoutComments(example); got != want {
-		t.Errorf("print(parse(example)) differs:\n%s", lineDiff(want, got))
+		t.Errorf("print(parse(example)) differs:\n%s", golden.Diff(want, got))
 	}
 	for _, name := range []string{"kube-proxy-example.save", "kube-proxy-example-loadable.nft-save", "features.rules", "features.nft-save-counters", "features.legacy-save"} {
 		first := mustParse(t, readTestdata(t, name)).String()
 		if second := mustParse(t, first).String(); second != first {
-			t.Errorf("%s: print is not stable:\n%s", name, lineDiff(first, second))
+			t.Errorf("%s: print is not stable:\n%s", name, golden.Diff(first, second))
 		}
 	}
 }

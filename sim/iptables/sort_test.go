@@ -3,6 +3,8 @@ package iptables
 import (
 	"strings"
 	"testing"
+
+	"github.com/svclab/svclab/sim/golden"
 )
 
 // TestCanonicalExample shuffles kube-proxy's example the way kube-proxy's map
@@ -14,7 +16,7 @@ func TestCanonicalExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	if want := withoutComments(readTestdata(t, "kube-proxy-example.rules")); got != want {
-		t.Errorf("Canonical differs from kube-proxy's sorted output:\n%s", lineDiff(want, got))
+		t.Errorf("Canonical differs from kube-proxy's sorted output:\n%s", golden.Diff(want, got))
 	}
 }
 
@@ -96,7 +98,7 @@ func TestCanonicalCases(t *testing.T) {
 				t.Fatal(err)
 			}
 			if want := dedent(tc.want); got != want {
-				t.Errorf("Canonical:\n%s", lineDiff(want, got))
+				t.Errorf("Canonical:\n%s", golden.Diff(want, got))
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package nftables
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,9 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/svclab/svclab/sim/golden"
+)
 
 // summary describes a table's meaning as sorted blocks (one per chain or
 // set with its rules or elements), ignoring spelling differences between
@@ -113,19 +112,7 @@ func TestRoundTrip(t *testing.T) {
 	if summary(rs.Tables[0]) != summary(again.Tables[0]) {
 		t.Fatal("reprinted ruleset differs")
 	}
-	golden := filepath.Join("testdata", "shapes-printed.nft")
-	if *update {
-		if err := os.WriteFile(golden, first.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(want, first.Bytes()) {
-		t.Errorf("printed ruleset differs from %s (run with -update after checking)", golden)
-	}
+	golden.Check(t, filepath.Join("testdata", "shapes-printed.nft"), first.Bytes())
 }
 
 func TestAffinitySetListing(t *testing.T) {

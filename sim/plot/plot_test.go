@@ -3,7 +3,6 @@ package plot
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"image/png"
 	"math"
 	"os"
@@ -11,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svclab/svclab/sim/golden"
+
 	"github.com/svclab/svclab/sim/results"
 	gplot "gonum.org/v1/plot"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // plotCases builds every kind of plot from the synthetic data.
 func plotCases() []struct {
@@ -63,19 +62,7 @@ func TestGoldenSVG(t *testing.T) {
 			if again := svgOf(t, second); !bytes.Equal(got, again) {
 				t.Fatal("two plots of the same input give different SVG")
 			}
-			golden := filepath.Join("testdata", tc.name+".svg")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("read golden (run with -update to create it): %v", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the golden file; inspect it and run go test -update if the change is intended", golden)
-			}
+			golden.Check(t, filepath.Join("testdata", tc.name+".svg"), got)
 		})
 	}
 }

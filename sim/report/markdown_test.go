@@ -2,37 +2,21 @@ package report
 
 import (
 	"bytes"
-	"flag"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/svclab/svclab/sim/golden"
+
 	"github.com/svclab/svclab/sim/results"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // checkGolden compares got with testdata/name, rewriting it under -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run go test -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output:\n--- got ---\n%s\n(run go test -update if the change is intended)", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 // TestSweepTableGolden proves the terminal table of the synthetic sweep.

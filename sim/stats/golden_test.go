@@ -1,15 +1,12 @@
 package stats
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/svclab/svclab/sim/golden"
+)
 
 // report is what a svclab run might store: every result type of this
 // package, to show the JSON field names and that no value breaks encoding
@@ -57,17 +54,5 @@ func TestGoldenReportJSON(t *testing.T) {
 		t.Fatalf("report does not encode as JSON: %v", err)
 	}
 	got = append(got, '\n')
-	path := filepath.Join("testdata", "report.golden.json")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run go test -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("report JSON differs from %s (run go test -update to accept):\ngot:\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "report.golden.json"), got)
 }

@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"flag"
 	"fmt"
 	"net/netip"
 	"os"
@@ -9,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svclab/svclab/sim/golden"
+
 	"github.com/svclab/svclab/sim/iptables"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func loadDump(t testing.TB, name string) *iptables.Dump {
 	t.Helper()
@@ -65,23 +64,7 @@ func hasFlag(tr Trace, substr string) bool {
 
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from golden file:\n--- want\n%s--- got\n%s", name, want, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", name), []byte(got))
 }
 
 // generateServices writes restore input in kube-proxy's format for n

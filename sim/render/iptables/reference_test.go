@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svclab/svclab/sim/golden"
+
 	simipt "github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/model"
 )
@@ -41,7 +43,7 @@ func TestMatchesKubeProxyOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	if gotSorted != want {
-		t.Fatalf("rendered payload differs from kube-proxy's after the canonical sort:\n%s", lineDiff(want, gotSorted))
+		t.Fatalf("rendered payload differs from kube-proxy's after the canonical sort:\n%s", golden.Diff(want, gotSorted))
 	}
 }
 
@@ -79,7 +81,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		if printed != rendered {
-			t.Fatalf("render → parse → print changed the rules:\n%s", lineDiff(rendered, printed))
+			t.Fatalf("render → parse → print changed the rules:\n%s", golden.Diff(rendered, printed))
 		}
 	}
 }

@@ -2,16 +2,14 @@ package iptables
 
 import (
 	"bytes"
-	"flag"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/svclab/svclab/sim/golden"
+
 	"github.com/svclab/svclab/sim/model"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // svc builds a one-port TCP service with the given ready endpoints.
 func svc(ns, name, clusterIP string, eps ...string) model.Service {
@@ -55,22 +53,9 @@ func renderString(t *testing.T, m *model.Model, opts Options) string {
 	return b.String()
 }
 
-func golden(t *testing.T, name, got string) {
+func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from %s (run go test -update after checking):\n%s", name, path, lineDiff(string(want), got))
-	}
+	golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(got))
 }
 
 func TestRenderGolden(t *testing.T) {
@@ -90,7 +75,7 @@ func TestRenderGolden(t *testing.T) {
 			Options{RandomFully: true, LocalhostNodePorts: true, LargeClusterThreshold: 1}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { golden(t, tt.name, renderString(t, tt.m, tt.opts)) })
+		t.Run(tt.name, func(t *testing.T) { checkGolden(t, tt.name, renderString(t, tt.m, tt.opts)) })
 	}
 }
 
@@ -99,5 +84,5 @@ func TestRenderJumpsGolden(t *testing.T) {
 	if _, err := RenderJumps(&b, DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "jumps", b.String())
+	checkGolden(t, "jumps", b.String())
 }

@@ -2,16 +2,13 @@ package ipvs
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/svclab/svclab/sim/golden"
 
 	"github.com/svclab/svclab/sim/model"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // replayed is a rendered model replayed through the three fakes.
 type replayed struct {
@@ -119,30 +116,5 @@ func TestRenderGolden(t *testing.T) {
 
 func compareGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if bytes.Equal(got, want) {
-		return
-	}
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run with -update to accept)", path, i+1, gl, wl)
-		}
-	}
+	golden.Check(t, path, got)
 }

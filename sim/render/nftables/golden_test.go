@@ -2,54 +2,20 @@ package nftables
 
 import (
 	"bytes"
-	"flag"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/svclab/svclab/sim/golden"
 
 	"github.com/svclab/svclab/sim/model"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 // checkGolden compares got with testdata/name, or rewrites it under -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n%s", name, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff reports the first differing line of two texts.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return "line " + itoa(i+1) + ":\n- " + wl + "\n+ " + gl
-		}
-	}
-	return "(identical lines, different bytes)"
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
