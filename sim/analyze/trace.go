@@ -5,8 +5,8 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/svclab/svclab/sim/nfttrace"
-	"github.com/svclab/svclab/sim/trace"
+	"github.com/svclab/svclab/sim/trace/nfttrace"
+	"github.com/svclab/svclab/sim/trace/iptrace"
 )
 
 // Packet is the first packet of a connection to trace.
@@ -45,7 +45,7 @@ type Result struct {
 // Tracer traces packets through one dump; build it once for many packets.
 type Tracer struct {
 	kind string
-	ipt  *trace.IPTablesTracer
+	ipt  *iptrace.IPTablesTracer
 	nft  *nfttrace.Program
 }
 
@@ -56,7 +56,7 @@ func NewTracer(d *Dump, local []netip.Addr, skipPaths bool) (*Tracer, error) {
 	var err error
 	switch d.Kind {
 	case KindIPTables:
-		t.ipt, err = trace.NewIPTablesTracer(d.IPT, trace.Options{LocalAddrs: local, SkipPaths: skipPaths})
+		t.ipt, err = iptrace.NewIPTablesTracer(d.IPT, iptrace.Options{LocalAddrs: local, SkipPaths: skipPaths})
 	case KindNFTables:
 		t.nft, err = nfttrace.Compile(d.NFT, nfttrace.Options{LocalAddrs: local, SkipPath: skipPaths})
 	default:
@@ -74,7 +74,7 @@ func (t *Tracer) Trace(p Packet) (Result, error) {
 }
 
 func (t *Tracer) traceIPTables(p Packet) (Result, error) {
-	tr, err := t.ipt.Trace(trace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From})
+	tr, err := t.ipt.Trace(iptrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From})
 	if err != nil {
 		return Result{}, err
 	}

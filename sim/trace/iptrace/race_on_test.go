@@ -1,6 +1,6 @@
 //go:build race
 
-package trace
+package iptrace
 
 // raceEnabled reports a -race build, in which sync.Pool drops items and
 // allocation counts mean nothing.

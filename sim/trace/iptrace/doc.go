@@ -1,4 +1,4 @@
-// Package trace predicts what the kernel does with the first packet of a
+// Package iptrace predicts what the kernel does with the first packet of a
 // connection, given a ruleset: which endpoint it is DNATed to and with what
 // probability, whether it is accepted, dropped or rejected, whether it is
 // masqueraded, and how many rules the kernel evaluates on the way.
@@ -35,4 +35,4 @@
 // packets per second through 10,000 services.
 //
 // The package is pure and deterministic: it never touches the kernel.
-package trace
+package iptrace

@@ -1,5 +1,5 @@
 //go:build !race
 
-package trace
+package iptrace
 
 const raceEnabled = false

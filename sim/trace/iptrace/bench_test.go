@@ -1,4 +1,4 @@
-package trace
+package iptrace
 
 import (
 	"math/rand/v2"

@@ -1,0 +1,131 @@
+// Package dataplane is svclab's one list of dataplanes: their names, the
+// tools each needs on the host, whether the kernel keeps a per-rule counter
+// for every endpoint, how rules reach the kernel, and which kernel feature
+// they need. Every other package (scenario validation, the lab's
+// prerequisite checks, doctor, plots, compare, cost) reads it from here.
+package dataplane
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Name is a dataplane's name as scenarios and flags spell it.
+type Name string
+
+// The dataplanes svclab knows.
+const (
+	IPTablesLegacy Name = "iptables-legacy"
+	IPTablesNFT    Name = "iptables-nft"
+	NFTables       Name = "nftables"
+	IPVS           Name = "ipvs"
+	EBPF           Name = "ebpf"
+	EBPFSock       Name = "ebpf-sock"
+)
+
+// SyncKind says how a dataplane's rules reach the kernel.
+type SyncKind string
+
+// How rules reach the kernel.
+const (
+	// RestoreText: rendered text loaded by a restore tool (iptables-*-restore, nft -f).
+	RestoreText SyncKind = "restore-text"
+	// Netlink: objects programmed over (generic) netlink (IPVS virtual and real servers).
+	Netlink SyncKind = "netlink"
+	// BPFMaps: entries written into BPF maps read by attached programs.
+	BPFMaps SyncKind = "bpf-maps"
+	// External: a separate engine process (kube-proxy's own code) programs the kernel itself.
+	External SyncKind = "external"
+)
+
+// Info is everything svclab knows about one dataplane.
+type Info struct {
+	Name Name
+	// Summary is one line for help text and reports.
+	Summary string
+	// Tools are the host programs the lab runs for it.
+	Tools []string
+	// Packages are the Debian packages that provide Tools.
+	Packages []string
+	// RuleCounters is true when the kernel keeps a packet counter per
+	// endpoint rule in the rules kube-proxy writes (the fairness witness);
+	// otherwise the lab uses the dataplane's own counters (IPVS real
+	// servers, BPF maps) or conntrack events.
+	RuleCounters bool
+	// Sync is how rules reach the kernel.
+	Sync SyncKind
+	// KernelFeature names the kernel facility it needs, e.g. "ip_vs".
+	KernelFeature string
+}
+
+var all = []Info{
+	{Name: IPTablesLegacy, Summary: "kube-proxy iptables mode, legacy xtables backend",
+		Tools: []string{"iptables-legacy", "iptables-legacy-restore", "iptables-legacy-save"}, Packages: []string{"iptables"},
+		RuleCounters: true, Sync: RestoreText, KernelFeature: "ip_tables"},
+	{Name: IPTablesNFT, Summary: "kube-proxy iptables mode through iptables-nft (nf_tables backend)",
+		Tools: []string{"iptables-nft", "iptables-nft-restore", "iptables-nft-save"}, Packages: []string{"iptables"},
+		RuleCounters: true, Sync: RestoreText, KernelFeature: "nf_tables"},
+	{Name: NFTables, Summary: "kube-proxy nftables mode (table ip kube-proxy, verdict maps, numgen)",
+		Tools: []string{"nft"}, Packages: []string{"nftables"},
+		RuleCounters: false, Sync: RestoreText, KernelFeature: "nf_tables"},
+	{Name: IPVS, Summary: "kube-proxy IPVS mode (virtual/real servers, ipsets, kube-ipvs0)",
+		Tools: []string{"ipset", "ipvsadm", "iptables-legacy-restore"}, Packages: []string{"ipset", "ipvsadm", "iptables"},
+		RuleCounters: false, Sync: Netlink, KernelFeature: "ip_vs"},
+	{Name: EBPF, Summary: "Cilium-style service LB: tc (tcx) programs on client veths, BPF hash maps",
+		Tools: nil, Packages: nil,
+		RuleCounters: false, Sync: BPFMaps, KernelFeature: "bpf"},
+	{Name: EBPFSock, Summary: "socket LB: cgroup/connect4 rewrites the destination at connect()",
+		Tools: nil, Packages: nil,
+		RuleCounters: false, Sync: BPFMaps, KernelFeature: "cgroup-bpf"},
+}
+
+// All returns every dataplane, in a fixed order.
+func All() []Info { return append([]Info(nil), all...) }
+
+// Names returns every dataplane's name, in the order of All.
+func Names() []string {
+	out := make([]string, len(all))
+	for i, d := range all {
+		out[i] = string(d.Name)
+	}
+	return out
+}
+
+// Lookup returns the dataplane called name.
+func Lookup(name string) (Info, bool) {
+	for _, d := range all {
+		if string(d.Name) == name {
+			return d, true
+		}
+	}
+	return Info{}, false
+}
+
+// Parse returns the dataplane called name, or an error that lists the
+// known names.
+func Parse(name string) (Info, error) {
+	if d, ok := Lookup(name); ok {
+		return d, nil
+	}
+	return Info{}, fmt.Errorf("unknown dataplane %q (use %s)", name, strings.Join(Names(), ", "))
+}
+
+// ToolsFor returns the host tools the named dataplanes need, each once, in
+// first-seen order. Unknown names are skipped.
+func ToolsFor(names []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range names {
+		d, ok := Lookup(n)
+		if !ok {
+			continue
+		}
+		for _, t := range d.Tools {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
