@@ -5,8 +5,8 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/svclab/svclab/sim/trace/nfttrace"
 	"github.com/svclab/svclab/sim/trace/iptrace"
+	"github.com/svclab/svclab/sim/trace/nfttrace"
 )
 
 // Packet is the first packet of a connection to trace.
