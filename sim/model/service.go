@@ -43,11 +43,23 @@ type Port struct {
 
 // Endpoint is one backend address of a Service. Its port for a given service
 // port is that port's TargetPort, as an EndpointSlice port would give it.
+//
+// The three conditions are an EndpointSlice's: Ready (conditions.ready),
+// Serving (conditions.serving) and Terminating (conditions.terminating). A
+// ready endpoint is serving whatever Serving says (IsServing). kube-proxy
+// uses the ready endpoints of a service, and falls back to the endpoints
+// that are serving and terminating when none is ready.
 type Endpoint struct {
-	IP    netip.Addr
-	Ready bool
-	Node  string
+	IP          netip.Addr
+	Ready       bool
+	Serving     bool
+	Terminating bool
+	Node        string
 }
+
+// IsServing reports whether the endpoint can take traffic: it is ready, or
+// its serving condition is set (a terminating pod still serving).
+func (e Endpoint) IsServing() bool { return e.Ready || e.Serving }
 
 // Affinity is a Service's session affinity: ClientIP when Timeout > 0.
 type Affinity struct {
