@@ -37,14 +37,7 @@ func needsGuest(sc *scenario.Scenario, kernel string) (bool, error) {
 }
 
 func usesDataplane(sc *scenario.Scenario, name string) bool {
-	var all []string
-	if sc.File.Fairness != nil {
-		all = append(all, sc.File.Fairness.Dataplanes...)
-	}
-	if sc.File.Sweep != nil {
-		all = append(all, sc.File.Sweep.Dataplanes...)
-	}
-	return contains(all, name)
+	return contains(sc.Dataplanes(), name)
 }
 
 // runInGuest boots Debian's user-mode-linux kernel with the host's files as

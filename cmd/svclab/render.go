@@ -102,13 +102,13 @@ func loadOrEmpty(nameOrPath string) (*scenario.Scenario, error) {
 
 func scenarioModel(sc *scenario.Scenario, f renderFlags) (*model.Model, error) {
 	n, eps, seed := 0, f.endpoints, f.seed
-	if syn := sc.File.Synthetic; syn != nil {
+	if syn := sc.Synthetic; syn != nil {
 		n, eps, seed = syn.Services, syn.EndpointsPerService, syn.Seed
 	}
 	if f.services >= 0 {
 		n, eps, seed = f.services, f.endpoints, f.seed
 	}
-	pos := sc.File.Placement
+	pos := sc.Placement
 	if f.position != "" {
 		pos = f.position
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -47,15 +48,17 @@ type runFlags struct {
 	out, dataplanes, kernel string
 	json                    bool
 	connections             int
+	// dataplaneSet and connectionsSet say the flag was given (even as ""/0).
+	dataplaneSet, connectionsSet bool
 }
 
 // passthrough repeats the overrides for the same command in a guest.
 func (f runFlags) passthrough() []string {
 	var args []string
-	if f.dataplanes != "" {
+	if f.dataplaneSet {
 		args = append(args, "--dataplane", f.dataplanes)
 	}
-	if f.connections > 0 {
+	if f.connectionsSet {
 		args = append(args, "--connections", fmt.Sprint(f.connections))
 	}
 	if f.json {
@@ -79,11 +82,15 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if len(rest) != 1 {
 		return usagef("give exactly one scenario (a path or an embedded name)")
 	}
+	fs.Visit(func(fl *flag.Flag) {
+		f.dataplaneSet = f.dataplaneSet || fl.Name == "dataplane"
+		f.connectionsSet = f.connectionsSet || fl.Name == "connections"
+	})
 	sc, err := scenario.Load(rest[0])
 	if err != nil {
 		return err
 	}
-	if err := applyRunOverrides(sc, f); err != nil {
+	if sc, err = applyRunOverrides(sc, f); err != nil {
 		return err
 	}
 	guest, err := needsGuest(sc, f.kernel)
@@ -99,36 +106,22 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	return runScenario(sc, f, stdout, stderr)
 }
 
-func applyRunOverrides(sc *scenario.Scenario, f runFlags) error {
-	if sc.File.Fairness == nil && sc.File.Sweep == nil {
-		return usagef("scenario %s has neither a fairness: nor a sweep: section; nothing to run (svclab render shows its rules)", sc.File.Name)
+func applyRunOverrides(sc *scenario.Scenario, f runFlags) (*scenario.Scenario, error) {
+	if sc.Fairness == nil && sc.Sweep == nil {
+		return nil, usagef("scenario %s has neither a fairness: nor a sweep: section; nothing to run (svclab render shows its rules)", sc.Name)
 	}
-	if f.dataplanes != "" {
-		list := strings.Split(f.dataplanes, ",")
-		for _, d := range list {
-			if !contains(scenario.Dataplanes, d) {
-				return usagef("--dataplane %q: want %s", d, strings.Join(scenario.Dataplanes, ", "))
-			}
-		}
-		if sc.File.Fairness != nil {
-			sc.File.Fairness.Dataplanes = list
-		}
-		if sc.File.Sweep != nil {
-			sc.File.Sweep.Dataplanes = list
+	var err error
+	if f.dataplaneSet {
+		if sc, err = sc.WithDataplanes(strings.Split(f.dataplanes, ",")); err != nil {
+			return nil, usagef("--dataplane %q: %v", f.dataplanes, err)
 		}
 	}
-	if f.connections < 0 {
-		return usagef("--connections %d: want ≥ 1", f.connections)
-	}
-	if f.connections > 0 {
-		if sc.File.Fairness != nil {
-			sc.File.Fairness.Connections = f.connections
-		}
-		if sc.File.Sweep != nil {
-			sc.File.Sweep.Connections = f.connections
+	if f.connectionsSet {
+		if sc, err = sc.WithConnections(f.connections); err != nil {
+			return nil, usagef("--connections %d: %v", f.connections, err)
 		}
 	}
-	return nil
+	return sc, nil
 }
 
 func contains(list []string, s string) bool {
@@ -143,14 +136,7 @@ func contains(list []string, s string) bool {
 // preflightFor checks root, namespaces and the tools the dataplanes need.
 func preflightFor(sc *scenario.Scenario) error {
 	bins := []string{"ip", "conntrack"}
-	var planes []string
-	if sc.File.Fairness != nil {
-		planes = append(planes, sc.File.Fairness.Dataplanes...)
-	}
-	if sc.File.Sweep != nil {
-		planes = append(planes, sc.File.Sweep.Dataplanes...)
-	}
-	for _, d := range planes {
+	for _, d := range sc.Dataplanes() {
 		switch d {
 		case "iptables-legacy":
 			bins = append(bins, "iptables-legacy", "iptables-legacy-restore", "iptables-legacy-save")
@@ -168,14 +154,14 @@ func preflightFor(sc *scenario.Scenario) error {
 // runScenario runs the scenario's sections and writes the run directory.
 func runScenario(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) error {
 	prefix := topo.NewPrefix()
-	dir := defaultRunDir(f.out, sc.File.Name)
+	dir := defaultRunDir(f.out, sc.Name)
 	w, err := results.Create(dir)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
 	kind := "fairness"
-	if sc.File.Fairness == nil {
+	if sc.Fairness == nil {
 		kind = "sweep"
 	}
 	meta := runner.CollectMeta(prefix, sc, kind)
@@ -191,7 +177,7 @@ func runScenario(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) er
 	ctx, stop := interruptContext(stderr)
 	defer stop()
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
-	logf("svclab: run %s of scenario %s → %s", prefix, sc.File.Name, dir)
+	logf("svclab: run %s of scenario %s → %s", prefix, sc.Name, dir)
 	bar := newProgress(stderr)
 	defer bar.finish()
 	opts := runner.Options{OutDir: dir, Prefix: prefix, Log: bar.logf(logf), OnLab: rememberLab, Progress: bar.set}
@@ -210,15 +196,15 @@ func runScenario(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) er
 }
 
 func runSections(ctx context.Context, sc *scenario.Scenario, opts runner.Options, w *results.Writer) (*results.Summary, error) {
-	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.File.Name, Complete: true}
-	if sc.File.Fairness != nil {
+	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.Name, Complete: true}
+	if sc.Fairness != nil {
 		s, err := runner.RunFairness(ctx, sc, opts, w)
 		merge(summary, s)
 		if err != nil {
 			return summary, err
 		}
 	}
-	if sc.File.Sweep != nil {
+	if sc.Sweep != nil {
 		s, err := runner.RunSweep(ctx, sc, opts, w)
 		merge(summary, s)
 		if err != nil {

@@ -56,7 +56,9 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	if !contains([]string{"iptables-legacy", "iptables-nft", "nftables"}, *dataplane) {
 		return usagef("--dataplane %q: want iptables-legacy, iptables-nft or nftables", *dataplane)
 	}
-	sc.File.Fairness = &scenario.Fairness{Dataplanes: []string{*dataplane}}
+	if sc, err = sc.WithFairness(*dataplane); err != nil {
+		return err
+	}
 	if err := preflightFor(sc); err != nil {
 		return err
 	}

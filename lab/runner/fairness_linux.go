@@ -41,12 +41,12 @@ type fairnessTarget struct {
 // RunFairness measures the endpoint split of every explicit service of the
 // scenario on each of its fairness dataplanes.
 func RunFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
-	f := sc.File.Fairness
+	f := sc.Fairness
 	m, err := sc.Model()
 	if err != nil {
 		return nil, err
 	}
-	lab, err := NewLab(labSpecFor(sc, opts.Prefix, sc.File.Synthetic != nil && sc.File.Synthetic.Services > 0, f.ClientOnNode))
+	lab, err := NewLab(labSpecFor(sc, opts.Prefix, sc.Synthetic != nil && sc.Synthetic.Services > 0, f.ClientOnNode))
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func RunFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *re
 	if opts.OnLab != nil {
 		opts.OnLab(lab)
 	}
-	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.File.Name, Kind: "fairness"}
+	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.Name, Kind: "fairness"}
 	targets := fairnessTargets(sc.Explicit())
 	for _, name := range f.Dataplanes {
 		runs, err := fairnessOnDataplane(ctx, lab, name, m, targets, f, opts)

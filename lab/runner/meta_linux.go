@@ -29,7 +29,7 @@ func CollectMeta(run string, sc *scenario.Scenario, kind string) results.Meta {
 		guest = KernelRelease() // the host rewrites Kernel after the guest stops
 	}
 	return results.Meta{GuestKernel: guest,
-		Schema: results.SchemaVersion, Run: run, Scenario: sc.File.Name, ScenarioHash: sc.Hash(), Kind: kind,
+		Schema: results.SchemaVersion, Run: run, Scenario: sc.Name, ScenarioHash: sc.Hash(), Kind: kind,
 		Started: time.Now().UTC().Format(time.RFC3339), Kernel: KernelRelease(), CPU: cpuModel(), CPUs: runtime.NumCPU(),
 		GoVersion: runtime.Version(), GitCommit: gitCommit(), SvclabVersion: Version, Hostname: host,
 		Tools: toolVersions(),

@@ -31,7 +31,7 @@ type sweepLab struct {
 // RunSweep measures first-packet latency, CPU, throughput and sync time for
 // each dataplane and service count of the scenario's sweep.
 func RunSweep(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
-	spec := sc.File.Sweep
+	spec := sc.Sweep
 	plan := sweepPlan(spec)
 	labs := make([]*sweepLab, 0, len(plan))
 	defer func() {
@@ -81,7 +81,7 @@ func RunSweep(ctx context.Context, sc *scenario.Scenario, opts Options, w *resul
 // setUpPoint builds a point's lab and loads its rules, timing the full and
 // the incremental sync where the scenario asks for it.
 func setUpPoint(sc *scenario.Scenario, p planPoint, prefix string, opts Options) (*sweepLab, error) {
-	spec := sc.File.Sweep
+	spec := sc.Sweep
 	m, gen, err := sweepModel(sc, p.services, spec.EndpointsPerService, spec.Seed)
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func setUpPoint(sc *scenario.Scenario, p planPoint, prefix string, opts Options)
 	return l, nil
 }
 
-func (l *sweepLab) load(spec *scenario.SweepSpec, opts Options) error {
+func (l *sweepLab) load(spec *scenario.Sweep, opts Options) error {
 	dp, err := apply.New(l.plan.dataplane, l.lab.Topo.NodeNetns, apply.Settings{IPVSScheduler: spec.Scheduler})
 	if err != nil {
 		return err
@@ -137,7 +137,7 @@ func (l *sweepLab) load(spec *scenario.SweepSpec, opts Options) error {
 
 // resync removes the rules and loads them again, so every repetition times
 // its own full and incremental sync (the gate needs samples, not copies).
-func (l *sweepLab) resync(spec *scenario.SweepSpec) error {
+func (l *sweepLab) resync(spec *scenario.Sweep) error {
 	if err := l.dp.Reset(); err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func seconds(s float64, measured bool) string {
 
 // measurePoint probes every position of one point once and runs one
 // throughput batch.
-func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.SweepSpec, rep int) ([]results.Point, error) {
+func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.Sweep, rep int) ([]results.Point, error) {
 	if spec.SyncEachRepetition && rep > 1 {
 		if err := l.resync(spec); err != nil {
 			return nil, err
@@ -215,7 +215,7 @@ func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.SweepSpec, re
 }
 
 // probe measures connect latency for one position.
-func (l *sweepLab) probe(ctx context.Context, spec *scenario.SweepSpec, pos string, rep int) (results.Point, error) {
+func (l *sweepLab) probe(ctx context.Context, spec *scenario.Sweep, pos string, rep int) (results.Point, error) {
 	target := l.targetFor(pos, spec.Seed+uint64(rep))
 	res, err := traffic.Probe(ctx, traffic.ProbeSpec{Netns: l.lab.Topo.ClientNetns, Count: spec.Connections, Warmup: spec.Warmup, Target: target})
 	if err != nil {
@@ -256,7 +256,7 @@ type pktRate struct{ flowsPerSec, cpuUsPerPacket float64 }
 
 // throughput opens a batch of new connections to the last target as fast as
 // four workers can and reads the machine's CPU time around it.
-func (l *sweepLab) throughput(ctx context.Context, spec *scenario.SweepSpec) (throughput, error) {
+func (l *sweepLab) throughput(ctx context.Context, spec *scenario.Sweep) (throughput, error) {
 	before, err := cpuSeconds()
 	if err != nil {
 		return throughput{}, err
@@ -277,7 +277,7 @@ func (l *sweepLab) throughput(ctx context.Context, spec *scenario.SweepSpec) (th
 // summarize aggregates per-repetition records into points and fits.
 func summarize(sc *scenario.Scenario, records []results.Record, complete bool) *results.Summary {
 	points, fits := report.Aggregate(records)
-	return &results.Summary{Schema: results.SchemaVersion, Scenario: sc.File.Name, Kind: "sweep", Complete: complete, Points: points, Fits: fits}
+	return &results.Summary{Schema: results.SchemaVersion, Scenario: sc.Name, Kind: "sweep", Complete: complete, Points: points, Fits: fits}
 }
 
 func partialSummary(sc *scenario.Scenario, w *results.Writer) *results.Summary {

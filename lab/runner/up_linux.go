@@ -43,7 +43,7 @@ func Up(sc *scenario.Scenario, dataplane, prefix string) (*Lab, UpState, error) 
 	if err != nil {
 		return nil, UpState{}, err
 	}
-	fillers := sc.File.Synthetic != nil && sc.File.Synthetic.Services > 0
+	fillers := sc.Synthetic != nil && sc.Synthetic.Services > 0
 	lab, err := NewLab(labSpecFor(sc, prefix, fillers, false))
 	if err != nil {
 		return nil, UpState{}, err
@@ -55,7 +55,7 @@ func Up(sc *scenario.Scenario, dataplane, prefix string) (*Lab, UpState, error) 
 	if _, err := dp.FullSync(m); err != nil {
 		return nil, UpState{}, lab.closeWith(err)
 	}
-	st := UpState{Run: prefix, PID: os.Getpid(), Scenario: sc.File.Name, Dataplane: dataplane,
+	st := UpState{Run: prefix, PID: os.Getpid(), Scenario: sc.Name, Dataplane: dataplane,
 		NodeNetns: lab.Topo.NodeNetns, ClientNetns: lab.Topo.ClientNetns, PodNetns: map[string]string{}}
 	for _, p := range lab.Topo.Pods {
 		st.PodNetns[p.Name] = p.Netns

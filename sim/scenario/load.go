@@ -14,13 +14,6 @@ import (
 	"github.com/svclab/svclab/scenarios"
 )
 
-// Scenario is a decoded, validated scenario file.
-type Scenario struct {
-	File   File
-	Source string // the path, or "embedded:NAME"
-	Raw    []byte // the file's bytes, for hashing and recording
-}
-
 // Load reads a scenario by path, or by the name of an embedded scenario.
 func Load(nameOrPath string) (*Scenario, error) {
 	raw, source, err := read(nameOrPath)
@@ -58,11 +51,16 @@ func Names() []string {
 
 // Parse decodes and validates a scenario's bytes. source names it in errors.
 func Parse(source string, raw []byte) (*Scenario, error) {
+	return parse(source, raw, nil)
+}
+
+// parse decodes raw, applies the overrides and validates the result.
+func parse(source string, raw []byte, overrides []override) (*Scenario, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(raw, &root); err != nil {
 		return nil, decodeError(source, err)
 	}
-	var f File
+	var f file
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
@@ -74,11 +72,24 @@ func Parse(source string, raw []byte) (*Scenario, error) {
 	if f.Name == "" {
 		f.Name = strings.TrimSuffix(path.Base(strings.TrimPrefix(source, "embedded:")), ".yaml")
 	}
+	for _, o := range overrides {
+		if err := o.apply(&f); err != nil {
+			return nil, &FieldError{File: source, Field: o.field, Msg: err.Error(), Hint: "from " + o.desc}
+		}
+	}
 	if problems := validate(&f); len(problems) > 0 {
 		p := problems[0]
-		return nil, &FieldError{File: source, Line: locate(&root, p.path), Field: p.field(), Msg: p.msg, Hint: p.hint}
+		fe := &FieldError{File: source, Line: locate(&root, p.path), Field: p.field(), Msg: p.msg, Hint: p.hint}
+		for _, o := range overrides {
+			if strings.HasSuffix(fe.Field, o.field) || strings.HasPrefix(fe.Field, o.field) {
+				fe.Line, fe.Hint = 0, strings.TrimSpace(fe.Hint+"; set by "+o.desc)
+			}
+		}
+		return nil, fe
 	}
-	return &Scenario{File: f, Source: source, Raw: raw}, nil
+	s := typed(f, source, raw)
+	s.overrides = overrides
+	return s, nil
 }
 
 var errEOF = errors.New("EOF")

@@ -1,21 +1,23 @@
 package scenario
 
-// File is the YAML shape of a scenario file. Field names are the YAML keys.
-type File struct {
+// file is the YAML shape of a scenario file, private to this package:
+// everything else reads the typed, defaulted, validated Scenario. Field
+// names are the YAML keys.
+type file struct {
 	Name        string      `yaml:"name"`
 	Description string      `yaml:"description"`
-	Cluster     ClusterSpec `yaml:"cluster"`
-	Services    []Service   `yaml:"services"`
-	Synthetic   *Synthetic  `yaml:"synthetic"`
+	Cluster     clusterSpec `yaml:"cluster"`
+	Services    []service   `yaml:"services"`
+	Synthetic   *synthetic  `yaml:"synthetic"`
 	// Placement puts the explicit services first, middle, last or at an
 	// index among the synthetic ones in KUBE-SERVICES (default first).
-	Placement string     `yaml:"placement"`
-	Fairness  *Fairness  `yaml:"fairness"`
-	Sweep     *SweepSpec `yaml:"sweep"`
+	Placement string        `yaml:"placement"`
+	Fairness  *fairnessSpec `yaml:"fairness"`
+	Sweep     *sweepSpec    `yaml:"sweep"`
 }
 
-// ClusterSpec holds cluster-wide settings.
-type ClusterSpec struct {
+// clusterSpec holds cluster-wide settings.
+type clusterSpec struct {
 	ClusterCIDR   string `yaml:"clusterCIDR"`
 	ServiceCIDR   string `yaml:"serviceCIDR"`
 	MasqueradeBit *int   `yaml:"masqueradeBit"`
@@ -23,20 +25,20 @@ type ClusterSpec struct {
 	FillerCIDR    string `yaml:"fillerCIDR"`
 }
 
-// Service is one explicit service.
-type Service struct {
+// service is one explicit service.
+type service struct {
 	Namespace              string     `yaml:"namespace"`
 	Name                   string     `yaml:"name"`
 	Type                   string     `yaml:"type"`
 	ClusterIP              string     `yaml:"clusterIP"`
 	SessionAffinity        string     `yaml:"sessionAffinity"`
 	SessionAffinityTimeout int        `yaml:"sessionAffinityTimeout"`
-	Ports                  []Port     `yaml:"ports"`
-	Endpoints              []Endpoint `yaml:"endpoints"`
+	Ports                  []port     `yaml:"ports"`
+	Endpoints              []endpoint `yaml:"endpoints"`
 }
 
-// Port is one service port.
-type Port struct {
+// port is one service port.
+type port struct {
 	Name       string `yaml:"name"`
 	Protocol   string `yaml:"protocol"`
 	Port       int    `yaml:"port"`
@@ -44,23 +46,23 @@ type Port struct {
 	NodePort   int    `yaml:"nodePort"`
 }
 
-// Endpoint is an endpoint: a bare IP, or a mapping with ip, ready and node.
-type Endpoint struct {
+// endpoint is an endpoint: a bare IP, or a mapping with ip, ready and node.
+type endpoint struct {
 	IP    string `yaml:"ip"`
 	Ready *bool  `yaml:"ready"`
 	Node  string `yaml:"node"`
 }
 
-// Synthetic asks for generated filler services.
-type Synthetic struct {
+// synthetic asks for generated filler services.
+type synthetic struct {
 	Services            int    `yaml:"services"`
 	EndpointsPerService int    `yaml:"endpointsPerService"`
 	Seed                uint64 `yaml:"seed"`
 }
 
-// Fairness configures a fairness run: new connections to each explicit
+// fairnessSpec configures a fairness run: new connections to each explicit
 // service, counted per endpoint by the servers and by the kernel.
-type Fairness struct {
+type fairnessSpec struct {
 	Dataplanes      []string `yaml:"dataplanes"`
 	Connections     int      `yaml:"connections"`
 	Concurrency     int      `yaml:"concurrency"`
@@ -72,8 +74,8 @@ type Fairness struct {
 	Scheduler string `yaml:"scheduler"`
 }
 
-// SweepSpec configures a scaling sweep.
-type SweepSpec struct {
+// sweepSpec configures a scaling sweep.
+type sweepSpec struct {
 	Services            []int    `yaml:"services"`
 	EndpointsPerService int      `yaml:"endpointsPerService"`
 	Dataplanes          []string `yaml:"dataplanes"`

@@ -8,11 +8,8 @@ import (
 	"github.com/svclab/svclab/sim/model"
 )
 
-// Dataplanes svclab knows.
-var Dataplanes = []string{"iptables-legacy", "iptables-nft", "nftables", "ipvs"}
-
 // validate fills defaults and returns every problem found, in document order.
-func validate(f *File) []pathError {
+func validate(f *file) []pathError {
 	var errs []pathError
 	errs = append(errs, validateCluster(&f.Cluster)...)
 	errs = append(errs, validateServices(f)...)
@@ -34,7 +31,7 @@ func validate(f *File) []pathError {
 	return errs
 }
 
-func validateCluster(c *ClusterSpec) []pathError {
+func validateCluster(c *clusterSpec) []pathError {
 	var errs []pathError
 	defaults := []struct {
 		key   string
@@ -63,7 +60,7 @@ func validateCluster(c *ClusterSpec) []pathError {
 	return errs
 }
 
-func validateServices(f *File) []pathError {
+func validateServices(f *file) []pathError {
 	var errs []pathError
 	names := map[string]int{}
 	ips := map[string]int{}
@@ -86,7 +83,7 @@ func validateServices(f *File) []pathError {
 	return errs
 }
 
-func validateService(s *Service, at func(keys ...any) func(string, string) pathError) []pathError {
+func validateService(s *service, at func(keys ...any) func(string, string) pathError) []pathError {
 	var errs []pathError
 	if s.Namespace == "" {
 		s.Namespace = "default"
@@ -130,7 +127,7 @@ func validateService(s *Service, at func(keys ...any) func(string, string) pathE
 	return errs
 }
 
-func validatePort(s *Service, p *Port, at func(key string) func(string, string) pathError) []pathError {
+func validatePort(s *service, p *port, at func(key string) func(string, string) pathError) []pathError {
 	var errs []pathError
 	if p.Protocol == "" {
 		p.Protocol = string(model.TCP)

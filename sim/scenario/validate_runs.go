@@ -6,10 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 )
 
-func validateSynthetic(f *File) []pathError {
+func validateSynthetic(f *file) []pathError {
 	s := f.Synthetic
 	at := func(k string) func(string, string) pathError { return fieldAt("synthetic", k) }
 	if s.Services < 0 {
@@ -18,15 +19,15 @@ func validateSynthetic(f *File) []pathError {
 	if s.EndpointsPerService < 0 {
 		return []pathError{at("endpointsPerService")(fmt.Sprintf("%d endpoints", s.EndpointsPerService), "use a count ≥ 0")}
 	}
-	if _, err := NewGeneratorFor(f, s.Services, s.EndpointsPerService, s.Seed); err != nil {
+	if _, err := newGeneratorFor(f, s.Services, s.EndpointsPerService, s.Seed); err != nil {
 		return []pathError{at("services")(err.Error(), "use fewer services or a larger cluster.serviceCIDR / cluster.fillerCIDR")}
 	}
 	return nil
 }
 
-// NewGeneratorFor returns a generator of synthetic services that fits the
+// newGeneratorFor returns a generator of synthetic services that fits the
 // scenario's address plan and avoids its explicit services' clusterIPs.
-func NewGeneratorFor(f *File, services, endpoints int, seed uint64) (*model.Generator, error) {
+func newGeneratorFor(f *file, services, endpoints int, seed uint64) (*model.Generator, error) {
 	var reserved []netip.Addr
 	for _, s := range f.Services {
 		if ip, err := netip.ParseAddr(s.ClusterIP); err == nil {
@@ -48,14 +49,14 @@ func NewGeneratorFor(f *File, services, endpoints int, seed uint64) (*model.Gene
 
 func checkDataplanes(list []string, at func(string, string) pathError) []pathError {
 	for _, d := range list {
-		if !slices.Contains(Dataplanes, d) {
-			return []pathError{at(fmt.Sprintf("unknown dataplane %q", d), "use "+strings.Join(Dataplanes, ", "))}
+		if _, ok := dataplane.Lookup(d); !ok {
+			return []pathError{at(fmt.Sprintf("unknown dataplane %q", d), "use "+strings.Join(dataplane.Names(), ", "))}
 		}
 	}
 	return nil
 }
 
-func validateFairness(r *Fairness) []pathError {
+func validateFairness(r *fairnessSpec) []pathError {
 	at := func(k string) func(string, string) pathError { return fieldAt("fairness", k) }
 	if len(r.Dataplanes) == 0 {
 		r.Dataplanes = []string{"iptables-nft"}
@@ -95,7 +96,7 @@ func validateFairness(r *Fairness) []pathError {
 // Positions a sweep may measure; "uniform" spreads targets over all services.
 var Positions = []string{"first", "middle", "last", "uniform"}
 
-func validateSweep(s *SweepSpec) []pathError {
+func validateSweep(s *sweepSpec) []pathError {
 	at := func(k string) func(string, string) pathError { return fieldAt("sweep", k) }
 	var errs []pathError
 	if len(s.Services) == 0 {
@@ -147,16 +148,6 @@ func defaultInt(v *int, def int) {
 	if *v == 0 {
 		*v = def
 	}
-}
-
-// Model builds the model of the scenario's explicit and synthetic services,
-// with the explicit ones placed as the scenario says.
-func (s *Scenario) Model() (*model.Model, error) {
-	n, eps, seed := 0, 0, uint64(0)
-	if syn := s.File.Synthetic; syn != nil {
-		n, eps, seed = syn.Services, syn.EndpointsPerService, syn.Seed
-	}
-	return s.ModelWith(n, eps, seed, s.File.Placement)
 }
 
 // checkScheduler accepts the IPVS schedulers kube-proxy offers.
