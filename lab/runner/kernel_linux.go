@@ -7,6 +7,7 @@ import (
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/host"
+	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/pktgen"
 	"github.com/svclab/svclab/lab/podserver"
@@ -28,6 +29,23 @@ func (Kernel) CPUSeconds() (float64, error) { return cpuSeconds() }
 
 // KernelMemory reads /proc/meminfo (see kernelMemory).
 func (Kernel) KernelMemory() (int64, error) { return kernelMemory() }
+
+// Hold takes the run's lease.
+func (Kernel) Hold(prefix string) (Hold, error) {
+	l, err := lease.Acquire(prefix, "run")
+	if err != nil {
+		return nil, err
+	}
+	return leaseHold{l: l, prefix: prefix}, nil
+}
+
+type leaseHold struct {
+	l      *lease.Lease
+	prefix string
+}
+
+// Done releases the lease once nothing of the run is left (see finishLease).
+func (h leaseHold) Done(err error) error { return finishLease(h.l, h.prefix, err) }
 
 // Prerequisites checks root, working namespaces and every tool the
 // dataplanes need.

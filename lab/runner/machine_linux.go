@@ -22,6 +22,9 @@ type Machine interface {
 	CPUSeconds() (float64, error)
 	// KernelMemory is the kernel memory that holds rules and maps, in bytes.
 	KernelMemory() (int64, error)
+	// Hold claims the run prefix for this process while the run lives
+	// (the kernel's: a lease, see lab/lease).
+	Hold(prefix string) (Hold, error)
 	// Prerequisites says what the machine lacks to run the dataplanes
 	// (root, tools, namespaces), with the fix; nil when nothing.
 	Prerequisites(dataplanes []string) error
@@ -48,4 +51,11 @@ type Lab interface {
 	FlushConntrack() error
 	// Close stops the servers and removes the topology.
 	Close() error
+}
+
+// Hold is a run's claim on the machine.
+type Hold interface {
+	// Done ends the claim once the run has torn down; it returns err
+	// joined with anything the run could not remove, and how to remove it.
+	Done(err error) error
 }

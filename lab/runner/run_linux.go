@@ -71,12 +71,12 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outcome,
 	if err := opts.Machine.Prerequisites(sc.Dataplanes()); err != nil {
 		return nil, err
 	}
-	l, err := lease.Acquire(opts.Prefix, "run")
+	hold, err := opts.Machine.Hold(opts.Prefix)
 	if err != nil {
 		return nil, err
 	}
 	out, err := runHere(ctx, sc, opts)
-	return out, finishLease(l, opts.Prefix, err)
+	return out, hold.Done(err)
 }
 
 // runHere runs the scenario on this kernel into opts.OutDir.

@@ -23,9 +23,7 @@ type builder struct {
 // openNode creates the node namespace (forwarding on, loopback up, owning
 // GatewayIP) and returns a builder bound to it. The caller closes it.
 func openNode(spec Spec, name string, td *Teardown) (*builder, error) {
-	// Registered before it exists: a namespace is never created unrecorded.
-	td.Push("netns "+name, func() error { return netns.Delete(name) })
-	if err := netns.Create(name); err != nil {
+	if err := createRegistered(td, name); err != nil {
 		return nil, err
 	}
 	settings := nodeSysctls
