@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/svclab/svclab/lab/host"
+	"github.com/svclab/svclab/lab/runner"
 )
 
 func init() {
@@ -30,7 +30,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	r := host.Inspect()
+	r := runner.Inspect()
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
