@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"golang.org/x/perf/benchmath"
 )
@@ -168,4 +169,19 @@ func errorStrings(errs []error) []string {
 		out = append(out, err.Error())
 	}
 	return out
+}
+
+// Median is the median of values (the mean of the middle two for an even
+// count), NaN when there are none. values is not modified.
+func Median(values []float64) float64 {
+	if len(values) == 0 {
+		return math.NaN()
+	}
+	v := slices.Clone(values)
+	slices.Sort(v)
+	mid := len(v) / 2
+	if len(v)%2 == 1 {
+		return v[mid]
+	}
+	return (v[mid-1] + v[mid]) / 2
 }
