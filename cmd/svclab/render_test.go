@@ -16,8 +16,8 @@ func TestBadInputExitsTwoWithNothingOnStdout(t *testing.T) {
 		{"unknown-field.yaml", "unknown-field.yaml:6: colour: unknown field"},
 		{"ipv6-clusterip.yaml", `ipv6-clusterip.yaml:5: services[0].clusterIP: "fd00::43" is not an IPv4 address`},
 		{"duplicate.yaml", "duplicate.yaml:8: services[1].name: duplicate service ns3/svc3"},
-		{"too-many.yaml", "too-many.yaml:7: synthetic.services: 1100000 services do not fit in service CIDR"},
-		{"port-range.yaml", "port-range.yaml:6: services[0].ports[0].port: port 65536 is out of range"},
+		{"too-many.yaml", "too-many.yaml:7: synthetic.services: 1100000 is out of range"},
+		{"port-range.yaml", "port-range.yaml:6: services[0].ports[0].port: 65536 is out of range"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/traffic"
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/model"
-	"github.com/svclab/svclab/sim/report"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
 	"github.com/svclab/svclab/sim/stats"
@@ -283,7 +283,7 @@ func (l *sweepLab) throughput(ctx context.Context, spec *scenario.Sweep) (throug
 
 // summarize aggregates per-repetition records into points and fits.
 func summarize(sc *scenario.Scenario, records []results.Record, complete bool) *results.Summary {
-	points, fits := report.Aggregate(records)
+	points, fits := metric.Aggregate(records)
 	return &results.Summary{Schema: results.SchemaVersion, Scenario: sc.Name, Kind: "sweep", Complete: complete, Points: points, Fits: fits}
 }
 

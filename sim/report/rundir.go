@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
 )
 
@@ -73,7 +74,7 @@ func loadMeta(dir string, records []results.Record) *results.Meta {
 }
 
 // Rebuild makes a summary from results.jsonl's records: fairness runs as
-// recorded, sweep points and fits from Aggregate. Run, scenario and kind
+// recorded, sweep points and fits from metric.Aggregate. Run, scenario and kind
 // come from the meta record; without one the kind is guessed from the
 // records. The summary is marked incomplete.
 func Rebuild(records []results.Record) *results.Summary {
@@ -86,7 +87,7 @@ func Rebuild(records []results.Record) *results.Summary {
 			s.Runs = append(s.Runs, *r.Fairness)
 		}
 	}
-	s.Points, s.Fits = Aggregate(records)
+	s.Points, s.Fits = metric.Aggregate(records)
 	if s.Kind == "" {
 		s.Kind = "fairness"
 		if len(s.Points) > 0 {

@@ -3,7 +3,6 @@ package results
 import (
 	"encoding/json"
 
-	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/stats"
 )
 
@@ -146,7 +145,7 @@ type Point struct {
 	KernelMemBytes   int64                   `json:"kernel_mem_bytes"`
 	RulesEvaluated   int                     `json:"rules_evaluated,omitempty"` // per first packet, from the tracer
 	Histogram        *stats.LatencyHistogram `json:"histogram,omitempty"`
-	Payload          *render.Stats           `json:"payload,omitempty"`
+	Payload          *RuleSetStats           `json:"payload,omitempty"`
 	Extra            map[string]float64      `json:"extra,omitempty"`
 	Raw              json.RawMessage         `json:"raw,omitempty"`
 }
@@ -177,4 +176,16 @@ type Summary struct {
 	Points   []Point       `json:"points,omitempty"`
 	Fits     []Fit         `json:"fits,omitempty"`
 	Warnings []string      `json:"warnings,omitempty"`
+}
+
+// RuleSetStats is the size of a rule set as sim/render counts it, recorded
+// with a point. Its JSON is render.Stats's; it is declared here so that the
+// results schema does not depend on the renderers.
+type RuleSetStats struct {
+	Lines    int `json:"lines"`
+	Bytes    int `json:"bytes"`
+	Rules    int `json:"rules"`
+	Chains   int `json:"chains"`
+	Sets     int `json:"sets,omitempty"`
+	Elements int `json:"elements,omitempty"`
 }

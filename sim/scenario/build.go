@@ -33,10 +33,10 @@ func toModelService(fs service) model.Service {
 		ClusterIP: netip.MustParseAddr(fs.ClusterIP),
 	}
 	if fs.SessionAffinity == "ClientIP" {
-		svc.Affinity = model.Affinity{ClientIP: true, Timeout: fs.SessionAffinityTimeout}
+		svc.Affinity = model.Affinity{ClientIP: true, Timeout: *fs.SessionAffinityTimeout}
 	}
 	for _, p := range fs.Ports {
-		svc.Ports = append(svc.Ports, model.Port{Name: p.Name, Protocol: model.Protocol(p.Protocol), Port: p.Port, TargetPort: p.TargetPort, NodePort: p.NodePort})
+		svc.Ports = append(svc.Ports, model.Port{Name: p.Name, Protocol: model.Protocol(p.Protocol), Port: p.Port, TargetPort: *p.TargetPort, NodePort: p.NodePort})
 	}
 	for _, e := range fs.Endpoints {
 		ready := e.Ready == nil || *e.Ready

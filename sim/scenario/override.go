@@ -60,14 +60,11 @@ func (s *Scenario) WithConnections(n int) (*Scenario, error) {
 		if f.Fairness == nil && f.Sweep == nil {
 			return errNoRunSection
 		}
-		if n < 1 {
-			return fmt.Errorf("%d connections: want ≥ 1", n)
-		}
 		if f.Fairness != nil {
-			f.Fairness.Connections = n
+			f.Fairness.Connections = &n
 		}
 		if f.Sweep != nil {
-			f.Sweep.Connections = n
+			f.Sweep.Connections = &n
 		}
 		return nil
 	}})

@@ -27,7 +27,7 @@ func TestOverrides(t *testing.T) {
 		{"unknown dataplane", func(s *Scenario) (*Scenario, error) { return s.WithDataplanes([]string{"pf"}) }, "unknown dataplane", nil},
 		{"connections", func(s *Scenario) (*Scenario, error) { return s.WithConnections(7) }, "",
 			func(s *Scenario) bool { return s.Fairness.Connections == 7 && s.Sweep.Connections == 7 }},
-		{"zero connections", func(s *Scenario) (*Scenario, error) { return s.WithConnections(0) }, "want ≥ 1", nil},
+		{"zero connections", func(s *Scenario) (*Scenario, error) { return s.WithConnections(0) }, "out of range", nil},
 		{"fairness for up", func(s *Scenario) (*Scenario, error) { return s.WithFairness("iptables-legacy") }, "",
 			func(s *Scenario) bool {
 				return s.Fairness.Dataplanes[0] == "iptables-legacy" && s.Fairness.Connections == 20000

@@ -102,17 +102,17 @@ func typed(f file, source string, raw []byte) *Scenario {
 		s.Synthetic = &Synthetic{Services: y.Services, EndpointsPerService: y.EndpointsPerService, Seed: y.Seed}
 	}
 	if r := f.Fairness; r != nil {
-		s.Fairness = &Fairness{Dataplanes: slices.Clone(r.Dataplanes), Connections: r.Connections,
-			Concurrency: r.Concurrency, Rate: r.Rate, Mode: r.Mode, RequestsPerConn: r.RequestsPerConn,
+		s.Fairness = &Fairness{Dataplanes: slices.Clone(r.Dataplanes), Connections: *r.Connections,
+			Concurrency: *r.Concurrency, Rate: r.Rate, Mode: r.Mode, RequestsPerConn: *r.RequestsPerConn,
 			ClientOnNode: r.ClientOnNode, Scheduler: r.Scheduler}
 	}
 	if w := f.Sweep; w != nil {
-		s.Sweep = &Sweep{Services: slices.Clone(w.Services), EndpointsPerService: w.EndpointsPerService,
+		s.Sweep = &Sweep{Services: slices.Clone(w.Services), EndpointsPerService: *w.EndpointsPerService,
 			Dataplanes: slices.Clone(w.Dataplanes), Positions: slices.Clone(w.Positions),
-			Connections: w.Connections, Warmup: w.Warmup, Repetitions: w.Repetitions,
-			Concurrency: w.Concurrency, PacketRate: w.PacketRate, Seed: w.Seed,
+			Connections: *w.Connections, Warmup: *w.Warmup, Repetitions: *w.Repetitions,
+			Concurrency: *w.Concurrency, PacketRate: w.PacketRate, Seed: w.Seed,
 			MaxServices: cloneMap(w.MaxServices), SyncLimit: cloneMap(w.SyncLimit),
-			IncrementalLimit: cloneMap(w.IncrementalLimit), ThroughputConnections: w.ThroughputConnections,
+			IncrementalLimit: cloneMap(w.IncrementalLimit), ThroughputConnections: *w.ThroughputConnections,
 			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition}
 	}
 	return s

@@ -1,17 +1,17 @@
-package report
+package metric
 
 import (
 	"cmp"
 	"math"
 	"slices"
 
-	"github.com/svclab/svclab/sim/plot"
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/stats"
 )
 
 // FitMetrics are the metrics Aggregate fits against the number of services.
-var FitMetrics = []string{"p50_us", "p90_us", "p99_us", "cpu_us_per_conn", "sync_full_s"}
+var FitMetrics = []string{P50, P90, P99, CPUPerConn, SyncFull}
 
 // MinFitServiceCounts is the fewest distinct service counts a fit needs.
 const MinFitServiceCounts = 3
@@ -42,7 +42,7 @@ type pointKey struct {
 // metrics, NsPerRule is the slope divided by the extra rules a first packet
 // evaluates per added service, when the points carry RulesEvaluated.
 //
-// Points come in plot.CompareDataplanes, then plot.ComparePositions, then
+// Points come in dataplane.Compare, then ComparePositions, then
 // service order; fits in dataplane, position, FitMetrics order.
 func Aggregate(records []results.Record) (points []results.Point, fits []results.Fit) {
 	groups := map[pointKey][]results.Point{}
@@ -66,10 +66,10 @@ func sortedPointKeys(groups map[pointKey][]results.Point) []pointKey {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b pointKey) int {
-		if c := plot.CompareDataplanes(a.dataplane, b.dataplane); c != 0 {
+		if c := dataplane.Compare(a.dataplane, b.dataplane); c != 0 {
 			return c
 		}
-		if c := plot.ComparePositions(a.position, b.position); c != 0 {
+		if c := ComparePositions(a.position, b.position); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.services, b.services)
@@ -109,18 +109,17 @@ func medianPoint(reps []results.Point) results.Point {
 	return out
 }
 
+// measured aggregates a field the way every sweep metric is: the median
+// of its non-zero, finite values.
+var measured = Metric{ZeroIsMissing: true}
+
 // measuredMedian is the median of the non-zero, finite values of field.
 func measuredMedian(reps []results.Point, field func(results.Point) float64) float64 {
 	var values []float64
 	for _, r := range reps {
-		if v := field(r); v != 0 && !math.IsNaN(v) && !math.IsInf(v, 0) {
-			values = append(values, v)
-		}
+		values = append(values, field(r))
 	}
-	if len(values) == 0 {
-		return 0
-	}
-	return plot.Median(values)
+	return measured.Aggregate(values)
 }
 
 // medianExtra is the median of each extra measurement over the repetitions
@@ -137,13 +136,13 @@ func medianExtra(reps []results.Point) map[string]float64 {
 	}
 	out := make(map[string]float64, len(byName))
 	for name, values := range byName {
-		out[name] = plot.Median(values)
+		out[name] = stats.Median(values)
 	}
 	return out
 }
 
 // latencyMetrics are the metrics whose fits get NsPerRule.
-var latencyMetrics = map[string]bool{"p50_us": true, "p90_us": true, "p99_us": true}
+var latencyMetrics = map[string]bool{P50: true, P90: true, P99: true}
 
 // FitPoints fits each of FitMetrics against services for every dataplane ×
 // position of points (one point per service count, as Aggregate makes), as
@@ -151,7 +150,7 @@ var latencyMetrics = map[string]bool{"p50_us": true, "p90_us": true, "p99_us": t
 func FitPoints(points []results.Point) []results.Fit {
 	var fits []results.Fit
 	for _, line := range splitLines(points) {
-		rulesPerService := slopeOf(line, "rules_evaluated")
+		rulesPerService := slopeOf(line, RulesEvaluated)
 		for _, name := range FitMetrics {
 			fit, ok := fitLine(line, name)
 			if !ok {
@@ -181,7 +180,7 @@ func splitLines(points []results.Point) [][]results.Point {
 
 // fitLine fits one metric of one dataplane × position line.
 func fitLine(line []results.Point, name string) (results.Fit, bool) {
-	m, err := plot.LookupMetric(name)
+	m, err := Lookup(name)
 	if err != nil {
 		return results.Fit{}, false
 	}
@@ -204,7 +203,7 @@ func fitLine(line []results.Point, name string) (results.Fit, bool) {
 // slopeOf returns the fitted slope of a metric in its own unit per
 // service, or 0 when it cannot be fitted.
 func slopeOf(line []results.Point, name string) float64 {
-	m, err := plot.LookupMetric(name)
+	m, err := Lookup(name)
 	if err != nil {
 		return 0
 	}
@@ -217,11 +216,11 @@ func slopeOf(line []results.Point, name string) float64 {
 
 // linearFit fits the measured (positive, finite) values of m against
 // services when there are enough distinct service counts.
-func linearFit(line []results.Point, m plot.Metric) (stats.Fit, bool) {
+func linearFit(line []results.Point, m Metric) (stats.Fit, bool) {
 	var x, y []float64
 	distinct := map[int]bool{}
 	for _, p := range line {
-		v := m.Value(p)
+		v := m.Point(p)
 		if !(v > 0) || math.IsInf(v, 0) {
 			continue
 		}
