@@ -28,7 +28,9 @@ type Rule struct {
 	AddrType    *AddrTypeMatch
 	Mark        *MarkMatch
 	CTState     *CTStateMatch
-	MatchSet    *SetMatch
+	MatchSet    *SetMatch   // the first -m set match
+	MatchSets   []*SetMatch // every -m set match, in order
+	MultiPorts  []MultiPortMatch
 	NFAcctName  string
 	// Modules lists the "-m" modules in order of appearance.
 	Modules []string
@@ -132,6 +134,13 @@ type SetMatch struct {
 	Negated bool
 	Name    string
 	Flags   []string // e.g. ["dst", "dst"]
+}
+
+// MultiPortMatch is "-m multiport --dports|--sports|--ports LIST".
+type MultiPortMatch struct {
+	Negated bool
+	Side    string      // "dst", "src" or "both" (--ports: either port)
+	Ranges  [][2]uint16 // inclusive
 }
 
 // UnknownMatch is an option (or a bare module) the parser does not model,

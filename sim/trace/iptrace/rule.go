@@ -2,6 +2,7 @@ package iptrace
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/svclab/svclab/sim/iptables"
@@ -23,8 +24,12 @@ type compiledRule struct {
 	mark         markMatch
 	recent       recentMatch
 	stat         statMatch
-	// undecidable names a match the tracer cannot evaluate ("" if none);
-	// such a rule is treated as not matching and flagged.
+	in, out      ifaceMatch
+	sets         []setMatch
+	multiports   []iptables.MultiPortMatch
+	tcpFlags     *tcpFlagsMatch
+	// undecidable names a match the tracer can never evaluate ("" if
+	// none); such a rule forks the walk (see forkUndecided).
 	undecidable string
 
 	dnat    netip.AddrPort // DNAT destination (port 0 keeps the port)
@@ -51,6 +56,7 @@ const (
 	targetMasquerade // MASQUERADE or SNAT
 	targetMark
 	targetContinue // a non-terminating extension such as LOG
+	targetNotrack  // CT --notrack or NOTRACK (raw): the packet is untracked
 	targetUnmodelled
 )
 
@@ -79,11 +85,18 @@ func compileRule(cr *compiledRule, r *iptables.Rule, ct *compiledTable) error {
 	cr.ct = compileCTState(r.CTState)
 	cr.recent = compileRecent(r.Recent)
 	cr.stat, why = compileStatistic(r.Statistic, why)
+	cr.in = compileIface(r.InIface)
+	cr.out = compileIface(r.OutIface)
+	for _, m := range r.MatchSets {
+		cr.sets = append(cr.sets, setMatch{name: m.Name, flags: m.Flags, neg: m.Negated})
+	}
+	cr.multiports = r.MultiPorts
 	for _, u := range r.Unknown {
 		if u.Module == "" && u.Option == "-f" && !u.Negated {
 			cr.fragmentOnly = true
 		}
 	}
+	cr.tcpFlags = compileTCPFlags(r)
 	why = undecidableParts(r, why)
 	cr.undecidable = strings.Join(why, ", ")
 	compileTarget(cr, r, ct)
@@ -104,6 +117,10 @@ const (
 	checkAddrType
 	checkRecent
 	checkUndecidable
+	checkIface
+	checkSet
+	checkMultiport
+	checkTCPFlags
 )
 
 func (cr *compiledRule) checkBits() uint16 {
@@ -117,6 +134,8 @@ func (cr *compiledRule) checkBits() uint16 {
 		{cr.ct.set, checkCT}, {cr.fragmentOnly, checkFragment},
 		{cr.addrType.srcSet || cr.addrType.dstSet, checkAddrType},
 		{cr.recent.kind != recentNone, checkRecent}, {cr.undecidable != "", checkUndecidable},
+		{cr.in.set || cr.out.set, checkIface}, {len(cr.sets) > 0, checkSet},
+		{len(cr.multiports) > 0, checkMultiport}, {cr.tcpFlags != nil, checkTCPFlags},
 	} {
 		if b.on {
 			c |= b.bit
@@ -125,20 +144,14 @@ func (cr *compiledRule) checkBits() uint16 {
 	return c
 }
 
-// undecidableParts lists the matches of r the tracer cannot evaluate.
+// undecidableParts lists the matches of r the tracer can never evaluate.
 func undecidableParts(r *iptables.Rule, why []string) []string {
-	if r.InIface.Set {
-		why = append(why, negWord(r.InIface.Negated)+"-i "+r.InIface.Name)
-	}
-	if r.OutIface.Set {
-		why = append(why, negWord(r.OutIface.Negated)+"-o "+r.OutIface.Name)
-	}
-	if s := r.MatchSet; s != nil {
-		why = append(why, negWord(s.Negated)+"--match-set "+s.Name+" (ipset contents unknown)")
-	}
 	for _, u := range r.Unknown {
 		if u.Module == "" && u.Option == "-f" {
 			continue // see compileRule: decided for a first packet
+		}
+		if u.Module == "tcp" && (u.Option == "--syn" || u.Option == "--tcp-flags") {
+			continue // see compileTCPFlags
 		}
 		why = append(why, strings.TrimSpace(strings.Join(append([]string{"-m " + u.Module, negWord(u.Negated) + u.Option}, u.Args...), " ")))
 	}
@@ -182,6 +195,9 @@ func compileTarget(cr *compiledRule, r *iptables.Rule, ct *compiledTable) {
 
 func compileJump(cr *compiledRule, r *iptables.Rule, ct *compiledTable) {
 	switch {
+	case r.Target == "NOTRACK" || (r.Target == "CT" && slices.Contains(r.TargetArgs, "--notrack")):
+		cr.target = targetNotrack
+		return
 	case nonTerminating[r.Target]:
 		cr.target = targetContinue
 		return
