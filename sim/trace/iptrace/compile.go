@@ -57,9 +57,9 @@ type compiledChain struct {
 	// policyKept is a built-in chain declared with "-" (restore input: the
 	// policy it had is kept); it is taken as ACCEPT and noted.
 	policyKept bool
-	rules  []compiledRule
-	texts  []string // rule lines, for Steps; apart from rules to keep those small
-	index  *dstIndex
+	rules      []compiledRule
+	texts      []string // rule lines, for Steps; apart from rules to keep those small
+	index      *dstIndex
 }
 
 // setTexts fills c.texts from the rules' sources.

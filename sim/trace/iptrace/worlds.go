@@ -12,9 +12,9 @@ const maxUndecided = 10
 
 // worldScratch is the working memory of settleWorlds.
 type worldScratch struct {
-	keys       []ruleKey
-	need, val  []uint32 // per done branch: which undecided rules it assumed, and how
-	consistent []bool
+	keys        []ruleKey
+	need, val   []uint32 // per done branch: which undecided rules it assumed, and how
+	consistent  []bool
 	dist, dist0 []outcomeWeight
 }
 
