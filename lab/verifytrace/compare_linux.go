@@ -13,7 +13,9 @@ import (
 // ruleID names a rule as "table chain #n".
 type ruleID string
 
-func idOf(table, chain string, n int) ruleID { return ruleID(fmt.Sprintf("%s %s #%d", table, chain, n)) }
+func idOf(table, chain string, n int) ruleID {
+	return ruleID(fmt.Sprintf("%s %s #%d", table, chain, n))
+}
 
 // counters are a save's packet counters: rules, and built-in chain
 // policies (n = 0).

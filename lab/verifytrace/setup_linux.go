@@ -109,7 +109,7 @@ func (l *lab) configure(m Meta) error {
 	}
 	for _, kv := range []string{
 		"net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0",
-		"net.ipv4.conf.eth0.rp_filter=0", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv4.conf.all.route_localnet=1",
+		"net.ipv4.conf.eth0.rp_filter=0", "net.ipv4.conf.all.send_redirects=0", "net.ipv4.conf.eth0.send_redirects=0", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv4.conf.all.route_localnet=1",
 		// Packets carry a wrong L4 checksum so that no RST, ICMP error or
 		// REJECT reply adds OUTPUT traffic; conntrack must not mind.
 		"net.netfilter.nf_conntrack_checksum=0",

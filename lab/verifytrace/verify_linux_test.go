@@ -19,7 +19,7 @@ func TestCorpus(t *testing.T) {
 	total := 0
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			res, err := VerifyFile(f, Options{Packets: 300, Seed: 1})
+			res, err := VerifyFile(f, Options{Packets: 1300, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
