@@ -88,7 +88,11 @@ func (l *lab) configure(m Meta) error {
 		{l.client, "ip", "link", "set", "eth0c", "name", "eth0"},
 		{l.node, "ip", "link", "set", "lo", "up"}, {l.client, "ip", "link", "set", "lo", "up"},
 		{l.node, "ip", "link", "set", "eth0", "up"}, {l.client, "ip", "link", "set", "eth0", "up"},
-		{l.node, "ip", "addr", "add", NodeAddr.String() + "/24", "dev", "eth0"},
+		// /32 on both sides: every forwarded packet goes to the client's
+		// permanent neighbour entry, so no neighbour resolution times out
+		// into ICMP errors (which would add OUTPUT traffic).
+		{l.node, "ip", "addr", "add", NodeAddr.String() + "/32", "dev", "eth0"},
+		{l.node, "ip", "route", "add", ClientAddr.String(), "dev", "eth0"},
 		// /32 on the client, so every packet it sends goes via the node.
 		{l.client, "ip", "addr", "add", ClientAddr.String() + "/32", "dev", "eth0"},
 		{l.client, "ip", "route", "add", NodeAddr.String(), "dev", "eth0"},
