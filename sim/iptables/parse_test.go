@@ -134,3 +134,19 @@ func TestParseRestoreForms(t *testing.T) {
 		t.Errorf("round trip changed the dump:\n%s\n%s", d, back)
 	}
 }
+
+// TestParseRepeatedModules: a module loaded twice is two matches, as in
+// Calico's and Cilium's rules; within one instance an option given twice
+// is still an error.
+func TestParseRepeatedModules(t *testing.T) {
+	r, err := ParseRule("-A X -m mark ! --mark 0xe00/0xf00 -m mark ! --mark 0xd00/0xf00 -m addrtype ! --src-type LOCAL -m addrtype --src-type LOCAL --limit-iface-out -j ACCEPT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.EarlierMarks) != 1 || r.Mark == nil || r.Mark.Value != 0xd00 || len(r.EarlierAddrTypes) != 1 || !r.EarlierAddrTypes[0].SrcNegated {
+		t.Errorf("rule = %+v", r)
+	}
+	if _, err := ParseRule("-A X -m mark --mark 1 --mark 2 -j ACCEPT"); err == nil {
+		t.Error("--mark twice in one instance accepted")
+	}
+}

@@ -23,7 +23,8 @@ func (t *IPTablesTracer) matches(s *scratch, b *branch, r *compiledRule) (bool, 
 		c&checkAddrType != 0 && !t.addrTypeMatches(&r.addrType, p),
 		c&checkRecent != 0 && !t.recentMatches(s, &r.recent),
 		c&checkMultiport != 0 && !multiportMatches(r.multiports, p),
-		c&checkTCPFlags != 0 && p.proto == 6 && (p.tcpFlags&r.tcpFlags.mask == r.tcpFlags.comp) == r.tcpFlags.neg:
+		c&checkTCPFlags != 0 && p.proto == 6 && (p.tcpFlags&r.tcpFlags.mask == r.tcpFlags.comp) == r.tcpFlags.neg,
+		c&checkMore != 0 && !t.moreMatch(r, p):
 		return false, ""
 	}
 	var why []string
@@ -138,4 +139,25 @@ func (t *IPTablesTracer) recentMatches(s *scratch, m *recentMatch) bool {
 	}
 	s.noteAffinity(m.name)
 	return t.recentHits[m.name] != m.neg
+}
+
+// moreMatch evaluates the further instances of modules a rule loads more
+// than once.
+func (t *IPTablesTracer) moreMatch(r *compiledRule, p *pktState) bool {
+	for _, m := range r.moreMarks {
+		if (p.mark&m.mask == m.value) == m.neg {
+			return false
+		}
+	}
+	for i := range r.moreAddrTypes {
+		if !t.addrTypeMatches(&r.moreAddrTypes[i], p) {
+			return false
+		}
+	}
+	for _, m := range r.moreCT {
+		if !t.ctMatches(m, p) {
+			return false
+		}
+	}
+	return true
 }

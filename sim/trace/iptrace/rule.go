@@ -28,6 +28,10 @@ type compiledRule struct {
 	sets         []setMatch
 	multiports   []iptables.MultiPortMatch
 	tcpFlags     *tcpFlagsMatch
+	// Further instances of modules loaded more than once.
+	moreMarks     []markMatch
+	moreAddrTypes []addrTypeMatch
+	moreCT        []ctMatch
 	// undecidable names a match the tracer can never evaluate ("" if
 	// none); such a rule forks the walk (see forkUndecided).
 	undecidable string
@@ -82,6 +86,17 @@ func compileRule(cr *compiledRule, r *iptables.Rule, ct *compiledTable) error {
 	if m := r.Mark; m != nil {
 		cr.mark = markMatch{set: true, neg: m.Negated, value: m.Value, mask: m.Mask}
 	}
+	for _, m := range r.EarlierMarks {
+		cr.moreMarks = append(cr.moreMarks, markMatch{set: true, neg: m.Negated, value: m.Value, mask: m.Mask})
+	}
+	for i := range r.EarlierAddrTypes {
+		var a addrTypeMatch
+		a, why = compileAddrType(&r.EarlierAddrTypes[i], why)
+		cr.moreAddrTypes = append(cr.moreAddrTypes, a)
+	}
+	for i := range r.EarlierCTStates {
+		cr.moreCT = append(cr.moreCT, compileCTState(&r.EarlierCTStates[i]))
+	}
 	cr.ct = compileCTState(r.CTState)
 	cr.recent = compileRecent(r.Recent)
 	cr.stat, why = compileStatistic(r.Statistic, why)
@@ -121,6 +136,7 @@ const (
 	checkSet
 	checkMultiport
 	checkTCPFlags
+	checkMore
 )
 
 func (cr *compiledRule) checkBits() uint16 {
@@ -136,6 +152,7 @@ func (cr *compiledRule) checkBits() uint16 {
 		{cr.recent.kind != recentNone, checkRecent}, {cr.undecidable != "", checkUndecidable},
 		{cr.in.set || cr.out.set, checkIface}, {len(cr.sets) > 0, checkSet},
 		{len(cr.multiports) > 0, checkMultiport}, {cr.tcpFlags != nil, checkTCPFlags},
+		{len(cr.moreMarks)+len(cr.moreAddrTypes)+len(cr.moreCT) > 0, checkMore},
 	} {
 		if b.on {
 			c |= b.bit
