@@ -126,23 +126,26 @@ static __always_inline __u16 csum_fold(__u32 csum)
 }
 
 /* icmp_reply is the whole reply reject builds: Ethernet, IPv4, ICMP and the
- * offending packet's IPv4 header with the first 8 bytes of its payload. */
+ * offending packet's IPv4 header with the start of its payload: 8 bytes for
+ * UDP, the 20-byte TCP header for TCP (a partly checksummed TCP packet may
+ * not be cut shorter than its checksum field). */
 struct icmp_reply {
 	struct ethhdr eth;
 	__u16 pad;
 	struct iphdr ip;
 	struct icmphdr icmp;
-	__u8 orig[28];
+	__u8 orig[40];
 };
 
 /* reject turns the packet into an ICMP port unreachable for its sender and
  * sends it back out of the interface it came in on. */
-static __always_inline int reject(struct __sk_buff *skb)
+static __always_inline int reject(struct __sk_buff *skb, __u8 proto)
 {
 	struct icmp_reply r = {};
 	__u8 macs[12];
+	__u32 olen = proto == IPPROTO_TCP ? 40 : 28;
 
-	if (bpf_skb_load_bytes(skb, 0, macs, sizeof(macs)) || bpf_skb_load_bytes(skb, IP_OFF, r.orig, sizeof(r.orig)))
+	if (bpf_skb_load_bytes(skb, 0, macs, sizeof(macs)) || bpf_skb_load_bytes(skb, IP_OFF, r.orig, olen))
 		return TC_ACT_SHOT;
 	__builtin_memcpy(r.eth.h_dest, macs + 6, ETH_ALEN);
 	__builtin_memcpy(r.eth.h_source, macs, ETH_ALEN);
@@ -150,7 +153,7 @@ static __always_inline int reject(struct __sk_buff *skb)
 	struct iphdr *orig = (struct iphdr *)r.orig;
 	r.ip.version = 4;
 	r.ip.ihl = 5;
-	r.ip.tot_len = bpf_htons(sizeof(r.ip) + sizeof(r.icmp) + sizeof(r.orig));
+	r.ip.tot_len = bpf_htons(sizeof(r.ip) + sizeof(r.icmp) + olen);
 	r.ip.ttl = 64;
 	r.ip.protocol = IPPROTO_ICMP;
 	r.ip.saddr = orig->daddr;
@@ -158,15 +161,15 @@ static __always_inline int reject(struct __sk_buff *skb)
 	r.ip.check = csum_fold(bpf_csum_diff(0, 0, (__be32 *)&r.ip, sizeof(r.ip), 0));
 	r.icmp.type = ICMP_DEST_UNREACH;
 	r.icmp.code = ICMP_PORT_UNREACH;
-	r.icmp.checksum = csum_fold(bpf_csum_diff(0, 0, (__be32 *)&r.icmp, sizeof(r.icmp) + sizeof(r.orig), 0));
+	r.icmp.checksum = csum_fold(bpf_csum_diff(0, 0, (__be32 *)&r.icmp, sizeof(r.icmp) + olen, 0));
 
-	if (bpf_skb_change_tail(skb, ETH_HLEN + sizeof(r.orig), 0))
+	if (bpf_skb_change_tail(skb, ETH_HLEN + olen, 0))
 		return TC_ACT_SHOT;
 	if (bpf_skb_adjust_room(skb, sizeof(r.ip) + sizeof(r.icmp), BPF_ADJ_ROOM_MAC, 0))
 		return TC_ACT_SHOT;
 	if (bpf_skb_store_bytes(skb, 0, &r.eth, ETH_HLEN, 0))
 		return TC_ACT_SHOT;
-	if (bpf_skb_store_bytes(skb, IP_OFF, &r.ip, sizeof(r.ip) + sizeof(r.icmp) + sizeof(r.orig), 0))
+	if (bpf_skb_store_bytes(skb, IP_OFF, &r.ip, sizeof(r.ip) + sizeof(r.icmp) + olen, 0))
 		return TC_ACT_SHOT;
 	return bpf_redirect(skb->ifindex, 0);
 }
@@ -207,7 +210,7 @@ int svc_ingress(struct __sk_buff *skb)
 		return TC_ACT_OK;
 	}
 	if (sv->count == 0)
-		return reject(skb);
+		return reject(skb, p.k.proto);
 
 	struct flow_val be = {};
 	struct flow_val *known = syn ? 0 : bpf_map_lookup_elem(&flows, &p.k);
