@@ -9,7 +9,7 @@ import (
 func TestParseCgroupMount(t *testing.T) {
 	for _, c := range []struct {
 		name, mountinfo, want string
-		err               bool
+		err                   bool
 	}{
 		{name: "hybrid (this host)", mountinfo: "25 24 0:22 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755\n" +
 			"26 25 0:23 / /sys/fs/cgroup/unified rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate\n" +
