@@ -42,10 +42,12 @@ func BenchmarkConnect(b *testing.B) {
 				vip := netip.AddrPortFrom(svc.ClusterIP, 80)
 				direct := netip.AddrPortFrom(podIP(0), 8080)
 				var viaVIP, straight []time.Duration
+				eintr := 0
 				for b.Loop() {
-					viaVIP = append(viaVIP, probe(b, l, vip)...)
-					straight = append(straight, probe(b, l, direct)...)
+					viaVIP = append(viaVIP, probe(b, l, vip, &eintr)...)
+					straight = append(straight, probe(b, l, direct, &eintr)...)
 				}
+				b.ReportMetric(float64(eintr), "eintr")
 				reportLatency(b, "", viaVIP)
 				reportLatency(b, "direct-", straight)
 			})
@@ -54,7 +56,8 @@ func BenchmarkConnect(b *testing.B) {
 }
 
 // probe makes probeConnects blocking connects to target after a warm-up.
-func probe(b *testing.B, l *lab, target netip.AddrPort) []time.Duration {
+// Connects interrupted by a signal are added to eintr.
+func probe(b *testing.B, l *lab, target netip.AddrPort, eintr *int) []time.Duration {
 	res, err := traffic.Probe(context.Background(), traffic.ProbeSpec{Netns: l.topo.ClientNetns, Count: probeConnects, Warmup: 50,
 		Timeout: 2 * time.Second, Target: func(int) netip.AddrPort { return target }})
 	if err != nil {
@@ -66,7 +69,7 @@ func probe(b *testing.B, l *lab, target netip.AddrPort) []time.Duration {
 	if res.Errors > 0 && !strings.Contains(res.FirstErr, "interrupted system call") {
 		b.Fatalf("%d connects to %s failed, first: %s", res.Errors, target, res.FirstErr)
 	}
-	b.ReportMetric(float64(res.Errors), "eintr")
+	*eintr += res.Errors
 	return res.Latencies
 }
 
