@@ -300,3 +300,23 @@ func (c *counting) Stop(_ context.Context) (Counters, error) {
 	}
 	return out, nil
 }
+
+// memory is the kernel's memlock accounting of every map, in bytes.
+func (l *lb) memory() (map[string]uint64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := map[string]uint64{}
+	for name, m := range map[string]*cebpf.Map{
+		svclbMapServices: l.objs.Services, svclbMapBackends: l.objs.Backends, svclbMapCounters: l.objs.Counters,
+		svclbMapFlows: l.objs.Flows, svclbMapRevFlows: l.objs.RevFlows, svclbMapAffinity: l.objs.Affinity,
+	} {
+		info, err := m.Info()
+		if err != nil {
+			return nil, fmt.Errorf("ebpf: info of map %s: %w", name, err)
+		}
+		if v, ok := info.Memlock(); ok {
+			out[name] = v
+		}
+	}
+	return out, nil
+}

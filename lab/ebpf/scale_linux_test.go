@@ -60,6 +60,16 @@ func TestManyServices(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s: %d services: %d map entries (%d service ports) written in %v", name, m.Services.Len(), s.Payload.Elements, s.Payload.Rules, s.Duration)
+			if mm, ok := d.(interface{ MapMemory() (map[string]uint64, error) }); ok {
+				mem, err := mm.MapMemory()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if mem[svclbMapBackends] == 0 {
+					t.Errorf("no memory accounted to the backends map: %v", mem)
+				}
+				t.Logf("%s: map memory (memlock bytes) %v", name, mem)
+			}
 			count, err := d.Count(ctx, Target{Service: &svc, Port: svc.Ports[0]})
 			if err != nil {
 				t.Fatal(err)

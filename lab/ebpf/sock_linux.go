@@ -169,3 +169,6 @@ func (d *Sock) LinkIDs() []link.ID {
 	}
 	return nil
 }
+
+// MapMemory is each map's memory as the kernel accounts it, by map name.
+func (d *Sock) MapMemory() (map[string]uint64, error) { return d.lb.memory() }

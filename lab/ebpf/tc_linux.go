@@ -118,3 +118,7 @@ func (d *TC) LinkIDs() []link.ID {
 	}
 	return ids
 }
+
+// MapMemory is each map's memory as the kernel accounts it (memlock), in
+// bytes, by map name.
+func (d *TC) MapMemory() (map[string]uint64, error) { return d.lb.memory() }
