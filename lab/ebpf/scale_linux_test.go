@@ -60,7 +60,9 @@ func TestManyServices(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s: %d services: %d map entries (%d service ports) written in %v", name, m.Services.Len(), s.Payload.Elements, s.Payload.Rules, s.Duration)
-			if mm, ok := d.(interface{ MapMemory() (map[string]uint64, error) }); ok {
+			if mm, ok := d.(interface {
+				MapMemory() (map[string]uint64, error)
+			}); ok {
 				mem, err := mm.MapMemory()
 				if err != nil {
 					t.Fatal(err)
