@@ -12,7 +12,7 @@ APT_PACKAGES := iptables nftables iproute2 conntrack ipset ipvsadm kmod user-mod
 # keeps them from competing for the 2 CPUs (and from flaking on timing).
 GOTEST_FLAGS ?= -count=1 -p 1 -timeout 20m
 
-.PHONY: setup build test cross demo lint bench clean-lab fuzz
+.PHONY: setup build test cross demo lint bench clean-lab fuzz bpf
 
 setup: ## install Debian packages (idempotent) and Go modules
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -51,6 +51,14 @@ bench: setup
 fuzz: setup
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./sim/iptables/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./sim/nftables/
+
+# Packages only `make bpf` needs: it regenerates lab/ebpf's committed BPF
+# objects and Go bindings from lab/ebpf/bpf/*.c (nothing else needs clang).
+BPF_PACKAGES := clang llvm libbpf-dev
+
+bpf: ## regenerate lab/ebpf's BPF objects and bindings (installs clang if missing)
+	@$(MAKE) --no-print-directory setup APT_PACKAGES="$(BPF_PACKAGES)"
+	$(GO) generate ./lab/ebpf/
 
 clean-lab: build
 	./$(BIN) cleanup

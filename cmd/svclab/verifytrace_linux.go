@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/svclab/svclab/lab/verifytrace"
+	"github.com/svclab/svclab/lab/runner"
 )
 
 func init() {
@@ -22,6 +22,10 @@ counters moved in the kernel with the path the tracer predicts. A dump's
 the interfaces to create. Needs root; removes everything it creates.
 
 Exit codes: 0 every packet with a verdict agreed, 1 a disagreement or error.
+
+Examples:
+  sudo svclab verify-trace lab/verifytrace/testdata/*.rules
+  sudo svclab verify-trace --packets 5000 --json node-dump.rules | jq '.[].disagreed'
 `
 
 func runVerifyTrace(args []string, stdout, stderr io.Writer) error {
@@ -36,10 +40,10 @@ func runVerifyTrace(args []string, stdout, stderr io.Writer) error {
 	if len(dumps) == 0 {
 		return usagef("give at least one DUMP")
 	}
-	var results []verifytrace.Result
+	var results []runner.TraceCheck
 	bad := 0
 	for _, d := range dumps {
-		res, err := verifytrace.VerifyFile(d, verifytrace.Options{Packets: *packets, Seed: *seed})
+		res, err := runner.VerifyTraceFile(d, runner.TraceCheckOptions{Packets: *packets, Seed: *seed})
 		if err != nil {
 			return err
 		}
