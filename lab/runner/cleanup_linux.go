@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/svclab/svclab/lab/ebpf"
 	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/topo"
@@ -108,6 +109,11 @@ func cleanupLease(e lease.Entry) ([]string, error) {
 	names, err := topo.Cleanup(e.Record.Prefix)
 	for _, n := range names {
 		removed = append(removed, "netns "+n)
+	}
+	errs = append(errs, err)
+	cgroups, err := ebpf.Cleanup(e.Record.Prefix)
+	for _, c := range cgroups {
+		removed = append(removed, "cgroup "+c)
 	}
 	errs = append(errs, err)
 	for _, dir := range append(append([]string(nil), e.Record.Cgroups...), e.Record.Dirs...) {
