@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -84,10 +85,10 @@ func runInGuest(ctx context.Context, opts RunOptions) (*Outcome, error) {
 	if s, serr := results.ReadSummary(dir); serr == nil {
 		out.Summary = s
 	}
+	if err != nil && ctx.Err() != nil {
+		return out, finishLease(l, opts.Prefix, closeInterrupted(dir, opts, out))
+	}
 	if err != nil {
-		if ctx.Err() != nil {
-			err = fmt.Errorf("%w: guest run: %v", ErrInterrupted, err)
-		}
 		return out, finishLease(l, opts.Prefix, fmt.Errorf("guest run: %w (results so far are in %s)", err, dir))
 	}
 	opts.logf("guest kernel %s: boot %v, whole run %v", res.GuestKernel, res.Boot.Round(time.Millisecond), res.Duration.Round(time.Second))
@@ -115,4 +116,21 @@ func recordGuestKernel(dir, guest string) {
 	m.GuestKernel = guest
 	m.Kernel = KernelRelease()
 	_ = results.WriteJSON(dir, results.MetaFile, m)
+}
+
+// closeInterrupted ends the results of a guest run that was stopped
+// before its own svclab could: the interrupted record, and summary.json.
+func closeInterrupted(dir string, opts RunOptions, out *Outcome) error {
+	w, err := results.Reopen(dir)
+	if err != nil {
+		return errors.Join(fmt.Errorf("%w: the guest run was stopped", ErrInterrupted), err)
+	}
+	defer w.Close()
+	s := out.Summary
+	if s == nil {
+		s = &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix}
+		out.Summary = s
+	}
+	ierr := interrupted(w, opts, s)
+	return errors.Join(ierr, results.WriteJSON(dir, results.SummaryFile, s))
 }

@@ -98,7 +98,7 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	summary, runErr := runSections(ctx, sc, opts.Options, w)
 	out.Summary = summary
 	if ctx.Err() != nil {
-		runErr = interrupted(w, opts, summary, runErr)
+		runErr = interrupted(w, opts, summary)
 	}
 	if err := results.WriteJSON(opts.OutDir, results.SummaryFile, summary); err != nil && runErr == nil {
 		runErr = err
@@ -107,7 +107,7 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 }
 
 // interrupted appends the interrupted record and wraps the error.
-func interrupted(w *results.Writer, opts RunOptions, s *results.Summary, err error) error {
+func interrupted(w *results.Writer, opts RunOptions, s *results.Summary) error {
 	sig := "cancelled"
 	if opts.Signal != nil {
 		sig = opts.Signal()

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,6 +41,32 @@ func Create(dir string) (*Writer, error) {
 		return nil, fmt.Errorf("open %s: %w (choose another --out directory)", path, err)
 	}
 	return &Writer{dir: dir, f: f}, nil
+}
+
+// Reopen opens an existing run directory's results.jsonl for appending,
+// after cutting off a torn last line (a writer killed mid-record), e.g. to
+// close a run that a guest kernel wrote with an interrupted record.
+func Reopen(dir string) (*Writer, error) {
+	path := filepath.Join(dir, ResultsFile)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	end := int64(bytes.LastIndexByte(data, '\n') + 1)
+	if err := f.Truncate(end); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cut the torn tail of %s: %w", path, err)
+	}
+	if _, err := f.Seek(end, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Writer{dir: dir, f: f, offset: end}, nil
 }
 
 // Dir is the run directory.
