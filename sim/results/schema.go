@@ -25,6 +25,7 @@ type Record struct {
 	Meta     *Meta        `json:"meta,omitempty"`
 	Fairness *FairnessRun `json:"fairness,omitempty"`
 	Point    *Point       `json:"point,omitempty"`
+	Plan     *Plan        `json:"plan,omitempty"`
 }
 
 // Meta describes where and how a run was measured.
@@ -151,11 +152,16 @@ type Fit struct {
 
 // Summary is summary.json.
 type Summary struct {
-	Schema   int           `json:"schema"`
-	Run      string        `json:"run"`
-	Scenario string        `json:"scenario"`
-	Kind     string        `json:"kind"`
-	Complete bool          `json:"complete"` // false when built from a partial results.jsonl
+	Schema   int    `json:"schema"`
+	Run      string `json:"run"`
+	Scenario string `json:"scenario"`
+	Kind     string `json:"kind"`
+	// Complete is true only when every planned measurement was made (see
+	// SetCompleteness); false when built from a partial results.jsonl.
+	Complete bool `json:"complete"`
+	// Planned and Measured count the plan's measurements and those made.
+	Planned  int           `json:"planned,omitempty"`
+	Measured int           `json:"measured,omitempty"`
 	Runs     []FairnessRun `json:"runs,omitempty"`
 	Points   []Point       `json:"points,omitempty"`
 	Fits     []Fit         `json:"fits,omitempty"`
