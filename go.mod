@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/cilium/ebpf v0.22.0
 	github.com/cloudflare/ipvs v0.12.0
 	github.com/coreos/go-iptables v0.8.0
 	github.com/gopacket/gopacket v1.7.7
@@ -38,3 +39,5 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 )
+
+tool github.com/cilium/ebpf/cmd/bpf2go

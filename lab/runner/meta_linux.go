@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -60,15 +61,34 @@ func cpuModel() string {
 	return "unknown"
 }
 
+// gitCommit is the commit svclab was built from: the Makefile's -ldflags,
+// else the VCS stamp the Go toolchain put in the binary, else "unknown".
+// It never asks git about the directory svclab happens to run in.
 func gitCommit() string {
 	if Commit != "" {
 		return Commit
 	}
-	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
-	if err != nil {
-		return "unknown"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		rev, dirty := "", false
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if rev != "" && dirty {
+			return rev + "-dirty"
+		}
+		if rev != "" {
+			return rev
+		}
 	}
-	return strings.TrimSpace(string(out))
+	return "unknown"
 }
 
 // toolVersions runs each tool's version command in the host namespace;

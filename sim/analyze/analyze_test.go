@@ -40,7 +40,7 @@ func TestTraceKubeProxyExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTracer(d, nil, false)
+	tr, err := NewTracer(d, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestTraceKubeProxyExample(t *testing.T) {
 }
 
 func TestAnalyzeIPTablesCostGrowsWithPosition(t *testing.T) {
-	rep, err := Analyze(renderDump(t, KindIPTables, 200, 3), netip.MustParseAddr("10.244.255.1"))
+	rep, err := Analyze(renderDump(t, KindIPTables, 200, 3), netip.MustParseAddr("10.244.255.1"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestAnalyzeIPTablesCostGrowsWithPosition(t *testing.T) {
 }
 
 func TestAnalyzeNFTablesCostIsConstant(t *testing.T) {
-	rep, err := Analyze(renderDump(t, KindNFTables, 200, 3), netip.MustParseAddr("10.244.255.1"))
+	rep, err := Analyze(renderDump(t, KindNFTables, 200, 3), netip.MustParseAddr("10.244.255.1"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func BenchmarkAnalyze50kServices(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := Analyze(d, netip.MustParseAddr("10.244.255.1")); err != nil {
+		if _, err := Analyze(d, netip.MustParseAddr("10.244.255.1"), Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 
 	"github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/ipvs"
 	"github.com/svclab/svclab/sim/nftables"
 )
 
@@ -75,4 +77,46 @@ func detect(data []byte) string {
 		return ""
 	}
 	return ""
+}
+
+// TraceFile loads the dump at path (and the `ipset save` output at
+// ipsetPath, if not "") and traces one packet.
+func TraceFile(path, ipsetPath string, opts Options, p Packet) (Result, error) {
+	d, err := loadWithSets(path, ipsetPath, &opts)
+	if err != nil {
+		return Result{}, err
+	}
+	tr, err := NewTracer(d, opts)
+	if err != nil {
+		return Result{}, err
+	}
+	return tr.Trace(p)
+}
+
+// AnalyzeFile is Analyze over the dump at path, with the ipsets at
+// ipsetPath if not "".
+func AnalyzeFile(path, ipsetPath string, src netip.Addr, opts Options) (*Report, error) {
+	d, err := loadWithSets(path, ipsetPath, &opts)
+	if err != nil {
+		return nil, err
+	}
+	return Analyze(d, src, opts)
+}
+
+func loadWithSets(path, ipsetPath string, opts *Options) (*Dump, error) {
+	d, err := LoadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if ipsetPath != "" {
+		f, err := os.Open(ipsetPath)
+		if err != nil {
+			return nil, fmt.Errorf("read ipsets: %w", err)
+		}
+		defer f.Close()
+		if opts.IPSets, err = ipvs.ParseIPSetSave(f); err != nil {
+			return nil, fmt.Errorf("%s: %w", ipsetPath, err)
+		}
+	}
+	return d, nil
 }

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/svclab/svclab/sim/ipvs"
 	"github.com/svclab/svclab/sim/trace/iptrace"
 	"github.com/svclab/svclab/sim/trace/nfttrace"
 )
@@ -16,6 +17,18 @@ type Packet struct {
 	Proto string // tcp, udp, sctp
 	DPort uint16
 	From  string // "pod" (PREROUTING) or "node" (OUTPUT)
+	// InIface, OutIface, Mark and State: see iptrace.Packet.
+	InIface, OutIface string
+	Mark              uint32
+	State             string
+}
+
+// Options are what the user knows about the node, for matches the rules
+// alone cannot decide.
+type Options struct {
+	Local     []netip.Addr // the node's addresses
+	IPSets    ipvs.IPSets  // `ipset save`; nil when not given
+	SkipPaths bool         // drop the rule-by-rule path, for bulk use
 }
 
 // Endpoint is a reachable endpoint and its probability.
@@ -40,6 +53,9 @@ type Result struct {
 	MapLookups     int        `json:"map_lookups"`
 	Path           []string   `json:"path,omitempty"`
 	Flags          []string   `json:"flags,omitempty"`
+	// Undecided lists the matches the tracer could not decide; with
+	// verdict "unknown" their branches lead to different outcomes.
+	Undecided []string `json:"undecided,omitempty"`
 }
 
 // Tracer traces packets through one dump; build it once for many packets.
@@ -49,16 +65,15 @@ type Tracer struct {
 	nft  *nfttrace.Program
 }
 
-// NewTracer compiles the dump. skipPaths drops the rule-by-rule path for
-// bulk use.
-func NewTracer(d *Dump, local []netip.Addr, skipPaths bool) (*Tracer, error) {
+// NewTracer compiles the dump.
+func NewTracer(d *Dump, opts Options) (*Tracer, error) {
 	t := &Tracer{kind: d.Kind}
 	var err error
 	switch d.Kind {
 	case KindIPTables:
-		t.ipt, err = iptrace.NewIPTablesTracer(d.IPT, iptrace.Options{LocalAddrs: local, SkipPaths: skipPaths})
+		t.ipt, err = iptrace.NewIPTablesTracer(d.IPT, iptrace.Options{LocalAddrs: opts.Local, IPSets: opts.IPSets, SkipPaths: opts.SkipPaths})
 	case KindNFTables:
-		t.nft, err = nfttrace.Compile(d.NFT, nfttrace.Options{LocalAddrs: local, SkipPath: skipPaths})
+		t.nft, err = nfttrace.Compile(d.NFT, nfttrace.Options{LocalAddrs: opts.Local, SkipPath: opts.SkipPaths})
 	default:
 		err = fmt.Errorf("unknown dump kind %q", d.Kind)
 	}
@@ -74,18 +89,19 @@ func (t *Tracer) Trace(p Packet) (Result, error) {
 }
 
 func (t *Tracer) traceIPTables(p Packet) (Result, error) {
-	tr, err := t.ipt.Trace(iptrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From})
+	tr, err := t.ipt.Trace(iptrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From,
+		InIface: p.InIface, OutIface: p.OutIface, Mark: p.Mark, State: p.State})
 	if err != nil {
 		return Result{}, err
 	}
 	r := Result{Dump: KindIPTables, Packet: describe(p), Service: tr.Service, Verdict: string(tr.Verdict), Masquerade: tr.Masquerade,
-		RulesEvaluated: tr.RulesEvaluated, Flags: tr.Flags}
+		RulesEvaluated: tr.RulesEvaluated, Flags: tr.Flags, Undecided: tr.Undecided}
 	for _, e := range tr.Endpoints {
 		r.Endpoints = append(r.Endpoints, Endpoint{Endpoint: e.Endpoint.String(), Probability: e.Probability, Effective: e.Effective,
 			Verdict: string(e.Verdict), Masquerade: e.Masquerade, Rules: e.RulesEvaluated})
 	}
 	for _, s := range tr.Path {
-		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s %s", s.Table, s.Chain, s.RuleIndex+1, matched(s.Matched), s.Rule))
+		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s %s", s.Table, s.Chain, s.RuleIndex, matched(s.Matched), s.Rule))
 	}
 	return r, nil
 }

@@ -22,8 +22,10 @@ const (
 // written and synced before Append returns, so a crash loses at most the
 // record being written.
 type Writer struct {
-	dir string
-	f   *os.File
+	dir    string
+	f      *os.File
+	offset int64 // end of the last whole record
+	failed error // set by a failed append; every later append returns it
 }
 
 // Create makes the run directory (which must not hold results yet) and
@@ -43,17 +45,32 @@ func Create(dir string) (*Writer, error) {
 // Dir is the run directory.
 func (w *Writer) Dir() string { return w.dir }
 
-// Append writes one record as a JSON line and syncs it to disk.
+// Append writes one record as one JSON line in one write and syncs it to
+// disk. If the write or the sync fails (a full disk), the file is cut back
+// to the last whole record, the error (naming the file) is returned, and
+// every later Append returns it too: a run stops at its first lost record.
 func (w *Writer) Append(r Record) error {
+	if w.failed != nil {
+		return w.failed
+	}
 	r.Schema = SchemaVersion
 	line, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encode %s record: %w", r.Type, err)
 	}
-	if _, err := w.f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("append to %s: %w", w.f.Name(), err)
+	line = append(line, '\n')
+	n, err := w.f.Write(line)
+	if err == nil {
+		err = w.f.Sync()
 	}
-	return w.f.Sync()
+	if err != nil {
+		_ = w.f.Truncate(w.offset)
+		_ = w.f.Sync()
+		w.failed = fmt.Errorf("append a %s record to %s (wrote %d of %d bytes; the file ends at the last whole record): %w", r.Type, w.f.Name(), n, len(line), err)
+		return w.failed
+	}
+	w.offset += int64(n)
+	return nil
 }
 
 // Close closes results.jsonl.

@@ -15,7 +15,21 @@ const (
 	TypeFairness = "fairness"
 	TypePoint    = "point"
 	TypeSync     = "sync"
+	// TypeInterrupted closes a run that a signal stopped.
+	TypeInterrupted = "interrupted"
 )
+
+// Interruption says that a run was stopped before it finished, by what,
+// and what it had completed.
+type Interruption struct {
+	// Signal is the signal's name, e.g. "interrupt" or "terminated".
+	Signal string `json:"signal"`
+	// At is when the run stopped (RFC 3339).
+	At string `json:"at"`
+	// Completed says what was measured before the stop, e.g.
+	// "2 of 4 fairness measurements".
+	Completed string `json:"completed"`
+}
 
 // Record is one line of results.jsonl. Exactly one payload field is set,
 // matching Type.
@@ -24,8 +38,11 @@ type Record struct {
 	Type     string       `json:"type"`
 	Meta     *Meta        `json:"meta,omitempty"`
 	Fairness *FairnessRun `json:"fairness,omitempty"`
-	Point    *Point       `json:"point,omitempty"`
-	Plan     *Plan        `json:"plan,omitempty"`
+	// Interrupted is set on the last record of an interrupted run.
+	Interrupted *Interruption `json:"interrupted,omitempty"`
+	Point       *Point        `json:"point,omitempty"`
+	// Plan is set on a TypePlan record (see Plan).
+	Plan *Plan `json:"plan,omitempty"`
 }
 
 // Meta describes where and how a run was measured.

@@ -116,10 +116,9 @@ func takeCensus(m *model.Model, opts Options, emptinessOnly bool) (census, error
 			return c, err
 		}
 		c[setIPVSIPs]++
-		local := localReadyCount(s, m.Cluster.NodeName)
 		for _, p := range s.Ports {
 			c[setClusterIP]++
-			c[setLoopBack] += local
+			c[setLoopBack] += localCount(s, p, m.Cluster.NodeName)
 			if id, ok := nodePortSet(s, p, opts); ok {
 				c[id] += nodePortMembers(p, opts)
 			}
@@ -151,11 +150,12 @@ func checkFamily(s *model.Service) error {
 	return nil
 }
 
-// localReadyCount counts ready endpoints on the rendered node.
-func localReadyCount(s *model.Service, node string) int {
+// localCount counts port p's endpoints on the rendered node, ready or not
+// (the KUBE-LOOP-BACK members).
+func localCount(s *model.Service, p model.Port, node string) int {
 	n := 0
-	for _, e := range s.Endpoints {
-		if e.Ready && e.Node == node {
+	for _, e := range s.PortEndpoints(p) {
+		if e.IsLocal(node) {
 			n++
 		}
 	}

@@ -161,7 +161,7 @@ func TestAffinityExplained(t *testing.T) {
 
 // TestTraceListing traces the kernel's own listing of the same rules.
 func TestTraceListing(t *testing.T) {
-	src, err := os.ReadFile("../nftables/testdata/listing-shapes.txt")
+	src, err := os.ReadFile("../../nftables/testdata/listing-shapes.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,46 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/ebpf"
+	"github.com/svclab/svclab/sim/dataplane"
+)
+
+func init() { extraDataplanes[dataplane.BPFMaps] = newBPFDataplane }
+
+// newBPFDataplane attaches the "ebpf" programs to the lab's client veth, or
+// creates the "ebpf-sock" cgroup (named after the run prefix, so `svclab
+// cleanup` finds it: see ebpf.Cleanup) and moves this process into it until
+// the dataplane is closed.
+func newBPFDataplane(l *kernelLab, info dataplane.Info, _ apply.Settings) (apply.Dataplane, error) {
+	if l.topo.ClientVeth == "" {
+		return nil, fmt.Errorf("%s needs a client pod (its node-side veth); the scenario puts the client on the node", info.Name)
+	}
+	switch info.Name {
+	case dataplane.EBPF:
+		return ebpf.NewTC(ebpf.TCConfig{NodeNetns: l.topo.NodeNetns, Clients: []ebpf.Veth{{Netns: l.topo.NodeNetns, Name: l.topo.ClientVeth}}})
+	case dataplane.EBPFSock:
+		d, err := ebpf.NewSock(ebpf.SockConfig{Prefix: l.topo.Prefix, ClientNetns: l.topo.ClientNetns})
+		if err != nil {
+			return nil, err
+		}
+		leave, err := d.Join()
+		if err != nil {
+			return nil, errors.Join(err, d.Close())
+		}
+		return &joinedSock{Sock: d, leave: leave}, nil
+	}
+	return nil, fmt.Errorf("no BPF dataplane %s", info.Name)
+}
+
+// joinedSock leaves the cgroup before the dataplane removes it.
+type joinedSock struct {
+	*ebpf.Sock
+	leave func() error
+}
+
+// Close moves the process back and removes the cgroup and programs.
+func (s *joinedSock) Close() error { return errors.Join(s.leave(), s.Sock.Close()) }
