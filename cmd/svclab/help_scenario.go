@@ -19,7 +19,7 @@ func init() {
 		usage:   b.String(),
 		hidden:  true,
 		run: func(args []string, stdout, stderr io.Writer) error {
-			if len(args) > 0 {
+			if len(args) > 0 && args[0] != "-h" && args[0] != "--help" {
 				return usagef("svclab help scenario takes no arguments")
 			}
 			_, err := io.WriteString(stdout, b.String())

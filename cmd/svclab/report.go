@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -42,6 +43,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return usagef("give one run directory")
 	}
 	rep, err := report.WriteReport(rest[0])
+	if errors.Is(err, report.ErrEmptyRun) {
+		return &exitError{code: 2, msg: err.Error()}
+	}
 	if err != nil {
 		return err
 	}

@@ -201,7 +201,7 @@ func ReadMeta(dir string) (*Meta, error) {
 func readJSON(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%s does not exist: is this a svclab run directory?", path)
+		return fmt.Errorf("%s does not exist: is this a svclab run directory? (%w)", path, os.ErrNotExist)
 	}
 	if err != nil {
 		return err

@@ -41,6 +41,8 @@ type Record struct {
 	// Interrupted is set on the last record of an interrupted run.
 	Interrupted *Interruption `json:"interrupted,omitempty"`
 	Point       *Point        `json:"point,omitempty"`
+	// Plan is set on a TypePlan record (see Plan).
+	Plan *Plan `json:"plan,omitempty"`
 }
 
 // Meta describes where and how a run was measured.
@@ -167,11 +169,16 @@ type Fit struct {
 
 // Summary is summary.json.
 type Summary struct {
-	Schema   int           `json:"schema"`
-	Run      string        `json:"run"`
-	Scenario string        `json:"scenario"`
-	Kind     string        `json:"kind"`
-	Complete bool          `json:"complete"` // false when built from a partial results.jsonl
+	Schema   int    `json:"schema"`
+	Run      string `json:"run"`
+	Scenario string `json:"scenario"`
+	Kind     string `json:"kind"`
+	// Complete is true only when every planned measurement was made (see
+	// SetCompleteness); false when built from a partial results.jsonl.
+	Complete bool `json:"complete"`
+	// Planned and Measured count the plan's measurements and those made.
+	Planned  int           `json:"planned,omitempty"`
+	Measured int           `json:"measured,omitempty"`
 	Runs     []FairnessRun `json:"runs,omitempty"`
 	Points   []Point       `json:"points,omitempty"`
 	Fits     []Fit         `json:"fits,omitempty"`

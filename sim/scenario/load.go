@@ -155,7 +155,8 @@ func locateProblem(source string, raw []byte, p pathError, overrides []override)
 	fe := &FieldError{File: source, Line: locate(&root, p.path), Field: p.field(), Msg: p.msg, Hint: p.hint}
 	for _, o := range overrides {
 		if strings.HasSuffix(fe.Field, o.field) || strings.HasPrefix(fe.Field, o.field) {
-			fe.Line, fe.Hint = 0, strings.TrimSpace(fe.Hint+"; set by "+o.desc)
+			hint, _, _ := strings.Cut(fe.Hint, ", or leave the field out")
+			fe.Line, fe.Hint = 0, strings.TrimSpace(hint+"; set by "+o.desc)
 		}
 	}
 	return fe

@@ -56,49 +56,51 @@ func manyEndpoints(n int) string {
 	return "[" + strings.Join(ips, ", ") + "]"
 }
 
+// TestValidationRefuses: issue 10 points 3, 9 (names) and 11, each case
+// failing on the code before this package validated them.
 func TestValidationRefuses(t *testing.T) {
 	tests := []struct {
 		name, yaml string
 		at         string // text on the line the error must name; "" for line 0
 		field, msg string
 	}{
-		{"namespace with a newline (rule injection)", edit("namespace: demo", `namespace: "demo\n-A KUBE-SERVICES -j DROP\n#"`), "namespace:", "services[0].namespace", "lower case alphanumeric"},
-		{"namespace with a space", edit("namespace: demo", `namespace: "Demo Space;rm -rf/web"`), "namespace:", "services[0].namespace", "alphanumeric"},
-		{"namespace with unicode", edit("namespace: demo", "namespace: démo"), "namespace:", "services[0].namespace", "lower case"},
-		{"namespace with NUL", edit("namespace: demo", `namespace: "de\0mo"`), "namespace:", "services[0].namespace", "lower case"},
-		{"namespace too long", edit("namespace: demo", "namespace: "+strings.Repeat("a", 64)), "namespace:", "services[0].namespace", "63 characters"},
-		{"service name starting with a digit", edit("name: web", "name: 1web"), "name: 1web", "services[0].name", "start with a lower case letter"},
-		{"service name with upper case", edit("name: web", "name: Web"), "name: Web", "services[0].name", "lower case"},
-		{"port name too long", edit("name: http", "name: http-port-is-long"), "ports:", "services[0].ports[0].name", "15 characters"},
-		{"port name without a letter", edit("name: http", `name: "8080"`), "ports:", "services[0].ports[0].name", "at least one letter"},
-		{"port name with double hyphen", edit("name: http", "name: h--p"), "ports:", "services[0].ports[0].name", "consecutive hyphens"},
-		{"port name with a quote", edit("name: http", `name: "h\"p"`), "ports:", "services[0].ports[0].name", "alpha-numeric"},
-		{"duplicate endpoint IPs", edit("[10.244.1.2, 10.244.1.3]", "[10.244.1.2, 10.244.1.2]"), "endpoints:", "services[0].endpoints[1]", "also endpoints[0]"},
-		{"loopback endpoint", edit("10.244.1.3]", "127.0.0.1]"), "endpoints:", "services[0].endpoints[1]", "loopback"},
-		{"unspecified endpoint", edit("10.244.1.3]", "0.0.0.0]"), "endpoints:", "services[0].endpoints[1]", "unspecified"},
-		{"multicast endpoint", edit("10.244.1.3]", "224.0.0.5]"), "endpoints:", "services[0].endpoints[1]", "multicast"},
-		{"link-local endpoint", edit("10.244.1.3]", "169.254.1.1]"), "endpoints:", "services[0].endpoints[1]", "link-local"},
-		{"loopback clusterIP", edit("clusterIP: 10.96.0.10", "clusterIP: 127.0.0.1"), "clusterIP:", "services[0].clusterIP", "loopback"},
-		{"endpoint is the client pod", edit("10.244.1.3]", ClientPodIP+"]"), "endpoints:", "services[0].endpoints[1]", "client pod"},
-		{"endpoint is the clusterIP", edit("10.244.1.3]", "10.96.0.10]"), "endpoints:", "services[0].endpoints[1]", "clusterIP of services[0]"},
-		{"clusterIP outside the service CIDR", edit("clusterIP: 10.96.0.10", "clusterIP: 172.30.0.10"), "clusterIP:", "services[0].clusterIP", "outside the service CIDR"},
-		{"node name with a space", edit("[10.244.1.2, 10.244.1.3]", "[{ip: 10.244.1.2, node: \"node 1\"}]"), "endpoints:", "services[0].endpoints[0].node", "node name"},
-		{"negative requestsPerConn", edit("mode: http", "mode: keepalive\n  requestsPerConn: -5"), "requestsPerConn:", "fairness.requestsPerConn", "-5 is out of range"},
-		{"negative requestsPerConn in http mode", edit("mode: http", "mode: http\n  requestsPerConn: -1"), "requestsPerConn:", "fairness.requestsPerConn", "out of range"},
-		{"negative throughputConnections", edit("throughputConnections: 500", "throughputConnections: -500"), "throughputConnections:", "sweep.throughputConnections", "out of range"},
-		{"fairness connections: 0", edit("connections: 200", "connections: 0"), "connections: 0", "fairness.connections", "0 is out of range"},
-		{"sweep connections: 0", edit("warmup: 50", "warmup: 50\n  connections: 0"), "connections: 0", "sweep.connections", "0 is out of range"},
-		{"9.2e18 connections", edit("connections: 200", "connections: 9.2e18"), "connections:", "fairness.connections", "use 1..10000000"},
-		{"max int64 connections", edit("connections: 200", "connections: 9223372036854775807"), "connections:", "fairness.connections", "out of range"},
-		{"negative warmup at its own line", edit("warmup: 50", "warmup: -1"), "warmup:", "sweep.warmup", "-1 is out of range"},
-		{"explicit concurrency: 0", edit("mode: http", "mode: http\n  concurrency: 0"), "concurrency:", "fairness.concurrency", "out of range"},
-		{"NaN rate", edit("mode: http", "mode: http\n  rate: .nan"), "rate:", "fairness.rate", "rate NaN"},
-		{"sweep of 10M services", edit("services: [1, 1000]", "services: [1, 10000000]"), "services: [1,", "sweep.services[1]", "known to hold"},
-		{"sweep beyond the service CIDR", edit("serviceCIDR: 10.96.0.0/12", "serviceCIDR: 10.96.0.0/24"), "services: [1,", "sweep.services[1]", "do not fit in service CIDR"},
-		{"duplicate dataplane", edit("dataplanes: [iptables-nft]", "dataplanes: [iptables-nft, iptables-nft]"), "dataplanes:", "fairness.dataplanes", "listed twice"},
-		{"empty dataplane list", edit("dataplanes: [iptables-nft]", "dataplanes: []"), "dataplanes:", "fairness.dataplanes", "empty list"},
-		{"second YAML document", full + "---\nname: other\n", "name: other", "", "second YAML document"},
-		{"pods beyond the lab limit", edit("[10.244.1.2, 10.244.1.3]", manyEndpoints(MaxLabPods+1)), "- namespace:", "services", "lab.allowLargeLabs: true"},
+		{"point 9: namespace with a newline (rule injection)", edit("namespace: demo", `namespace: "demo\n-A KUBE-SERVICES -j DROP\n#"`), "namespace:", "services[0].namespace", "lower case alphanumeric"},
+		{"point 9: namespace with a space", edit("namespace: demo", `namespace: "Demo Space;rm -rf/web"`), "namespace:", "services[0].namespace", "alphanumeric"},
+		{"point 11: namespace with unicode", edit("namespace: demo", "namespace: démo"), "namespace:", "services[0].namespace", "lower case"},
+		{"point 11: namespace with NUL", edit("namespace: demo", `namespace: "de\0mo"`), "namespace:", "services[0].namespace", "lower case"},
+		{"point 9: namespace too long", edit("namespace: demo", "namespace: "+strings.Repeat("a", 64)), "namespace:", "services[0].namespace", "63 characters"},
+		{"point 9: service name starting with a digit", edit("name: web", "name: 1web"), "name: 1web", "services[0].name", "start with a lower case letter"},
+		{"point 9: service name with upper case", edit("name: web", "name: Web"), "name: Web", "services[0].name", "lower case"},
+		{"point 9: port name too long", edit("name: http", "name: http-port-is-long"), "ports:", "services[0].ports[0].name", "15 characters"},
+		{"point 9: port name without a letter", edit("name: http", `name: "8080"`), "ports:", "services[0].ports[0].name", "at least one letter"},
+		{"point 9: port name with double hyphen", edit("name: http", "name: h--p"), "ports:", "services[0].ports[0].name", "consecutive hyphens"},
+		{"point 9: port name with a quote", edit("name: http", `name: "h\"p"`), "ports:", "services[0].ports[0].name", "alpha-numeric"},
+		{"point 3: duplicate endpoint IPs", edit("[10.244.1.2, 10.244.1.3]", "[10.244.1.2, 10.244.1.2]"), "endpoints:", "services[0].endpoints[1]", "also endpoints[0]"},
+		{"point 11: loopback endpoint", edit("10.244.1.3]", "127.0.0.1]"), "endpoints:", "services[0].endpoints[1]", "loopback"},
+		{"point 11: unspecified endpoint", edit("10.244.1.3]", "0.0.0.0]"), "endpoints:", "services[0].endpoints[1]", "unspecified"},
+		{"point 11: multicast endpoint", edit("10.244.1.3]", "224.0.0.5]"), "endpoints:", "services[0].endpoints[1]", "multicast"},
+		{"point 11: link-local endpoint", edit("10.244.1.3]", "169.254.1.1]"), "endpoints:", "services[0].endpoints[1]", "link-local"},
+		{"point 11: loopback clusterIP", edit("clusterIP: 10.96.0.10", "clusterIP: 127.0.0.1"), "clusterIP:", "services[0].clusterIP", "loopback"},
+		{"point 11: endpoint is the client pod", edit("10.244.1.3]", ClientPodIP+"]"), "endpoints:", "services[0].endpoints[1]", "client pod"},
+		{"point 11: endpoint is the clusterIP", edit("10.244.1.3]", "10.96.0.10]"), "endpoints:", "services[0].endpoints[1]", "clusterIP of services[0]"},
+		{"point 11: clusterIP outside the service CIDR", edit("clusterIP: 10.96.0.10", "clusterIP: 172.30.0.10"), "clusterIP:", "services[0].clusterIP", "outside the service CIDR"},
+		{"point 9: node name with a space", edit("[10.244.1.2, 10.244.1.3]", "[{ip: 10.244.1.2, node: \"node 1\"}]"), "endpoints:", "services[0].endpoints[0].node", "node name"},
+		{"point 11: negative requestsPerConn", edit("mode: http", "mode: keepalive\n  requestsPerConn: -5"), "requestsPerConn:", "fairness.requestsPerConn", "-5 is out of range"},
+		{"point 11: negative requestsPerConn in http mode", edit("mode: http", "mode: http\n  requestsPerConn: -1"), "requestsPerConn:", "fairness.requestsPerConn", "out of range"},
+		{"point 11: negative throughputConnections", edit("throughputConnections: 500", "throughputConnections: -500"), "throughputConnections:", "sweep.throughputConnections", "out of range"},
+		{"point 11: fairness connections: 0", edit("connections: 200", "connections: 0"), "connections: 0", "fairness.connections", "0 is out of range"},
+		{"point 11: sweep connections: 0", edit("warmup: 50", "warmup: 50\n  connections: 0"), "connections: 0", "sweep.connections", "0 is out of range"},
+		{"point 11: 9.2e18 connections", edit("connections: 200", "connections: 9.2e18"), "connections:", "fairness.connections", "use 1..10000000"},
+		{"point 11: max int64 connections", edit("connections: 200", "connections: 9223372036854775807"), "connections:", "fairness.connections", "out of range"},
+		{"point 11: negative warmup at its own line", edit("warmup: 50", "warmup: -1"), "warmup:", "sweep.warmup", "-1 is out of range"},
+		{"point 11: explicit concurrency: 0", edit("mode: http", "mode: http\n  concurrency: 0"), "concurrency:", "fairness.concurrency", "out of range"},
+		{"point 11: NaN rate", edit("mode: http", "mode: http\n  rate: .nan"), "rate:", "fairness.rate", "rate NaN"},
+		{"point 11: sweep of 10M services", edit("services: [1, 1000]", "services: [1, 10000000]"), "services: [1,", "sweep.services[1]", "known to hold"},
+		{"point 11: sweep beyond the service CIDR", edit("serviceCIDR: 10.96.0.0/12", "serviceCIDR: 10.96.0.0/24"), "services: [1,", "sweep.services[1]", "do not fit in service CIDR"},
+		{"point 11: duplicate dataplane", edit("dataplanes: [iptables-nft]", "dataplanes: [iptables-nft, iptables-nft]"), "dataplanes:", "fairness.dataplanes", "listed twice"},
+		{"point 11: empty dataplane list", edit("dataplanes: [iptables-nft]", "dataplanes: []"), "dataplanes:", "fairness.dataplanes", "empty list"},
+		{"point 11: second YAML document", full + "---\nname: other\n", "name: other", "", "second YAML document"},
+		{"point 11: pods beyond the lab limit", edit("[10.244.1.2, 10.244.1.3]", manyEndpoints(MaxLabPods+1)), "- namespace:", "services", "lab.allowLargeLabs: true"},
 		{"targetPort: 0", edit("targetPort: 8080", "targetPort: 0"), "ports:", "services[0].ports[0].targetPort", "out of range"},
 		{"CIDR with host bits", edit("serviceCIDR: 10.96.0.0/12", "serviceCIDR: 10.96.0.1/12"), "serviceCIDR:", "cluster.serviceCIDR", "host bits"},
 		{"scenario name with a slash", edit("name: full", "name: ../../x"), "name: ../", "name", "must consist of"},
@@ -148,6 +150,7 @@ func TestValidationAccepts(t *testing.T) {
 	}
 }
 
+// TestFilesOverTheLimitAreRefusedBeforeParsing is issue 10 point 12.
 func TestFilesOverTheLimitAreRefusedBeforeParsing(t *testing.T) {
 	big := []byte("services:\n" + strings.Repeat("#", MaxFileSize) + "\n")
 	if _, err := Parse("big.yaml", big); err == nil || !strings.Contains(err.Error(), "8 MiB") {
