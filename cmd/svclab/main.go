@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -111,7 +112,7 @@ func exitCode(err error, c *command, stderr io.Writer) int {
 	var fe *scenario.FieldError
 	var ec *exitError
 	switch {
-	case isInputError(err):
+	case isInputError(err), readsNamedFiles[c.name] && errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintf(stderr, "svclab %s: %v\n", c.name, err)
 		return 2
 	case errors.As(err, &ec):
@@ -128,6 +129,13 @@ func exitCode(err error, c *command, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "svclab %s: %v\n", c.name, err)
 	return 1
+}
+
+// readsNamedFiles are the commands whose arguments name files to read: a
+// file that does not exist is bad input (exit 2), not a failure.
+var readsNamedFiles = map[string]bool{
+	"render": true, "trace": true, "analyze": true, "report": true, "compare": true,
+	"gate": true, "export": true, "plan": true, "verify-trace": true,
 }
 
 // exitError carries a specific exit code (e.g. gate's 1 for a regression).

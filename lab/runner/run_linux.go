@@ -83,7 +83,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outcome,
 func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outcome, error) {
 	w, err := results.Create(opts.OutDir)
 	if err != nil {
-		return nil, err
+		return nil, &InputError{Err: err} // a used or unwritable --out
 	}
 	defer w.Close()
 	out := &Outcome{Dir: opts.OutDir}
