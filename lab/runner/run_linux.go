@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/svclab/svclab/lab/lease"
@@ -94,16 +95,34 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	if err := w.Append(results.Record{Type: results.TypeMeta, Meta: &meta}); err != nil {
 		return out, err
 	}
+	plan := sc.Plan()
+	if err := w.Append(results.Record{Type: results.TypePlan, Plan: plan}); err != nil {
+		return out, err
+	}
 	opts.logf("svclab: run %s of scenario %s → %s", opts.Prefix, sc.Name, opts.OutDir)
 	summary, runErr := runSections(ctx, sc, opts.Options, w)
 	out.Summary = summary
 	if ctx.Err() != nil {
 		runErr = interrupted(w, opts, summary)
 	}
+	done := completeness(opts.OutDir, plan)
+	summary.SetCompleteness(done)
+	if runErr == nil && done.Made == 0 {
+		runErr = fmt.Errorf("nothing was measured: %s", strings.Join(summary.Warnings, "; "))
+	}
 	if err := results.WriteJSON(opts.OutDir, results.SummaryFile, summary); err != nil && runErr == nil {
 		runErr = err
 	}
 	return out, runErr
+}
+
+// completeness checks the run's records against its plan.
+func completeness(dir string, plan *results.Plan) results.Completeness {
+	records, _, err := results.ReadRecords(dir)
+	if err != nil {
+		return results.Completeness{Planned: plan.Len()}
+	}
+	return results.CheckPlan(plan, records)
 }
 
 // interrupted appends the interrupted record and wraps the error.
