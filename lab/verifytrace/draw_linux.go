@@ -13,6 +13,8 @@ import (
 type pool struct {
 	srcs, dsts []netip.Addr
 	ports      []uint16
+	marks      []uint32
+	ifaces     []string // eth0 and the dump's interfaces
 	local      map[netip.Addr]bool
 }
 
@@ -24,6 +26,8 @@ func newPool(d *iptables.Dump, m Meta) *pool {
 	p.srcs = []netip.Addr{ClientAddr, netip.MustParseAddr("10.244.1.5"), netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("198.51.100.7")}
 	p.dsts = append([]netip.Addr{NodeAddr, netip.MustParseAddr("10.1.2.3")}, m.Local...)
 	p.ports = []uint16{53, 80, 443, 8080, 10250, 30080}
+	p.marks = []uint32{0}
+	p.ifaces = append([]string{"eth0"}, m.Ifaces...)
 	for _, t := range d.Tables {
 		for _, c := range t.Chains {
 			for _, r := range c.Rules {
@@ -52,6 +56,9 @@ func (p *pool) addRule(r *iptables.Rule) {
 		for _, rg := range mp.Ranges {
 			p.ports = append(p.ports, rg[0])
 		}
+	}
+	if r.Mark != nil {
+		p.marks = append(p.marks, r.Mark.Value, r.Mark.Value|^r.Mark.Mask&0x0f0f0f0f)
 	}
 	if r.NAT != nil && r.NAT.Addr.IsValid() && r.NAT.Addr.Addr().Is4() {
 		p.dsts = append(p.dsts, r.NAT.Addr.Addr())
@@ -82,8 +89,12 @@ func (p *pool) draw(rng *rand.Rand, sport uint16) Packet {
 	}
 	if rng.IntN(4) == 0 {
 		pkt.FromNode, pkt.Src = true, NodeAddr
+		if rng.IntN(2) == 0 {
+			pkt.Mark = p.marks[rng.IntN(len(p.marks))]
+		}
 	} else {
 		pkt.Src = p.srcs[rng.IntN(len(p.srcs))]
+		pkt.InIface = p.ifaces[rng.IntN(len(p.ifaces))]
 	}
 	return pkt
 }
