@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/ipvs"
 )
 
 // pool is what random packets are drawn from: the addresses and ports the
@@ -18,7 +19,7 @@ type pool struct {
 	local      map[netip.Addr]bool
 }
 
-func newPool(d *iptables.Dump, m Meta) *pool {
+func newPool(d *iptables.Dump, m Meta, sets ipvs.IPSets) *pool {
 	p := &pool{local: map[netip.Addr]bool{NodeAddr: true}}
 	for _, a := range m.Local {
 		p.local[a] = true
@@ -34,6 +35,9 @@ func newPool(d *iptables.Dump, m Meta) *pool {
 				p.addRule(r)
 			}
 		}
+	}
+	for _, set := range sets {
+		p.addSet(set)
 	}
 	p.srcs = slices.DeleteFunc(p.srcs, func(a netip.Addr) bool { return !usable(a) || p.local[a] })
 	p.dsts = slices.DeleteFunc(p.dsts, func(a netip.Addr) bool { return !usable(a) })
@@ -64,6 +68,23 @@ func (p *pool) addRule(r *iptables.Rule) {
 		p.dsts = append(p.dsts, r.NAT.Addr.Addr())
 		if r.NAT.Addr.Port() != 0 {
 			p.ports = append(p.ports, r.NAT.Addr.Port())
+		}
+	}
+}
+
+// addSet adds a set's addresses (as destinations and sources) and ports.
+func (p *pool) addSet(s *ipvs.IPSet) {
+	for _, m := range s.Members {
+		for i, part := range m.Parts {
+			switch s.Dims[i] {
+			case "ip", "net":
+				if part.Prefix.Addr().Is4() {
+					a := hostIn(part.Prefix)
+					p.dsts, p.srcs = append(p.dsts, a), append(p.srcs, a)
+				}
+			case "port":
+				p.ports = append(p.ports, part.Lo)
+			}
 		}
 	}
 }

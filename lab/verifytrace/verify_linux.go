@@ -83,10 +83,10 @@ func Verify(text, ipsets []byte, opts Options) (Result, error) {
 	if err := l.load(text); err != nil {
 		return Result{}, err
 	}
-	return l.run(d, meta, tr, opts)
+	return l.run(d, meta, sets, tr, opts)
 }
 
-func (l *lab) run(d *iptables.Dump, meta Meta, tr *iptrace.IPTablesTracer, opts Options) (Result, error) {
+func (l *lab) run(d *iptables.Dump, meta Meta, sets ipvs.IPSets, tr *iptrace.IPTablesTracer, opts Options) (Result, error) {
 	var res Result
 	clients := map[string]*sender{}
 	for n, iface := range append([]string{"eth0"}, meta.Ifaces...) {
@@ -111,7 +111,7 @@ func (l *lab) run(d *iptables.Dump, meta Meta, tr *iptrace.IPTablesTracer, opts 
 		return res, err
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x5eed))
-	pool := newPool(d, meta)
+	pool := newPool(d, meta, sets)
 	for i := range opts.Packets {
 		p := pool.draw(rng, uint16(10000+i%50000))
 		s := clients[p.InIface]
