@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/svclab/svclab/sim/model"
@@ -122,5 +123,14 @@ func BenchmarkAnalyze50kServices(b *testing.B) {
 		if _, err := Analyze(d, netip.MustParseAddr("10.244.255.1"), Options{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestIPTablesNFTRuleset: nft's listing of iptables-nft's tables is
+// recognised and pointed at iptables-nft-save.
+func TestIPTablesNFTRuleset(t *testing.T) {
+	_, err := LoadFile("testdata/iptables-nft-ruleset.nft")
+	if err == nil || !strings.Contains(err.Error(), "this is iptables-nft; use iptables-nft-save") {
+		t.Fatalf("error = %v", err)
 	}
 }

@@ -35,7 +35,7 @@ func (p *Program) Trace(pkt Packet) (Result, error) {
 		return Result{}, fmt.Errorf("trace packet: from %q: want pod or node", pkt.From)
 	}
 	tr := &tracer{p: p, from: pkt.From}
-	st := &state{src: pkt.Src, dst: pkt.Dst, proto: proto, dport: pkt.DPort, prob: 1}
+	st := &state{src: pkt.Src, dst: pkt.Dst, proto: proto, dport: pkt.DPort, prob: 1, eff: 1}
 	if err := tr.stage(st, first, 0); err != nil {
 		return Result{}, fmt.Errorf("trace %s %s → %s:%d: %w", pkt.Proto, pkt.Src, pkt.Dst, pkt.DPort, err)
 	}
@@ -88,7 +88,7 @@ func (tr *tracer) nextHook(st *state, hook string) string {
 // finish records a branch's outcome.
 func (tr *tracer) finish(st *state, verdict string) {
 	tr.outcomes = append(tr.outcomes, Outcome{
-		Probability: st.prob, Verdict: verdict, Endpoint: st.dnat, Masquerade: st.masq,
+		Probability: st.prob, Effective: st.eff, Verdict: verdict, Endpoint: st.dnat, Masquerade: st.masq,
 		Path: st.path, RulesEvaluated: st.rules, MapLookups: st.lookups,
 		AffinitySet: st.affSet, AffinityTimeout: st.affExpiry,
 	})
@@ -112,9 +112,10 @@ func (tr *tracer) result() Result {
 			k := o.Endpoint
 			if j, ok := index[k]; ok {
 				r.Endpoints[j].Probability += o.Probability
+				r.Endpoints[j].Effective += o.Effective
 			} else {
 				index[k] = len(r.Endpoints)
-				r.Endpoints = append(r.Endpoints, Endpoint{Addr: o.Endpoint, Probability: o.Probability})
+				r.Endpoints = append(r.Endpoints, Endpoint{Addr: o.Endpoint, Probability: o.Probability, Effective: o.Effective})
 			}
 		}
 	}

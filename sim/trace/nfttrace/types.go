@@ -38,10 +38,13 @@ type Step struct {
 // Outcome is one way the packet can go, with its probability.
 type Outcome struct {
 	Probability float64
-	Verdict     string         // "accept", "drop" or "reject"
-	Endpoint    netip.AddrPort // where DNAT sent it; invalid if not DNATed
-	Masquerade  bool
-	Path        []Step
+	// Effective is the probability as the kernel applies it (see
+	// NumgenEffective): 1/N is not exact unless N is a power of two.
+	Effective  float64
+	Verdict    string         // "accept", "drop" or "reject"
+	Endpoint   netip.AddrPort // where DNAT sent it; invalid if not DNATed
+	Masquerade bool
+	Path       []Step
 	// RulesEvaluated counts every rule whose evaluation started;
 	// MapLookups counts verdict-map lookups (named or anonymous).
 	RulesEvaluated int
@@ -56,6 +59,7 @@ type Outcome struct {
 type Endpoint struct {
 	Addr        netip.AddrPort
 	Probability float64
+	Effective   float64 // as the kernel applies it
 }
 
 // Result is the trace of one packet.
