@@ -107,12 +107,16 @@ func (t *Tracer) traceIPTables(p Packet) (Result, error) {
 }
 
 func (t *Tracer) traceNFTables(p Packet) (Result, error) {
-	tr, err := t.nft.Trace(nfttrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From})
+	tr, err := t.nft.Trace(nfttrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From,
+		InIface: p.InIface, OutIface: p.OutIface, Mark: p.Mark, State: p.State})
 	if err != nil {
 		return Result{}, err
 	}
 	r := Result{Dump: KindNFTables, Packet: describe(p), Verdict: strings.ToUpper(tr.Verdict), Masquerade: tr.Masquerade,
-		RulesEvaluated: tr.RulesEvaluated, MapLookups: tr.MapLookups}
+		RulesEvaluated: tr.RulesEvaluated, MapLookups: tr.MapLookups, Undecided: tr.Undecided}
+	if tr.Verdict == "unknown" {
+		r.Verdict = "unknown"
+	}
 	if tr.Affinity != "" {
 		r.Flags = append(r.Flags, tr.Affinity)
 	}

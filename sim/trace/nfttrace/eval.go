@@ -30,6 +30,44 @@ type state struct {
 	lookups   int
 	affSet    string
 	affExpiry time.Duration
+
+	// Conntrack and interfaces.
+	untracked, established, looped bool
+	in, out                        string // "" when there is none at this hook
+	inKnown, outKnown              bool
+	givenIn, givenOut              string
+	unknown                        string // why the verdict cannot be known
+}
+
+// ctState is the packet's conntrack state bit.
+func (st *state) ctState() uint32 {
+	switch {
+	case st.untracked:
+		return ctUntracked
+	case st.established:
+		return ctEstablished
+	}
+	return ctNew
+}
+
+// setIfaces sets the interfaces the packet has at hook (see iptrace).
+func (st *state) setIfaces(hook string, fromNode, local bool) {
+	switch {
+	case hook == "output" || (fromNode && !st.looped):
+		st.in, st.inKnown = "", true
+	case st.looped:
+		st.in, st.inKnown = "lo", true
+	default:
+		st.in, st.inKnown = st.givenIn, st.givenIn != ""
+	}
+	switch {
+	case hook == "prerouting" || hook == "input":
+		st.out, st.outKnown = "", true
+	case local:
+		st.out, st.outKnown = "lo", true
+	default:
+		st.out, st.outKnown = st.givenOut, st.givenOut != ""
+	}
 }
 
 // clone copies a branch so a fork can diverge.
