@@ -52,6 +52,12 @@ func Load(r io.Reader) (*Dump, error) {
 			return nil, err
 		}
 		return &Dump{Kind: kind, IPT: d}, nil
+	case kindNFTJSON:
+		rs, err := nftables.ParseJSON(bytes.NewReader(data))
+		if err != nil {
+			return nil, err
+		}
+		return &Dump{Kind: KindNFTables, NFT: rs}, nil
 	case KindNFTables:
 		if t := iptablesNFTTable(data); t != "" {
 			return nil, fmt.Errorf("this is iptables-nft; use iptables-nft-save (table %s holds iptables-nft's chains: "+
@@ -66,6 +72,9 @@ func Load(r io.Reader) (*Dump, error) {
 	return nil, fmt.Errorf("not an iptables or nftables dump: expected iptables-save output (\"*nat\" ... \"COMMIT\") or an nftables ruleset (\"table ip kube-proxy {\" or \"add table ...\")")
 }
 
+// kindNFTJSON is `nft -j list ruleset` output, loaded as KindNFTables.
+const kindNFTJSON = "nftables-json"
+
 // detect looks at the first meaningful line.
 func detect(data []byte) string {
 	for _, line := range bytes.Split(data, []byte("\n")) {
@@ -73,6 +82,8 @@ func detect(data []byte) string {
 		switch {
 		case len(line) == 0 || line[0] == '#':
 			continue
+		case line[0] == '{' && bytes.Contains(data, []byte(`"nftables"`)):
+			return kindNFTJSON
 		case line[0] == '*' || line[0] == ':' || bytes.HasPrefix(line, []byte("-A ")) || line[0] == '[':
 			return KindIPTables
 		case bytes.HasPrefix(line, []byte("table ")) || bytes.HasPrefix(line, []byte("add ")) ||
