@@ -9,10 +9,11 @@ import (
 	"github.com/svclab/svclab/lab/netns"
 )
 
-// sender is a raw IPv4 socket (IP_HDRINCL) opened in one namespace.
+// sender is a raw IPv4 socket (IP_HDRINCL) opened in one namespace,
+// bound to a device if dev is not "".
 type sender struct{ fd int }
 
-func openSender(ns string) (*sender, error) {
+func openSender(ns, dev string) (*sender, error) {
 	s := &sender{fd: -1}
 	err := netns.Do(ns, func() error {
 		fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_RAW, syscall.IPPROTO_RAW)
@@ -20,6 +21,11 @@ func openSender(ns string) (*sender, error) {
 			return err
 		}
 		s.fd = fd
+		if dev != "" {
+			if err := syscall.BindToDevice(fd, dev); err != nil {
+				return err
+			}
+		}
 		return syscall.SetsockoptInt(fd, syscall.IPPROTO_IP, syscall.IP_HDRINCL, 1)
 	})
 	if err != nil {
@@ -33,6 +39,9 @@ func openSender(ns string) (*sender, error) {
 
 // send sends one TCP SYN or UDP datagram with a wrong L4 checksum.
 func (s *sender) send(p Packet) error {
+	if err := syscall.SetsockoptInt(s.fd, syscall.SOL_SOCKET, syscall.SO_MARK, int(p.Mark)); err != nil {
+		return fmt.Errorf("set the mark of %v: %w", p, err)
+	}
 	pkt := buildPacket(p)
 	dst := syscall.SockaddrInet4{Addr: p.Dst.As4()}
 	// EPERM: the node's OUTPUT dropped or rejected its own packet.
@@ -90,7 +99,9 @@ type Packet struct {
 	Src, Dst     netip.Addr
 	Proto        string
 	SPort, DPort uint16
-	FromNode     bool // sent by a host process in the node namespace
+	FromNode     bool   // sent by a host process in the node namespace
+	InIface      string // the node interface a client packet comes in on
+	Mark         uint32 // a node packet's mark (SO_MARK)
 }
 
 func (p Packet) String() string {
@@ -98,5 +109,8 @@ func (p Packet) String() string {
 	if p.FromNode {
 		from = "node"
 	}
-	return fmt.Sprintf("%s %v:%d -> %v:%d from %s", p.Proto, p.Src, p.SPort, p.Dst, p.DPort, from)
+	if !p.FromNode {
+		from += " in on " + p.InIface
+	}
+	return fmt.Sprintf("%s %v:%d -> %v:%d from %s mark %#x", p.Proto, p.Src, p.SPort, p.Dst, p.DPort, from, p.Mark)
 }

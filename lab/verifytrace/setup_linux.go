@@ -107,9 +107,16 @@ func (l *lab) configure(m Meta) error {
 	for _, a := range m.Local {
 		cmds = append(cmds, []string{l.node, "ip", "addr", "add", a.String() + "/32", "dev", "svl-local0"})
 	}
+	// Each interface the dump names is a veth to the client, both ends with
+	// one MAC and the client end NOARP, so the client can send any
+	// destination in on it (bound to its end) without neighbour resolution.
 	for n, i := range m.Ifaces {
-		cmds = append(cmds, []string{l.node, "ip", "link", "add", i, "type", "veth", "peer", "name", fmt.Sprintf("svl-vtp%d", n)},
-			[]string{l.node, "ip", "link", "set", i, "up"})
+		mac, peer := fmt.Sprintf("02:00:00:00:01:%02x", n), clientIface(n)
+		cmds = append(cmds,
+			[]string{l.node, "ip", "link", "add", i, "address", mac, "type", "veth", "peer", "name", peer, "address", mac, "netns", l.client},
+			[]string{l.node, "ip", "link", "set", i, "up"},
+			[]string{l.client, "ip", "link", "set", peer, "arp", "off", "up"},
+			[]string{l.node, "sysctl", "-qw", "net.ipv4.conf." + strings.ReplaceAll(i, ".", "/") + ".rp_filter=0"})
 	}
 	for _, kv := range []string{
 		"net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0",
@@ -124,6 +131,17 @@ func (l *lab) configure(m Meta) error {
 		if _, err := netns.Output(c[0], nil, c[1:]...); err != nil {
 			return fmt.Errorf("set up the verify-trace lab: %w", err)
 		}
+	}
+	return nil
+}
+
+// clientIface is the client end of the n-th named interface.
+func clientIface(n int) string { return fmt.Sprintf("svl-c%d", n) }
+
+// loadIPSets restores `ipset save` output into the node namespace.
+func (l *lab) loadIPSets(text []byte) error {
+	if _, err := netns.Output(l.node, text, "ipset", "restore"); err != nil {
+		return fmt.Errorf("load the ipsets: %w", err)
 	}
 	return nil
 }

@@ -1,11 +1,17 @@
 package verifytrace
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/ipvs"
 	"github.com/svclab/svclab/sim/trace/iptrace"
 )
 
@@ -32,13 +38,19 @@ func VerifyFile(path string, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("verify-trace: %w", err)
 	}
-	res, err := Verify(text, opts)
+	// DUMP.ipsets next to the dump holds its ipsets.
+	ipsets, err := os.ReadFile(strings.TrimSuffix(path, filepath.Ext(path)) + ".ipsets")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Result{}, fmt.Errorf("verify-trace: %w", err)
+	}
+	res, err := Verify(text, ipsets, opts)
 	res.Dump = path
 	return res, err
 }
 
-// Verify checks the dump text against the kernel.
-func Verify(text []byte, opts Options) (Result, error) {
+// Verify checks the dump text against the kernel; ipsets is the `ipset
+// save` output the dump's -m set matches need (nil for none).
+func Verify(text, ipsets []byte, opts Options) (Result, error) {
 	meta, err := ReadMeta(text)
 	if err != nil {
 		return Result{}, err
@@ -47,7 +59,14 @@ func Verify(text []byte, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("verify-trace: parse the dump: %w", err)
 	}
-	tr, err := iptrace.NewIPTablesTracer(d, iptrace.Options{LocalAddrs: append(meta.Local, NodeAddr)})
+	sets, err := ipvs.ParseIPSetSave(bytes.NewReader(ipsets))
+	if err != nil {
+		return Result{}, fmt.Errorf("verify-trace: %w", err)
+	}
+	if ipsets == nil {
+		sets = nil
+	}
+	tr, err := iptrace.NewIPTablesTracer(d, iptrace.Options{LocalAddrs: append(meta.Local, NodeAddr), IPSets: sets})
 	if err != nil {
 		return Result{}, fmt.Errorf("verify-trace: compile the dump: %w", err)
 	}
@@ -56,20 +75,33 @@ func Verify(text []byte, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	defer l.close()
+	if ipsets != nil {
+		if err := l.loadIPSets(ipsets); err != nil {
+			return Result{}, err
+		}
+	}
 	if err := l.load(text); err != nil {
 		return Result{}, err
 	}
-	return l.run(d, meta, tr, opts)
+	return l.run(d, meta, sets, tr, opts)
 }
 
-func (l *lab) run(d *iptables.Dump, meta Meta, tr *iptrace.IPTablesTracer, opts Options) (Result, error) {
+func (l *lab) run(d *iptables.Dump, meta Meta, sets ipvs.IPSets, tr *iptrace.IPTablesTracer, opts Options) (Result, error) {
 	var res Result
-	client, err := openSender(l.client)
-	if err != nil {
-		return res, err
+	clients := map[string]*sender{}
+	for n, iface := range append([]string{"eth0"}, meta.Ifaces...) {
+		dev := "eth0"
+		if n > 0 {
+			dev = clientIface(n - 1)
+		}
+		s, err := openSender(l.client, dev)
+		if err != nil {
+			return res, err
+		}
+		defer s.close()
+		clients[iface] = s
 	}
-	defer client.close()
-	node, err := openSender(l.node)
+	node, err := openSender(l.node, "")
 	if err != nil {
 		return res, err
 	}
@@ -79,10 +111,10 @@ func (l *lab) run(d *iptables.Dump, meta Meta, tr *iptrace.IPTablesTracer, opts 
 		return res, err
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x5eed))
-	pool := newPool(d, meta)
+	pool := newPool(d, meta, sets)
 	for i := range opts.Packets {
 		p := pool.draw(rng, uint16(10000+i%50000))
-		s := client
+		s := clients[p.InIface]
 		if p.FromNode {
 			s = node
 		}
@@ -126,7 +158,8 @@ func (l *lab) snapshot() (snapshot, error) {
 // tracerPacket is what the tracer is told: the interfaces of the topology
 // (in on eth0 from the client; out on eth0 unless local).
 func tracerPacket(p Packet, pool *pool) iptrace.Packet {
-	tp := iptrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, SPort: p.SPort, DPort: p.DPort, From: "pod", InIface: "eth0", OutIface: "eth0"}
+	tp := iptrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, SPort: p.SPort, DPort: p.DPort, From: "pod",
+		InIface: p.InIface, OutIface: "eth0", Mark: p.Mark}
 	if p.FromNode {
 		tp.From, tp.InIface = "node", ""
 	}

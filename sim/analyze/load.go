@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"strings"
 
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
@@ -51,7 +52,17 @@ func Load(r io.Reader) (*Dump, error) {
 			return nil, err
 		}
 		return &Dump{Kind: kind, IPT: d}, nil
+	case kindNFTJSON:
+		rs, err := nftables.ParseJSON(bytes.NewReader(data))
+		if err != nil {
+			return nil, err
+		}
+		return &Dump{Kind: KindNFTables, NFT: rs}, nil
 	case KindNFTables:
+		if t := iptablesNFTTable(data); t != "" {
+			return nil, fmt.Errorf("this is iptables-nft; use iptables-nft-save (table %s holds iptables-nft's chains: "+
+				"save them with `iptables-nft-save -c` and trace that, and the other tables of the ruleset separately)", t)
+		}
 		rs, err := nftables.Parse(bytes.NewReader(data))
 		if err != nil {
 			return nil, err
@@ -61,6 +72,9 @@ func Load(r io.Reader) (*Dump, error) {
 	return nil, fmt.Errorf("not an iptables or nftables dump: expected iptables-save output (\"*nat\" ... \"COMMIT\") or an nftables ruleset (\"table ip kube-proxy {\" or \"add table ...\")")
 }
 
+// kindNFTJSON is `nft -j list ruleset` output, loaded as KindNFTables.
+const kindNFTJSON = "nftables-json"
+
 // detect looks at the first meaningful line.
 func detect(data []byte) string {
 	for _, line := range bytes.Split(data, []byte("\n")) {
@@ -68,6 +82,8 @@ func detect(data []byte) string {
 		switch {
 		case len(line) == 0 || line[0] == '#':
 			continue
+		case line[0] == '{' && bytes.Contains(data, []byte(`"nftables"`)):
+			return kindNFTJSON
 		case line[0] == '*' || line[0] == ':' || bytes.HasPrefix(line, []byte("-A ")) || line[0] == '[':
 			return KindIPTables
 		case bytes.HasPrefix(line, []byte("table ")) || bytes.HasPrefix(line, []byte("add ")) ||
@@ -119,4 +135,25 @@ func loadWithSets(path, ipsetPath string, opts *Options) (*Dump, error) {
 		}
 	}
 	return d, nil
+}
+
+// iptablesNFTTable returns the first table of an `nft list ruleset` that
+// iptables-nft made ("ip nat" holding chain PREROUTING ...), or "".
+func iptablesNFTTable(data []byte) string {
+	table := ""
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		f := strings.Fields(string(line))
+		switch {
+		case len(f) >= 3 && f[0] == "table" && (f[1] == "ip" || f[1] == "ip6"):
+			table = ""
+			if iptables.KnownTable(f[2]) {
+				table = f[1] + " " + f[2]
+			}
+		case len(f) >= 2 && f[0] == "table":
+			table = ""
+		case len(f) >= 2 && f[0] == "chain" && table != "" && iptables.IsBuiltinChain(table[strings.IndexByte(table, ' ')+1:], f[1]):
+			return table
+		}
+	}
+	return ""
 }

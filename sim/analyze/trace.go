@@ -35,7 +35,7 @@ type Options struct {
 type Endpoint struct {
 	Endpoint    string  `json:"endpoint"`             // "IP:port"
 	Probability float64 `json:"probability"`          // as the rules write it
-	Effective   float64 `json:"effective,omitempty"`  // as the kernel applies it (iptables)
+	Effective   float64 `json:"effective"`            // as the kernel applies it
 	Verdict     string  `json:"verdict,omitempty"`    // after the filter chains
 	Masquerade  bool    `json:"masquerade,omitempty"` // SNAT on the way out
 	Rules       int     `json:"rules_evaluated"`      // on this branch
@@ -45,7 +45,7 @@ type Endpoint struct {
 type Result struct {
 	Dump           string     `json:"dump"` // iptables or nftables
 	Packet         string     `json:"packet"`
-	Service        string     `json:"service,omitempty"`
+	Service        string     `json:"service"` // "ns/name:port", "" when no service matched
 	Verdict        string     `json:"verdict"`
 	Masquerade     bool       `json:"masquerade"`
 	Endpoints      []Endpoint `json:"endpoints"`
@@ -107,22 +107,27 @@ func (t *Tracer) traceIPTables(p Packet) (Result, error) {
 }
 
 func (t *Tracer) traceNFTables(p Packet) (Result, error) {
-	tr, err := t.nft.Trace(nfttrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From})
+	tr, err := t.nft.Trace(nfttrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From,
+		InIface: p.InIface, OutIface: p.OutIface, Mark: p.Mark, State: p.State})
 	if err != nil {
 		return Result{}, err
 	}
 	r := Result{Dump: KindNFTables, Packet: describe(p), Verdict: strings.ToUpper(tr.Verdict), Masquerade: tr.Masquerade,
-		RulesEvaluated: tr.RulesEvaluated, MapLookups: tr.MapLookups}
+		RulesEvaluated: tr.RulesEvaluated, MapLookups: tr.MapLookups, Undecided: tr.Undecided}
+	if tr.Verdict == "unknown" {
+		r.Verdict = "unknown"
+	}
 	if tr.Affinity != "" {
 		r.Flags = append(r.Flags, tr.Affinity)
 	}
 	for _, o := range tr.Outcomes {
 		if o.Endpoint.IsValid() {
-			r.Endpoints = append(r.Endpoints, Endpoint{Endpoint: o.Endpoint.String(), Probability: o.Probability,
+			r.Endpoints = append(r.Endpoints, Endpoint{Endpoint: o.Endpoint.String(), Probability: o.Probability, Effective: o.Effective,
 				Verdict: strings.ToUpper(o.Verdict), Masquerade: o.Masquerade, Rules: o.RulesEvaluated})
 		}
 	}
 	r.Endpoints = mergeEndpoints(r.Endpoints)
+	r.Service = nftService(tr)
 	for _, s := range tr.Path {
 		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s  [%s]", s.Hook, s.Chain, s.Index+1, s.Rule, s.Note))
 	}
@@ -136,6 +141,7 @@ func mergeEndpoints(in []Endpoint) []Endpoint {
 	for _, e := range in {
 		if i, ok := index[e.Endpoint]; ok {
 			out[i].Probability += e.Probability
+			out[i].Effective += e.Effective
 			continue
 		}
 		index[e.Endpoint] = len(out)
@@ -157,4 +163,28 @@ func describe(p Packet) string {
 		from = "pod"
 	}
 	return fmt.Sprintf("%s %s → %s from %s", p.Proto, p.Src, netip.AddrPortFrom(p.Dst, p.DPort), from)
+}
+
+// nftService names the service from kube-proxy's chain names,
+// "service-HASH-ns/name/proto/port" (or external-): "ns/name:port".
+func nftService(tr nfttrace.Result) string {
+	paths := [][]nfttrace.Step{tr.Path}
+	for _, o := range tr.Outcomes {
+		paths = append(paths, o.Path)
+	}
+	for _, path := range paths {
+		for _, s := range path {
+			for _, prefix := range []string{"service-", "external-"} {
+				rest, ok := strings.CutPrefix(s.Chain, prefix)
+				if !ok {
+					continue
+				}
+				_, name, _ := strings.Cut(rest, "-")
+				if f := strings.Split(name, "/"); len(f) == 4 {
+					return f[0] + "/" + f[1] + ":" + f[3]
+				}
+			}
+		}
+	}
+	return ""
 }

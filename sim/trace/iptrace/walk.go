@@ -185,10 +185,9 @@ func (t *IPTablesTracer) walkChain(s *scratch, b *branch, tbl *compiledTable, c 
 		if r.checks != 0 {
 			var undecided string
 			if matched, undecided = t.matches(s, b, r); undecided != "" {
-				if matched, done := t.forkUndecided(s, b, tbl, f.chain, i, undecided); done {
+				var done bool
+				if matched, done = t.forkUndecided(s, b, tbl, f.chain, i, undecided); done {
 					return Unknown, true, nil
-				} else if !matched {
-					goto next
 				}
 			}
 		}
@@ -198,7 +197,6 @@ func (t *IPTablesTracer) walkChain(s *scratch, b *branch, tbl *compiledTable, c 
 				return "", true, err
 			}
 		}
-	next:
 		if !t.skipPaths {
 			b.tail = s.addStep(b.tail, tbl.id, f.chain, int32(i), matched)
 		}
