@@ -21,18 +21,31 @@ import (
 // service uses any more are deleted at the end, in kube-proxy's storage
 // order. before must be the state the table holds: a nil before is a full
 // sync (Render).
+//
+// The chains it flushes stay in the table until kube-proxy deletes them
+// (Syncer keeps track of them across syncs).
 func RenderSync(w io.Writer, before, after *model.Model, opts Options) (render.Stats, error) {
+	st, _, err := renderSync(w, before, after, nil, opts)
+	return st, err
+}
+
+// renderSync is RenderSync; stale are the chains earlier syncs flushed and
+// kube-proxy has not deleted yet, which it flushes again unless a service
+// uses them again. It returns the chains this transaction flushes.
+func renderSync(w io.Writer, before, after *model.Model, stale []string, opts Options) (render.Stats, []string, error) {
 	if before == nil {
-		return Render(w, after, opts)
+		st, err := Render(w, after, opts)
+		return st, nil, err
 	}
 	if err := opts.Version.Validate(); err != nil {
-		return render.Stats{}, fmt.Errorf("render nftables: %w", err)
+		return render.Stats{}, nil, fmt.Errorf("render nftables: %w", err)
 	}
 	out := render.NewWriter(w)
 	r := newRenderer(out, after.Cluster, opts)
 	st, err := newSyncState(r, before, after)
 	if err != nil {
-		return flushWith(out, err)
+		stats, _ := flushWith(out, err)
+		return stats, nil, err
 	}
 	for i := 0; i < after.Services.Len(); i++ {
 		s := after.Services.At(i)
@@ -41,11 +54,13 @@ func RenderSync(w io.Writer, before, after *model.Model, opts Options) (render.S
 			continue
 		}
 		if err := st.writeService(s); err != nil {
-			return flushWith(out, err)
+			stats, _ := flushWith(out, err)
+			return stats, nil, err
 		}
 	}
-	st.finish()
-	return out.Flush()
+	flushed := st.finish(stale)
+	stats, err := out.Flush()
+	return stats, flushed, err
 }
 
 // serviceName identifies a service across syncs.
@@ -199,18 +214,28 @@ func (st *syncState) ensure(e element, clusterIP string) {
 	st.r.writeElement(e)
 }
 
-// finish flushes the stale chains, deletes the stale affinity sets and the
-// leftover elements.
-func (st *syncState) finish() {
+// finish flushes the stale chains (the changed and removed services'
+// chains no longer used, and the earlier syncs' stale chains that are still
+// unused), deletes the stale affinity sets and the leftover elements. It
+// returns the chains it flushed.
+func (st *syncState) finish(stale []string) []string {
 	r := st.r
 	flushed := map[string]bool{}
+	var chains []string
+	flush := func(c string) {
+		if !st.active[c] && !flushed[c] {
+			flushed[c] = true
+			chains = append(chains, c)
+			r.w.Line("flush chain ", table, " ", c)
+		}
+	}
 	for _, sp := range st.gone {
 		for _, c := range r.chainsOf(sp) {
-			if !st.active[c] && !flushed[c] {
-				flushed[c] = true
-				r.w.Line("flush chain ", table, " ", c)
-			}
+			flush(c)
 		}
+	}
+	for _, c := range stale {
+		flush(c)
 	}
 	for _, sp := range st.gone {
 		if !sp.affinity {
@@ -237,6 +262,7 @@ func (st *syncState) finish() {
 	if r.direct {
 		st.deleteHairpins()
 	}
+	return chains
 }
 
 // deleteHairpins deletes the hairpin elements of the changed and removed

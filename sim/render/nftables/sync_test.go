@@ -44,7 +44,7 @@ func TestKubeProxySyncRepeatedServices(t *testing.T) {
 			prev := model.Slice{svc1, svc2}
 			txs := []string{renderString(t, prev, opts)}
 			for _, step := range steps {
-				tx, st := renderSync(t, prev, step.services, opts)
+				tx, st := syncString(t, prev, step.services, opts)
 				txs = append(txs, tx)
 				if v == render.KubeProxy137 && st.Lines != step.ops37 {
 					t.Errorf("%s: %d operations, kube-proxy runs %d:\n%s", step.name, st.Lines, step.ops37, tx)
@@ -56,7 +56,7 @@ func TestKubeProxySyncRepeatedServices(t *testing.T) {
 	}
 }
 
-func renderSync(t *testing.T, before, after model.Slice, opts Options) (string, render.Stats) {
+func syncString(t *testing.T, before, after model.Slice, opts Options) (string, render.Stats) {
 	t.Helper()
 	var b bytes.Buffer
 	st, err := RenderSync(&b, &model.Model{Cluster: referenceCluster(), Services: before}, &model.Model{Cluster: referenceCluster(), Services: after}, opts)
@@ -138,7 +138,7 @@ func TestRenderSyncRandom(t *testing.T) {
 					k := rng.IntN(len(next))
 					next[k].Endpoints = randomEndpoints(rng)
 				}
-				tx, _ := renderSync(t, prev, next, opts)
+				tx, _ := syncString(t, prev, next, opts)
 				txs = append(txs, tx)
 				checkSameState(t, fmt.Sprintf("%s seed %d step %d", v, seed, step), txs, next, opts)
 				prev = next
