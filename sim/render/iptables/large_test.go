@@ -112,3 +112,42 @@ func TestServingTerminatingFallback(t *testing.T) {
 		})
 	}
 }
+
+// TestMasqueradeRule: kube-proxy's internal-chain masquerade rule with
+// --masquerade-all (no source match), with a local detector (`! -s CIDR`),
+// and without either (no rule).
+func TestMasqueradeRule(t *testing.T) {
+	base := svc("ns", "a", "10.96.0.10", "10.180.0.1")
+	tests := []struct {
+		name string
+		all  bool
+		cidr string
+		want string
+	}{
+		{"masquerade all", true, "10.0.0.0/8", `-A KUBE-SVC-GN5AR356S3HOLUWO -m comment --comment "ns/a:p80 cluster IP" -m tcp -p tcp -d 10.96.0.10 --dport 80 -j KUBE-MARK-MASQ`},
+		{"local detector", false, "10.0.0.0/8", `-A KUBE-SVC-GN5AR356S3HOLUWO -m comment --comment "ns/a:p80 cluster IP" -m tcp -p tcp -d 10.96.0.10 --dport 80 ! -s 10.0.0.0/8 -j KUBE-MARK-MASQ`},
+		{"no detector", false, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := testModel(base)
+			c := m.Cluster
+			c.ClusterCIDR = netip.Prefix{}
+			if tt.cidr != "" {
+				c.ClusterCIDR = netip.MustParsePrefix(tt.cidr)
+			}
+			m.Cluster = c
+			opts := DefaultOptions()
+			opts.MasqueradeAll = tt.all
+			var got string
+			for _, l := range strings.Split(renderString(t, m, opts), "\n") {
+				if strings.HasPrefix(l, "-A KUBE-SVC-") && strings.HasSuffix(l, "-j KUBE-MARK-MASQ") {
+					got = l
+				}
+			}
+			if got != tt.want {
+				t.Errorf("masquerade rule\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}

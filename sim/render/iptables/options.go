@@ -26,6 +26,10 @@ type Options struct {
 	// LargeClusterThreshold: above this many endpoints in total, endpoint
 	// comments are dropped (kube-proxy's largeClusterEndpointsThreshold).
 	LargeClusterThreshold int
+	// MasqueradeAll is kube-proxy's --masquerade-all: every packet to a
+	// ClusterIP is marked for masquerading, not only those from outside the
+	// cluster CIDR.
+	MasqueradeAll bool
 	// ConntrackLiberal omits the KUBE-FORWARD INVALID drop rule, as
 	// kube-proxy does when nf_conntrack_tcp_be_liberal is set.
 	ConntrackLiberal bool

@@ -84,9 +84,6 @@ func checkModel(m *model.Model) error {
 	if m == nil || m.Services == nil {
 		return fmt.Errorf("render iptables: no model")
 	}
-	if !m.Cluster.ClusterCIDR.IsValid() {
-		return fmt.Errorf("render iptables: cluster CIDR (kube-proxy's local detector) is not set")
-	}
 	return nil
 }
 

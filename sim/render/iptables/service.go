@@ -122,8 +122,14 @@ func (r *renderer) serviceNatRules(s *model.Service, withChains bool) {
 		if !withChains {
 			continue
 		}
-		r.rule("-A ", sp.svcChain, ` -m comment --comment `, a, b, c, " -m ", sp.proto, " -p ", sp.proto,
-			" -d ", clusterIP, " --dport ", port, " ! -s ", r.cluster.ClusterCIDR.String(), " -j KUBE-MARK-MASQ")
+		switch {
+		case r.opts.MasqueradeAll:
+			r.rule("-A ", sp.svcChain, ` -m comment --comment `, a, b, c, " -m ", sp.proto, " -p ", sp.proto,
+				" -d ", clusterIP, " --dport ", port, " -j KUBE-MARK-MASQ")
+		case r.cluster.ClusterCIDR.IsValid(): // kube-proxy's local detector
+			r.rule("-A ", sp.svcChain, ` -m comment --comment `, a, b, c, " -m ", sp.proto, " -p ", sp.proto,
+				" -d ", clusterIP, " --dport ", port, " ! -s ", r.cluster.ClusterCIDR.String(), " -j KUBE-MARK-MASQ")
+		}
 		if sp.isNodePort() {
 			ma, mb, mc := sp.phrase(` external destinations"`)
 			if sp.plain {

@@ -58,11 +58,9 @@ func writeMembers(rw *render.Writer, s *model.Service, node string, opts Options
 		proto := p.Protocol.Lower()
 		add(rw, setClusterIP, vip, ",", proto, ":", strconv.Itoa(p.Port))
 		target := strconv.Itoa(p.TargetPort)
-		for _, e := range s.PortEndpoints(p) {
-			if e.IsLocal(node) { // ready or not, as kube-proxy does
-				ip := e.IP.String()
-				add(rw, setLoopBack, ip, ",", proto, ":", target, ",", ip)
-			}
+		for _, e := range localEndpoints(s, p, node) {
+			ip := e.String()
+			add(rw, setLoopBack, ip, ",", proto, ":", target, ",", ip)
 		}
 		writeNodePort(rw, s, p, opts)
 	}

@@ -2,6 +2,7 @@ package ipvs
 
 import (
 	"fmt"
+	"net/netip"
 
 	"github.com/svclab/svclab/sim/model"
 )
@@ -153,13 +154,38 @@ func checkFamily(s *model.Service) error {
 // localCount counts port p's endpoints on the rendered node, ready or not
 // (the KUBE-LOOP-BACK members).
 func localCount(s *model.Service, p model.Port, node string) int {
-	n := 0
+	if s.EndpointCount() == len(s.Endpoints) { // no duplicate address
+		n := 0
+		for i := range s.Endpoints {
+			if s.Endpoints[i].IsLocal(node) {
+				n++
+			}
+		}
+		return n
+	}
+	return len(localEndpoints(s, p, node))
+}
+
+// localEndpoints returns the addresses of port p's endpoints on node,
+// ready or not, one per address: in model order, or kube-proxy's sorted
+// order when addresses repeat (its EndpointSliceCache decides which copy
+// counts).
+func localEndpoints(s *model.Service, p model.Port, node string) []netip.Addr {
+	out := make([]netip.Addr, 0, len(s.Endpoints))
+	if s.EndpointCount() == len(s.Endpoints) {
+		for i := range s.Endpoints {
+			if s.Endpoints[i].IsLocal(node) {
+				out = append(out, s.Endpoints[i].IP)
+			}
+		}
+		return out
+	}
 	for _, e := range s.PortEndpoints(p) {
 		if e.IsLocal(node) {
-			n++
+			out = append(out, e.IP)
 		}
 	}
-	return n
+	return out
 }
 
 // nodePortSet returns the set that holds p's node port, if p has one that
