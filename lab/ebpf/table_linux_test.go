@@ -1,8 +1,8 @@
 package ebpf
 
 import (
-	"net/netip"
 	"maps"
+	"net/netip"
 	"slices"
 	"testing"
 
