@@ -20,8 +20,9 @@ var benchSizes = []int{1, 1000, 10000, 100000}
 // fillers is how many synthetic services make n services with the target.
 func fillers(n int) int { return n - 1 }
 
-// probeConnects is how many blocking connects one iteration makes.
-const probeConnects = 1000
+// probeConnects is how many blocking connects one probe measures, after
+// probeWarmup unmeasured ones.
+const probeConnects, probeWarmup = 1000, 50
 
 // BenchmarkConnect measures the blocking connect latency from the client
 // pod to a ClusterIP with n services loaded, and straight to a pod
@@ -58,7 +59,7 @@ func BenchmarkConnect(b *testing.B) {
 // probe makes probeConnects blocking connects to target after a warm-up.
 // Connects interrupted by a signal are added to eintr.
 func probe(b *testing.B, l *lab, target netip.AddrPort, eintr *int) []time.Duration {
-	res, err := traffic.Probe(context.Background(), traffic.ProbeSpec{Netns: l.topo.ClientNetns, Count: probeConnects, Warmup: 50,
+	res, err := traffic.Probe(context.Background(), traffic.ProbeSpec{Netns: l.topo.ClientNetns, Count: probeConnects, Warmup: probeWarmup,
 		Timeout: 2 * time.Second, Target: func(int) netip.AddrPort { return target }})
 	if err != nil {
 		b.Fatal(err)
@@ -114,5 +115,52 @@ func BenchmarkSync(b *testing.B) {
 			b.ReportMetric(float64(load)/1e6/float64(i), "load-ms")
 			b.ReportMetric(float64(change)/1e3/float64(i), "change-µs")
 		})
+	}
+}
+
+// BenchmarkProgramCost measures the programs' own CPU time per run with the
+// kernel's BPF run-time statistics on (only during this benchmark), while
+// the client makes blocking connects to the ClusterIP at n services.
+// Metrics: <program>-ns/run, and runs/connect (packets per connection the
+// program saw: SYN, ACK, RST for ingress; SYN-ACK for egress).
+//
+//	go test -run '^$' -bench BenchmarkProgramCost -benchtime 5x ./lab/ebpf/
+func BenchmarkProgramCost(b *testing.B) {
+	for _, dp := range []string{"ebpf", "ebpf-sock"} {
+		for _, n := range benchSizes {
+			b.Run(fmt.Sprintf("dp=%s/services=%d", dp, n), func(b *testing.B) {
+				l := newLab(b, 2, false)
+				d := newDataplane(b, l, dp)
+				svc := webService("target", netip.MustParseAddr("10.96.0.10"), 0, 1)
+				if _, err := d.Program(context.Background(), scaleModel(b, fillers(n), svc)); err != nil {
+					b.Fatal(err)
+				}
+				stats, err := EnableRunTimeStats()
+				if err != nil {
+					b.Skip(err)
+				}
+				defer stats.Close()
+				ps := d.(interface {
+					ProgramStats() (map[string]ProgramStat, error)
+				})
+				before, err := ps.ProgramStats()
+				if err != nil {
+					b.Fatal(err)
+				}
+				eintr, connects := 0, 0
+				for b.Loop() {
+					connects += probeWarmup + len(probe(b, l, netip.AddrPortFrom(svc.ClusterIP, 80), &eintr))
+				}
+				after, err := ps.ProgramStats()
+				if err != nil {
+					b.Fatal(err)
+				}
+				for name, s := range after {
+					delta := s.Sub(before[name])
+					b.ReportMetric(float64(delta.PerRun().Nanoseconds()), name+"-ns/run")
+					b.ReportMetric(float64(delta.Runs)/float64(connects), name+"-runs/connect")
+				}
+			})
+		}
 	}
 }

@@ -95,7 +95,7 @@ func newTCFor(t testing.TB, l *lab, mode AttachMode) *TC {
 // joins its cgroup until the test ends.
 func newSockFor(t testing.TB, l *lab) *Sock {
 	t.Helper()
-	d, err := NewSock(SockConfig{Prefix: l.topo.Prefix, ClientNetns: l.topo.ClientNetns})
+	d, err := NewSock(SockConfig{Prefix: l.topo.Prefix, ClientNetns: l.topo.ClientNetns, ManualJoin: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,11 +25,15 @@ type SockConfig struct {
 	ClientNetns string
 	// Capacity sizes the maps; zero means DefaultCapacity.
 	Capacity Capacity
+	// ManualJoin leaves the process outside the cgroup until Join; by
+	// default NewSock joins it (the seam has no step for it) and Close
+	// leaves.
+	ManualJoin bool
 }
 
 // Sock is the "ebpf-sock" dataplane: a cgroup/connect4 program on a cgroup
 // the lab creates. The client's traffic is balanced once the process that
-// opens it has joined the cgroup (Join).
+// opens it is in the cgroup (NewSock puts it there, see Join).
 //
 // Design: cgroup2 runs a cgroup's sock_addr programs for the tasks in it,
 // and a task that enters a netns stays in its cgroup, so the traffic
@@ -50,7 +54,8 @@ type Sock struct {
 }
 
 // NewSock creates the cgroup, loads the programs and attaches connect4 to
-// the cgroup. The caller must Close it; on error nothing is left.
+// the cgroup, then (unless cfg.ManualJoin) moves the process into it. The
+// caller must Close it; on error nothing is left.
 func NewSock(cfg SockConfig) (*Sock, error) {
 	if cfg.ClientNetns == "" {
 		return nil, errors.New("ebpf-sock: no client netns")
@@ -78,6 +83,11 @@ func NewSock(cfg SockConfig) (*Sock, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("ebpf-sock: attach connect4 to cgroup %s: %w", cg.path, err), d.Close())
 	}
+	if !cfg.ManualJoin {
+		if _, err := cg.join(); err != nil {
+			return nil, errors.Join(err, d.Close())
+		}
+	}
 	return d, nil
 }
 
@@ -103,8 +113,8 @@ func NetnsCookie(name string) (uint64, error) {
 
 // Join moves the calling process into the dataplane's cgroup, so that the
 // connects its threads make from ClientNetns are balanced, and returns the
-// function that moves it back (Close does so too). Call it before starting
-// traffic, from any goroutine.
+// function that moves it back (Close does so too). NewSock has done it
+// unless SockConfig.ManualJoin; joins nest. Any goroutine may call it.
 func (d *Sock) Join() (leave func() error, err error) {
 	if d.cg == nil {
 		return nil, errors.New("ebpf-sock: Join after Close")

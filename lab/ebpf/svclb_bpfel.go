@@ -64,6 +64,7 @@ type svclbFlowVal struct {
 	Ip   uint32
 	Port uint16
 	Pad  uint16
+	Isn  uint32
 }
 
 type svclbSvcKey struct {

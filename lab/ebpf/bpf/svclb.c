@@ -65,6 +65,7 @@ struct {
 /* pkt is what the tc programs read from a packet before rewriting it. */
 struct pkt {
 	struct flow_key k;
+	__u32 seq; /* TCP sequence number, network byte order */
 	__u8 tcp_flags;
 };
 
@@ -93,7 +94,10 @@ static __always_inline int parse(struct __sk_buff *skb, struct pkt *p)
 	p->k.sport = *(__u16 *)l4;
 	p->k.dport = *(__u16 *)(l4 + 2);
 	p->k.proto = ip->protocol;
-	p->tcp_flags = ip->protocol == IPPROTO_TCP ? l4[13] : 0;
+	if (ip->protocol == IPPROTO_TCP) {
+		p->seq = *(__u32 *)(l4 + 4);
+		p->tcp_flags = l4[13];
+	}
 	return 0;
 }
 
@@ -213,13 +217,17 @@ int svc_ingress(struct __sk_buff *skb)
 		return reject(skb, p.k.proto);
 
 	struct flow_val be = {};
-	struct flow_val *known = syn ? 0 : bpf_map_lookup_elem(&flows, &p.k);
+	struct flow_val *known = bpf_map_lookup_elem(&flows, &p.k);
+	/* A SYN starts a new flow, even on a reused client port, unless it
+	 * retransmits the one the flow began with. */
+	if (known && syn && known->isn != p.seq)
+		known = 0;
 	if (known) {
 		be = *known;
 	} else {
-		/* A SYN always starts a new flow, even on a reused client port. */
 		if (pick_backend(sv, p.k.saddr, &be))
 			return TC_ACT_SHOT;
+		be.isn = p.seq;
 		struct flow_key r = {};
 		struct flow_val vip = {.ip = p.k.daddr, .port = p.k.dport};
 		reverse_of(&p.k, &be, &r);

@@ -56,11 +56,14 @@ struct flow_key {
 	__u8 pad[3];
 };
 
-/* Forward flows map to the backend, reverse flows to the ClusterIP. */
+/* Forward flows map to the backend, reverse flows to the ClusterIP. isn is
+ * the initial sequence number of a forward TCP flow, so a retransmitted SYN
+ * keeps its backend while a new connection on a reused port chooses again. */
 struct flow_val {
 	__u32 ip;
 	__u16 port;
 	__u16 pad;
+	__u32 isn;
 };
 
 /* Affinity is kept per client (its IPv4 address for tc, its network
@@ -160,7 +163,6 @@ static __always_inline int pick_backend(const struct svc_val *sv, __u64 client, 
 		*cnt += 1;
 	out->ip = be->ip;
 	out->port = be->port;
-	out->pad = 0;
 	return 0;
 }
 
