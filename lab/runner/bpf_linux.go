@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/svclab/svclab/lab/apply"
@@ -23,24 +22,8 @@ func newBPFDataplane(l *kernelLab, info dataplane.Info, _ apply.Settings) (apply
 	case dataplane.EBPF:
 		return ebpf.NewTC(ebpf.TCConfig{NodeNetns: l.topo.NodeNetns, Clients: []ebpf.Veth{{Netns: l.topo.NodeNetns, Name: l.topo.ClientVeth}}})
 	case dataplane.EBPFSock:
-		d, err := ebpf.NewSock(ebpf.SockConfig{Prefix: l.topo.Prefix, ClientNetns: l.topo.ClientNetns})
-		if err != nil {
-			return nil, err
-		}
-		leave, err := d.Join()
-		if err != nil {
-			return nil, errors.Join(err, d.Close())
-		}
-		return &joinedSock{Sock: d, leave: leave}, nil
+		// NewSock moves this process into the cgroup; Close moves it back.
+		return ebpf.NewSock(ebpf.SockConfig{Prefix: l.topo.Prefix, ClientNetns: l.topo.ClientNetns})
 	}
 	return nil, fmt.Errorf("no BPF dataplane %s", info.Name)
 }
-
-// joinedSock leaves the cgroup before the dataplane removes it.
-type joinedSock struct {
-	*ebpf.Sock
-	leave func() error
-}
-
-// Close moves the process back and removes the cgroup and programs.
-func (s *joinedSock) Close() error { return errors.Join(s.leave(), s.Sock.Close()) }
