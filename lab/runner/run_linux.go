@@ -132,7 +132,12 @@ func interrupted(w *results.Writer, opts RunOptions, s *results.Summary) error {
 		sig = opts.Signal()
 	}
 	s.Complete = false
-	done := fmt.Sprintf("%d fairness measurements, %d sweep records", len(s.Runs), len(s.Points))
+	done := fmt.Sprintf("%d fairness measurements, %d sweep points", len(s.Runs), len(s.Points))
+	if records, _, err := results.ReadRecords(w.Dir()); err == nil {
+		if plan := results.PlanOf(records); plan != nil {
+			done = results.CheckPlan(plan, records).String()
+		}
+	}
 	rec := results.Record{Type: results.TypeInterrupted, Interrupted: &results.Interruption{Signal: sig, At: time.Now().UTC().Format(time.RFC3339), Completed: done}}
 	if aerr := w.Append(rec); aerr != nil {
 		return errors.Join(fmt.Errorf("%w by %s after %s", ErrInterrupted, sig, done), aerr)
