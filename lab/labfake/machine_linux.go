@@ -24,6 +24,11 @@ type Machine struct {
 	Seed uint64
 	// Missing, when set, is returned by Prerequisites.
 	Missing error
+	// BuildError, when set, is returned by BuildLab.
+	BuildError error
+	// MiscountKernel makes the fake kernel count one connection fewer on
+	// each target's first endpoint than the servers did.
+	MiscountKernel bool
 }
 
 // BuildLab records the spec and returns a lab whose pods are the targets'
@@ -31,6 +36,9 @@ type Machine struct {
 func (m *Machine) BuildLab(ctx context.Context, spec runner.LabSpec) (runner.Lab, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("build fake lab %s: %w", spec.Prefix, err)
+	}
+	if m.BuildError != nil {
+		return nil, fmt.Errorf("build fake lab %s: %w", spec.Prefix, m.BuildError)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/svclab/svclab/lab/labfake"
@@ -17,7 +18,11 @@ import (
 // runOnFakes runs a scenario against the simulated machine, as any user.
 func runOnFakes(t *testing.T, ctx context.Context, sc *scenario.Scenario) (*runner.Outcome, *labfake.Machine, error) {
 	t.Helper()
-	m := &labfake.Machine{Seed: 7}
+	return runOn(t, ctx, sc, &labfake.Machine{Seed: 7})
+}
+
+func runOn(t *testing.T, ctx context.Context, sc *scenario.Scenario, m *labfake.Machine) (*runner.Outcome, *labfake.Machine, error) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
 	out, err := runner.Run(ctx, sc, runner.RunOptions{Options: runner.Options{OutDir: dir, Prefix: "svl-fake", Machine: m}, Kernel: "host"})
 	return out, m, err
@@ -142,5 +147,64 @@ func TestCancelledRunRecordsInterruption(t *testing.T) {
 		if !l.Closed {
 			t.Errorf("lab %s left open", l.Spec.Prefix)
 		}
+	}
+}
+
+// Point 4 of the reliability issue: summary.json says complete only when
+// every planned measurement was made: not for a run whose lab could not be
+// built, nor for one whose only service has no ready endpoint.
+func TestPoint04NothingMeasuredIsNotComplete(t *testing.T) {
+	noReady := "services:\n  - namespace: demo\n    name: web\n    clusterIP: 10.96.0.10\n" +
+		"    ports: [{name: http, protocol: TCP, port: 80, targetPort: 8080}]\n" +
+		"    endpoints: [{ip: 10.244.1.2, ready: false}]\nfairness: {dataplanes: [iptables-nft]}\n"
+	sc, err := scenario.Parse("no-ready.yaml", []byte(noReady))
+	if err != nil {
+		t.Fatal(err)
+	}
+	split2, err := scenario.Load("split-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		sc *scenario.Scenario
+		m  *labfake.Machine
+	}{
+		"no ready endpoint": {sc, &labfake.Machine{}},
+		"lab build failed":  {split2, &labfake.Machine{BuildError: errors.New("no room")}},
+	} {
+		out, _, err := runOn(t, t.Context(), tc.sc, tc.m)
+		if err == nil {
+			t.Errorf("%s: the run succeeded though it measured nothing", name)
+		}
+		s, serr := results.ReadSummary(out.Dir)
+		if serr != nil || s.Complete {
+			t.Errorf("%s: summary %v, complete %v; want complete: false", name, serr, s != nil && s.Complete)
+		}
+	}
+}
+
+// Point 16: when the servers and the kernel count differently, the summary
+// says so in a warning (and the run record says the counts differ).
+func TestPoint16CountDisagreementIsAWarning(t *testing.T) {
+	sc, err := scenario.Load("split-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runOn(t, t.Context(), sc, &labfake.Machine{MiscountKernel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := results.ReadSummary(out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := 0
+	for _, w := range s.Warnings {
+		if strings.Contains(w, "differ") {
+			warned++
+		}
+	}
+	if warned != len(s.Runs) || len(s.Runs) == 0 {
+		t.Errorf("%d disagreement warnings for %d runs: %v", warned, len(s.Runs), s.Warnings)
 	}
 }
