@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/labtest"
 	"github.com/svclab/svclab/lab/podserver"
 	"github.com/svclab/svclab/lab/topo"
@@ -64,17 +65,8 @@ func (l *lab) accepted() map[string]uint64 {
 	return out
 }
 
-// dataplane is the seam's method set, so tests run against both types.
-type dataplane interface {
-	Name() string
-	Version() string
-	FullSync(ctx context.Context, m *model.Model) (Sync, error)
-	Program(ctx context.Context, m *model.Model) (Sync, error)
-	Apply(ctx context.Context, m *model.Model, c Change) (Sync, error)
-	Count(ctx context.Context, t Target) (Counting, error)
-	Reset(ctx context.Context) error
-	Close() error
-}
+// dataplane is the runner's seam, so tests run against both types.
+type dataplane = apply.Dataplane
 
 // newTCFor attaches the "ebpf" dataplane to the lab's client veth.
 func newTCFor(t testing.TB, l *lab, mode AttachMode) *TC {
