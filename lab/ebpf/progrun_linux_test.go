@@ -17,10 +17,15 @@ import (
 // synPacket is an Ethernet/IPv4/TCP SYN from client:sport to dst with
 // sequence number isn and valid checksums.
 func synPacket(t *testing.T, client, dst netip.AddrPort, isn uint32) []byte {
+	return tcpPacket(t, client, dst, isn, true)
+}
+
+// tcpPacket is a SYN, or an ACK when syn is false.
+func tcpPacket(t *testing.T, client, dst netip.AddrPort, isn uint32, syn bool) []byte {
 	t.Helper()
 	eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
 	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: client.Addr().AsSlice(), DstIP: dst.Addr().AsSlice()}
-	tcp := &layers.TCP{SrcPort: layers.TCPPort(client.Port()), DstPort: layers.TCPPort(dst.Port()), Seq: isn, SYN: true, Window: 64240}
+	tcp := &layers.TCP{SrcPort: layers.TCPPort(client.Port()), DstPort: layers.TCPPort(dst.Port()), Seq: isn, SYN: syn, ACK: !syn, Window: 64240}
 	if err := tcp.SetNetworkLayerForChecksum(ip); err != nil {
 		t.Fatal(err)
 	}
@@ -29,6 +34,22 @@ func synPacket(t *testing.T, client, dst netip.AddrPort, isn uint32) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// onesSum is the folded one's-complement sum of b (0xffff when a checksum
+// inside b is right).
+func onesSum(b []byte) uint16 {
+	var sum uint32
+	for i := 0; i+1 < len(b); i += 2 {
+		sum += uint32(b[i])<<8 | uint32(b[i+1])
+	}
+	if len(b)%2 == 1 {
+		sum += uint32(b[len(b)-1]) << 8
+	}
+	for sum > 0xffff {
+		sum = sum&0xffff + sum>>16
+	}
+	return uint16(sum)
 }
 
 // runIngress runs svc_ingress on pkt (BPF_PROG_TEST_RUN) and returns the
@@ -52,8 +73,8 @@ func runIngress(t *testing.T, prog *cebpf.Program, pkt []byte) netip.AddrPort {
 		t.Fatalf("output is not IPv4/TCP: %v", p)
 	}
 	wantIP, wantTCP := ip.Checksum, tcp.Checksum
-	again := synPacket(t, netip.AddrPortFrom(netip.AddrFrom4([4]byte(ip.SrcIP.To4())), uint16(tcp.SrcPort)),
-		netip.AddrPortFrom(netip.AddrFrom4([4]byte(ip.DstIP.To4())), uint16(tcp.DstPort)), tcp.Seq)
+	again := tcpPacket(t, netip.AddrPortFrom(netip.AddrFrom4([4]byte(ip.SrcIP.To4())), uint16(tcp.SrcPort)),
+		netip.AddrPortFrom(netip.AddrFrom4([4]byte(ip.DstIP.To4())), uint16(tcp.DstPort)), tcp.Seq, tcp.SYN)
 	q := gopacket.NewPacket(again, layers.LayerTypeEthernet, gopacket.Default)
 	if c := q.Layer(layers.LayerTypeIPv4).(*layers.IPv4).Checksum; c != wantIP {
 		t.Errorf("IP checksum %#04x after rewrite, recomputed %#04x", wantIP, c)
@@ -98,8 +119,9 @@ func TestIngressProgram(t *testing.T) {
 		}
 	}
 	const fresh = 30
+	var lastFresh netip.AddrPort
 	for i := range fresh {
-		runIngress(t, l.objs.SvcIngress, synPacket(t, client, vip, uint32(2000+i)))
+		lastFresh = runIngress(t, l.objs.SvcIngress, synPacket(t, client, vip, uint32(2000+i)))
 	}
 	got, err := count.Stop(context.Background())
 	if err != nil {
@@ -111,6 +133,37 @@ func TestIngressProgram(t *testing.T) {
 	}
 	if total != 1+fresh {
 		t.Errorf("counted %d new connections, want %d (1 + %d new ISNs; retransmits are not new): %v", total, 1+fresh, fresh, got.Endpoints)
+	}
+	// The service loses its endpoints: the known flow keeps its backend
+	// (kube-proxy rejects only conntrack-NEW packets); a new SYN is turned
+	// into ICMP port unreachable and sent back out (TC_ACT_REDIRECT).
+	key, _ := serviceKey(&svc, svc.Ports[0])
+	if err := l.objs.Services.Put(key, svclbSvcVal{Id: l.table.ports[key].id}); err != nil {
+		t.Fatal(err)
+	}
+	if got := runIngress(t, l.objs.SvcIngress, tcpPacket(t, client, vip, 2000+fresh, false)); got != lastFresh {
+		t.Errorf("an ACK of a flow to %s went to %s after the endpoints were removed", lastFresh, got)
+	}
+	opts := &cebpf.RunOptions{Data: synPacket(t, client, vip, 9999), DataOut: make([]byte, 256)}
+	if ret, err := l.objs.SvcIngress.Run(opts); err != nil || ret != 7 {
+		t.Fatalf("new SYN to a service without endpoints: %d, %v; want TC_ACT_REDIRECT (7)", ret, err)
+	}
+	icmp, _ := gopacket.NewPacket(opts.DataOut, layers.LayerTypeEthernet, gopacket.Default).Layer(layers.LayerTypeICMPv4).(*layers.ICMPv4)
+	if icmp == nil || icmp.TypeCode != layers.CreateICMPv4TypeCode(3, 3) {
+		t.Fatalf("reject left %v, want ICMP port unreachable", icmp)
+	}
+	out := opts.DataOut
+	if len(out) != 14+20+8+40 {
+		t.Fatalf("ICMP reply is %d bytes, want %d", len(out), 14+20+8+40)
+	}
+	if c := onesSum(out[14:34]); c != 0xffff {
+		t.Errorf("ICMP reply's IP header does not check (sum %#04x)", c)
+	}
+	if c := onesSum(out[34:]); c != 0xffff {
+		t.Errorf("ICMP checksum does not check (sum %#04x)", c)
+	}
+	if orig := opts.Data; string(out[42:62]) != string(orig[14:34]) {
+		t.Errorf("the ICMP reply does not quote the SYN's IP header")
 	}
 	direct := runIngress(t, l.objs.SvcIngress, synPacket(t, client, netip.MustParseAddrPort("10.244.0.10:8080"), 5))
 	if direct != netip.MustParseAddrPort("10.244.0.10:8080") {
