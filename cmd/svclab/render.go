@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -45,6 +46,7 @@ type renderFlags struct {
 	services, endpoints      int
 	seed                     uint64
 	jumps, summary           bool
+	servicesSet              bool // --services was given
 }
 
 func runRender(args []string, stdout, stderr io.Writer) error {
@@ -62,6 +64,7 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	fs.Visit(func(fl *flag.Flag) { f.servicesSet = f.servicesSet || fl.Name == "services" })
 	if len(rest) > 0 {
 		return usagef("unexpected argument %q", rest[0])
 	}
@@ -78,6 +81,9 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 
 // modelFor builds the model from a scenario, synthetic flags, or both.
 func modelFor(f renderFlags) (*model.Model, error) {
+	if f.services < -1 || (f.services == -1 && f.servicesSet) {
+		return nil, usagef("--services %d: want 0 or more", f.services)
+	}
 	if f.scenario == "" && f.services < 0 {
 		return nil, usagef("give --scenario FILE|NAME or --services N")
 	}
@@ -102,13 +108,13 @@ func loadOrEmpty(nameOrPath string) (*scenario.Scenario, error) {
 
 func scenarioModel(sc *scenario.Scenario, f renderFlags) (*model.Model, error) {
 	n, eps, seed := 0, f.endpoints, f.seed
-	if syn := sc.File.Synthetic; syn != nil {
+	if syn := sc.Synthetic; syn != nil {
 		n, eps, seed = syn.Services, syn.EndpointsPerService, syn.Seed
 	}
 	if f.services >= 0 {
 		n, eps, seed = f.services, f.endpoints, f.seed
 	}
-	pos := sc.File.Placement
+	pos := sc.Placement
 	if f.position != "" {
 		pos = f.position
 	}

@@ -6,7 +6,9 @@
 //     with the whole payload (kube-proxy's RestoreAll), then the jump rules
 //     from the built-in chains; per-rule packet counters are read with
 //     go-iptables;
-//   - nftables: one `nft -f -` transaction with the whole script;
+//   - nftables: one `nft -f -` transaction with the whole script; the
+//     fairness witness is svclab's own counting table beside it
+//     (witness_linux.go), since kube-proxy's rules keep no counters;
 //   - ipvs: the kube-ipvs0 dummy with every ClusterIP, `ipset restore`, the
 //     constant iptables-legacy rules, and virtual and real servers over
 //     generic netlink (github.com/cloudflare/ipvs), parsed from the same

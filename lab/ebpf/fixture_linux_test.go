@@ -32,7 +32,7 @@ func newLab(t testing.TB, pods int, sink bool) *lab {
 	for i := range pods {
 		spec.Pods = append(spec.Pods, topo.Pod{IP: podIP(i)})
 	}
-	tp, err := topo.Build(spec)
+	tp, err := topo.Build(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}

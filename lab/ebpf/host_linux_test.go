@@ -1,6 +1,7 @@
 package ebpf
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -180,7 +181,7 @@ func killedChild() {
 		fmt.Println("error", err)
 		os.Exit(2)
 	}
-	tp, err := topo.Build(topo.Spec{Prefix: prefix, Pods: []topo.Pod{{IP: podIP(0)}}})
+	tp, err := topo.Build(context.Background(), topo.Spec{Prefix: prefix, Pods: []topo.Pod{{IP: podIP(0)}}})
 	if err != nil {
 		fail(err)
 	}

@@ -1,9 +1,9 @@
 package ebpf
 
-// The seam's method set (lab/apply/seam.go's Dataplane, mirrored by the
-// dataplane interface in fixture_linux_test.go) is what both types offer;
-// when the seam lands this becomes apply.Dataplane.
+import "github.com/svclab/svclab/lab/apply"
+
+// Both types are the runner's dataplanes.
 var (
-	_ dataplane = (*TC)(nil)
-	_ dataplane = (*Sock)(nil)
+	_ apply.Dataplane = (*TC)(nil)
+	_ apply.Dataplane = (*Sock)(nil)
 )

@@ -2,6 +2,7 @@ package nftables
 
 import (
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 
@@ -24,10 +25,14 @@ type servicePort struct {
 	endpoints []endpoint
 }
 
-// endpoint is one ready endpoint of a service port.
+// endpoint is one endpoint kube-proxy routes a service port to.
 type endpoint struct {
+	addr     netip.Addr
 	ip       string // "10.0.3.2"
+	port     string // "80"
 	hostPort string // "10.0.3.2:80"
+	portNum  int
+	local    bool   // on the rendered node
 	chain    string // endpoint-HASH-ns/svc/proto/port__IP/port
 	affinity string // affinity-HASH-ns/svc/proto/port__IP/port
 }
@@ -41,8 +46,14 @@ func (sp *servicePort) key() string { return sp.clusterIP + " . " + sp.proto + "
 // nodePortKey is the service-nodeports / no-endpoint-nodeports element key.
 func (sp *servicePort) nodePortKey() string { return sp.proto + " . " + sp.nodePort }
 
-// newServicePort computes the names of port p of service s.
-func newServicePort(s *model.Service, p model.Port) (*servicePort, error) {
+// newServicePort computes the names of port p of service s, rendered for
+// node (which decides which endpoints are local). Endpoint chain and
+// affinity set names (a sha256 each) are computed only with direct unset
+// (v1.35 layout) or session affinity, where they exist.
+func newServicePort(s *model.Service, p model.Port, node string, direct bool) (*servicePort, error) {
+	if err := checkNames(s, p); err != nil {
+		return nil, err
+	}
 	if !s.ClusterIP.Is4() {
 		return nil, fmt.Errorf("clusterIP %s: only IPv4 services are rendered (table ip kube-proxy)", s.ClusterIP)
 	}
@@ -76,28 +87,53 @@ func newServicePort(s *model.Service, p model.Port) (*servicePort, error) {
 		}
 		sp.timeout = strconv.Itoa(t) + "s"
 	}
-	for _, hp := range s.ReadyEndpoints(p) {
-		ep, err := newEndpoint(s, proto, p.Name, hp, sp.affinity)
+	named := !direct || sp.affinity
+	eps := model.UsableEndpoints(s.PortEndpoints(p))
+	sp.endpoints = make([]endpoint, 0, len(eps))
+	for _, pe := range eps {
+		ep, err := newEndpoint(s, proto, p.Name, pe.Addr, named, sp.affinity)
 		if err != nil {
 			return nil, err
 		}
+		ep.addr, ep.portNum, ep.local = pe.IP, pe.Port, pe.IsLocal(node)
 		sp.endpoints = append(sp.endpoints, ep)
 	}
 	return sp, nil
 }
 
-// newEndpoint names the endpoint hostPort ("IP:port") of a service port;
-// the affinity set is named only when the service uses ClientIP affinity.
-func newEndpoint(s *model.Service, proto, portName, hostPort string, affinity bool) (endpoint, error) {
+// newEndpoint names the endpoint hostPort ("IP:port") of a service port:
+// its chain when named is set, its affinity set when the service uses
+// ClientIP affinity.
+func newEndpoint(s *model.Service, proto, portName, hostPort string, named, affinity bool) (endpoint, error) {
 	i := strings.LastIndexByte(hostPort, ':')
 	if i < 0 || strings.ContainsRune(hostPort[:i], ':') || strings.HasPrefix(hostPort, "[") {
 		return endpoint{}, fmt.Errorf("endpoint %s: only IPv4 endpoints are rendered", hostPort)
 	}
 	ip, port := hostPort[:i], hostPort[i+1:]
-	chain := kpname.NFTEndpointChain(s.Namespace, s.Name, proto, portName, ip, port)
-	ep := endpoint{ip: ip, hostPort: hostPort, chain: chain}
+	ep := endpoint{ip: ip, port: port, hostPort: hostPort}
+	if named {
+		ep.chain = kpname.NFTEndpointChain(s.Namespace, s.Name, proto, portName, ip, port)
+	}
 	if affinity {
-		ep.affinity = "affinity-" + strings.TrimPrefix(chain, "endpoint-")
+		ep.affinity = "affinity-" + strings.TrimPrefix(ep.chain, "endpoint-")
 	}
 	return ep, nil
+}
+
+// checkNames rejects names that cannot appear in an nftables chain name or
+// a quoted comment: kube-proxy copies namespace, service and port names
+// into both verbatim, which is safe only for Kubernetes-valid names. The
+// renderer refuses rather than write a script another name could break.
+func checkNames(s *model.Service, p model.Port) error {
+	for _, n := range [...]struct{ what, v string }{{"namespace", s.Namespace}, {"name", s.Name}, {"port name", p.Name}} {
+		for i := 0; i < len(n.v); i++ {
+			if c := n.v[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+				return fmt.Errorf("%s %q: character %q cannot go into an nftables chain name", n.what, n.v, c)
+			}
+		}
+	}
+	if s.Namespace == "" || s.Name == "" {
+		return fmt.Errorf("service %q/%q: namespace and name must not be empty", s.Namespace, s.Name)
+	}
+	return nil
 }

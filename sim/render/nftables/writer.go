@@ -1,6 +1,7 @@
 package nftables
 
 import (
+	"net/netip"
 	"strconv"
 
 	"github.com/svclab/svclab/sim/model"
@@ -17,10 +18,44 @@ type renderer struct {
 	nodePortMatch string // "ip daddr != 127.0.0.0/8 " or "ip daddr @nodeport-ips "
 	parts         []string
 	indexes       []string // "0", "1", ... reused by numgen lines
+	// direct is the v1.36+ layout (Options.Version): DNAT in the service
+	// chain, hairpin-connections, no mark-for-masquerade chain.
+	direct bool
+	// hairpins holds the hairpin-connections elements written so far:
+	// kube-proxy's element storage writes each key once per transaction.
+	hairpins map[hairpinKey]struct{}
+	// lastClusterIP is the ClusterIP whose cluster-ips element was written
+	// last, so a multi-port service adds it once (kube-proxy's ensureElem).
+	lastClusterIP string
+}
+
+// hairpinKey is a hairpin-connections element packed into an integer:
+// endpoint IPv4 address (source and destination), protocol and port.
+type hairpinKey uint64
+
+// protoCodes number the protocols in hairpin keys.
+var protoCodes = map[string]uint64{"tcp": 1, "udp": 2, "sctp": 3}
+
+// newHairpinKey packs an element; an address that is not IPv4 gives 0,
+// which no element has (protocol codes start at 1).
+func newHairpinKey(ip netip.Addr, proto string, port int) hairpinKey {
+	if !ip.Is4() {
+		return 0
+	}
+	a := ip.As4()
+	return hairpinKey(uint64(a[0])<<56 | uint64(a[1])<<48 | uint64(a[2])<<40 | uint64(a[3])<<32 | protoCodes[proto]<<16 | uint64(port&0xffff))
+}
+
+// ip returns the key's address.
+func (k hairpinKey) ip() netip.Addr {
+	return netip.AddrFrom4([4]byte{byte(k >> 56), byte(k >> 48), byte(k >> 40), byte(k >> 32)})
 }
 
 func newRenderer(w *render.Writer, c model.Cluster, opts Options) *renderer {
-	r := &renderer{w: w, cluster: c, opts: opts, mark: c.MasqueradeMark()}
+	r := &renderer{w: w, cluster: c, opts: opts, mark: c.MasqueradeMark(), direct: opts.Version.NFTablesDirectDNAT()}
+	if r.direct {
+		r.hairpins = map[hairpinKey]struct{}{}
+	}
 	switch {
 	case opts.MasqueradeAll:
 		r.notLocal = ""
