@@ -12,6 +12,7 @@ import (
 
 	"github.com/svclab/svclab/lab/labtest"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/stats"
 )
 
 // synPacket is an Ethernet/IPv4/TCP SYN from client:sport to dst with
@@ -168,5 +169,50 @@ func TestIngressProgram(t *testing.T) {
 	direct := runIngress(t, l.objs.SvcIngress, synPacket(t, client, netip.MustParseAddrPort("10.244.0.10:8080"), 5))
 	if direct != netip.MustParseAddrPort("10.244.0.10:8080") {
 		t.Errorf("a SYN straight to a pod was rewritten to %s", direct)
+	}
+}
+
+// TestUniformChoice sends 40,000 SYNs (new flows) through svc_ingress for a
+// service of 5 backends and checks the counters against a uniform split
+// with a chi-square test (it fails by chance once in 10,000 runs).
+func TestUniformChoice(t *testing.T) {
+	labtest.RequireRoot(t)
+	l, err := newLB(Capacity{ServicePorts: 64, Backends: 64, Flows: 1 << 16, Affinity: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.close() })
+	svc := webService("web", netip.MustParseAddr("10.96.0.10"), 0, 1, 2, 3, 4)
+	if _, err := l.program(modelOf(svc)); err != nil {
+		t.Fatal(err)
+	}
+	count, err := l.count(context.Background(), Target{Service: &svc, Port: svc.Ports[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 40000
+	vip := netip.AddrPortFrom(svc.ClusterIP, 80)
+	out := make([]byte, 128)
+	for i := range n {
+		client := netip.AddrPortFrom(netip.MustParseAddr("10.244.255.1"), uint16(1024+i))
+		if _, err := l.objs.SvcIngress.Run(&cebpf.RunOptions{Data: synPacket(t, client, vip, uint32(i)), DataOut: out}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := count.Stop(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counts []uint64
+	for _, ep := range svc.ReadyEndpoints(svc.Ports[0]) {
+		counts = append(counts, got.Endpoints[ep])
+	}
+	fair, err := stats.Fairness(counts, []float64{0.2, 0.2, 0.2, 0.2, 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("counts %v: chi-square %.2f, p = %.3f", counts, fair.ChiSquare, fair.P)
+	if fair.Total != n || fair.P < 1e-4 {
+		t.Errorf("counts %v of %d new flows: p = %.2g, not a uniform choice", counts, n, fair.P)
 	}
 }
