@@ -114,6 +114,7 @@ func TestKilledRun(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); _, _ = topo.Cleanup(prefix); _, _ = Cleanup(prefix) })
 	var ids []link.ID
 	var line string
 	for {
@@ -122,6 +123,9 @@ func TestKilledRun(t *testing.T) {
 			t.Fatalf("child ended before reporting: %v (%q)", err, line)
 		}
 		if b[0] == '\n' {
+			if strings.HasPrefix(line, "error") {
+				t.Fatalf("child: %s", line)
+			}
 			if rest, ok := strings.CutPrefix(line, "links "); ok {
 				for _, f := range strings.Fields(rest) {
 					var id link.ID

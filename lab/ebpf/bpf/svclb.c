@@ -213,8 +213,6 @@ int svc_ingress(struct __sk_buff *skb)
 			forget(&p);
 		return TC_ACT_OK;
 	}
-	if (sv->count == 0)
-		return reject(skb, p.k.proto);
 
 	struct flow_val be = {};
 	struct flow_val *known = bpf_map_lookup_elem(&flows, &p.k);
@@ -225,6 +223,11 @@ int svc_ingress(struct __sk_buff *skb)
 	if (known) {
 		be = *known;
 	} else {
+		/* Only new flows are rejected, as kube-proxy's REJECT rules match
+		 * conntrack state NEW: a flow keeps its backend after the
+		 * service loses its endpoints. */
+		if (sv->count == 0)
+			return reject(skb, p.k.proto);
 		if (pick_backend(sv, p.k.saddr, &be))
 			return TC_ACT_SHOT;
 		be.isn = p.seq;
