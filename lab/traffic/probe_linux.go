@@ -1,6 +1,7 @@
 package traffic
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"net/netip"
@@ -73,8 +74,23 @@ func Probe(ctx context.Context, spec ProbeSpec) (ProbeResult, error) {
 	return res, err
 }
 
+// eintrRetries bounds the retries of a connect that a signal interrupted.
+const eintrRetries = 3
+
 // blockingConnect times one connect(2) to addr and resets the connection.
+// A connect interrupted by a signal (the Go runtime preempts with SIGURG)
+// did not measure the network: it is retried on a fresh socket.
 func blockingConnect(addr netip.AddrPort, timeout time.Duration) (time.Duration, error) {
+	for attempt := 0; ; attempt++ {
+		took, err := connectOnce(addr, timeout)
+		if !errors.Is(err, unix.EINTR) || attempt == eintrRetries {
+			return took, err
+		}
+	}
+}
+
+// connectOnce is one timed connect on a fresh socket.
+func connectOnce(addr netip.AddrPort, timeout time.Duration) (time.Duration, error) {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return 0, fmt.Errorf("socket: %w", err)
