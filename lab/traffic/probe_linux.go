@@ -1,8 +1,8 @@
 package traffic
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"time"
