@@ -18,11 +18,13 @@ type env struct {
 	run      runner
 	scratch  func() (string, func() error, error)
 	uml      func() (uml.Info, error)
+	// bpf probes the eBPF dataplanes' kernel facilities; nil skips them.
+	bpf func(scratch func() (string, func() error, error)) []Feature
 }
 
 var realEnv = env{
 	geteuid: os.Geteuid, release: hostRelease, lookPath: exec.LookPath, run: runCommand,
-	scratch: scratchNetns, uml: uml.Available,
+	scratch: scratchNetns, uml: uml.Available, bpf: probeBPF,
 }
 
 // Inspect probes this machine. Kernel probes need root; without it they
@@ -35,6 +37,9 @@ func inspect(e env) Report {
 	toolOK := func(name string) bool { return r.toolOK(name) }
 	if e.geteuid() == 0 {
 		r.Kernel = probeKernel(e.scratch, toolOK)
+		if e.bpf != nil {
+			r.BPF = e.bpf(e.scratch)
+		}
 	} else {
 		for _, name := range FeatureNames {
 			r.Kernel = append(r.Kernel, Feature{Name: name, Status: Unknown, Detail: "not probed: needs root (run svclab doctor with sudo)"})

@@ -28,6 +28,8 @@ type Report struct {
 	Tools []Tool `json:"tools"`
 	// UML is the user-mode-linux kernel, if any.
 	UML UML `json:"uml"`
+	// BPF is what the kernel offers the eBPF dataplanes (root only).
+	BPF []Feature `json:"bpf,omitempty"`
 	// Dataplanes says where each dataplane can run.
 	Dataplanes []Dataplane `json:"dataplanes"`
 	// Fixes are what to do about what is missing, most useful first.

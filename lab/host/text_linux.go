@@ -24,6 +24,12 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Status, t.Name, strings.TrimSpace(detail))
 	}
+	if len(r.BPF) > 0 {
+		fmt.Fprintln(tw, "\nbpf (the ebpf and ebpf-sock dataplanes)")
+		for _, f := range r.BPF {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Status, f.Name, f.Detail)
+		}
+	}
 	fmt.Fprintln(tw, "\nuser-mode-linux")
 	writeUML(tw, r.UML)
 	fmt.Fprintln(tw, "\ndataplanes")
