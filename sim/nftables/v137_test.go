@@ -148,3 +148,45 @@ func TestV137CounterListing(t *testing.T) {
 		t.Errorf("printed transaction does not parse: %v\n%s", err, printed.String())
 	}
 }
+
+// TestV137ObjectForms parses a named counter, the rule counting into it and
+// a numgen DNAT map in all three forms: the transaction
+// (testdata/counter-numgen-137.nft) and what the kernel listed after
+// loading it in a scratch netns, as text (nft list ruleset > ….txt) and as
+// JSON (nft -j list ruleset > ….json).
+func TestV137ObjectForms(t *testing.T) {
+	const want = "counters [localhost-nodeport-rejected-tcp]\n" +
+		"localhost-nodeport-reject-tcp: {Name:localhost-nodeport-rejected-tcp} {With:}\n" +
+		"svc: {Left:[meta l4proto] Mask:0 HasMask:false Op:== Right:{Literals:[tcp] SetRef: Anon:[]}} " +
+		"{Kind:dnat Mode:random Mod:3 Offset:0 Targets:[{Key:0 Addr:10.0.0.1 Port:80} {Key:1 Addr:10.0.0.2 Port:80} {Key:2 Addr:10.0.0.3 Port:81}]}\n"
+	for _, name := range []string{"counter-numgen-137.nft", "counter-numgen-137.txt", "counter-numgen-137.json"} {
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join("testdata", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			parse := ParseString
+			if strings.HasSuffix(name, ".json") {
+				parse = func(s string) (*Ruleset, error) { return ParseJSON(strings.NewReader(s)) }
+			}
+			rs, err := parse(string(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tb := rs.Table("ip", "kube-proxy")
+			got := fmt.Sprintf("counters %v\n", tb.Counters)
+			for _, c := range []string{"localhost-nodeport-reject-tcp", "svc"} {
+				var parts []string
+				for _, x := range tb.Chain(c).Rules[0].Exprs {
+					parts = append(parts, fmt.Sprintf("%+v", x))
+				}
+				got += c + ": " + strings.Join(parts, " ") + "\n"
+			}
+			// nft -j spells out reject's default, icmp port-unreachable.
+			got = strings.Replace(got, "{With:icmp port-unreachable}", "{With:}", 1)
+			if got != want {
+				t.Errorf("got\n%swant\n%s", got, want)
+			}
+		})
+	}
+}

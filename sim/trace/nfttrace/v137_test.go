@@ -29,7 +29,8 @@ import (
 //	ip netns exec svl-n137cap nft list ruleset > sim/trace/nfttrace/testdata/split-137-listing.txt
 //	ip netns del svl-n137cap
 //
-// and recaptured whenever the golden transaction changes.
+// (split-137-listing.json likewise with nft -j list ruleset), and
+// recaptured whenever the golden transaction changes.
 
 // splitModel is split-2 (10.96.0.10:80 → two pods on :8080) and its
 // neighbours: one endpoint, three endpoints, a NodePort, ClientIP
@@ -115,7 +116,12 @@ func outcomesString(r Result) string {
 
 func traceAll(t *testing.T, src string) map[string]string {
 	t.Helper()
-	prog := compileText(t, src)
+	return traceProgram(t, compileText(t, src))
+}
+
+// traceProgram traces splitPackets through prog.
+func traceProgram(t *testing.T, prog *Program) map[string]string {
+	t.Helper()
 	out := map[string]string{}
 	for _, p := range splitPackets {
 		r, err := prog.Trace(p.pkt)
@@ -134,13 +140,29 @@ func TestV137MatchesV135(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	js, err := os.ReadFile(filepath.Join("testdata", "split-137-listing.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := nftables.ParseJSON(bytes.NewReader(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromJSON, err := Compile(rs, Options{LocalAddrs: []netip.Addr{nodeIP}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := traceAll(t, renderSplit(t, render.KubeProxy135))
-	forms := []struct{ name, src string }{
-		{"v1.37 transaction", tx},
-		{"v1.37 kernel listing", string(listing)},
+	forms := []struct {
+		name string
+		prog *Program
+	}{
+		{"v1.37 transaction", compileText(t, tx)},
+		{"v1.37 kernel listing", compileText(t, string(listing))},
+		{"v1.37 kernel JSON listing", fromJSON},
 	}
 	for _, f := range forms {
-		got := traceAll(t, f.src)
+		got := traceProgram(t, f.prog)
 		for _, p := range splitPackets {
 			t.Run(f.name+"/"+p.name, func(t *testing.T) {
 				if got[p.name] != want[p.name] {
