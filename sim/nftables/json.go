@@ -87,6 +87,9 @@ func (w *jsonWriter) add(kind string, raw json.RawMessage) error {
 		}
 		t := w.table(o.Family, o.Table)
 		t.sets = append(t.sets, s)
+	case "counter":
+		t := w.table(o.Family, o.Table)
+		t.sets = append(t.sets, "\tcounter "+o.Name+" {\n\t}\n")
 	case "rule":
 		var parts []string
 		for _, e := range o.Expr {

@@ -91,6 +91,10 @@ func stmtText(e map[string]json.RawMessage) (string, error) {
 			err := json.Unmarshal(raw, &t)
 			return kind + " " + t.Target, err
 		case "counter":
+			var name string
+			if json.Unmarshal(raw, &name) == nil {
+				return "counter name " + quoteString(name), nil
+			}
 			var c struct{ Packets, Bytes uint64 }
 			err := json.Unmarshal(raw, &c)
 			return fmt.Sprintf("counter packets %d bytes %d", c.Packets, c.Bytes), err

@@ -13,6 +13,9 @@ import (
 func otherStmtText(kind string, raw json.RawMessage) (string, error) {
 	switch kind {
 	case "dnat", "snat":
+		if text, ok, err := natMapText(kind, raw); ok {
+			return text, err
+		}
 		var n struct {
 			Addr string
 			Port int

@@ -79,6 +79,9 @@ func (rp *ruleParser) expr() (Expr, error) {
 	case "reject":
 		return rp.reject(), nil
 	case "counter":
+		if rp.at(1).is("name") {
+			return rp.namedCounter()
+		}
 		return rp.counter(), nil
 	case "masquerade":
 		return rp.masquerade(), nil

@@ -126,6 +126,8 @@ func (tr *tracer) run(st *state, stack []frame, policy string, done func(*state,
 			}
 		case actFork:
 			return tr.fork(st, stack, policy, act, done)
+		case actForkNAT:
+			return tr.forkNumgenNAT(st, stack, policy, act.fork, done)
 		}
 	}
 	return done(st, policy)

@@ -14,6 +14,7 @@ const (
 	actVerdict                // jump, goto, return, accept, drop
 	actFinal                  // reject, or a NAT statement ending a nat chain
 	actFork                   // numgen: one branch per generated value
+	actForkNAT                // numgen DNAT map: one DNAT per generated value
 )
 
 // action is the result of one rule.
@@ -56,6 +57,13 @@ func (tr *tracer) exec(st *state, c *cchain, r *crule) (action, error) {
 			st.lookups++
 			tr.step(st, c, r, &stepped, "")
 			return action{kind: actFork, fork: o}, nil
+		case opNumgenDNAT:
+			if !st.nat {
+				return action{}, fmt.Errorf("chain %s, line %d: dnat outside a nat base chain", c.name, r.line)
+			}
+			st.lookups++
+			tr.step(st, c, r, &stepped, "")
+			return action{kind: actForkNAT, fork: o}, nil
 		case opVerdict:
 			tr.step(st, c, r, &stepped, "")
 			return action{kind: actVerdict, v: o.verdict}, nil
@@ -179,6 +187,8 @@ func (tr *tracer) match(st *state, o *op) (ok bool, why string) {
 		ok = contains(o.fibTypes, tr.p.addrType(a))
 	case opMatchCt:
 		ok = st.ctState()&o.value != 0
+	case opMatchCtStatus:
+		ok = st.ctStatus()&o.value != 0
 	case opMatchIface:
 		name, known := st.in, st.inKnown
 		if o.field == fieldOIf {

@@ -33,6 +33,10 @@ const (
 	opMatchIface // iifname/oifname: names, a trailing * is a prefix
 	opNotrack
 	opUndecided // a statement or match the tracer cannot decide
+
+	// kube-proxy v1.36+ (v137.go).
+	opMatchCtStatus // ct status: value is a bit mask
+	opNumgenDNAT    // dnat to numgen … map: one target per generated value
 )
 
 // op is one compiled expression. Only the fields of its kind are set.
@@ -57,13 +61,21 @@ type op struct {
 	notes    []string // numgen: one path note per generated value
 	names    []string // iface names
 	fibTypes []string // fib ... type values
+
+	// targets are a numgen DNAT's destinations, one per generated value.
+	targets []natTarget
 }
 
 // compileExpr turns a parsed expression into an op.
 func (c *compiler) compileExpr(x nftables.Expr) (op, error) {
 	switch e := x.(type) {
 	case nftables.Match:
+		if isCtStatus(e) {
+			return compileCtStatus(e)
+		}
 		return c.compileMatch(e)
+	case nftables.NumgenNAT:
+		return compileNumgenNAT(e)
 	case nftables.VerdictMap:
 		return c.compileVmap(e)
 	case nftables.Numgen:
@@ -92,7 +104,7 @@ func (c *compiler) compileExpr(x nftables.Expr) (op, error) {
 			return op{}, fmt.Errorf("set %s does not exist", e.Set)
 		}
 		return op{kind: opSetUpdate, set: s, note: "client recorded in @" + s.name}, nil
-	case nftables.Counter, nftables.Log:
+	case nftables.Counter, nftables.NamedCounter, nftables.Log:
 		return op{kind: opNoop}, nil
 	case nftables.Notrack:
 		return op{kind: opNotrack, note: "notrack"}, nil

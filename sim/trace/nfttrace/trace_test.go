@@ -10,6 +10,7 @@ import (
 
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/nftables"
+	"github.com/svclab/svclab/sim/render"
 	rendernft "github.com/svclab/svclab/sim/render/nftables"
 )
 
@@ -42,7 +43,9 @@ func fixture(t testing.TB) *Program {
 	}
 	m := &model.Model{Cluster: model.Cluster{ClusterCIDR: netip.MustParsePrefix("10.0.0.0/8"), ServiceCIDR: netip.MustParsePrefix("172.30.0.0/16"), MasqueradeBit: 14}, Services: svcs}
 	var buf bytes.Buffer
-	if _, err := rendernft.Render(&buf, m, rendernft.Options{}); err != nil {
+	// The v1.35 layout (endpoint chains), as the listing TestTraceListing
+	// reads; v137_test.go covers v1.37.
+	if _, err := rendernft.Render(&buf, m, rendernft.Options{Version: render.KubeProxy135}); err != nil {
 		t.Fatal(err)
 	}
 	return compileText(t, buf.String())
