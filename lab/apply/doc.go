@@ -4,8 +4,8 @@
 //
 //   - iptables: one `iptables-{legacy,nft}-restore --noflush --counters` call
 //     with the whole payload (kube-proxy's RestoreAll), then the jump rules
-//     from the built-in chains; per-rule packet counters are read with
-//     go-iptables;
+//     from the built-in chains; per-rule packet counters are read from
+//     `iptables-save -c`, parsed with sim/iptables;
 //   - nftables: one `nft -f -` transaction with the whole script; the
 //     fairness witness is svclab's own counting table beside it
 //     (witness_linux.go), since kube-proxy's rules keep no counters;

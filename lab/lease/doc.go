@@ -6,7 +6,7 @@
 // for as long as it lives. The kernel drops the lock when the process dies,
 // however it dies (kill -9 included), so "the lock is free" means "the
 // owner is gone". The file records the run prefix (every namespace the run
-// creates is named PREFIX or PREFIX-…, or PREFIX<hex>-… for a sweep's
+// creates is named PREFIX or PREFIX-…, including PREFIX-<hex>-… for a sweep's
 // per-point labs), the processes it started (PID and start time, so a
 // reused PID is never signalled), and the directories and cgroups it made.
 // Objects are recorded before they are created.
