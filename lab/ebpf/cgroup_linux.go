@@ -77,27 +77,58 @@ func ownCgroup() (string, error) {
 	return "", errors.New("ebpf: the process has no cgroup2 membership")
 }
 
-// cgroup is the directory a Sock dataplane creates and the process's
+// cgroup is the directory Sock dataplanes share and the process's
 // membership of it.
 type cgroup struct {
 	path string
 
 	mu     sync.Mutex
+	refs   int    // Sock dataplanes using it (guarded by cgroups.mu)
 	joined int    // Join calls not yet left
 	home   string // the process's cgroup before the first Join
 }
 
-// makeCgroup creates <mount>/<prefix>-ebpf.
+// cgroups are the cgroups this process made, by path: every Sock of one
+// prefix shares one (a sweep keeps a lab per point alive, and the process
+// can be in one cgroup only; each point's program acts on its own client
+// namespace's sockets, by netns cookie, so they can all sit on one cgroup).
+var cgroups = struct {
+	mu    sync.Mutex
+	byDir map[string]*cgroup
+}{byDir: map[string]*cgroup{}}
+
+// makeCgroup creates <mount>/<prefix>-ebpf, or shares the one this process
+// already made for prefix.
 func makeCgroup(prefix string) (*cgroup, error) {
 	mount, err := CgroupMount()
 	if err != nil {
 		return nil, err
 	}
 	path := filepath.Join(mount, prefix+cgroupSuffix)
+	cgroups.mu.Lock()
+	defer cgroups.mu.Unlock()
+	if c, ok := cgroups.byDir[path]; ok {
+		c.refs++
+		return c, nil
+	}
 	if err := os.Mkdir(path, 0o755); err != nil {
 		return nil, fmt.Errorf("ebpf: create cgroup %s: %w", path, err)
 	}
-	return &cgroup{path: path}, nil
+	c := &cgroup{path: path, refs: 1}
+	cgroups.byDir[path] = c
+	return c, nil
+}
+
+// release drops one Sock's use of c and reports whether it was the last.
+func (c *cgroup) release() bool {
+	cgroups.mu.Lock()
+	defer cgroups.mu.Unlock()
+	c.refs--
+	if c.refs > 0 {
+		return false
+	}
+	delete(cgroups.byDir, c.path)
+	return true
 }
 
 // join moves the whole process into the cgroup and returns the function
@@ -135,9 +166,12 @@ func (c *cgroup) leave() error {
 	return writeProcs(filepath.Join(mount, c.home), os.Getpid())
 }
 
-// remove moves the process out if it is still in, then deletes the
-// directory.
+// remove drops one Sock's use of the cgroup: the last one moves the
+// process out if it is still in, then deletes the directory.
 func (c *cgroup) remove() error {
+	if !c.release() {
+		return nil
+	}
 	c.mu.Lock()
 	in := c.joined > 0
 	c.joined = min(c.joined, 1)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/ebpf"
+	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/sim/dataplane"
 )
 
@@ -23,7 +24,8 @@ func newBPFDataplane(l *kernelLab, info dataplane.Info, _ apply.Settings) (apply
 		return ebpf.NewTC(ebpf.TCConfig{NodeNetns: l.topo.NodeNetns, Clients: []ebpf.Veth{{Netns: l.topo.NodeNetns, Name: l.topo.ClientVeth}}})
 	case dataplane.EBPFSock:
 		// NewSock moves this process into the cgroup; Close moves it back.
-		return ebpf.NewSock(ebpf.SockConfig{Prefix: l.topo.Prefix, ClientNetns: l.topo.ClientNetns})
+		// One cgroup per run: a sweep keeps every point's lab alive at once.
+		return ebpf.NewSock(ebpf.SockConfig{Prefix: topo.RunPrefix(l.topo.Prefix), ClientNetns: l.topo.ClientNetns})
 	}
 	return nil, fmt.Errorf("no BPF dataplane %s", info.Name)
 }

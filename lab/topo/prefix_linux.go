@@ -78,3 +78,14 @@ func BelongsToRun(name, prefix string) bool {
 	}
 	return name == prefix || strings.HasPrefix(name, prefix+"-")
 }
+
+// RunPrefix is the run a lab prefix belongs to: "svl-3f9a" for a sweep
+// point's "svl-3f9a-7", the prefix itself otherwise.
+func RunPrefix(prefix string) string {
+	rest, ok := strings.CutPrefix(prefix, PrefixBase)
+	if !ok {
+		return prefix
+	}
+	run, _, _ := strings.Cut(rest, "-")
+	return PrefixBase + run
+}
