@@ -26,7 +26,7 @@ type chaosKind struct {
 const chaosSweep = `name: chaos-sweep
 sweep:
   services: [1, 300]
-  dataplanes: [iptables-legacy, nftables, ebpf]
+  dataplanes: [iptables-legacy, nftables, ebpf, ebpf-sock]
   positions: [last]
   endpointsPerService: 1
   connections: 100
