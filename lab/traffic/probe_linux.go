@@ -46,6 +46,7 @@ func Probe(ctx context.Context, spec ProbeSpec) (ProbeResult, error) {
 		spec.Timeout = DefaultTimeout
 	}
 	res := ProbeResult{Latencies: make([]time.Duration, 0, spec.Count)}
+	failed := 0 // in a row, warm-up included
 	err := netns.Do(spec.Netns, func() error {
 		start := time.Now()
 		for i := 0; i < spec.Warmup+spec.Count; i++ {
@@ -53,6 +54,12 @@ func Probe(ctx context.Context, spec ProbeSpec) (ProbeResult, error) {
 				return ctx.Err()
 			}
 			d, err := blockingConnect(spec.Target(i), spec.Timeout)
+			if failed = failed + 1; err == nil {
+				failed = 0
+			}
+			if failed >= failFast && len(res.Latencies) == 0 {
+				return fmt.Errorf("probe: the first %d connects failed, giving up: %w", failed, err)
+			}
 			if i < spec.Warmup {
 				continue
 			}
