@@ -14,6 +14,10 @@ import (
 	"k8s.io/kubernetes/pkg/proxy/nftables"
 )
 
+// kubeVersion is go.mod's k8s.io/kubernetes version, for binaries
+// without module information (test binaries).
+const kubeVersion = "v1.37.2"
+
 // Since v1.36 the NewProxier functions take a KubeProxyConfiguration.
 func config(s settings) *kubeproxyconfig.KubeProxyConfiguration {
 	bit := int32(s.masqueradeBit)

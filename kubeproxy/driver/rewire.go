@@ -23,7 +23,7 @@ func Version() string {
 			}
 		}
 	}
-	return "unknown"
+	return kubeVersion
 }
 
 // rewire replaces, after construction, the members NewProxier wires to
