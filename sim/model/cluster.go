@@ -57,8 +57,9 @@ func (s Slice) Len() int { return len(s) }
 // At returns service i.
 func (s Slice) At(i int) *Service { return &s[i] }
 
-// TotalEndpoints sums endpoints over every service port, as kube-proxy does
-// to decide on large-cluster mode.
+// TotalEndpoints sums endpoints over every service port, ready or not, as
+// kube-proxy does to decide on large-cluster mode (the sum over service
+// ports of len(endpointsMap[servicePort]); see Service.EndpointCount).
 func TotalEndpoints(l List) int {
 	if c, ok := l.(interface{ TotalEndpoints() int }); ok {
 		return c.TotalEndpoints()
@@ -66,7 +67,7 @@ func TotalEndpoints(l List) int {
 	total := 0
 	for i := 0; i < l.Len(); i++ {
 		s := l.At(i)
-		total += s.ReadyCount() * len(s.Ports)
+		total += s.EndpointCount() * len(s.Ports)
 	}
 	return total
 }

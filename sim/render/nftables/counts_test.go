@@ -7,63 +7,117 @@ import (
 	"github.com/svclab/svclab/sim/render"
 )
 
-// baseStats is what the table itself costs, before any service.
-var baseStats = render.Stats{Lines: 80, Rules: 23, Chains: 16, Sets: 6}
+// baseStats is what the table itself costs, before any service, per
+// kube-proxy version.
+var baseStats = map[render.KubeProxyVersion]render.Stats{
+	render.KubeProxy135: {Lines: 80, Rules: 23, Chains: 16, Sets: 6},
+	render.KubeProxy137: {Lines: 92, Rules: 22, Chains: 15, Sets: 7},
+}
 
 func TestBaseCounts(t *testing.T) {
-	st, err := Render(io.Discard, modelOf(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Bytes = 0
-	if st != baseStats {
-		t.Fatalf("empty model: got %+v, want %+v", st, baseStats)
+	for _, v := range render.KubeProxyVersions {
+		st, err := Render(io.Discard, modelOf(), Options{Version: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Bytes = 0
+		if st != baseStats[v] {
+			t.Errorf("%s, empty model: got %+v, want %+v", v, st, baseStats[v])
+		}
 	}
 }
 
 // TestCountsPerShape pins the exact rules, chains, sets and elements one
-// service port of each shape adds (E endpoints: 1+E chains, 2E+2 rules,
-// plus affinity (E sets, 2E rules) and NodePort (1 chain, 2 rules, 1 element)).
+// service port of each shape adds. v1.35: E endpoints give 1+E chains and
+// 2E+2 rules, plus affinity (E sets, 2E rules) and NodePort (1 chain, 2
+// rules, 1 element). v1.37: one chain and one DNAT rule, a hairpin element
+// per local endpoint; endpoint chains (2 rules each) only with affinity.
 func TestCountsPerShape(t *testing.T) {
 	tests := []struct {
 		shape string
-		want  render.Stats // Lines, Rules, Chains, Sets, Elements added by the service
+		want  map[render.KubeProxyVersion]render.Stats // Lines, Rules, Chains, Sets, Elements added by the service
 	}{
-		{"two-endpoints", render.Stats{Lines: 14, Rules: 6, Chains: 3, Elements: 2}},
-		{"three-endpoints", render.Stats{Lines: 18, Rules: 8, Chains: 4, Elements: 2}},
-		{"no-endpoints", render.Stats{Lines: 2, Elements: 2}},
-		{"affinity", render.Stats{Lines: 13, Rules: 6, Chains: 2, Sets: 1, Elements: 2}},
-		{"nodeport", render.Stats{Lines: 15, Rules: 6, Chains: 3, Elements: 3}},
-		{"nodeport-no-endpoints", render.Stats{Lines: 3, Elements: 3}},
+		{"two-endpoints", map[render.KubeProxyVersion]render.Stats{
+			render.KubeProxy135: {Lines: 14, Rules: 6, Chains: 3, Elements: 2},
+			render.KubeProxy137: {Lines: 7, Rules: 1, Chains: 1, Elements: 4}}},
+		{"three-endpoints", map[render.KubeProxyVersion]render.Stats{
+			render.KubeProxy135: {Lines: 18, Rules: 8, Chains: 4, Elements: 2},
+			render.KubeProxy137: {Lines: 8, Rules: 1, Chains: 1, Elements: 5}}},
+		{"no-endpoints", map[render.KubeProxyVersion]render.Stats{
+			render.KubeProxy135: {Lines: 2, Elements: 2},
+			render.KubeProxy137: {Lines: 2, Elements: 2}}},
+		{"affinity", map[render.KubeProxyVersion]render.Stats{
+			render.KubeProxy135: {Lines: 13, Rules: 6, Chains: 2, Sets: 1, Elements: 2},
+			render.KubeProxy137: {Lines: 12, Rules: 4, Chains: 2, Sets: 1, Elements: 3}}},
+		{"nodeport", map[render.KubeProxyVersion]render.Stats{
+			render.KubeProxy135: {Lines: 15, Rules: 6, Chains: 3, Elements: 3},
+			render.KubeProxy137: {Lines: 11, Rules: 3, Chains: 2, Elements: 4}}},
+		{"nodeport-no-endpoints", map[render.KubeProxyVersion]render.Stats{
+			render.KubeProxy135: {Lines: 3, Elements: 3},
+			render.KubeProxy137: {Lines: 3, Elements: 3}}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.shape, func(t *testing.T) {
-			st, err := Render(io.Discard, modelOf(shapes()[tt.shape]), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := render.Stats{
-				Lines: st.Lines - baseStats.Lines, Rules: st.Rules - baseStats.Rules,
-				Chains: st.Chains - baseStats.Chains, Sets: st.Sets - baseStats.Sets, Elements: st.Elements,
-			}
-			if got != tt.want {
-				t.Errorf("got %+v, want %+v", got, tt.want)
-			}
-		})
+	for _, v := range render.KubeProxyVersions {
+		for _, tt := range tests {
+			t.Run(string(v)+"/"+tt.shape, func(t *testing.T) {
+				st, err := Render(io.Discard, modelOf(shapes()[tt.shape]), Options{Version: v})
+				if err != nil {
+					t.Fatal(err)
+				}
+				base := baseStats[v]
+				got := render.Stats{
+					Lines: st.Lines - base.Lines, Rules: st.Rules - base.Rules,
+					Chains: st.Chains - base.Chains, Sets: st.Sets - base.Sets, Elements: st.Elements,
+				}
+				if got != tt.want[v] {
+					t.Errorf("got %+v, want %+v", got, tt.want[v])
+				}
+			})
+		}
+	}
+}
+
+// TestMultiPortClusterIPOnce checks kube-proxy's deduplication: a service
+// with three ports adds its ClusterIP to cluster-ips once.
+func TestMultiPortClusterIPOnce(t *testing.T) {
+	svc := twoEndpoints()
+	svc.Ports = append(svc.Ports, p80, p80)
+	svc.Ports[1].Name, svc.Ports[1].Port = "p81", 81
+	svc.Ports[2].Name, svc.Ports[2].Port = "p82", 82
+	for _, v := range render.KubeProxyVersions {
+		var b stringsBuilder
+		if _, err := Render(&b, modelOf(svc), Options{Version: v}); err != nil {
+			t.Fatal(err)
+		}
+		if n := b.count("add element ip kube-proxy cluster-ips { 172.30.0.43 }\n"); n != 1 {
+			t.Errorf("%s: cluster-ips element written %d times, want 1", v, n)
+		}
+		if n := b.count("add element ip kube-proxy service-ips { 172.30.0.43 . tcp . 8"); n != 3 {
+			t.Errorf("%s: %d service-ips elements, want 3", v, n)
+		}
+		// Three ports share target port 80: one hairpin element per endpoint.
+		if want := map[render.KubeProxyVersion]int{render.KubeProxy135: 0, render.KubeProxy137: 2}[v]; b.count("add element ip kube-proxy hairpin-connections") != want {
+			t.Errorf("%s: %d hairpin elements, want %d", v, b.count("add element ip kube-proxy hairpin-connections"), want)
+		}
 	}
 }
 
 func TestIncrementalCounts(t *testing.T) {
-	m := modelOf(twoEndpoints())
-	st, err := RenderIncremental(io.Discard, m, 0, endpoints("10.0.3.4")[0], Options{})
-	if err != nil {
-		t.Fatal(err)
+	want := map[render.KubeProxyVersion]render.Stats{
+		// 3 endpoint chains + the service chain, re-added and flushed; 2+2·3 rules.
+		render.KubeProxy135: {Lines: 16, Rules: 8, Chains: 4},
+		// the new endpoint's hairpin element, the service chain and its DNAT.
+		render.KubeProxy137: {Lines: 4, Rules: 1, Chains: 1, Elements: 1},
 	}
-	// 3 endpoint chains + the service chain, re-added and flushed; 2+2·3 rules.
-	want := render.Stats{Lines: 16, Rules: 8, Chains: 4}
-	st.Bytes = 0
-	if st != want {
-		t.Fatalf("got %+v, want %+v", st, want)
+	for _, v := range render.KubeProxyVersions {
+		m := modelOf(twoEndpoints())
+		st, err := RenderIncremental(io.Discard, m, 0, endpoints("10.0.3.4")[0], Options{Version: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Bytes = 0
+		if st != want[v] {
+			t.Errorf("%s: got %+v, want %+v", v, st, want[v])
+		}
 	}
 }
 
@@ -81,5 +135,15 @@ func TestRenderErrors(t *testing.T) {
 	}
 	if _, err := RenderIncremental(io.Discard, modelOf(twoEndpoints()), 5, endpoints("10.0.3.9")[0], Options{}); err == nil {
 		t.Error("service index out of range accepted")
+	}
+	if _, err := Render(io.Discard, modelOf(twoEndpoints()), Options{Version: "1.36"}); err == nil {
+		t.Error("unsupported kube-proxy version accepted")
+	}
+	for _, name := range []string{"ns 3", "ns3\nadd table ip x", `ns"3`, "ns3;"} {
+		s := twoEndpoints()
+		s.Namespace = name
+		if _, err := Render(io.Discard, modelOf(s), Options{}); err == nil {
+			t.Errorf("namespace %q accepted: it would break the chain name", name)
+		}
 	}
 }

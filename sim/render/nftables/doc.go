@@ -1,12 +1,37 @@
 // Package nftables renders the `nft -f` transaction that kube-proxy's
 // nftables mode (pkg/proxy/nftables) runs for a model: the "kube-proxy"
 // table in family ip, its base chains, the service-ips / service-nodeports
-// verdict maps, one chain per service port and per endpoint, and the
-// affinity sets of ClientIP services. Lines are written in knftables' text
-// form ("add chain ip kube-proxy NAME", "add element ip kube-proxy MAP { K : V }")
-// and in the raw order kube-proxy's syncProxyRules adds them, except that
-// services come in model order (kube-proxy walks a Go map).
+// verdict maps, the per-service chains and the affinity sets of ClientIP
+// services. Lines are written in knftables' text form ("add chain ip
+// kube-proxy NAME", "add element ip kube-proxy MAP { K : V }") and in the
+// raw order kube-proxy's syncProxyRules adds them, except that services
+// come in model order (kube-proxy walks a Go map).
+//
+// Layouts. Options.Version picks the kube-proxy release (default: the
+// newest, render.LatestKubeProxy):
+//   - v1.36+ (render.KubeProxy137, checked against v1.37.2): services
+//     without session affinity have no endpoint chains; the service chain
+//     DNATs itself (`dnat to IP:PORT`, or `dnat ip addr . port to numgen
+//     random mod N map { … }`). Hairpin traffic is masqueraded through the
+//     hairpin-connections set (one element per local endpoint, written once
+//     per transaction), ClusterIP traffic from outside the cluster CIDR by
+//     one rule in `services`, and the masquerading chain has two rules. The
+//     localhost-nodeport-reject-* map, chains and counters are added and
+//     deleted again, as kube-proxy does with its feature gate off.
+//   - v1.35 (render.KubeProxy135, checked against v1.35.4): a chain per
+//     endpoint for every service, jumps to mark-for-masquerade from service
+//     and endpoint chains, three rules in masquerading.
+//
+// Both layouts add a multi-port service's ClusterIP to cluster-ips once,
+// route to the endpoints kube-proxy would (model.UsableEndpoints: ready,
+// else serving and terminating), and refuse names that could not go into
+// a chain name (kube-proxy relies on Kubernetes validation for that).
+// RenderIncremental and RenderServiceChange write the partial-sync
+// transaction in either layout. The differential tests replay
+// kube-proxy's own TestOverallNFTablesRules and TestSyncProxyRulesRepeated
+// expectations (testdata/kube-proxy).
 //
 // Output is streamed: each service is built, written and dropped, so memory
-// does not grow with the number of services.
+// does not grow with the number of services (in the v1.36+ layout, except
+// for the set of hairpin elements already written).
 package nftables

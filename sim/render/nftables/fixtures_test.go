@@ -2,6 +2,7 @@ package nftables
 
 import (
 	"net/netip"
+	"strings"
 
 	"github.com/svclab/svclab/sim/model"
 )
@@ -76,3 +77,8 @@ func shapes() map[string]model.Service {
 func modelOf(svcs ...model.Service) *model.Model {
 	return &model.Model{Cluster: referenceCluster(), Services: model.Slice(svcs)}
 }
+
+// stringsBuilder collects output and counts substrings in it.
+type stringsBuilder struct{ strings.Builder }
+
+func (b *stringsBuilder) count(sub string) int { return strings.Count(b.String(), sub) }

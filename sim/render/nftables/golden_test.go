@@ -10,39 +10,47 @@ import (
 	"github.com/svclab/svclab/sim/golden"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
-// checkGolden compares got with testdata/name, or rewrites it under -update.
-func checkGolden(t *testing.T, name string, got []byte) {
+// checkGolden compares got with testdata/v<version>/name, or rewrites it
+// under -update.
+func checkGolden(t *testing.T, v render.KubeProxyVersion, name string, got []byte) {
 	t.Helper()
-	golden.Check(t, filepath.Join("testdata", name), got)
+	golden.Check(t, filepath.Join("testdata", "v"+string(v.OrLatest()), name), got)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func TestRenderGolden(t *testing.T) {
-	for name, svc := range shapes() {
-		t.Run(name, func(t *testing.T) {
-			var buf bytes.Buffer
-			st, err := Render(&buf, modelOf(svc), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkGolden(t, name+".nft", buf.Bytes())
-			if st.Bytes != buf.Len() || st.Lines != bytes.Count(buf.Bytes(), []byte("\n")) {
-				t.Errorf("stats %+v do not match output (%d bytes, %d lines)", st, buf.Len(), bytes.Count(buf.Bytes(), []byte("\n")))
-			}
-		})
+	for _, v := range render.KubeProxyVersions {
+		for name, svc := range shapes() {
+			t.Run(string(v)+"/"+name, func(t *testing.T) { renderGolden(t, v, name, svc) })
+		}
+	}
+}
+
+func renderGolden(t *testing.T, v render.KubeProxyVersion, name string, svc model.Service) {
+	var buf bytes.Buffer
+	st, err := Render(&buf, modelOf(svc), Options{Version: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, v, name+".nft", buf.Bytes())
+	if st.Bytes != buf.Len() || st.Lines != bytes.Count(buf.Bytes(), []byte("\n")) {
+		t.Errorf("stats %+v do not match output (%d bytes, %d lines)", st, buf.Len(), bytes.Count(buf.Bytes(), []byte("\n")))
 	}
 }
 
 func TestRenderNodePortAddressesGolden(t *testing.T) {
-	var buf bytes.Buffer
-	opts := Options{NodePortAddresses: []netip.Addr{netip.MustParseAddr("192.168.0.2"), netip.MustParseAddr("127.0.0.1")}, SkipBaseChainReset: true, FlushContainers: true}
-	if _, err := Render(&buf, modelOf(shapes()["nodeport"]), opts); err != nil {
-		t.Fatal(err)
+	for _, v := range render.KubeProxyVersions {
+		var buf bytes.Buffer
+		opts := Options{Version: v, NodePortAddresses: []netip.Addr{netip.MustParseAddr("192.168.0.2"), netip.MustParseAddr("127.0.0.1")}, SkipBaseChainReset: true, FlushContainers: true}
+		if _, err := Render(&buf, modelOf(shapes()["nodeport"]), opts); err != nil {
+			t.Fatal(err)
+		}
+		checkGolden(t, v, "nodeport-addresses.nft", buf.Bytes())
 	}
-	checkGolden(t, "nodeport-addresses.nft", buf.Bytes())
 }
 
 func TestRenderIncrementalGolden(t *testing.T) {
@@ -55,18 +63,20 @@ func TestRenderIncrementalGolden(t *testing.T) {
 		{"incremental-first-endpoint", shapes()["nodeport-no-endpoints"], "10.180.0.7"},
 		{"incremental-affinity", shapes()["affinity"], "10.180.0.9"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			m := modelOf(shapes()["no-endpoints"], tt.svc)
-			st, err := RenderIncremental(&buf, m, 1, endpoints(tt.ep)[0], Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkGolden(t, tt.name+".nft", buf.Bytes())
-			if st.Lines != bytes.Count(buf.Bytes(), []byte("\n")) {
-				t.Errorf("stats %+v: lines do not match output", st)
-			}
-		})
+	for _, v := range render.KubeProxyVersions {
+		for _, tt := range tests {
+			t.Run(string(v)+"/"+tt.name, func(t *testing.T) {
+				var buf bytes.Buffer
+				m := modelOf(shapes()["no-endpoints"], tt.svc)
+				st, err := RenderIncremental(&buf, m, 1, endpoints(tt.ep)[0], Options{Version: v})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkGolden(t, v, tt.name+".nft", buf.Bytes())
+				if st.Lines != bytes.Count(buf.Bytes(), []byte("\n")) {
+					t.Errorf("stats %+v: lines do not match output", st)
+				}
+			})
+		}
 	}
 }

@@ -3,6 +3,8 @@ package nftables
 import (
 	"fmt"
 	"io"
+	"net/netip"
+	"strconv"
 
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
@@ -11,10 +13,12 @@ import (
 // RenderIncremental streams to w the transaction of kube-proxy's partial
 // sync after newEndpoint is added to service m.Services.At(serviceIndex)
 // (m is the state before the change). Only that service is written: every
-// port's endpoint, service and external chains are re-added and flushed and
-// their rules rewritten, affinity sets re-added, and map elements changed
-// only where the service goes from no endpoints to some. Every other
-// service is skipped, as kube-proxy's skipServiceUpdate does.
+// port's chains are re-added and flushed and their rules rewritten,
+// affinity sets re-added, and set and map elements changed only where they
+// change (a port going from no endpoints to some; in the v1.36+ layout a
+// new hairpin-connections element when the endpoint is local and no other
+// service has the same one). Every other service is skipped, as
+// kube-proxy's skipServiceUpdate does.
 func RenderIncremental(w io.Writer, m *model.Model, serviceIndex int, newEndpoint model.Endpoint, opts Options) (render.Stats, error) {
 	if serviceIndex < 0 || serviceIndex >= m.Services.Len() {
 		return render.Stats{}, fmt.Errorf("render nftables incremental sync: service index %d out of range [0,%d)", serviceIndex, m.Services.Len())
@@ -22,31 +26,55 @@ func RenderIncremental(w io.Writer, m *model.Model, serviceIndex int, newEndpoin
 	before := *m.Services.At(serviceIndex)
 	after := before
 	after.Endpoints = append(append([]model.Endpoint(nil), before.Endpoints...), newEndpoint)
-	return RenderServiceChange(w, m.Cluster, &before, &after, opts)
+	inUse := func(k hairpinKey) bool { return hairpinUsedElsewhere(m, serviceIndex, k) }
+	return renderServiceChange(w, m.Cluster, &before, &after, opts, inUse)
 }
 
 // RenderServiceChange streams the partial-sync transaction kube-proxy runs
 // when service before becomes after (same name and ports; endpoints or
-// affinity may differ) and nothing else changed.
+// affinity may differ) and nothing else changed. It assumes no other
+// service shares a hairpin-connections element with this one (RenderIncremental
+// checks the model).
 func RenderServiceChange(w io.Writer, c model.Cluster, before, after *model.Service, opts Options) (render.Stats, error) {
+	return renderServiceChange(w, c, before, after, opts, func(hairpinKey) bool { return false })
+}
+
+// renderServiceChange is RenderServiceChange; inUse reports whether another
+// service has hairpin element k.
+func renderServiceChange(w io.Writer, c model.Cluster, before, after *model.Service, opts Options, inUse func(hairpinKey) bool) (render.Stats, error) {
+	if err := opts.Version.Validate(); err != nil {
+		return render.Stats{}, fmt.Errorf("render nftables: %w", err)
+	}
 	out := render.NewWriter(w)
 	r := newRenderer(out, c, opts)
-	old, err := servicePorts(before)
+	old, err := servicePorts(before, c.NodeName)
 	if err != nil {
 		return flushWith(out, err)
 	}
-	cur, err := servicePorts(after)
+	cur, err := servicePorts(after, c.NodeName)
 	if err != nil {
 		return flushWith(out, err)
 	}
 	if len(old) != len(cur) {
 		return flushWith(out, fmt.Errorf("render nftables service change %s/%s: ports changed (%d → %d)", after.Namespace, after.Name, len(old), len(cur)))
 	}
+	oldHairpins, curHairpins := hairpinsOf(old), hairpinsOf(cur)
 	var leftovers elementDeletes
 	for i, sp := range cur {
-		r.ensurePortChains(sp)
+		if r.direct {
+			r.ensurePortChainsDirect(sp, func(k hairpinKey) bool {
+				_, had := oldHairpins[k]
+				return !had && !inUse(k) && r.firstHairpin(k)
+			})
+		} else {
+			r.ensurePortChains(sp)
+		}
 		r.writeElementChanges(old[i], sp, &leftovers)
-		r.writePortRules(sp)
+		if r.direct {
+			r.writePortRulesDirect(sp)
+		} else {
+			r.writePortRules(sp)
+		}
 	}
 	for i, sp := range cur {
 		r.flushStaleChains(old[i], sp)
@@ -54,14 +82,82 @@ func RenderServiceChange(w io.Writer, c model.Cluster, before, after *model.Serv
 	for i, sp := range cur {
 		r.deleteStaleAffinitySets(old[i], sp)
 	}
+	if r.direct {
+		leftovers.hairpinLeftovers(old, curHairpins, inUse)
+	}
 	leftovers.write(r)
 	return out.Flush()
+}
+
+// hairpinUsedElsewhere reports whether a service of m other than skip has
+// hairpin element k (a local usable endpoint with that IP, protocol and
+// port). It walks the model only for local endpoints' keys.
+func hairpinUsedElsewhere(m *model.Model, skip int, k hairpinKey) bool {
+	for i := 0; i < m.Services.Len(); i++ {
+		if i == skip {
+			continue
+		}
+		s := m.Services.At(i)
+		if !s.ClusterIP.IsValid() || !hasEndpointIP(s, k.ip) {
+			continue
+		}
+		for _, p := range s.Ports {
+			if p.Protocol.Lower() != k.proto || strconv.Itoa(p.TargetPort) != k.port {
+				continue
+			}
+			for _, pe := range model.UsableEndpoints(s.PortEndpoints(p)) {
+				if pe.IP == k.ip && pe.IsLocal(m.Cluster.NodeName) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func hasEndpointIP(s *model.Service, ip netip.Addr) bool {
+	for _, e := range s.Endpoints {
+		if e.IP == ip {
+			return true
+		}
+	}
+	return false
+}
+
+// hairpinsOf returns the hairpin keys of the ports' local endpoints.
+func hairpinsOf(sps []*servicePort) map[hairpinKey]struct{} {
+	keys := map[hairpinKey]struct{}{}
+	for _, sp := range sps {
+		for i := range sp.endpoints {
+			if sp.endpoints[i].local {
+				keys[sp.hairpinKey(&sp.endpoints[i])] = struct{}{}
+			}
+		}
+	}
+	return keys
 }
 
 // elementDeletes collects the map elements a transaction deletes, grouped
 // in the order kube-proxy cleans up its element storages.
 type elementDeletes struct {
-	serviceIPs, noEPServices, noEPNodePorts, serviceNodePorts []string
+	serviceIPs, noEPServices, noEPNodePorts, serviceNodePorts, hairpins []string
+}
+
+// hairpinLeftovers records old's hairpin elements that neither cur nor
+// another service still has.
+func (d *elementDeletes) hairpinLeftovers(old []*servicePort, cur map[hairpinKey]struct{}, inUse func(hairpinKey) bool) {
+	done := map[hairpinKey]bool{}
+	for _, sp := range old {
+		for i := range sp.endpoints {
+			ep := &sp.endpoints[i]
+			k := sp.hairpinKey(ep)
+			if _, kept := cur[k]; !ep.local || kept || done[k] || inUse(k) {
+				continue
+			}
+			done[k] = true
+			d.hairpins = append(d.hairpins, sp.hairpinElement(ep))
+		}
+	}
 }
 
 func (d *elementDeletes) write(r *renderer) {
@@ -77,13 +173,16 @@ func (d *elementDeletes) write(r *renderer) {
 	for _, k := range d.serviceNodePorts {
 		r.deleteElement(mapServiceNodePorts, k)
 	}
+	for _, k := range d.hairpins {
+		r.deleteElement(setHairpin, k)
+	}
 }
 
-// servicePorts names every port of s.
-func servicePorts(s *model.Service) ([]*servicePort, error) {
+// servicePorts names every port of s, rendered for node.
+func servicePorts(s *model.Service, node string) ([]*servicePort, error) {
 	var out []*servicePort
 	for _, p := range s.Ports {
-		sp, err := newServicePort(s, p)
+		sp, err := newServicePort(s, p, node)
 		if err != nil {
 			return nil, fmt.Errorf("render nftables service %s/%s: %w", s.Namespace, s.Name, err)
 		}
@@ -114,11 +213,15 @@ func (r *renderer) writeElementChanges(old, cur *servicePort, dels *elementDelet
 	}
 }
 
+// endpointChains reports whether sp's endpoints have chains: always in
+// the v1.35 layout, only with affinity in the v1.36+ one.
+func (r *renderer) endpointChains(sp *servicePort) bool { return !r.direct || sp.affinity }
+
 // keptNames returns the chains and affinity sets cur still uses.
-func keptNames(cur *servicePort) map[string]bool {
+func (r *renderer) keptNames(cur *servicePort) map[string]bool {
 	keep := map[string]bool{}
 	for _, ep := range cur.endpoints {
-		keep[ep.chain] = true
+		keep[ep.chain] = r.endpointChains(cur)
 		if cur.affinity {
 			keep[ep.affinity] = true
 		}
@@ -132,9 +235,9 @@ func keptNames(cur *servicePort) map[string]bool {
 // flushStaleChains flushes chains that old had and cur no longer has;
 // kube-proxy deletes them a second later, in another transaction.
 func (r *renderer) flushStaleChains(old, cur *servicePort) {
-	keep := keptNames(cur)
+	keep := r.keptNames(cur)
 	for _, ep := range old.endpoints {
-		if !keep[ep.chain] {
+		if r.endpointChains(old) && !keep[ep.chain] {
 			r.w.Line("flush chain ", table, " ", ep.chain)
 		}
 	}
@@ -151,7 +254,7 @@ func (r *renderer) deleteStaleAffinitySets(old, cur *servicePort) {
 	if !old.affinity {
 		return
 	}
-	keep := keptNames(cur)
+	keep := r.keptNames(cur)
 	for _, ep := range old.endpoints {
 		if !keep[ep.affinity] {
 			r.w.Line("delete set ", table, " ", ep.affinity)

@@ -2,6 +2,7 @@ package nftables
 
 import (
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 
@@ -24,10 +25,13 @@ type servicePort struct {
 	endpoints []endpoint
 }
 
-// endpoint is one ready endpoint of a service port.
+// endpoint is one endpoint kube-proxy routes a service port to.
 type endpoint struct {
+	addr     netip.Addr
 	ip       string // "10.0.3.2"
+	port     string // "80"
 	hostPort string // "10.0.3.2:80"
+	local    bool   // on the rendered node
 	chain    string // endpoint-HASH-ns/svc/proto/port__IP/port
 	affinity string // affinity-HASH-ns/svc/proto/port__IP/port
 }
@@ -41,8 +45,12 @@ func (sp *servicePort) key() string { return sp.clusterIP + " . " + sp.proto + "
 // nodePortKey is the service-nodeports / no-endpoint-nodeports element key.
 func (sp *servicePort) nodePortKey() string { return sp.proto + " . " + sp.nodePort }
 
-// newServicePort computes the names of port p of service s.
-func newServicePort(s *model.Service, p model.Port) (*servicePort, error) {
+// newServicePort computes the names of port p of service s, rendered for
+// node (which decides which endpoints are local).
+func newServicePort(s *model.Service, p model.Port, node string) (*servicePort, error) {
+	if err := checkNames(s, p); err != nil {
+		return nil, err
+	}
 	if !s.ClusterIP.Is4() {
 		return nil, fmt.Errorf("clusterIP %s: only IPv4 services are rendered (table ip kube-proxy)", s.ClusterIP)
 	}
@@ -76,11 +84,12 @@ func newServicePort(s *model.Service, p model.Port) (*servicePort, error) {
 		}
 		sp.timeout = strconv.Itoa(t) + "s"
 	}
-	for _, hp := range s.ReadyEndpoints(p) {
-		ep, err := newEndpoint(s, proto, p.Name, hp, sp.affinity)
+	for _, pe := range model.UsableEndpoints(s.PortEndpoints(p)) {
+		ep, err := newEndpoint(s, proto, p.Name, pe.Addr, sp.affinity)
 		if err != nil {
 			return nil, err
 		}
+		ep.addr, ep.local = pe.IP, pe.IsLocal(node)
 		sp.endpoints = append(sp.endpoints, ep)
 	}
 	return sp, nil
@@ -95,9 +104,27 @@ func newEndpoint(s *model.Service, proto, portName, hostPort string, affinity bo
 	}
 	ip, port := hostPort[:i], hostPort[i+1:]
 	chain := kpname.NFTEndpointChain(s.Namespace, s.Name, proto, portName, ip, port)
-	ep := endpoint{ip: ip, hostPort: hostPort, chain: chain}
+	ep := endpoint{ip: ip, port: port, hostPort: hostPort, chain: chain}
 	if affinity {
 		ep.affinity = "affinity-" + strings.TrimPrefix(chain, "endpoint-")
 	}
 	return ep, nil
+}
+
+// checkNames rejects names that cannot appear in an nftables chain name or
+// a quoted comment: kube-proxy copies namespace, service and port names
+// into both verbatim, which is safe only for Kubernetes-valid names. The
+// renderer refuses rather than write a script another name could break.
+func checkNames(s *model.Service, p model.Port) error {
+	for _, n := range [...]struct{ what, v string }{{"namespace", s.Namespace}, {"name", s.Name}, {"port name", p.Name}} {
+		for i := 0; i < len(n.v); i++ {
+			if c := n.v[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+				return fmt.Errorf("%s %q: character %q cannot go into an nftables chain name", n.what, n.v, c)
+			}
+		}
+	}
+	if s.Namespace == "" || s.Name == "" {
+		return fmt.Errorf("service %q/%q: namespace and name must not be empty", s.Namespace, s.Name)
+	}
+	return nil
 }

@@ -1,9 +1,17 @@
 package nftables
 
-import "net/netip"
+import (
+	"net/netip"
+
+	"github.com/svclab/svclab/sim/render"
+)
 
 // Options are the kube-proxy settings that change the nftables transaction.
 type Options struct {
+	// Version is the kube-proxy release whose layout is written: "" or
+	// render.KubeProxy137 for the v1.36+ layout, render.KubeProxy135 for
+	// the per-endpoint-chain layout of v1.35 and earlier.
+	Version render.KubeProxyVersion
 	// NodePortAddresses are the node IPs that accept NodePort traffic
 	// (kube-proxy's --nodeport-addresses, resolved). Empty means every local
 	// address except loopback: the "fib daddr type local" form, and the
@@ -16,7 +24,8 @@ type Options struct {
 	// for each base chain that kube-proxy writes only on its first full sync
 	// after it starts (to let base-chain properties change).
 	SkipBaseChainReset bool
-	// FlushContainers flushes the six kube-proxy sets and maps before the
+	// FlushContainers flushes kube-proxy's element sets and maps (six; seven
+	// with hairpin-connections in the v1.36+ layout) before the
 	// services' elements are added, so that loading the script over an older
 	// table leaves no stale elements. kube-proxy itself does this only when
 	// it cannot list the existing elements.

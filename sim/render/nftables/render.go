@@ -13,6 +13,9 @@ import (
 // maps, then every service port of m.Services in order. The script loads
 // into an empty network namespace and loads again over its own result.
 func Render(w io.Writer, m *model.Model, opts Options) (render.Stats, error) {
+	if err := opts.Version.Validate(); err != nil {
+		return render.Stats{}, fmt.Errorf("render nftables: %w", err)
+	}
 	out := render.NewWriter(w)
 	r := newRenderer(out, m.Cluster, opts)
 	r.writeSetup()
@@ -30,8 +33,9 @@ func (r *renderer) writeService(s *model.Service) error {
 	if !s.ClusterIP.IsValid() {
 		return nil
 	}
+	r.lastClusterIP = ""
 	for _, p := range s.Ports {
-		sp, err := newServicePort(s, p)
+		sp, err := newServicePort(s, p, r.cluster.NodeName)
 		if err != nil {
 			return fmt.Errorf("render nftables service %s/%s: %w", s.Namespace, s.Name, err)
 		}

@@ -4,10 +4,29 @@ package nftables
 // service port on a full sync, in its order: chains first, then map
 // elements, then the rules of the service, external and endpoint chains.
 func (r *renderer) writePort(sp *servicePort) {
-	r.ensurePortChains(sp)
-	r.element(setClusterIPs, sp.clusterIP)
+	if r.direct {
+		r.ensurePortChainsDirect(sp, r.firstHairpin)
+	} else {
+		r.ensurePortChains(sp)
+	}
+	r.writeClusterIP(sp)
 	r.writePortElements(sp)
-	r.writePortRules(sp)
+	if r.direct {
+		r.writePortRulesDirect(sp)
+	} else {
+		r.writePortRules(sp)
+	}
+}
+
+// writeClusterIP adds the port's ClusterIP to cluster-ips unless the
+// previous port of the service already did: kube-proxy's element storage
+// adds each key once.
+func (r *renderer) writeClusterIP(sp *servicePort) {
+	if sp.clusterIP == r.lastClusterIP {
+		return
+	}
+	r.lastClusterIP = sp.clusterIP
+	r.element(setClusterIPs, sp.clusterIP)
 }
 
 // ensurePortChains adds and flushes the port's endpoint, service and

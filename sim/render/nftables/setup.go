@@ -18,6 +18,8 @@ const (
 	mapNoEPServices     = "no-endpoint-services"
 	mapNoEPNodePorts    = "no-endpoint-nodeports"
 	mapFirewallIPs      = "firewall-ips"
+	setHairpin          = "hairpin-connections"
+	mapLocalhostReject  = "localhost-nodeport-reject-ports"
 )
 
 // baseChain is one of kube-proxy's "${type}-${hook}" base chains. The
@@ -81,19 +83,37 @@ func (r *renderer) writeSetup() {
 		ensure(jc.dst)
 		r.rule(jc.src, jc.match+"jump "+jc.dst)
 	}
-	for _, c := range []string{chainServices, chainClusterIPs, chainMasquerading, chainMarkMasq} {
+	for _, c := range []string{chainServices, chainClusterIPs, chainMasquerading} {
 		ensure(c)
 	}
-	r.writeMasquerading()
+	if r.direct {
+		r.writeHairpinMasquerading()
+	} else {
+		ensure(chainMarkMasq)
+		r.writeMasquerading()
+	}
 	r.writeClusterIPsCheck()
 	r.writeNodePortIPs()
 	r.writeNoEndpoints()
+	if r.direct {
+		r.writeLocalhostNodePortRejects()
+	}
 	r.writeDispatch()
 	if r.opts.FlushContainers {
-		for _, c := range []string{"set " + setClusterIPs, "map " + mapServiceIPs, "map " + mapFirewallIPs,
-			"map " + mapNoEPServices, "map " + mapNoEPNodePorts, "map " + mapServiceNodePorts} {
-			w.Line("flush ", c[:3], " ", table, " ", c[4:])
-		}
+		r.flushContainers()
+	}
+}
+
+// flushContainers flushes the element containers in kube-proxy's
+// readOrReset order.
+func (r *renderer) flushContainers() {
+	containers := []string{"set " + setClusterIPs, "map " + mapServiceIPs, "map " + mapFirewallIPs,
+		"map " + mapNoEPServices, "map " + mapNoEPNodePorts, "map " + mapServiceNodePorts}
+	if r.direct {
+		containers = append(containers, "set "+setHairpin)
+	}
+	for _, c := range containers {
+		r.w.Line("flush ", c[:3], " ", table, " ", c[4:])
 	}
 }
 
@@ -153,6 +173,9 @@ func (r *renderer) writeDispatch() {
 	r.rule(chainFirewallCheck, vmapKey+mapFirewallIPs)
 	r.addMap(mapServiceIPs, `type ipv4_addr . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ;`)
 	r.addMap(mapServiceNodePorts, `type inet_proto . inet_service : verdict ; comment "NodePort traffic" ;`)
+	if r.direct {
+		r.writeServicesMasquerade()
+	}
 	r.rule(chainServices, vmapKey+mapServiceIPs)
 	nodePorts := r.nodePortMatch
 	if r.opts.matchAllNodePorts() {

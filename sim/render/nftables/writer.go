@@ -1,6 +1,7 @@
 package nftables
 
 import (
+	"net/netip"
 	"strconv"
 
 	"github.com/svclab/svclab/sim/model"
@@ -17,10 +18,29 @@ type renderer struct {
 	nodePortMatch string // "ip daddr != 127.0.0.0/8 " or "ip daddr @nodeport-ips "
 	parts         []string
 	indexes       []string // "0", "1", ... reused by numgen lines
+	// direct is the v1.36+ layout (Options.Version): DNAT in the service
+	// chain, hairpin-connections, no mark-for-masquerade chain.
+	direct bool
+	// hairpins holds the hairpin-connections elements written so far:
+	// kube-proxy's element storage writes each key once per transaction.
+	hairpins map[hairpinKey]struct{}
+	// lastClusterIP is the ClusterIP whose cluster-ips element was written
+	// last, so a multi-port service adds it once (kube-proxy's ensureElem).
+	lastClusterIP string
+}
+
+// hairpinKey is a hairpin-connections element: endpoint IP (source and
+// destination), protocol and port.
+type hairpinKey struct {
+	ip          netip.Addr
+	proto, port string
 }
 
 func newRenderer(w *render.Writer, c model.Cluster, opts Options) *renderer {
-	r := &renderer{w: w, cluster: c, opts: opts, mark: c.MasqueradeMark()}
+	r := &renderer{w: w, cluster: c, opts: opts, mark: c.MasqueradeMark(), direct: opts.Version.NFTablesDirectDNAT()}
+	if r.direct {
+		r.hairpins = map[hairpinKey]struct{}{}
+	}
 	switch {
 	case opts.MasqueradeAll:
 		r.notLocal = ""

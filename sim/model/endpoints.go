@@ -1,0 +1,120 @@
+package model
+
+import (
+	"net/netip"
+	"sort"
+)
+
+// PortEndpoint is one endpoint of one service port, as kube-proxy's
+// EndpointsMap holds it: the endpoint with the port's target port.
+type PortEndpoint struct {
+	Endpoint
+	Port int
+	// Addr is kube-proxy's Endpoint.String(): "IP:port" ("[IP]:port" for IPv6).
+	Addr string
+}
+
+// IsLocal reports whether e runs on node, as kube-proxy decides it: the
+// endpoint names a node and it is kube-proxy's own (a non-empty name).
+func (e Endpoint) IsLocal(node string) bool { return node != "" && e.Node == node }
+
+// PortEndpoints returns every endpoint of port p, ready or not, as
+// kube-proxy's EndpointSliceCache keeps them: one per "IP:port" (a later
+// duplicate replaces an earlier one unless it is terminating), sorted by that
+// string. Its length is kube-proxy's len(endpointsMap[servicePort]), the
+// figure its large-cluster mode counts.
+func (s *Service) PortEndpoints(p Port) []PortEndpoint {
+	out := make([]PortEndpoint, len(s.Endpoints))
+	for i, e := range s.Endpoints {
+		out[i] = PortEndpoint{Endpoint: e, Port: p.TargetPort, Addr: EndpointString(e.IP, p.TargetPort)}
+	}
+	if len(out) > 1 {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Addr < out[j].Addr })
+		out = dedupSorted(out)
+	}
+	return out
+}
+
+// dedupSorted folds runs of equal Addr into one, keeping kube-proxy's
+// choice: the last one that is not terminating, else the first.
+func dedupSorted(eps []PortEndpoint) []PortEndpoint {
+	w := 0
+	for r := 0; r < len(eps); r++ {
+		if w > 0 && eps[w-1].Addr == eps[r].Addr {
+			if !eps[r].Terminating {
+				eps[w-1] = eps[r]
+			}
+			continue
+		}
+		eps[w] = eps[r]
+		w++
+	}
+	return eps[:w]
+}
+
+// UsableEndpoints filters eps as kube-proxy's CategorizeEndpoints does for
+// a service whose traffic policies are Cluster (the only ones svclab
+// models): the ready endpoints; when none is ready, the endpoints that are
+// both serving and terminating. Order is kept. The result may share eps'
+// backing array.
+func UsableEndpoints(eps []PortEndpoint) []PortEndpoint {
+	ready := 0
+	for i := range eps {
+		if eps[i].Ready {
+			ready++
+		}
+	}
+	if ready == len(eps) {
+		return eps
+	}
+	out := make([]PortEndpoint, 0, len(eps))
+	for i := range eps {
+		if (ready > 0 && eps[i].Ready) || (ready == 0 && eps[i].IsServing() && eps[i].Terminating) {
+			out = append(out, eps[i])
+		}
+	}
+	return out
+}
+
+// UsableEndpointAddrs returns the "IP:port" strings of the endpoints
+// kube-proxy routes port p to (UsableEndpoints), in its order.
+func (s *Service) UsableEndpointAddrs(p Port) []string {
+	eps := UsableEndpoints(s.PortEndpoints(p))
+	out := make([]string, len(eps))
+	for i := range eps {
+		out[i] = eps[i].Addr
+	}
+	return out
+}
+
+// EndpointCount returns how many distinct endpoint addresses s has, ready
+// or not: kube-proxy's len(endpointsMap[servicePort]) for each of its ports.
+func (s *Service) EndpointCount() int {
+	n := len(s.Endpoints)
+	if n < 2 {
+		return n
+	}
+	if n <= 16 {
+		distinct := 0
+		for i, e := range s.Endpoints {
+			if !containsIP(s.Endpoints[:i], e.IP) {
+				distinct++
+			}
+		}
+		return distinct
+	}
+	seen := make(map[netip.Addr]struct{}, n)
+	for _, e := range s.Endpoints {
+		seen[e.IP] = struct{}{}
+	}
+	return len(seen)
+}
+
+func containsIP(eps []Endpoint, ip netip.Addr) bool {
+	for _, e := range eps {
+		if e.IP == ip {
+			return true
+		}
+	}
+	return false
+}
