@@ -123,9 +123,12 @@ func (d *Driver) host(render bool) host {
 	return host{ipt: d.ipt, ipvs: utilipvs.New(), ipset: utilipset.New(), sysctl: utilsysctl.New()}
 }
 
-// Start gives the proxier every object of req, then runs kube-proxy's
-// first sync (OnServiceSynced + OnEndpointSlicesSynced).
-func (d *Driver) Start(objects v1.List) (kube.Sync, error) {
+// Start gives the proxier the service CIDRs and every object, then runs
+// kube-proxy's first sync (OnServiceSynced + OnEndpointSlicesSynced).
+func (d *Driver) Start(objects v1.List, serviceCIDRs []string) (kube.Sync, error) {
+	if len(serviceCIDRs) > 0 {
+		d.proxier.OnServiceCIDRsChanged(serviceCIDRs)
+	}
 	for i, item := range objects.Items {
 		if err := d.apply(kube.Op{Action: kube.Add, Object: item}); err != nil {
 			return kube.Sync{}, fmt.Errorf("object %d of the list: %w", i, err)

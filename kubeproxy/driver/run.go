@@ -20,7 +20,7 @@ func Run(ctx context.Context, req *kube.Request, render bool, emit func(kube.Syn
 		}
 		return emit(s)
 	}
-	s, err := d.Start(req.Objects)
+	s, err := d.Start(req.Objects, req.ServiceCIDRs)
 	if err != nil {
 		return err
 	}

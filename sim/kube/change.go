@@ -27,6 +27,9 @@ func NewRequest(mode string, m *model.Model, next ...*model.Model) (*Request, er
 		MasqueradeBit: m.Cluster.MasqueradeBit,
 		Objects:       v1.List{TypeMeta: listMeta},
 	}
+	if m.Cluster.ServiceCIDR.IsValid() {
+		req.ServiceCIDRs = []string{m.Cluster.ServiceCIDR.String()}
+	}
 	for i := 0; i < m.Services.Len(); i++ {
 		s := m.Services.At(i)
 		req.Objects.Items = append(req.Objects.Items, Raw(Service(s)), Raw(EndpointSlice(s)))

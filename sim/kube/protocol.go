@@ -32,6 +32,9 @@ type Request struct {
 	NodeIP        string `json:"nodeIP,omitempty"`
 	ClusterCIDR   string `json:"clusterCIDR"`
 	MasqueradeBit int    `json:"masqueradeBit"`
+	// ServiceCIDRs are the cluster's ServiceCIDR objects' ranges, handed
+	// to kube-proxy's OnServiceCIDRsChanged before the first sync.
+	ServiceCIDRs []string `json:"serviceCIDRs,omitempty"`
 	// Objects is a v1 List of Services and EndpointSlices.
 	Objects v1.List `json:"objects"`
 	Steps   []Step  `json:"steps,omitempty"`
