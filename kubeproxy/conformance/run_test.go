@@ -50,7 +50,7 @@ func kubeProxy(mode string, ms []*model.Model) ([]kube.Sync, error) {
 	}
 	req.NodeIP = nodeIP.String()
 	var syncs []kube.Sync
-	err = driver.Run(context.Background(), req, true, func(s kube.Sync) error {
+	err = driver.Run(context.Background(), req, true, nil, func(s kube.Sync) error {
 		if s.Error != "" {
 			return fmt.Errorf("sync %d: %s", s.Index, s.Error)
 		}

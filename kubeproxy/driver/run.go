@@ -7,9 +7,10 @@ import (
 )
 
 // Run builds the proxier for req, runs the first sync and one sync per
-// step, and hands each report to emit. Payload text is dropped when
-// req.OmitPayload is set.
-func Run(ctx context.Context, req *kube.Request, render bool, emit func(kube.Sync) error) error {
+// step of req, then one per step that next returns until it returns nil
+// (next may be nil: no further steps). Each report goes to emit; payload
+// text is dropped when req.OmitPayload is set.
+func Run(ctx context.Context, req *kube.Request, render bool, next func() (*kube.Step, error), emit func(kube.Sync) error) error {
 	d, err := New(ctx, req, render)
 	if err != nil {
 		return err
@@ -27,12 +28,24 @@ func Run(ctx context.Context, req *kube.Request, render bool, emit func(kube.Syn
 	if err := send(s); err != nil {
 		return err
 	}
-	for _, st := range req.Steps {
+	step := func(st kube.Step) error {
 		s, err := d.Step(st)
 		if err != nil {
 			return err
 		}
-		if err := send(s); err != nil {
+		return send(s)
+	}
+	for _, st := range req.Steps {
+		if err := step(st); err != nil {
+			return err
+		}
+	}
+	for next != nil {
+		st, err := next()
+		if err != nil || st == nil {
+			return err
+		}
+		if err := step(*st); err != nil {
 			return err
 		}
 	}

@@ -4,14 +4,14 @@
 //	kube-proxy-driver sync   < request.json   # programs the kernel (run in a netns)
 //	kube-proxy-driver version
 //
-// The request is a kube.Request (sim/kube) in JSON; the answer is one
-// kube.Sync JSON line per sync. See kubeproxy/README.md.
+// Standard input holds a kube.Request (sim/kube) in JSON, optionally
+// followed by further kube.Step documents, each applied and synced as it
+// arrives; standard output gets one kube.Sync JSON line per sync. See
+// kubeproxy/README.md.
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -20,14 +20,14 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/svclab/svclab/kubeproxy/driver"
-	"github.com/svclab/svclab/sim/kube"
 )
 
 func main() {
 	klog.InitFlags(nil)
 	in := flag.String("in", "-", "request file (- for stdin)")
+	variant := flag.String("iptables", "", "sync mode: iptables variant kube-proxy runs, legacy or nft (default: the system's)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: kube-proxy-driver [-in FILE] [-v N] render|sync|version")
+		fmt.Fprintln(os.Stderr, "usage: kube-proxy-driver [-in FILE] [-iptables legacy|nft] [-v N] render|sync|version")
 		flag.PrintDefaults()
 	}
 	_ = flag.Set("logtostderr", "true")
@@ -41,7 +41,7 @@ func main() {
 	case "version":
 		fmt.Println(driver.Version())
 	case "render", "sync":
-		if err := run(*in, cmd == "render", os.Stdout); err != nil {
+		if err := run(*in, *variant, cmd == "render"); err != nil {
 			fmt.Fprintln(os.Stderr, "kube-proxy-driver:", err)
 			os.Exit(1)
 		}
@@ -51,7 +51,14 @@ func main() {
 	}
 }
 
-func run(in string, render bool, w io.Writer) error {
+func run(in, variant string, render bool) error {
+	if !render {
+		cleanup, err := driver.UseIPTables(variant)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+	}
 	r := io.Reader(os.Stdin)
 	if in != "-" {
 		f, err := os.Open(in)
@@ -61,17 +68,5 @@ func run(in string, render bool, w io.Writer) error {
 		defer f.Close()
 		r = f
 	}
-	var req kube.Request
-	if err := json.NewDecoder(bufio.NewReader(r)).Decode(&req); err != nil {
-		return fmt.Errorf("request: %w", err)
-	}
-	out := bufio.NewWriter(w)
-	defer out.Flush()
-	enc := json.NewEncoder(out)
-	return driver.Run(context.Background(), &req, render, func(s kube.Sync) error {
-		if err := enc.Encode(s); err != nil {
-			return err
-		}
-		return out.Flush()
-	})
+	return driver.Serve(context.Background(), r, os.Stdout, render)
 }
