@@ -13,15 +13,25 @@ import (
 // partial sync rewrites the chains of exactly the services that changed
 // (matched by namespace and name) and deletes the chains of the changed
 // and removed ones that are no longer used, as RenderPartial describes.
-// (In large-cluster mode kube-proxy deletes stale chains at most once per
-// syncPeriod; Syncer deletes them on every sync.)
+//
+// In large-cluster mode kube-proxy looks for stale chains (an
+// iptables-save) at most once per syncPeriod: a sync in large-cluster mode
+// deletes them only if SyncPeriodElapsed was called since the last sync
+// that deleted stale chains; until then they stay pending.
 type Syncer struct {
-	opts Options
-	prev *model.Model
+	opts    Options
+	prev    *model.Model
+	pending []model.Service // services whose stale chains are not deleted yet
+	due     bool            // a syncPeriod has passed since the last cleanup
 }
 
 // NewSyncer returns a Syncer whose first Sync is a full sync.
-func NewSyncer(opts Options) *Syncer { return &Syncer{opts: opts} }
+func NewSyncer(opts Options) *Syncer { return &Syncer{opts: opts, due: true} }
+
+// SyncPeriodElapsed records that kube-proxy's syncPeriod has passed since
+// the last stale-chain cleanup: the next sync cleans up even in
+// large-cluster mode.
+func (s *Syncer) SyncPeriodElapsed() { s.due = true }
 
 // Sync writes the payload that brings the tables to m: a full sync the
 // first time, a partial sync after. m must not change afterwards.
@@ -42,11 +52,23 @@ func (s *Syncer) sync(w io.Writer, m *model.Model, full bool) (render.Stats, err
 	if full {
 		updated = nil
 	}
-	st, err := RenderPartial(w, m, s.opts, updated, previous...)
-	if err == nil {
-		s.prev = m
+	previous = append(s.pending, previous...)
+	cleanup := s.due || model.TotalEndpoints(m.Services) <= s.opts.LargeClusterThreshold
+	stale := previous
+	if !cleanup {
+		stale = nil
 	}
-	return st, err
+	st, err := RenderPartial(w, m, s.opts, updated, stale...)
+	if err != nil {
+		return st, err
+	}
+	s.prev = m
+	if cleanup {
+		s.pending, s.due = nil, false
+	} else {
+		s.pending = previous
+	}
+	return st, nil
 }
 
 // diffServices returns which services of after differ from their namesake
