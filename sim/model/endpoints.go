@@ -2,7 +2,9 @@ package model
 
 import (
 	"net/netip"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // PortEndpoint is one endpoint of one service port, as kube-proxy's
@@ -29,11 +31,15 @@ func (s *Service) PortEndpoints(p Port) []PortEndpoint {
 		out[i] = PortEndpoint{Endpoint: e, Port: p.TargetPort, Addr: EndpointString(e.IP, p.TargetPort)}
 	}
 	if len(out) > 1 {
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Addr < out[j].Addr })
+		if !slices.IsSortedFunc(out, byAddr) {
+			slices.SortStableFunc(out, byAddr)
+		}
 		out = dedupSorted(out)
 	}
 	return out
 }
+
+func byAddr(a, b PortEndpoint) int { return strings.Compare(a.Addr, b.Addr) }
 
 // dedupSorted folds runs of equal Addr into one, keeping kube-proxy's
 // choice: the last one that is not terminating, else the first.
@@ -79,12 +85,31 @@ func UsableEndpoints(eps []PortEndpoint) []PortEndpoint {
 // UsableEndpointAddrs returns the "IP:port" strings of the endpoints
 // kube-proxy routes port p to (UsableEndpoints), in its order.
 func (s *Service) UsableEndpointAddrs(p Port) []string {
+	if allReady(s.Endpoints) { // the common case, without the PortEndpoint copies
+		out := make([]string, len(s.Endpoints))
+		for i, e := range s.Endpoints {
+			out[i] = EndpointString(e.IP, p.TargetPort)
+		}
+		if !sort.StringsAreSorted(out) {
+			sort.Strings(out)
+		}
+		return slices.Compact(out)
+	}
 	eps := UsableEndpoints(s.PortEndpoints(p))
 	out := make([]string, len(eps))
 	for i := range eps {
 		out[i] = eps[i].Addr
 	}
 	return out
+}
+
+func allReady(eps []Endpoint) bool {
+	for i := range eps {
+		if !eps[i].Ready {
+			return false
+		}
+	}
+	return true
 }
 
 // EndpointCount returns how many distinct endpoint addresses s has, ready

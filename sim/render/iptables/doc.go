@@ -3,7 +3,33 @@
 // KUBE-SERVICES, KUBE-SVC-*, KUBE-SEP-*, KUBE-EXT-*, KUBE-MARK-MASQ,
 // KUBE-POSTROUTING, KUBE-NODEPORTS and KUBE-FORWARD, in kube-proxy's
 // generation order, with its chain-name hashes, probability formatting,
-// comment quoting and large-cluster mode.
+// comment quoting and large-cluster mode. The differential tests replay
+// kube-proxy's own TestOverallIPTablesRules, TestSyncProxyRulesRepeated and
+// TestSyncProxyRulesLargeClusterMode (v1.35.4 and v1.37.2, testdata/kube-proxy).
+//
+// Versions. Options.Version selects the kube-proxy release; the two
+// supported ones differ only in that v1.37 always writes MASQUERADE
+// --random-fully (v1.35 only when iptables supports it: Options.RandomFully).
+//
+// Endpoints. A service port routes to the endpoints kube-proxy's
+// CategorizeEndpoints picks for Cluster traffic policy (model.UsableEndpoints):
+// the ready ones, or the serving and terminating ones when none is ready.
+// Large-cluster mode (no per-endpoint comments) starts above
+// LargeClusterThreshold endpoints counted as kube-proxy counts them: every
+// endpoint, ready or not, times ports (model.TotalEndpoints).
+//
+// Comments. Names are written into comments exactly as kube-proxy writes
+// them (phrases in double quotes, the bare "ns/svc:port" unquoted) when
+// Kubernetes would accept them. Any other name is made safe instead of
+// breaking the line as kube-proxy would: control characters become spaces,
+// the comment is cut to the kernel's 255 bytes and quoted with backslash
+// escapes, so no name can end a line or add a word to a rule (FuzzRenderNames).
+//
+// Partial syncs. RenderPartial writes only the updated services' chains, as
+// kube-proxy's partial syncs do, and flushes and deletes (`:CHAIN` + `-X`)
+// the chains of the previous services that the model no longer has.
+// Syncer works out the updated and previous services itself from the last
+// state it wrote, for a sequence of syncs.
 //
 // Order. kube-proxy iterates services in Go map order, so its KUBE-SERVICES
 // order is random. svclab renders services in the model's order instead (see

@@ -1,13 +1,23 @@
 package iptables
 
+import "github.com/svclab/svclab/sim/render"
+
 // Options are the host- and flag-dependent choices kube-proxy makes while
 // rendering. DefaultOptions gives those of a current kube-proxy on a kernel
 // without the nfacct match.
 type Options struct {
+	// Version is the kube-proxy release written ("" is the newest). The
+	// iptables rules of v1.35 and v1.37 differ only in --random-fully,
+	// which v1.37 always writes.
+	Version render.KubeProxyVersion
 	// NFAcct adds kube-proxy's nfacct counters (the kernel must have the
-	// xt_nfacct match and the counter objects must exist).
+	// xt_nfacct match and the counter objects must exist): on the
+	// KUBE-FORWARD INVALID drop, and with LocalhostNodePorts a
+	// `-d 127.0.0.0/8 ... -m nfacct --nfacct-name localhost_nps_accepted_pkts`
+	// KUBE-NODEPORTS rule before each node port's own.
 	NFAcct bool
-	// RandomFully adds --random-fully to the MASQUERADE rule.
+	// RandomFully adds --random-fully to the MASQUERADE rule (kube-proxy
+	// v1.35 does when iptables supports it; v1.37 always does).
 	RandomFully bool
 	// LocalhostNodePorts is kube-proxy's --iptables-localhost-nodeports
 	// (default true): it adds KUBE-FIREWALL and leaves the nodeports tail
@@ -16,6 +26,10 @@ type Options struct {
 	// LargeClusterThreshold: above this many endpoints in total, endpoint
 	// comments are dropped (kube-proxy's largeClusterEndpointsThreshold).
 	LargeClusterThreshold int
+	// MasqueradeAll is kube-proxy's --masquerade-all: every packet to a
+	// ClusterIP is marked for masquerading, not only those from outside the
+	// cluster CIDR.
+	MasqueradeAll bool
 	// ConntrackLiberal omits the KUBE-FORWARD INVALID drop rule, as
 	// kube-proxy does when nf_conntrack_tcp_be_liberal is set.
 	ConntrackLiberal bool

@@ -30,6 +30,8 @@ type renderer struct {
 	// updated, when set, limits per-service chains to the services it
 	// accepts (a partial sync); nil writes every service's chains.
 	updated func(i int) bool
+	// stale tracks the chains of the previous services (partial sync).
+	stale *staleChains
 }
 
 // writesChains reports whether service i's own chains are written.
@@ -47,9 +49,22 @@ func Render(w io.Writer, m *model.Model, opts Options) (render.Stats, error) {
 // rewritten in full, but only the services for which updated(i) is true get
 // their KUBE-SVC/KUBE-EXT/KUBE-SEP chains declared and written; the kernel
 // keeps the others as they are under --noflush. A nil updated is a full sync.
-func RenderPartial(w io.Writer, m *model.Model, opts Options, updated func(i int) bool) (render.Stats, error) {
+//
+// previous are the services as the last sync wrote them, for each service
+// that changed or was deleted since (a service that is gone, or whose
+// endpoints changed). kube-proxy deletes the service chains it finds in
+// the kernel and no longer uses: every chain of a previous service that no
+// service of m has any more gets a `:CHAIN - [0:0]` line after the other
+// nat chain declarations, which flushes it, and a `-X CHAIN` line after the
+// service rules, in the order of previous. (kube-proxy orders them by map
+// iteration, and in large-cluster mode deletes them at most once per
+// syncPeriod: pass no previous on the syncs where it would not.)
+func RenderPartial(w io.Writer, m *model.Model, opts Options, updated func(i int) bool, previous ...model.Service) (render.Stats, error) {
 	if err := checkModel(m); err != nil {
 		return render.Stats{}, err
+	}
+	if err := opts.Version.Validate(); err != nil {
+		return render.Stats{}, fmt.Errorf("render iptables: %w", err)
 	}
 	r := &renderer{
 		w:       render.NewWriter(w),
@@ -58,6 +73,7 @@ func RenderPartial(w io.Writer, m *model.Model, opts Options, updated func(i int
 		mark:    m.Cluster.MasqueradeMark(),
 		large:   model.TotalEndpoints(m.Services) > opts.LargeClusterThreshold,
 		updated: updated,
+		stale:   newStaleChains(previous),
 	}
 	r.filterTable(m.Services)
 	r.natTable(m.Services)
@@ -67,9 +83,6 @@ func RenderPartial(w io.Writer, m *model.Model, opts Options, updated func(i int
 func checkModel(m *model.Model) error {
 	if m == nil || m.Services == nil {
 		return fmt.Errorf("render iptables: no model")
-	}
-	if !m.Cluster.ClusterCIDR.IsValid() {
-		return fmt.Errorf("render iptables: cluster CIDR (kube-proxy's local detector) is not set")
 	}
 	return nil
 }
@@ -120,13 +133,22 @@ func (r *renderer) natTable(services model.List) {
 		r.chainLine(c)
 	}
 	for i := 0; i < services.Len(); i++ {
+		s := services.At(i)
 		if r.writesChains(i) {
-			r.serviceNatChains(services.At(i))
+			natChains(s, r.chainLine)
 		}
+		r.stale.markActive(s)
+	}
+	deleted := r.stale.list()
+	for _, c := range deleted {
+		r.w.Line(":", c, " - [0:0]")
 	}
 	r.postroutingRules()
 	for i := 0; i < services.Len(); i++ {
 		r.serviceNatRules(services.At(i), r.writesChains(i))
+	}
+	for _, c := range deleted {
+		r.w.Line("-X ", c)
 	}
 	tail := `-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS`
 	if !r.opts.LocalhostNodePorts {
@@ -140,7 +162,7 @@ func (r *renderer) postroutingRules() {
 	r.rule("-A KUBE-POSTROUTING -m mark ! --mark ", r.mark, "/", r.mark, " -j RETURN")
 	r.rule("-A KUBE-POSTROUTING -j MARK --xor-mark ", r.mark)
 	masq := `-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE`
-	if r.opts.RandomFully {
+	if r.opts.RandomFully || r.opts.Version.AlwaysRandomFully() {
 		masq += " --random-fully"
 	}
 	r.rule(masq)

@@ -9,6 +9,7 @@ import (
 	"github.com/svclab/svclab/sim/golden"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // svc builds a one-port TCP service with the given ready endpoints.
@@ -70,7 +71,9 @@ func TestRenderGolden(t *testing.T) {
 		{"nodeport", testModel(withNodePort(svc("ns3", "svc3", "172.30.0.43", "10.0.3.2"), 3003)), DefaultOptions()},
 		{"nodeport-no-endpoints", testModel(withNodePort(svc("ns3", "svc3", "172.30.0.43"), 3003)), DefaultOptions()},
 		{"three-endpoints-nfacct", testModel(svc("ns1", "svc1", "172.30.0.41", "10.180.0.1", "10.180.0.2", "10.180.0.3")),
-			Options{NFAcct: true, LocalhostNodePorts: false, LargeClusterThreshold: 1000}},
+			Options{Version: render.KubeProxy135, NFAcct: true, LocalhostNodePorts: false, LargeClusterThreshold: 1000}},
+		{"v1.37-random-fully", testModel(svc("ns1", "svc1", "172.30.0.41", "10.180.0.1")),
+			Options{Version: render.KubeProxy137, RandomFully: false, LocalhostNodePorts: true, LargeClusterThreshold: 1000}},
 		{"large-cluster", testModel(svc("ns1", "svc1", "172.30.0.41", "10.180.0.1", "10.180.0.2")),
 			Options{RandomFully: true, LocalhostNodePorts: true, LargeClusterThreshold: 1}},
 	}

@@ -2,6 +2,7 @@ package iptables
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/svclab/svclab/sim/kpname"
 	"github.com/svclab/svclab/sim/model"
@@ -12,20 +13,21 @@ type servicePort struct {
 	svc       *model.Service
 	port      model.Port
 	name      string // "ns/svc:port"
+	plain     bool   // name can be copied into comments as kube-proxy does
 	proto     string // "tcp"
 	svcChain  string
 	extChain  string
-	endpoints []string // ready "IP:port", kube-proxy order
+	endpoints []string // "IP:port" kube-proxy routes to, in its order
 }
 
 func newServicePort(s *model.Service, p model.Port) servicePort {
 	name := s.PortName(p)
 	proto := p.Protocol.Lower()
 	return servicePort{
-		svc: s, port: p, name: name, proto: proto,
+		svc: s, port: p, name: name, plain: plainName(name), proto: proto,
 		svcChain:  kpname.ServiceChain(name, proto),
 		extChain:  kpname.ExternalChain(name, proto),
-		endpoints: s.ReadyEndpoints(p),
+		endpoints: s.UsableEndpointAddrs(p),
 	}
 }
 
@@ -35,6 +37,32 @@ func (sp servicePort) isNodePort() bool {
 }
 func (sp servicePort) sepChain(ep string) string { return kpname.EndpointChain(sp.name, sp.proto, ep) }
 
+// phrase returns the three parts of the comment `"NAME SUFFIX"`, where
+// suffixQ is the suffix with its closing quote: kube-proxy's bytes for a
+// plain name, commentWord's safe form otherwise.
+func (sp servicePort) phrase(suffixQ string) (string, string, string) {
+	if sp.plain {
+		return `"`, sp.name, suffixQ
+	}
+	return "", commentWord(sp.name+strings.TrimSuffix(suffixQ, `"`), true), ""
+}
+
+// bare is the name-only comment (SEP and KUBE-NODEPORTS rules).
+func (sp servicePort) bare() string {
+	if sp.plain {
+		return sp.name
+	}
+	return commentWord(sp.name, false)
+}
+
+// arrow is the `"NAME -> IP:port"` comment of a KUBE-SVC rule.
+func (sp servicePort) arrow(ep string) string {
+	if sp.plain {
+		return `"` + sp.name + " -> " + ep + `"`
+	}
+	return commentWord(sp.name+" -> "+ep, true)
+}
+
 // serviceFilterRules writes the filter rules of a service without endpoints.
 func (r *renderer) serviceFilterRules(s *model.Service) {
 	for _, p := range s.Ports {
@@ -42,29 +70,31 @@ func (r *renderer) serviceFilterRules(s *model.Service) {
 		if sp.hasEndpoints() {
 			continue
 		}
-		r.rule(`-A KUBE-SERVICES -m comment --comment "`, sp.name, ` has no endpoints" -m `, sp.proto, " -p ", sp.proto,
+		a, b, c := sp.phrase(` has no endpoints"`)
+		r.rule(`-A KUBE-SERVICES -m comment --comment `, a, b, c, " -m ", sp.proto, " -p ", sp.proto,
 			" -d ", s.ClusterIP.String(), " --dport ", strconv.Itoa(p.Port), " -j REJECT")
 		if sp.isNodePort() {
-			r.rule(`-A KUBE-EXTERNAL-SERVICES -m comment --comment "`, sp.name, ` has no endpoints" -m addrtype --dst-type LOCAL -m `,
+			r.rule(`-A KUBE-EXTERNAL-SERVICES -m comment --comment `, a, b, c, ` -m addrtype --dst-type LOCAL -m `,
 				sp.proto, " -p ", sp.proto, " --dport ", strconv.Itoa(p.NodePort), " -j REJECT")
 		}
 	}
 }
 
-// serviceNatChains declares a service's nat chains in kube-proxy's order:
-// EXT, SVC, then one SEP per endpoint. A service without endpoints has none.
-func (r *renderer) serviceNatChains(s *model.Service) {
+// natChains calls f with each nat chain of s in kube-proxy's declaration
+// order: EXT, SVC, then one SEP per endpoint. A port without endpoints has
+// none.
+func natChains(s *model.Service, f func(chain string)) {
 	for _, p := range s.Ports {
 		sp := newServicePort(s, p)
 		if !sp.hasEndpoints() {
 			continue
 		}
 		if sp.isNodePort() {
-			r.chainLine(sp.extChain)
+			f(sp.extChain)
 		}
-		r.chainLine(sp.svcChain)
+		f(sp.svcChain)
 		for _, ep := range sp.endpoints {
-			r.chainLine(sp.sepChain(ep))
+			f(sp.sepChain(ep))
 		}
 	}
 }
@@ -78,19 +108,36 @@ func (r *renderer) serviceNatRules(s *model.Service, withChains bool) {
 			continue
 		}
 		clusterIP, port := s.ClusterIP.String(), strconv.Itoa(p.Port)
-		r.rule(`-A KUBE-SERVICES -m comment --comment "`, sp.name, ` cluster IP" -m `, sp.proto, " -p ", sp.proto,
+		a, b, c := sp.phrase(` cluster IP"`)
+		r.rule(`-A KUBE-SERVICES -m comment --comment `, a, b, c, " -m ", sp.proto, " -p ", sp.proto,
 			" -d ", clusterIP, " --dport ", port, " -j ", sp.svcChain)
 		if sp.isNodePort() {
-			r.rule("-A KUBE-NODEPORTS -m comment --comment ", sp.name, " -m ", sp.proto, " -p ", sp.proto,
+			if r.opts.LocalhostNodePorts && r.opts.NFAcct {
+				r.rule("-A KUBE-NODEPORTS -m comment --comment ", sp.bare(), " -m ", sp.proto, " -p ", sp.proto,
+					" -d 127.0.0.0/8 --dport ", strconv.Itoa(p.NodePort), " -m nfacct --nfacct-name localhost_nps_accepted_pkts -j ", sp.extChain)
+			}
+			r.rule("-A KUBE-NODEPORTS -m comment --comment ", sp.bare(), " -m ", sp.proto, " -p ", sp.proto,
 				" --dport ", strconv.Itoa(p.NodePort), " -j ", sp.extChain)
 		}
 		if !withChains {
 			continue
 		}
-		r.rule("-A ", sp.svcChain, ` -m comment --comment "`, sp.name, ` cluster IP" -m `, sp.proto, " -p ", sp.proto,
-			" -d ", clusterIP, " --dport ", port, " ! -s ", r.cluster.ClusterCIDR.String(), " -j KUBE-MARK-MASQ")
+		switch {
+		case r.opts.MasqueradeAll:
+			r.rule("-A ", sp.svcChain, ` -m comment --comment `, a, b, c, " -m ", sp.proto, " -p ", sp.proto,
+				" -d ", clusterIP, " --dport ", port, " -j KUBE-MARK-MASQ")
+		case r.cluster.ClusterCIDR.IsValid(): // kube-proxy's local detector
+			r.rule("-A ", sp.svcChain, ` -m comment --comment `, a, b, c, " -m ", sp.proto, " -p ", sp.proto,
+				" -d ", clusterIP, " --dport ", port, " ! -s ", r.cluster.ClusterCIDR.String(), " -j KUBE-MARK-MASQ")
+		}
 		if sp.isNodePort() {
-			r.rule("-A ", sp.extChain, ` -m comment --comment "masquerade traffic for `, sp.name, ` external destinations" -j KUBE-MARK-MASQ`)
+			ma, mb, mc := sp.phrase(` external destinations"`)
+			if sp.plain {
+				ma = `"masquerade traffic for `
+			} else {
+				mb = commentWord("masquerade traffic for "+sp.name+" external destinations", true)
+			}
+			r.rule("-A ", sp.extChain, ` -m comment --comment `, ma, mb, mc, ` -j KUBE-MARK-MASQ`)
 			r.rule("-A ", sp.extChain, " -j ", sp.svcChain)
 		}
 		r.serviceToEndpointRules(sp)
@@ -102,11 +149,11 @@ func (r *renderer) serviceNatRules(s *model.Service, withChains bool) {
 
 // comment returns kube-proxy's appendServiceCommentLocked part: nothing in
 // large-cluster mode.
-func (r *renderer) comment(text string) string {
+func (r *renderer) comment(word string) string {
 	if r.large {
 		return ""
 	}
-	return " -m comment --comment " + text
+	return " -m comment --comment " + word
 }
 
 // serviceToEndpointRules writes the affinity checks and the statistic
@@ -116,7 +163,7 @@ func (r *renderer) serviceToEndpointRules(sp servicePort) {
 		seconds := strconv.Itoa(sp.svc.Affinity.Timeout)
 		for _, ep := range sp.endpoints {
 			sep := sp.sepChain(ep)
-			r.rule("-A ", sp.svcChain, r.comment(`"`+sp.name+" -> "+ep+`"`),
+			r.rule("-A ", sp.svcChain, r.comment(sp.arrow(ep)),
 				" -m recent --name ", sep, " --rcheck --seconds ", seconds, " --reap -j ", sep)
 		}
 	}
@@ -126,7 +173,7 @@ func (r *renderer) serviceToEndpointRules(sp servicePort) {
 		if i < n-1 {
 			statistic = " -m statistic --mode random --probability " + Probability(n-i)
 		}
-		r.rule("-A ", sp.svcChain, r.comment(`"`+sp.name+" -> "+ep+`"`), statistic, " -j ", sp.sepChain(ep))
+		r.rule("-A ", sp.svcChain, r.comment(sp.arrow(ep)), statistic, " -j ", sp.sepChain(ep))
 	}
 }
 
@@ -137,7 +184,7 @@ func (r *renderer) endpointRules(sp servicePort, ep string) {
 	if len(ip) > 1 && ip[0] == '[' {
 		ip = ip[1 : len(ip)-1]
 	}
-	c := r.comment(sp.name)
+	c := r.comment(sp.bare())
 	r.rule("-A ", sep, c, " -s ", ip, " -j KUBE-MARK-MASQ")
 	affinity := ""
 	if sp.svc.Affinity.ClientIP {

@@ -4,25 +4,31 @@ import (
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/svclab/svclab/sim/render"
 )
 
 // Benchmarks render whole synthetic clusters to io.Discard. Targets:
 // 10,000 × 10 in ≤ 0.5 s and 100,000 × 10 in ≤ 5 s for Render (all three
 // payloads).
 func BenchmarkRender(b *testing.B) {
-	for _, size := range []struct{ services, endpoints int }{{10_000, 10}, {100_000, 10}} {
+	for _, size := range []struct{ services, endpoints int }{{10_000, 2}, {10_000, 10}, {100_000, 10}} {
 		m := generated(b, size.services, size.endpoints)
-		b.Run(fmt.Sprintf("%dx%d", size.services, size.endpoints), func(b *testing.B) {
-			var st Stats
-			for b.Loop() {
-				var err error
-				if st, err = Render(io.Discard, m, DefaultOptions()); err != nil {
-					b.Fatal(err)
+		for _, v := range render.KubeProxyVersions {
+			opts := DefaultOptions()
+			opts.Version = v
+			b.Run(fmt.Sprintf("%dx%d/v%s", size.services, size.endpoints, v), func(b *testing.B) {
+				var st Stats
+				for b.Loop() {
+					var err error
+					if st, err = Render(io.Discard, m, opts); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-			b.ReportMetric(float64(st.Total.Lines), "lines")
-			b.ReportMetric(float64(st.Total.Bytes)/1e6, "MB")
-		})
+				b.ReportMetric(float64(st.Total.Lines), "lines")
+				b.ReportMetric(float64(st.Total.Bytes)/1e6, "MB")
+			})
+		}
 	}
 }
 

@@ -16,6 +16,12 @@ func TestCountsPerServiceShape(t *testing.T) {
 	remote.Endpoints = endpoints("node-2", "10.0.3.2", "10.0.3.3")
 	notReady := svc3()
 	notReady.Endpoints[0].Ready = false
+	servingTerminating := svc3()
+	for i := range servingTerminating.Endpoints {
+		servingTerminating.Endpoints[i].Ready = false
+		servingTerminating.Endpoints[i].Terminating = true
+	}
+	servingTerminating.Endpoints[0].Serving = true
 	twoPorts := svc3()
 	twoPorts.Ports = append(twoPorts.Ports, model.Port{Name: "p443", Protocol: model.TCP, Port: 443, TargetPort: 8443})
 	headless := svc3()
@@ -42,7 +48,9 @@ func TestCountsPerServiceShape(t *testing.T) {
 		{"two local endpoints", svc3(), DefaultOptions(), 1, 2, map[string]int{"KUBE-CLUSTER-IP": 1, "KUBE-LOOP-BACK": 2}, 20, 1},
 		{"five local endpoints", five, DefaultOptions(), 1, 5, map[string]int{"KUBE-CLUSTER-IP": 1, "KUBE-LOOP-BACK": 5}, 20, 1},
 		{"remote endpoints", remote, DefaultOptions(), 1, 2, map[string]int{"KUBE-LOOP-BACK": 0}, 19, 1},
-		{"one endpoint not ready", notReady, DefaultOptions(), 1, 1, map[string]int{"KUBE-LOOP-BACK": 1}, 20, 1},
+		// kube-proxy puts local endpoints in KUBE-LOOP-BACK ready or not.
+		{"one endpoint not ready", notReady, DefaultOptions(), 1, 1, map[string]int{"KUBE-LOOP-BACK": 2}, 20, 1},
+		{"serving and terminating only", servingTerminating, DefaultOptions(), 1, 1, map[string]int{"KUBE-LOOP-BACK": 2}, 20, 1},
 		{"two ports", twoPorts, DefaultOptions(), 2, 4, map[string]int{"KUBE-CLUSTER-IP": 2, "KUBE-IPVS-IPS": 1, "KUBE-LOOP-BACK": 4}, 20, 1},
 		{"affinity", svcAffinity(), DefaultOptions(), 1, 2, map[string]int{"KUBE-CLUSTER-IP": 1}, 20, 1},
 		{"headless", headless, DefaultOptions(), 0, 0, map[string]int{"KUBE-CLUSTER-IP": 0, "KUBE-IPVS-IPS": 0}, 17, 0},

@@ -31,8 +31,15 @@
 //     used. Everything else in the create lines is kube-proxy's (family
 //     inet hashsize 1024, range 0-65535 for bitmap:port, -exist; no
 //     comment extension: kube-proxy's comments live in iptables only).
-//   - Endpoints. Only ready endpoints are used; the model has no
-//     serving-but-terminating state.
+//   - Endpoints. Real servers are the endpoints kube-proxy routes to with
+//     Cluster traffic policy (model.UsableEndpoints: ready, else serving and
+//     terminating); KUBE-LOOP-BACK holds every endpoint on this node, ready
+//     or not, as kube-proxy's endpointsMap loop does. kube-proxy also keeps
+//     terminating real servers at weight 0 until their connections end
+//     (graceful termination); svclab renders one sync from scratch, so it
+//     writes only the current ones.
+//   - Version. Options.Version: v1.37 always writes MASQUERADE
+//     --random-fully; IPVS mode is otherwise the same in v1.35 and v1.37.
 //   - IPv4 only: an IPv6 ClusterIP is an error (kube-proxy runs a second
 //     proxier with KUBE-6- sets and ip6tables for that family).
 //   - Node IPs. kube-proxy serves NodePorts on every local address of the

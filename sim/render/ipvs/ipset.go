@@ -48,8 +48,9 @@ func writeCreate(rw *render.Writer, id setID, c *census) {
 }
 
 // writeMembers writes service s's members: its ClusterIP on kube-ipvs0,
-// and per port the ClusterIP entry, the hairpin entries of local endpoints
-// and the node port.
+// and per port the ClusterIP entry, the hairpin entries of the endpoints on
+// this node (all of them, ready or not: kube-proxy walks endpointsMap
+// unfiltered for KUBE-LOOP-BACK) and the node port.
 func writeMembers(rw *render.Writer, s *model.Service, node string, opts Options) {
 	vip := s.ClusterIP.String()
 	add(rw, setIPVSIPs, vip)
@@ -57,11 +58,9 @@ func writeMembers(rw *render.Writer, s *model.Service, node string, opts Options
 		proto := p.Protocol.Lower()
 		add(rw, setClusterIP, vip, ",", proto, ":", strconv.Itoa(p.Port))
 		target := strconv.Itoa(p.TargetPort)
-		for _, e := range s.Endpoints {
-			if e.Ready && e.Node == node {
-				ip := e.IP.String()
-				add(rw, setLoopBack, ip, ",", proto, ":", target, ",", ip)
-			}
+		for _, e := range localEndpoints(s, p, node) {
+			ip := e.String()
+			add(rw, setLoopBack, ip, ",", proto, ":", target, ",", ip)
 		}
 		writeNodePort(rw, s, p, opts)
 	}

@@ -110,7 +110,7 @@ func (t tables) natRules(cl model.Cluster, opts Options, c *census) {
 	t.rule("-A KUBE-POSTROUTING -m mark ! --mark ", t.mark, "/", t.mark, " -j RETURN")
 	t.rule("-A KUBE-POSTROUTING -j MARK --xor-mark ", t.mark)
 	masq := "-A KUBE-POSTROUTING -m comment --comment \"kubernetes service traffic requiring SNAT\" -j MASQUERADE"
-	if opts.RandomFully {
+	if opts.RandomFully || opts.Version.AlwaysRandomFully() {
 		masq += " --random-fully"
 	}
 	t.rule(masq)

@@ -20,7 +20,9 @@ import (
 // Real servers use masquerading (kube-proxy leaves ConnectionFlags 0, i.e.
 // IP_VS_CONN_F_MASQ) and weight 1. ClientIP affinity adds `-p <timeout>`
 // (FlagPersistent); the mh scheduler adds `-b mh-port` (FlagSourceHash).
-// A service without ready endpoints still gets its virtual server, with no
+// Real servers are the endpoints kube-proxy routes to (model.UsableEndpoints:
+// ready, else serving and terminating). A service without them still gets
+// its virtual server, with no
 // real server, as kube-proxy does. Stats: Chains counts virtual servers,
 // Rules counts virtual plus real servers.
 func RenderIPVSAdm(w io.Writer, m *model.Model, opts Options) (render.Stats, error) {
@@ -42,7 +44,7 @@ func renderIPVSAdm(w io.Writer, m *model.Model, opts Options) (render.Stats, err
 			return render.Stats{}, err
 		}
 		for _, p := range s.Ports {
-			eps := s.ReadyEndpoints(p)
+			eps := s.UsableEndpointAddrs(p)
 			vs.write(rw, s, p, s.ClusterIP, p.Port, eps)
 			if _, ok := nodePortSet(s, p, opts); ok {
 				for _, ip := range opts.NodeIPs {

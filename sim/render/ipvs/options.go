@@ -3,6 +3,8 @@ package ipvs
 import (
 	"fmt"
 	"net/netip"
+
+	"github.com/svclab/svclab/sim/render"
 )
 
 // DummyInterface is the dummy link kube-proxy binds service addresses to.
@@ -12,9 +14,12 @@ const DummyInterface = "kube-ipvs0"
 const DefaultScheduler = "rr"
 
 // Options are the kube-proxy flags and host facts that shape the IPVS-mode
-// payloads. The zero value is valid (rr scheduler, no --random-fully, no
+// payloads. The zero value is valid (the newest kube-proxy, rr scheduler, no
 // node IPs); DefaultOptions gives a current kube-proxy on a current host.
 type Options struct {
+	// Version is the kube-proxy release written ("" is the newest); v1.37
+	// always writes MASQUERADE --random-fully, v1.35 as RandomFully says.
+	Version render.KubeProxyVersion
 	// Scheduler is kube-proxy's --ipvs-scheduler; "" means rr.
 	Scheduler string
 	// NodeIPs are the node addresses NodePort virtual servers listen on.
@@ -58,6 +63,9 @@ func (o Options) schedFlags() string {
 
 // validate rejects options kube-proxy or the kernel would reject.
 func (o Options) validate() error {
+	if err := o.Version.Validate(); err != nil {
+		return fmt.Errorf("ipvs: %w", err)
+	}
 	if !schedulers[o.scheduler()] {
 		return fmt.Errorf("ipvs scheduler %q: not one of the kernel's schedulers", o.Scheduler)
 	}

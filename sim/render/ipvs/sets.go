@@ -2,6 +2,7 @@ package ipvs
 
 import (
 	"fmt"
+	"net/netip"
 
 	"github.com/svclab/svclab/sim/model"
 )
@@ -116,10 +117,9 @@ func takeCensus(m *model.Model, opts Options, emptinessOnly bool) (census, error
 			return c, err
 		}
 		c[setIPVSIPs]++
-		local := localReadyCount(s, m.Cluster.NodeName)
 		for _, p := range s.Ports {
 			c[setClusterIP]++
-			c[setLoopBack] += local
+			c[setLoopBack] += localCount(s, p, m.Cluster.NodeName)
 			if id, ok := nodePortSet(s, p, opts); ok {
 				c[id] += nodePortMembers(p, opts)
 			}
@@ -151,15 +151,41 @@ func checkFamily(s *model.Service) error {
 	return nil
 }
 
-// localReadyCount counts ready endpoints on the rendered node.
-func localReadyCount(s *model.Service, node string) int {
-	n := 0
-	for _, e := range s.Endpoints {
-		if e.Ready && e.Node == node {
-			n++
+// localCount counts port p's endpoints on the rendered node, ready or not
+// (the KUBE-LOOP-BACK members).
+func localCount(s *model.Service, p model.Port, node string) int {
+	if s.EndpointCount() == len(s.Endpoints) { // no duplicate address
+		n := 0
+		for i := range s.Endpoints {
+			if s.Endpoints[i].IsLocal(node) {
+				n++
+			}
+		}
+		return n
+	}
+	return len(localEndpoints(s, p, node))
+}
+
+// localEndpoints returns the addresses of port p's endpoints on node,
+// ready or not, one per address: in model order, or kube-proxy's sorted
+// order when addresses repeat (its EndpointSliceCache decides which copy
+// counts).
+func localEndpoints(s *model.Service, p model.Port, node string) []netip.Addr {
+	out := make([]netip.Addr, 0, len(s.Endpoints))
+	if s.EndpointCount() == len(s.Endpoints) {
+		for i := range s.Endpoints {
+			if s.Endpoints[i].IsLocal(node) {
+				out = append(out, s.Endpoints[i].IP)
+			}
+		}
+		return out
+	}
+	for _, e := range s.PortEndpoints(p) {
+		if e.IsLocal(node) {
+			out = append(out, e.IP)
 		}
 	}
-	return n
+	return out
 }
 
 // nodePortSet returns the set that holds p's node port, if p has one that

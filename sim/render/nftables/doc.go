@@ -26,8 +26,11 @@
 // route to the endpoints kube-proxy would (model.UsableEndpoints: ready,
 // else serving and terminating), and refuse names that could not go into
 // a chain name (kube-proxy relies on Kubernetes validation for that).
-// RenderIncremental and RenderServiceChange write the partial-sync
-// transaction in either layout. The differential tests replay
+// RenderSync writes the partial-sync transaction between any two cluster
+// states (services added, removed, changed) in either layout, as
+// kube-proxy's skipServiceUpdate and element storage do; RenderIncremental
+// (one endpoint added) and RenderServiceChange (one service's endpoints)
+// are its common special cases. The differential tests replay
 // kube-proxy's own TestOverallNFTablesRules and TestSyncProxyRulesRepeated
 // expectations (testdata/kube-proxy).
 //

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"strconv"
 
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
@@ -47,11 +46,11 @@ func renderServiceChange(w io.Writer, c model.Cluster, before, after *model.Serv
 	}
 	out := render.NewWriter(w)
 	r := newRenderer(out, c, opts)
-	old, err := servicePorts(before, c.NodeName)
+	old, err := servicePorts(before, c.NodeName, r.direct)
 	if err != nil {
 		return flushWith(out, err)
 	}
-	cur, err := servicePorts(after, c.NodeName)
+	cur, err := servicePorts(after, c.NodeName, r.direct)
 	if err != nil {
 		return flushWith(out, err)
 	}
@@ -98,15 +97,12 @@ func hairpinUsedElsewhere(m *model.Model, skip int, k hairpinKey) bool {
 			continue
 		}
 		s := m.Services.At(i)
-		if !s.ClusterIP.IsValid() || !hasEndpointIP(s, k.ip) {
+		if !s.ClusterIP.IsValid() || !hasEndpointIP(s, k.ip()) {
 			continue
 		}
 		for _, p := range s.Ports {
-			if p.Protocol.Lower() != k.proto || strconv.Itoa(p.TargetPort) != k.port {
-				continue
-			}
 			for _, pe := range model.UsableEndpoints(s.PortEndpoints(p)) {
-				if pe.IP == k.ip && pe.IsLocal(m.Cluster.NodeName) {
+				if pe.IsLocal(m.Cluster.NodeName) && newHairpinKey(pe.IP, p.Protocol.Lower(), pe.Port) == k {
 					return true
 				}
 			}
@@ -178,11 +174,12 @@ func (d *elementDeletes) write(r *renderer) {
 	}
 }
 
-// servicePorts names every port of s, rendered for node.
-func servicePorts(s *model.Service, node string) ([]*servicePort, error) {
+// servicePorts names every port of s, rendered for node in the given
+// layout.
+func servicePorts(s *model.Service, node string, direct bool) ([]*servicePort, error) {
 	var out []*servicePort
 	for _, p := range s.Ports {
-		sp, err := newServicePort(s, p, node)
+		sp, err := newServicePort(s, p, node, direct)
 		if err != nil {
 			return nil, fmt.Errorf("render nftables service %s/%s: %w", s.Namespace, s.Name, err)
 		}

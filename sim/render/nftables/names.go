@@ -31,6 +31,7 @@ type endpoint struct {
 	ip       string // "10.0.3.2"
 	port     string // "80"
 	hostPort string // "10.0.3.2:80"
+	portNum  int
 	local    bool   // on the rendered node
 	chain    string // endpoint-HASH-ns/svc/proto/port__IP/port
 	affinity string // affinity-HASH-ns/svc/proto/port__IP/port
@@ -46,8 +47,10 @@ func (sp *servicePort) key() string { return sp.clusterIP + " . " + sp.proto + "
 func (sp *servicePort) nodePortKey() string { return sp.proto + " . " + sp.nodePort }
 
 // newServicePort computes the names of port p of service s, rendered for
-// node (which decides which endpoints are local).
-func newServicePort(s *model.Service, p model.Port, node string) (*servicePort, error) {
+// node (which decides which endpoints are local). Endpoint chain and
+// affinity set names (a sha256 each) are computed only with direct unset
+// (v1.35 layout) or session affinity, where they exist.
+func newServicePort(s *model.Service, p model.Port, node string, direct bool) (*servicePort, error) {
 	if err := checkNames(s, p); err != nil {
 		return nil, err
 	}
@@ -84,29 +87,35 @@ func newServicePort(s *model.Service, p model.Port, node string) (*servicePort, 
 		}
 		sp.timeout = strconv.Itoa(t) + "s"
 	}
-	for _, pe := range model.UsableEndpoints(s.PortEndpoints(p)) {
-		ep, err := newEndpoint(s, proto, p.Name, pe.Addr, sp.affinity)
+	named := !direct || sp.affinity
+	eps := model.UsableEndpoints(s.PortEndpoints(p))
+	sp.endpoints = make([]endpoint, 0, len(eps))
+	for _, pe := range eps {
+		ep, err := newEndpoint(s, proto, p.Name, pe.Addr, named, sp.affinity)
 		if err != nil {
 			return nil, err
 		}
-		ep.addr, ep.local = pe.IP, pe.IsLocal(node)
+		ep.addr, ep.portNum, ep.local = pe.IP, pe.Port, pe.IsLocal(node)
 		sp.endpoints = append(sp.endpoints, ep)
 	}
 	return sp, nil
 }
 
-// newEndpoint names the endpoint hostPort ("IP:port") of a service port;
-// the affinity set is named only when the service uses ClientIP affinity.
-func newEndpoint(s *model.Service, proto, portName, hostPort string, affinity bool) (endpoint, error) {
+// newEndpoint names the endpoint hostPort ("IP:port") of a service port:
+// its chain when named is set, its affinity set when the service uses
+// ClientIP affinity.
+func newEndpoint(s *model.Service, proto, portName, hostPort string, named, affinity bool) (endpoint, error) {
 	i := strings.LastIndexByte(hostPort, ':')
 	if i < 0 || strings.ContainsRune(hostPort[:i], ':') || strings.HasPrefix(hostPort, "[") {
 		return endpoint{}, fmt.Errorf("endpoint %s: only IPv4 endpoints are rendered", hostPort)
 	}
 	ip, port := hostPort[:i], hostPort[i+1:]
-	chain := kpname.NFTEndpointChain(s.Namespace, s.Name, proto, portName, ip, port)
-	ep := endpoint{ip: ip, port: port, hostPort: hostPort, chain: chain}
+	ep := endpoint{ip: ip, port: port, hostPort: hostPort}
+	if named {
+		ep.chain = kpname.NFTEndpointChain(s.Namespace, s.Name, proto, portName, ip, port)
+	}
 	if affinity {
-		ep.affinity = "affinity-" + strings.TrimPrefix(chain, "endpoint-")
+		ep.affinity = "affinity-" + strings.TrimPrefix(ep.chain, "endpoint-")
 	}
 	return ep, nil
 }

@@ -35,7 +35,7 @@ func (r *renderer) writeService(s *model.Service) error {
 	}
 	r.lastClusterIP = ""
 	for _, p := range s.Ports {
-		sp, err := newServicePort(s, p, r.cluster.NodeName)
+		sp, err := newServicePort(s, p, r.cluster.NodeName, r.direct)
 		if err != nil {
 			return fmt.Errorf("render nftables service %s/%s: %w", s.Namespace, s.Name, err)
 		}

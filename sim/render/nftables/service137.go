@@ -41,7 +41,7 @@ func (r *renderer) ensurePortChainsDirect(sp *servicePort, addHairpin func(hairp
 
 // hairpinKey is ep's hairpin-connections key.
 func (sp *servicePort) hairpinKey(ep *endpoint) hairpinKey {
-	return hairpinKey{ip: ep.addr, proto: sp.proto, port: ep.port}
+	return newHairpinKey(ep.addr, sp.proto, ep.portNum)
 }
 
 // hairpinElement is the key as knftables writes it (for deletes).

@@ -29,11 +29,26 @@ type renderer struct {
 	lastClusterIP string
 }
 
-// hairpinKey is a hairpin-connections element: endpoint IP (source and
-// destination), protocol and port.
-type hairpinKey struct {
-	ip          netip.Addr
-	proto, port string
+// hairpinKey is a hairpin-connections element packed into an integer:
+// endpoint IPv4 address (source and destination), protocol and port.
+type hairpinKey uint64
+
+// protoCodes number the protocols in hairpin keys.
+var protoCodes = map[string]uint64{"tcp": 1, "udp": 2, "sctp": 3}
+
+// newHairpinKey packs an element; an address that is not IPv4 gives 0,
+// which no element has (protocol codes start at 1).
+func newHairpinKey(ip netip.Addr, proto string, port int) hairpinKey {
+	if !ip.Is4() {
+		return 0
+	}
+	a := ip.As4()
+	return hairpinKey(uint64(a[0])<<56 | uint64(a[1])<<48 | uint64(a[2])<<40 | uint64(a[3])<<32 | protoCodes[proto]<<16 | uint64(port&0xffff))
+}
+
+// ip returns the key's address.
+func (k hairpinKey) ip() netip.Addr {
+	return netip.AddrFrom4([4]byte{byte(k >> 56), byte(k >> 48), byte(k >> 40), byte(k >> 32)})
 }
 
 func newRenderer(w *render.Writer, c model.Cluster, opts Options) *renderer {

@@ -1,0 +1,302 @@
+package nftables
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
+)
+
+// RenderSync streams the partial-sync transaction kube-proxy runs when the
+// cluster goes from before (what the last sync programmed) to after, with
+// services matched by namespace and name: services that did not change are
+// skipped (skipServiceUpdate); added and changed ones are written as on a
+// full sync, except that set and map elements already in the table are not
+// re-added (an element whose value changed is deleted and added again, as
+// kube-proxy's nftElementStorage does); the chains of removed and changed
+// services that are no longer used are flushed (kube-proxy deletes them in
+// a later transaction) and their affinity sets deleted; and elements no
+// service uses any more are deleted at the end, in kube-proxy's storage
+// order. before must be the state the table holds: a nil before is a full
+// sync (Render).
+//
+// The chains it flushes stay in the table until kube-proxy deletes them
+// (Syncer keeps track of them across syncs).
+func RenderSync(w io.Writer, before, after *model.Model, opts Options) (render.Stats, error) {
+	st, _, err := renderSync(w, before, after, nil, opts)
+	return st, err
+}
+
+// renderSync is RenderSync; stale are the chains earlier syncs flushed and
+// kube-proxy has not deleted yet, which it flushes again unless a service
+// uses them again. It returns the chains this transaction flushes.
+func renderSync(w io.Writer, before, after *model.Model, stale []string, opts Options) (render.Stats, []string, error) {
+	if before == nil {
+		st, err := Render(w, after, opts)
+		return st, nil, err
+	}
+	if err := opts.Version.Validate(); err != nil {
+		return render.Stats{}, nil, fmt.Errorf("render nftables: %w", err)
+	}
+	out := render.NewWriter(w)
+	r := newRenderer(out, after.Cluster, opts)
+	st, err := newSyncState(r, before, after)
+	if err != nil {
+		stats, _ := flushWith(out, err)
+		return stats, nil, err
+	}
+	for i := 0; i < after.Services.Len(); i++ {
+		s := after.Services.At(i)
+		old, existed := st.prev[nameOf(s)]
+		if existed && reflect.DeepEqual(*s, old) {
+			continue
+		}
+		if err := st.writeService(s); err != nil {
+			stats, _ := flushWith(out, err)
+			return stats, nil, err
+		}
+	}
+	flushed := st.finish(stale)
+	stats, err := out.Flush()
+	return stats, flushed, err
+}
+
+// serviceName identifies a service across syncs.
+type serviceName struct{ namespace, name string }
+
+func nameOf(s *model.Service) serviceName { return serviceName{s.Namespace, s.Name} }
+
+// syncState is what a partial sync knows of the table before it, and what
+// it has used so far.
+type syncState struct {
+	r *renderer
+	// prev holds every service of before, by name.
+	prev map[serviceName]model.Service
+	// gone are the ports of the services that changed or were removed, as
+	// they were: the sources of stale chains, sets and elements.
+	gone []*servicePort
+	// elems are the elements of the changed and removed services, by
+	// container and key, with their values; used marks the ones after
+	// still has.
+	elems map[elemKey]string
+	used  map[elemKey]bool
+	// hairpins are the hairpin-connections keys of before and of after
+	// (every service: kube-proxy's storage is shared).
+	prevHairpins, curHairpins map[hairpinKey]string
+	// active are the chains and affinity sets the written services use.
+	active map[string]bool
+}
+
+// elemKey is one element: its set or map and its key.
+type elemKey struct{ set, key string }
+
+func newSyncState(r *renderer, before, after *model.Model) (*syncState, error) {
+	st := &syncState{r: r, prev: map[serviceName]model.Service{}, elems: map[elemKey]string{}, used: map[elemKey]bool{},
+		active: map[string]bool{}}
+	var err error
+	if st.curHairpins, err = allHairpins(after, r.direct); err != nil {
+		return nil, err
+	}
+	if st.prevHairpins, err = allHairpins(before, r.direct); err != nil {
+		return nil, err
+	}
+	cur := map[serviceName]*model.Service{}
+	for i := 0; i < after.Services.Len(); i++ {
+		s := *after.Services.At(i)
+		cur[nameOf(&s)] = &s
+	}
+	for i := 0; i < before.Services.Len(); i++ {
+		s := *before.Services.At(i)
+		st.prev[nameOf(&s)] = s
+		if now, ok := cur[nameOf(&s)]; ok && reflect.DeepEqual(*now, s) {
+			continue
+		}
+		if !s.ClusterIP.IsValid() {
+			continue
+		}
+		sps, err := servicePorts(&s, before.Cluster.NodeName, r.direct)
+		if err != nil {
+			return nil, err
+		}
+		st.gone = append(st.gone, sps...)
+		for _, sp := range sps {
+			for _, e := range portElements(sp) {
+				st.elems[elemKey{e.set, e.key}] = e.value
+			}
+		}
+	}
+	return st, nil
+}
+
+// allHairpins returns the hairpin-connections elements of every service of
+// m (none in the v1.35 layout).
+func allHairpins(m *model.Model, direct bool) (map[hairpinKey]string, error) {
+	keys := map[hairpinKey]string{}
+	if !direct {
+		return keys, nil
+	}
+	for i := 0; i < m.Services.Len(); i++ {
+		s := m.Services.At(i)
+		if !s.ClusterIP.IsValid() {
+			continue
+		}
+		sps, err := servicePorts(s, m.Cluster.NodeName, direct)
+		if err != nil {
+			return nil, err
+		}
+		for _, sp := range sps {
+			for j := range sp.endpoints {
+				if ep := &sp.endpoints[j]; ep.local {
+					keys[sp.hairpinKey(ep)] = sp.hairpinElement(ep)
+				}
+			}
+		}
+	}
+	return keys, nil
+}
+
+// writeService writes an added or changed service.
+func (st *syncState) writeService(s *model.Service) error {
+	if !s.ClusterIP.IsValid() {
+		return nil
+	}
+	r := st.r
+	sps, err := servicePorts(s, r.cluster.NodeName, r.direct)
+	if err != nil {
+		return err
+	}
+	r.lastClusterIP = ""
+	for _, sp := range sps {
+		if r.direct {
+			r.ensurePortChainsDirect(sp, func(k hairpinKey) bool {
+				_, had := st.prevHairpins[k]
+				return !had && r.firstHairpin(k)
+			})
+		} else {
+			r.ensurePortChains(sp)
+		}
+		for _, e := range portElements(sp) {
+			st.ensure(e, sp.clusterIP)
+		}
+		if r.direct {
+			r.writePortRulesDirect(sp)
+		} else {
+			r.writePortRules(sp)
+		}
+		for name, keep := range r.keptNames(sp) {
+			if keep {
+				st.active[name] = true
+			}
+		}
+	}
+	return nil
+}
+
+// ensure is kube-proxy's ensureElem against the elements before the sync.
+func (st *syncState) ensure(e element, clusterIP string) {
+	k := elemKey{e.set, e.key}
+	if e.set == setClusterIPs {
+		if clusterIP == st.r.lastClusterIP {
+			return
+		}
+		st.r.lastClusterIP = clusterIP
+	}
+	old, had := st.elems[k]
+	st.used[k] = true
+	switch {
+	case had && old == e.value:
+		return
+	case had:
+		st.r.deleteElement(e.set, e.key)
+	}
+	st.r.writeElement(e)
+}
+
+// finish flushes the stale chains (the changed and removed services'
+// chains no longer used, and the earlier syncs' stale chains that are still
+// unused), deletes the stale affinity sets and the leftover elements. It
+// returns the chains it flushed.
+func (st *syncState) finish(stale []string) []string {
+	r := st.r
+	flushed := map[string]bool{}
+	var chains []string
+	flush := func(c string) {
+		if !st.active[c] && !flushed[c] {
+			flushed[c] = true
+			chains = append(chains, c)
+			r.w.Line("flush chain ", table, " ", c)
+		}
+	}
+	for _, sp := range st.gone {
+		for _, c := range r.chainsOf(sp) {
+			flush(c)
+		}
+	}
+	for _, c := range stale {
+		flush(c)
+	}
+	for _, sp := range st.gone {
+		if !sp.affinity {
+			continue
+		}
+		for _, ep := range sp.endpoints {
+			if !st.active[ep.affinity] && !flushed[ep.affinity] {
+				flushed[ep.affinity] = true
+				r.w.Line("delete set ", table, " ", ep.affinity)
+			}
+		}
+	}
+	for _, set := range []string{setClusterIPs, mapServiceIPs, mapFirewallIPs, mapNoEPServices, mapNoEPNodePorts, mapServiceNodePorts} {
+		for _, sp := range st.gone {
+			for _, e := range portElements(sp) {
+				k := elemKey{e.set, e.key}
+				if e.set == set && !st.used[k] {
+					st.used[k] = true // once
+					r.deleteElement(e.set, e.key)
+				}
+			}
+		}
+	}
+	if r.direct {
+		st.deleteHairpins()
+	}
+	return chains
+}
+
+// deleteHairpins deletes the hairpin elements of the changed and removed
+// services that no service has any more.
+func (st *syncState) deleteHairpins() {
+	done := map[hairpinKey]bool{}
+	for _, sp := range st.gone {
+		for j := range sp.endpoints {
+			ep := &sp.endpoints[j]
+			k := sp.hairpinKey(ep)
+			if _, kept := st.curHairpins[k]; ep.local && !kept && !done[k] {
+				done[k] = true
+				st.r.deleteElement(setHairpin, sp.hairpinElement(ep))
+			}
+		}
+	}
+}
+
+// chainsOf returns the chains port sp has, in the order they are flushed:
+// endpoint chains (in the v1.36+ layout only with affinity), the service
+// chain, the external chain.
+func (r *renderer) chainsOf(sp *servicePort) []string {
+	if !sp.hasEndpoints() {
+		return nil
+	}
+	var out []string
+	if r.endpointChains(sp) {
+		for _, ep := range sp.endpoints {
+			out = append(out, ep.chain)
+		}
+	}
+	out = append(out, sp.svcChain)
+	if sp.nodePort != "" {
+		out = append(out, sp.extChain)
+	}
+	return out
+}
