@@ -16,15 +16,14 @@ import (
 func TestIPTables(t *testing.T) { runSuite(t, kube.ModeIPTables, compareIPTables) }
 
 func compareIPTables(ms []*model.Model, kp []kube.Sync) (string, error) {
-	opts := iptablesOptions()
+	syncer := rendipt.NewSyncer(iptablesOptions())
 	for i, s := range kp {
 		var buf bytes.Buffer
 		var err error
-		if s.Full {
-			_, err = rendipt.Render(&buf, ms[i], opts)
+		if s.Full && i > 0 {
+			_, err = syncer.FullSync(&buf, ms[i])
 		} else {
-			updated := changed(ms[i-1], ms[i])
-			_, err = rendipt.RenderPartial(&buf, ms[i], opts, func(j int) bool { return updated[key(ms[i].Services.At(j))] })
+			_, err = syncer.Sync(&buf, ms[i])
 		}
 		if err != nil {
 			return "", fmt.Errorf("native iptables sync %d: %w", i, err)
@@ -34,25 +33,6 @@ func compareIPTables(ms []*model.Model, kp []kube.Sync) (string, error) {
 		}
 	}
 	return "", nil
-}
-
-// changed returns the services whose Service or EndpointSlice differs
-// between two states: those kube-proxy's partial sync rewrites.
-func changed(before, after *model.Model) map[string]bool {
-	out := map[string]bool{}
-	for _, op := range kube.Diff(before.Services, after.Services).Ops {
-		var meta struct {
-			Metadata struct{ Namespace, Name string }
-			Kind     string
-		}
-		if err := decodeRaw(op, &meta); err == nil && meta.Kind == "Service" {
-			out[meta.Metadata.Namespace+"/"+meta.Metadata.Name] = true
-		}
-		if n, ok := sliceService(op); ok {
-			out[n] = true
-		}
-	}
-	return out
 }
 
 // setChains are emitted by kube-proxy in Go map order: compared as sets.

@@ -12,80 +12,32 @@ import (
 	rendnft "github.com/svclab/svclab/sim/render/nftables"
 )
 
-// TestNFTables: nftables mode, by the state the transactions produce after
-// every sync, and by the transaction text wherever the native renderer
-// writes that sync (the full sync, and partial syncs that change one
-// existing service's endpoints).
+// TestNFTables: nftables mode, every sync by its transaction text and by
+// the state the transactions so far leave in the table.
 func TestNFTables(t *testing.T) { runSuite(t, kube.ModeNFTables, compareNFTables) }
 
 func compareNFTables(ms []*model.Model, kp []kube.Sync) (string, error) {
-	opts := nftablesOptions()
-	state := newNFTState()
+	syncer := rendnft.NewSyncer(nftablesOptions())
+	want, got := newNFTState(), newNFTState()
 	for i, s := range kp {
-		if err := state.apply(s.Payload); err != nil {
+		var buf bytes.Buffer
+		if _, err := syncer.Sync(&buf, ms[i]); err != nil {
+			return "", fmt.Errorf("native nftables sync %d: %w", i, err)
+		}
+		if d := diffText(canonicalTx(s.Payload), canonicalTx(buf.String())); d != "" {
+			return fmt.Sprintf("sync %d (%s) transaction text differs\n%s", i, syncKind(s), d), nil
+		}
+		if err := want.apply(s.Payload); err != nil {
 			return "", fmt.Errorf("kube-proxy transaction %d: %w", i, err)
 		}
-		native, ok, err := nativeNFTTransaction(ms, i, opts)
-		if err != nil {
-			return "", err
+		if err := got.apply(buf.String()); err != nil {
+			return "", fmt.Errorf("native transaction %d: %w", i, err)
 		}
-		if ok {
-			if d := diffText(canonicalTx(s.Payload), canonicalTx(native)); d != "" {
-				return fmt.Sprintf("sync %d (%s) transaction text differs\n%s", i, syncKind(s), d), nil
-			}
-		}
-		var full bytes.Buffer
-		if _, err := rendnft.Render(&full, ms[i], opts); err != nil {
-			return "", fmt.Errorf("native nftables full render of state %d: %w", i, err)
-		}
-		fresh := newNFTState()
-		if err := fresh.apply(full.String()); err != nil {
-			return "", fmt.Errorf("native nftables transaction for state %d: %w", i, err)
-		}
-		if d := diffText(state.dump(), fresh.dump()); d != "" {
+		if d := diffText(want.dump(), got.dump()); d != "" {
 			return fmt.Sprintf("sync %d (%s) final state differs\n%s", i, syncKind(s), d), nil
 		}
 	}
 	return "", nil
-}
-
-// nativeNFTTransaction renders sync i natively when the renderer has a form
-// for it: the full sync, or a partial sync changing the endpoints of one
-// service present before and after.
-func nativeNFTTransaction(ms []*model.Model, i int, opts rendnft.Options) (string, bool, error) {
-	var buf bytes.Buffer
-	if i == 0 {
-		_, err := rendnft.Render(&buf, ms[0], opts)
-		return buf.String(), true, err
-	}
-	before, after, ok := oneServiceChange(ms[i-1], ms[i])
-	if !ok {
-		return "", false, nil
-	}
-	_, err := rendnft.RenderServiceChange(&buf, ms[i].Cluster, before, after, opts)
-	return buf.String(), true, err
-}
-
-// oneServiceChange returns the one service whose endpoints changed between
-// two states, if that is the only change.
-func oneServiceChange(a, b *model.Model) (*model.Service, *model.Service, bool) {
-	if a.Services.Len() != b.Services.Len() {
-		return nil, nil, false
-	}
-	var before, after *model.Service
-	for i := 0; i < a.Services.Len(); i++ {
-		x, y := a.Services.At(i), b.Services.At(i)
-		if key(x) != key(y) {
-			return nil, nil, false
-		}
-		if fmt.Sprint(*x) != fmt.Sprint(*y) {
-			if before != nil {
-				return nil, nil, false
-			}
-			before, after = x, y
-		}
-	}
-	return before, after, before != nil
 }
 
 // canonicalTx groups a transaction's lines by the object they act on

@@ -17,7 +17,11 @@ import (
 // iptablesOptions are the native renderer's options matching the driver's
 // kube-proxy flags (no nfacct in render mode, --random-fully, localhost
 // NodePorts, threshold 1000).
-func iptablesOptions() rendipt.Options { return rendipt.DefaultOptions() }
+func iptablesOptions() rendipt.Options {
+	o := rendipt.DefaultOptions()
+	o.Version = nativeVersion()
+	return o
+}
 
 func decodeRaw(op kube.Op, into any) error {
 	b := op.Object.Raw
@@ -57,6 +61,7 @@ func nativeVersion() render.KubeProxyVersion {
 // node's one address for NodePorts.
 func ipvsOptions() rendipvs.Options {
 	o := rendipvs.DefaultOptions()
+	o.Version = nativeVersion()
 	o.NodeIPs = []netip.Addr{nodeIP}
 	return o
 }
