@@ -12,7 +12,7 @@ APT_PACKAGES := iptables nftables iproute2 conntrack ipset ipvsadm kmod user-mod
 # keeps them from competing for the 2 CPUs (and from flaking on timing).
 GOTEST_FLAGS ?= -count=1 -p 1 -timeout 20m
 
-.PHONY: setup build test cross demo lint bench clean-lab fuzz bpf baseline
+.PHONY: setup build test cross demo lint bench clean-lab fuzz bpf baseline kube-proxy
 
 setup: ## install Debian packages (idempotent) and Go modules
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -29,8 +29,16 @@ setup: ## install Debian packages (idempotent) and Go modules
 build: setup
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/svclab
 
-test: setup lint cross
+test: setup lint cross kube-proxy
 	$(GO) test $(GOTEST_FLAGS) ./...
+	cd kubeproxy && export CGO_ENABLED=0 && $(GO) test $(GOTEST_FLAGS) ./... && $(GO) test $(GOTEST_FLAGS) $(KP135) ./...
+
+# kube-proxy's own proxiers as svclab's engine and oracle: a nested module
+# (kubeproxy/, see its README), one driver binary per kube-proxy version.
+KP135 := -modfile=go.135.mod -tags kp135
+kube-proxy: ## build bin/kube-proxy-driver-1.37 and -1.35
+	cd kubeproxy && CGO_ENABLED=0 $(GO) build -o ../bin/kube-proxy-driver-1.37 ./cmd/kube-proxy-driver
+	cd kubeproxy && CGO_ENABLED=0 $(GO) build $(KP135) -o ../bin/kube-proxy-driver-1.35 ./cmd/kube-proxy-driver
 
 # The commands that need no privilege build and run off Linux too.
 cross: setup

@@ -28,6 +28,8 @@
 // Partial syncs. RenderPartial writes only the updated services' chains, as
 // kube-proxy's partial syncs do, and flushes and deletes (`:CHAIN` + `-X`)
 // the chains of the previous services that the model no longer has.
+// Syncer works out the updated and previous services itself from the last
+// state it wrote, for a sequence of syncs.
 //
 // Order. kube-proxy iterates services in Go map order, so its KUBE-SERVICES
 // order is random. svclab renders services in the model's order instead (see

@@ -151,3 +151,38 @@ func TestMasqueradeRule(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncerLargeClusterStaleChains follows the end of kube-proxy's
+// TestSyncProxyRulesLargeClusterMode (v1.37.2): in large-cluster mode a
+// deleted service's chains are not deleted until a syncPeriod has passed
+// since the last cleanup; then the next sync deletes them.
+func TestSyncerLargeClusterStaleChains(t *testing.T) {
+	ep := func(ip string) model.Endpoint {
+		return model.Endpoint{IP: netip.MustParseAddr(ip), Ready: true, Serving: true}
+	}
+	base := largeServices([]model.Endpoint{ep("203.0.113.4"), ep("203.0.113.8"), ep("203.0.113.12")})
+	svc4 := model.Service{Namespace: "ns4", Name: "svc4", Type: model.ClusterIP, ClusterIP: netip.MustParseAddr("172.30.0.44"),
+		Ports: []model.Port{{Name: "p8082", Protocol: model.TCP, Port: 8082, TargetPort: 8082}}, Endpoints: []model.Endpoint{ep("10.4.0.1")}}
+	s := NewSyncer(DefaultOptions())
+	sync := func(services model.Slice) string {
+		var b strings.Builder
+		if _, err := s.Sync(&b, &model.Model{Cluster: kubeProxyCluster(), Services: services}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	sync(append(append(model.Slice(nil), base...), svc4))
+	if got := sync(base); strings.Contains(got, "-X ") {
+		t.Fatalf("large-cluster mode deleted chains before a syncPeriod passed:\n%s", got)
+	}
+	s.SyncPeriodElapsed()
+	got := sync(base)
+	for _, l := range []string{"-X KUBE-SVC-EBDQOQU5SJFXRIL3\n", "-X KUBE-SEP-SU5STNODRYEWJAUF\n"} {
+		if !strings.Contains(got, l) {
+			t.Errorf("the sync after a syncPeriod lacks %q", l)
+		}
+	}
+	if got := sync(base); strings.Contains(got, "-X ") {
+		t.Errorf("stale chains deleted twice:\n%s", got)
+	}
+}

@@ -63,6 +63,7 @@ func TestKubeProxySyncRepeated(t *testing.T) {
 			t.Fatalf("%s has %d payloads, the test %d steps", file, len(want), len(steps))
 		}
 		opts := Options{Version: v, NFAcct: true, LocalhostNodePorts: true, LargeClusterThreshold: 1000}
+		syncer := NewSyncer(opts)
 		for i, step := range steps {
 			t.Run(string(v)+"/"+step.name, func(t *testing.T) {
 				var updated func(int) bool
@@ -84,6 +85,18 @@ func TestKubeProxySyncRepeated(t *testing.T) {
 				}
 				if got != exp {
 					t.Errorf("payload differs from kube-proxy's:\n%s", golden.Diff(exp, got))
+				}
+				// The Syncer works out updated and previous itself.
+				b.Reset()
+				sync := syncer.Sync
+				if step.updated == nil && i > 0 {
+					sync = syncer.FullSync
+				}
+				if _, err := sync(&b, m); err != nil {
+					t.Fatal(err)
+				}
+				if got, _ := simipt.Canonical(strings.ReplaceAll(b.String(), "0x00004000", "0x4000")); got != exp {
+					t.Errorf("Syncer's payload differs from kube-proxy's:\n%s", golden.Diff(exp, got))
 				}
 			})
 		}

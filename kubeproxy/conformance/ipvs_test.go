@@ -1,0 +1,92 @@
+package conformance
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/svclab/svclab/sim/kube"
+	"github.com/svclab/svclab/sim/model"
+	rendipvs "github.com/svclab/svclab/sim/render/ipvs"
+)
+
+// TestIPVS: IPVS mode, after every sync: the iptables-restore payload, the
+// IPVS table (ipvsadm -Sn form) and the ipsets (ipset save form) that
+// kube-proxy's fakes hold.
+func TestIPVS(t *testing.T) { runSuite(t, kube.ModeIPVS, compareIPVS) }
+
+func compareIPVS(ms []*model.Model, kp []kube.Sync) (string, error) {
+	opts := ipvsOptions()
+	for i, s := range kp {
+		var ipt, adm, set bytes.Buffer
+		if _, err := rendipvs.RenderIPTables(&ipt, ms[i], opts); err != nil {
+			return "", fmt.Errorf("native ipvs iptables, sync %d: %w", i, err)
+		}
+		if _, err := rendipvs.RenderIPVSAdm(&adm, ms[i], opts); err != nil {
+			return "", fmt.Errorf("native ipvsadm, sync %d: %w", i, err)
+		}
+		if _, err := rendipvs.RenderIPSet(&set, ms[i], opts); err != nil {
+			return "", fmt.Errorf("native ipset, sync %d: %w", i, err)
+		}
+		d, err := diffRestore(s.Payload, ipt.String())
+		if err != nil || d != "" {
+			return fmt.Sprintf("sync %d iptables payload differs\n%s", i, d), err
+		}
+		if d := diffText(s.IPVS, canonicalIPVSAdm(adm.String())); d != "" {
+			return fmt.Sprintf("sync %d IPVS table differs\n%s", i, d), nil
+		}
+		if d := diffText(s.IPSet, canonicalIPSet(set.String())); d != "" {
+			return fmt.Sprintf("sync %d ipsets differ\n%s", i, d), nil
+		}
+	}
+	return "", nil
+}
+
+// canonicalIPVSAdm sorts ipvsadm -R input as the driver's dump is sorted:
+// virtual servers by their line, each followed by its real servers sorted.
+func canonicalIPVSAdm(text string) string {
+	type block struct {
+		head  string
+		reals []string
+	}
+	var blocks []*block
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(l, "-A "):
+			blocks = append(blocks, &block{head: l})
+		case strings.HasPrefix(l, "-a ") && len(blocks) > 0:
+			b := blocks[len(blocks)-1]
+			b.reals = append(b.reals, l)
+		}
+	}
+	sort.Slice(blocks, func(i, j int) bool { return blocks[i].head < blocks[j].head })
+	var out strings.Builder
+	for _, b := range blocks {
+		sort.Strings(b.reals)
+		out.WriteString(b.head + "\n")
+		for _, r := range b.reals {
+			out.WriteString(r + "\n")
+		}
+	}
+	return out.String()
+}
+
+// canonicalIPSet turns ipset restore input into the driver's ipset save
+// form: no -exist, create lines sorted, then add lines sorted.
+func canonicalIPSet(text string) string {
+	var creates, adds []string
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSuffix(l, " -exist")
+		switch {
+		case strings.HasPrefix(l, "create "):
+			creates = append(creates, l)
+		case strings.HasPrefix(l, "add "):
+			adds = append(adds, l)
+		}
+	}
+	sort.Strings(creates)
+	sort.Strings(adds)
+	return strings.Join(append(creates, adds...), "\n") + "\n"
+}

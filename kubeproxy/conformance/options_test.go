@@ -1,0 +1,67 @@
+package conformance
+
+import (
+	"encoding/json"
+	"net/netip"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/svclab/svclab/kubeproxy/driver"
+	"github.com/svclab/svclab/sim/kube"
+	"github.com/svclab/svclab/sim/render"
+	rendipt "github.com/svclab/svclab/sim/render/iptables"
+	rendipvs "github.com/svclab/svclab/sim/render/ipvs"
+	rendnft "github.com/svclab/svclab/sim/render/nftables"
+)
+
+// iptablesOptions are the native renderer's options matching the driver's
+// kube-proxy flags (no nfacct in render mode, --random-fully, localhost
+// NodePorts, threshold 1000).
+func iptablesOptions() rendipt.Options {
+	o := rendipt.DefaultOptions()
+	o.Version = nativeVersion()
+	return o
+}
+
+func decodeRaw(op kube.Op, into any) error {
+	b := op.Object.Raw
+	if b == nil {
+		var err error
+		if b, err = json.Marshal(op.Object.Object); err != nil {
+			return err
+		}
+	}
+	return json.Unmarshal(b, into)
+}
+
+// sliceService returns "ns/service" for an EndpointSlice event.
+func sliceService(op kube.Op) (string, bool) {
+	var es discoveryv1.EndpointSlice
+	if err := decodeRaw(op, &es); err != nil || es.Kind != "EndpointSlice" {
+		return "", false
+	}
+	return es.Namespace + "/" + es.Labels[discoveryv1.LabelServiceName], true
+}
+
+// nftablesOptions match the driver's kube-proxy: NodePorts on every local
+// address, no --masquerade-all, first sync after start.
+func nftablesOptions() rendnft.Options { return rendnft.Options{Version: nativeVersion()} }
+
+// nativeVersion is the native renderers' version matching the driver's
+// kube-proxy.
+func nativeVersion() render.KubeProxyVersion {
+	v, err := render.ParseKubeProxyVersion(driver.Version())
+	if err != nil {
+		panic(err) // a driver version the renderers do not know: fail loudly
+	}
+	return v
+}
+
+// ipvsOptions match the driver's kube-proxy: rr, --random-fully, the
+// node's one address for NodePorts.
+func ipvsOptions() rendipvs.Options {
+	o := rendipvs.DefaultOptions()
+	o.Version = nativeVersion()
+	o.NodeIPs = []netip.Addr{nodeIP}
+	return o
+}

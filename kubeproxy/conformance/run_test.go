@@ -1,0 +1,198 @@
+package conformance
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"k8s.io/klog/v2"
+
+	"github.com/svclab/svclab/kubeproxy/driver"
+	"github.com/svclab/svclab/sim/kube"
+	"github.com/svclab/svclab/sim/model"
+)
+
+// nodeIP is the node address both engines are given (IPVS NodePorts).
+var nodeIP = netip.MustParseAddr("192.168.0.2")
+
+func TestMain(m *testing.M) {
+	klog.InitFlags(nil)
+	_ = flag.Set("logtostderr", "false")
+	_ = flag.Set("alsologtostderr", "false")
+	_ = flag.Set("stderrthreshold", "FATAL")
+	klog.SetOutput(io.Discard)
+	flag.Parse()
+	os.Exit(m.Run())
+}
+
+// models returns the case's states as models of the default cluster.
+func models(tc *Case) []*model.Model {
+	var out []*model.Model
+	for _, s := range tc.States() {
+		out = append(out, &model.Model{Cluster: model.DefaultCluster(), Services: s})
+	}
+	return out
+}
+
+// kubeProxy renders tc with kube-proxy's own proxier in mode: one Sync
+// for the first sync and one per change.
+func kubeProxy(mode string, ms []*model.Model) ([]kube.Sync, error) {
+	req, err := kube.NewRequest(mode, ms[0], ms[1:]...)
+	if err != nil {
+		return nil, err
+	}
+	req.NodeIP = nodeIP.String()
+	var syncs []kube.Sync
+	err = driver.Run(context.Background(), req, true, nil, func(s kube.Sync) error {
+		if s.Error != "" {
+			return fmt.Errorf("sync %d: %s", s.Index, s.Error)
+		}
+		syncs = append(syncs, s)
+		return nil
+	})
+	return syncs, err
+}
+
+// clusters is how many cases each mode runs (SVCLAB_CONFORMANCE_CLUSTERS,
+// default 1000).
+func clusters(t *testing.T) int {
+	n := 1000
+	if v := os.Getenv("SVCLAB_CONFORMANCE_CLUSTERS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			t.Fatalf("SVCLAB_CONFORMANCE_CLUSTERS=%q: want a positive number", v)
+		}
+	}
+	return n
+}
+
+// enabled reports whether mode is in SVCLAB_CONFORMANCE_MODES (a comma
+// list; unset or empty means every mode).
+func enabled(mode string) bool {
+	v := os.Getenv("SVCLAB_CONFORMANCE_MODES")
+	if v == "" {
+		return true
+	}
+	for _, m := range strings.Split(v, ",") {
+		if strings.TrimSpace(m) == mode {
+			return true
+		}
+	}
+	return false
+}
+
+// comparer compares kube-proxy's syncs of a case with the native
+// renderer's: "" when they agree, else a description and diff of the
+// first sync that differs.
+type comparer func(ms []*model.Model, kp []kube.Sync) (string, error)
+
+// check runs one case through both engines.
+func check(mode string, cmp comparer, tc *Case) (string, int, error) {
+	ms := models(tc)
+	kp, err := kubeProxy(mode, ms)
+	if err != nil {
+		return "", 0, fmt.Errorf("kube-proxy %s: %w", mode, err)
+	}
+	d, err := cmp(ms, kp)
+	return d, len(kp), err
+}
+
+// runSuite generates the cases of one mode and reports the differences,
+// shrinking the first of each kind to the smallest case that still shows
+// it.
+func runSuite(t *testing.T, mode string, cmp comparer) {
+	if !enabled(mode) {
+		t.Skipf("%s not in SVCLAB_CONFORMANCE_MODES=%q", mode, os.Getenv("SVCLAB_CONFORMANCE_MODES"))
+	}
+	n := clusters(t)
+	syncs, differ := 0, 0
+	kinds := map[string]int{}
+	var shown int
+	for seed := range uint64(n) {
+		tc := Generate(seed)
+		d, k, err := check(mode, cmp, tc)
+		if err != nil {
+			t.Fatalf("case %d: %v", seed, err)
+		}
+		syncs += k
+		if d == "" {
+			continue
+		}
+		differ++
+		kind := syncKindOf(d) + ": " + diffKind(d)
+		kinds[kind]++
+		if kinds[kind] == 1 && shown < showLimit() {
+			shown++
+			small, sd := shrink(mode, cmp, tc, d)
+			t.Errorf("%s %s: case %d differs; smallest case that still differs:\n%s\n%s", mode, driver.Version(), seed, describeCase(small), sd)
+		}
+	}
+	report := t.Logf
+	if differ > 0 {
+		report = t.Errorf
+	}
+	report("%s %s: %d clusters, %d syncs, %d clusters differ", mode, driver.Version(), n, syncs, differ)
+	for _, k := range sortedKeys(kinds) {
+		report("  %d× %s", kinds[k], k)
+	}
+}
+
+// syncKind names a sync for messages.
+func syncKind(s kube.Sync) string {
+	if s.Full {
+		return "full"
+	}
+	return "partial"
+}
+
+// syncKindOf returns "full" or "partial" from a difference's first line.
+func syncKindOf(d string) string {
+	if strings.Contains(firstLine(d), "(partial)") {
+		return "partial sync"
+	}
+	return "full sync"
+}
+
+// showLimit is how many kinds of difference are shrunk and printed
+// (SVCLAB_CONFORMANCE_SHOW, default 3).
+func showLimit() int {
+	if n, err := strconv.Atoi(os.Getenv("SVCLAB_CONFORMANCE_SHOW")); err == nil {
+		return n
+	}
+	return 3
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
+	return keys
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func describeCase(tc *Case) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d, %d services:\n", tc.Seed, len(tc.Services))
+	for _, s := range tc.Services {
+		fmt.Fprintf(&b, "  %s\n", describeService(&s))
+	}
+	for i, c := range tc.Changes {
+		fmt.Fprintf(&b, "change %d: %s\n", i+1, c)
+	}
+	return b.String()
+}

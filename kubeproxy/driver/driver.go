@@ -1,0 +1,191 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+	utilsysctl "k8s.io/component-helpers/node/util/sysctl"
+	sysctltest "k8s.io/component-helpers/node/util/sysctl/testing"
+	"k8s.io/kubernetes/pkg/proxy"
+	utilipset "k8s.io/kubernetes/pkg/proxy/ipvs/ipset"
+	ipsettest "k8s.io/kubernetes/pkg/proxy/ipvs/ipset/testing"
+	utilipvs "k8s.io/kubernetes/pkg/proxy/ipvs/util"
+	ipvstest "k8s.io/kubernetes/pkg/proxy/ipvs/util/testing"
+	proxyutil "k8s.io/kubernetes/pkg/proxy/util"
+	utiliptables "k8s.io/kubernetes/pkg/util/iptables"
+	ipttest "k8s.io/kubernetes/pkg/util/iptables/testing"
+
+	"github.com/svclab/svclab/sim/kube"
+)
+
+// SyncPeriod is the proxiers' sync period. It is long so that nothing
+// time-driven (kube-proxy's periodic stale-chain cleanup in large
+// clusters) happens during a run.
+const SyncPeriod = time.Hour
+
+// settings are the kube-proxy flags the glue passes to NewProxier.
+type settings struct {
+	nodeName      string
+	nodeIP        net.IP
+	clusterCIDR   string
+	masqueradeBit int
+	detector      proxyutil.LocalTrafficDetector
+	recorder      events.EventRecorder
+}
+
+// host is what NewProxier is given to reach the kernel: real tools in sync
+// mode, fakes in render mode.
+type host struct {
+	ipt    utiliptables.Interface
+	ipvs   utilipvs.Interface
+	ipset  utilipset.Interface
+	sysctl utilsysctl.Interface
+}
+
+// Driver is one kube-proxy proxier and the objects it has been given.
+type Driver struct {
+	mode     string
+	render   bool
+	proxier  proxy.Provider
+	ipt      *recIPTables
+	nft      *recNFT
+	fakeIPVS *ipvstest.FakeIPVS
+	fakeSet  *ipsettest.FakeIPSet
+	store    *store
+	syncs    int
+}
+
+// New builds the proxier for req.Mode. With render set nothing touches the
+// kernel; otherwise the real iptables, nft, ipset and IPVS interfaces are
+// used, as kube-proxy does.
+func New(ctx context.Context, req *kube.Request, render bool) (*Driver, error) {
+	s, err := newSettings(req)
+	if err != nil {
+		return nil, err
+	}
+	d := &Driver{mode: req.Mode, render: render, store: newStore()}
+	h := d.host(render)
+	switch req.Mode {
+	case kube.ModeIPTables:
+		d.proxier, err = newIPTables(ctx, s, h)
+	case kube.ModeNFTables:
+		d.proxier, err = newNFTables(ctx, s)
+	case kube.ModeIPVS:
+		d.proxier, err = newIPVS(ctx, s, h)
+	default:
+		return nil, fmt.Errorf("kube-proxy mode %q: want iptables, nftables or ipvs", req.Mode)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kube-proxy %s %s proxier: %w", Version(), req.Mode, err)
+	}
+	if err := d.rewire(s); err != nil {
+		return nil, fmt.Errorf("kube-proxy %s %s proxier: %w", Version(), req.Mode, err)
+	}
+	return d, nil
+}
+
+func newSettings(req *kube.Request) (settings, error) {
+	if _, err := netip.ParsePrefix(req.ClusterCIDR); err != nil {
+		return settings{}, fmt.Errorf("cluster CIDR %q: %w", req.ClusterCIDR, err)
+	}
+	s := settings{
+		nodeName:      req.NodeName,
+		clusterCIDR:   req.ClusterCIDR,
+		masqueradeBit: req.MasqueradeBit,
+		detector:      proxyutil.NewDetectLocalByCIDR(req.ClusterCIDR),
+		recorder:      &events.FakeRecorder{},
+	}
+	if req.NodeIP != "" {
+		ip, err := netip.ParseAddr(req.NodeIP)
+		if err != nil {
+			return settings{}, fmt.Errorf("node IP %q: %w", req.NodeIP, err)
+		}
+		s.nodeIP = net.IP(ip.AsSlice())
+	}
+	return s, nil
+}
+
+// host returns the kernel interfaces for the mode: record-only and
+// in-memory fakes for render, the real tools wrapped in recorders for sync.
+func (d *Driver) host(render bool) host {
+	if render {
+		d.ipt = newRecIPTables(ipttest.NewFake(), true)
+		d.fakeIPVS = ipvstest.NewFake()
+		d.fakeSet = ipsettest.NewFake("7.17")
+		return host{ipt: d.ipt, ipvs: d.fakeIPVS, ipset: d.fakeSet, sysctl: sysctltest.NewFake()}
+	}
+	d.ipt = newRecIPTables(utiliptables.New(utiliptables.ProtocolIPv4), false)
+	return host{ipt: d.ipt, ipvs: utilipvs.New(), ipset: utilipset.New(), sysctl: utilsysctl.New()}
+}
+
+// Start gives the proxier the service CIDRs and every object, then runs
+// kube-proxy's first sync (OnServiceSynced + OnEndpointSlicesSynced).
+func (d *Driver) Start(objects v1.List, serviceCIDRs []string) (kube.Sync, error) {
+	if len(serviceCIDRs) > 0 {
+		d.proxier.OnServiceCIDRsChanged(serviceCIDRs)
+	}
+	for i, item := range objects.Items {
+		if err := d.apply(kube.Op{Action: kube.Add, Object: item}); err != nil {
+			return kube.Sync{}, fmt.Errorf("object %d of the list: %w", i, err)
+		}
+	}
+	d.proxier.OnServiceSynced()
+	return d.sync(), nil
+}
+
+// Step applies one step's events and syncs.
+func (d *Driver) Step(st kube.Step) (kube.Sync, error) {
+	for i, op := range st.Ops {
+		if err := d.apply(op); err != nil {
+			return kube.Sync{}, fmt.Errorf("step %d, event %d: %w", d.syncs, i, err)
+		}
+	}
+	return d.sync(), nil
+}
+
+// sync runs syncProxyRules synchronously (OnEndpointSlicesSynced calls it
+// unconditionally) and reports it.
+func (d *Driver) sync() kube.Sync {
+	out := kube.Sync{Index: d.syncs, Full: d.fullNext()}
+	d.syncs++
+	start := time.Now()
+	d.proxier.OnEndpointSlicesSynced()
+	out.DurationNS = time.Since(start).Nanoseconds()
+	var err error
+	if d.mode == kube.ModeNFTables {
+		out.Payload, err = d.nft.take()
+	} else {
+		var p []byte
+		p, err = d.ipt.take()
+		out.Payload = string(p)
+	}
+	out.PayloadBytes = len(out.Payload)
+	if err != nil {
+		out.Error = err.Error()
+	}
+	if d.mode == kube.ModeIPVS && d.render {
+		out.IPVS = dumpIPVS(d.fakeIPVS)
+		out.IPSet = dumpIPSet(d.fakeSet)
+	}
+	return out
+}
+
+// fullNext reports whether the coming sync is a full one: kube-proxy's
+// needFullSync in iptables and nftables modes; IPVS mode always
+// recomputes everything.
+func (d *Driver) fullNext() bool {
+	if d.mode == kube.ModeIPVS {
+		return true
+	}
+	v, err := getField(d.proxier, "needFullSync")
+	if err != nil {
+		return d.syncs == 0
+	}
+	b, _ := v.(bool)
+	return b
+}

@@ -1,0 +1,57 @@
+//go:build kp135
+
+package driver
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/kubernetes/pkg/proxy"
+	"k8s.io/kubernetes/pkg/proxy/iptables"
+	"k8s.io/kubernetes/pkg/proxy/ipvs"
+	"k8s.io/kubernetes/pkg/proxy/nftables"
+)
+
+// kubeVersion is go.135.mod's k8s.io/kubernetes version, for binaries
+// without module information (test binaries).
+const kubeVersion = "v1.35.4"
+
+// Up to v1.35 the NewProxier functions take positional arguments.
+
+func newIPTables(ctx context.Context, s settings, h host) (proxy.Provider, error) {
+	p, err := iptables.NewProxier(ctx, v1.IPv4Protocol, h.ipt, h.sysctl, SyncPeriod, 0,
+		false, true, s.masqueradeBit, s.detector, s.nodeName, s.nodeIP, s.recorder, nil, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func newNFTables(ctx context.Context, s settings) (proxy.Provider, error) {
+	p, err := nftables.NewProxier(ctx, v1.IPv4Protocol, SyncPeriod, 0,
+		false, s.masqueradeBit, s.detector, s.nodeName, s.nodeIP, s.recorder, nil, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func newIPVS(ctx context.Context, s settings, h host) (proxy.Provider, error) {
+	p, err := ipvs.NewProxier(ctx, v1.IPv4Protocol, h.ipt, h.ipvs, h.ipset, h.sysctl, SyncPeriod, 0,
+		nil, false, 0, 0, 0, false, s.masqueradeBit, s.detector, s.nodeName, s.nodeIP, s.recorder, nil,
+		"rr", nil, false)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// HasRandomFully: v1.35 asks the iptables interface whether
+// MASQUERADE --random-fully is supported. The render-mode fake answers as
+// this machine's iptables (1.8) would; sync mode asks the real one.
+func (r *recIPTables) HasRandomFully() bool {
+	if r.fake {
+		return true
+	}
+	return r.Interface.HasRandomFully()
+}

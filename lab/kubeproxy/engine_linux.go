@@ -1,0 +1,58 @@
+package kubeproxy
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/svclab/svclab/sim/kube"
+	"github.com/svclab/svclab/sim/model"
+)
+
+// Engine programs a lab namespace with kube-proxy itself. Its methods
+// follow the dataplane seam's FullSync and Apply (lab/apply's Dataplane),
+// returning kube-proxy's own reports; an adapter in lab/apply turns them
+// into apply.Sync (Engine: true).
+type Engine struct {
+	NS, Bin, Mode string
+	// IPTables is the iptables variant in iptables mode: "legacy" or "nft".
+	IPTables string
+	proc     *Process
+}
+
+// FullSync starts a fresh kube-proxy in the namespace and programs m: the
+// report of kube-proxy's first, full sync.
+func (e *Engine) FullSync(ctx context.Context, m *model.Model) (kube.Sync, error) {
+	if err := e.Close(); err != nil {
+		return kube.Sync{}, err
+	}
+	req, err := kube.NewRequest(e.Mode, m)
+	if err != nil {
+		return kube.Sync{}, err
+	}
+	req.OmitPayload = true
+	p, syncs, err := Start(ctx, e.NS, e.Bin, e.IPTables, req)
+	if err != nil {
+		return kube.Sync{}, err
+	}
+	e.proc = p
+	return syncs[0], nil
+}
+
+// Apply hands kube-proxy the change that adds endpoint ep to service i of
+// m (m is the state before it) and returns the report of the partial sync.
+func (e *Engine) Apply(m *model.Model, i int, ep model.Endpoint) (kube.Sync, error) {
+	if e.proc == nil {
+		return kube.Sync{}, fmt.Errorf("kube-proxy %s in netns %s: apply before the full sync", e.Mode, e.NS)
+	}
+	return e.proc.Step(kube.Diff(m.Services, kube.AddEndpoint(m.Services, i, ep)))
+}
+
+// Close stops kube-proxy; what it programmed stays.
+func (e *Engine) Close() error {
+	if e.proc == nil {
+		return nil
+	}
+	p := e.proc
+	e.proc = nil
+	return p.Close()
+}

@@ -1,0 +1,110 @@
+package kubeproxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+
+	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/sim/kube"
+)
+
+// Process is one driver running in sync mode inside a network namespace:
+// kube-proxy's own proxier programming that namespace's kernel through the
+// real iptables, nft and ipset tools.
+type Process struct {
+	ns, bin string
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	enc     *json.Encoder
+	out     *bufio.Scanner
+	stderr  bytes.Buffer
+}
+
+// Start starts the driver bin in sync mode inside namespace ns, with
+// kube-proxy's iptables commands bound to variant ("legacy", "nft", or ""
+// for the system's), hands it req and returns after req's first sync and
+// its steps, with their reports.
+func Start(ctx context.Context, ns, bin, variant string, req *kube.Request) (*Process, []kube.Sync, error) {
+	args := []string{"sync"}
+	if variant != "" {
+		args = []string{"-iptables", variant, "sync"}
+	}
+	p := &Process{ns: ns, bin: bin, cmd: exec.CommandContext(ctx, bin, args...)}
+	p.cmd.Stderr = &p.stderr
+	var err error
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		return nil, nil, p.wrap(err)
+	}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, p.wrap(err)
+	}
+	p.out = bufio.NewScanner(stdout)
+	p.out.Buffer(nil, 1<<30)
+	p.enc = json.NewEncoder(p.stdin)
+	if err := netns.Start(ns, p.cmd); err != nil {
+		return nil, nil, p.wrap(err)
+	}
+	if err := p.enc.Encode(req); err != nil {
+		return nil, nil, p.fail(err)
+	}
+	var syncs []kube.Sync
+	for range 1 + len(req.Steps) {
+		s, err := p.read()
+		if err != nil {
+			return nil, nil, err
+		}
+		syncs = append(syncs, s)
+	}
+	return p, syncs, nil
+}
+
+// Step sends one step and returns the report of the sync it causes.
+func (p *Process) Step(st kube.Step) (kube.Sync, error) {
+	if err := p.enc.Encode(st); err != nil {
+		return kube.Sync{}, p.fail(err)
+	}
+	return p.read()
+}
+
+func (p *Process) read() (kube.Sync, error) {
+	if !p.out.Scan() {
+		err := p.out.Err()
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return kube.Sync{}, p.fail(err)
+	}
+	var s kube.Sync
+	if err := json.Unmarshal(p.out.Bytes(), &s); err != nil {
+		return kube.Sync{}, p.wrap(fmt.Errorf("sync report: %w", err))
+	}
+	return s, nil
+}
+
+// Close ends the driver: it closes its input and waits for it to exit.
+// What kube-proxy programmed stays in the namespace.
+func (p *Process) Close() error {
+	_ = p.stdin.Close()
+	if err := p.cmd.Wait(); err != nil {
+		return p.wrap(err)
+	}
+	return nil
+}
+
+// fail stops a driver that broke off and returns err with its stderr.
+func (p *Process) fail(err error) error {
+	_ = p.stdin.Close()
+	_ = p.cmd.Wait()
+	return p.wrap(err)
+}
+
+func (p *Process) wrap(err error) error {
+	return fmt.Errorf("%s sync in netns %s: %w: %s", p.bin, p.ns, err, strings.TrimSpace(p.stderr.String()))
+}
