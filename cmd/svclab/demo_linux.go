@@ -34,11 +34,11 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(stdout, "== the rules: kube-proxy's two-endpoint example among 10,000 synthetic services")
-	m, err := modelFor(renderFlags{scenario: "two-endpoints", services: -1, endpoints: 2, seed: 1})
+	m, kp, err := modelFor(renderFlags{scenario: "two-endpoints", services: -1, endpoints: 2, seed: 1})
 	if err != nil {
 		return err
 	}
-	if err := renderSummary(stdout, m); err != nil {
+	if err := renderSummary(stdout, m, kp.Version); err != nil {
 		return err
 	}
 	sc, err := scenario.Load("demo")

@@ -7,8 +7,10 @@ import (
 
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/iptables"
 	"github.com/svclab/svclab/sim/render/ipvs"
+	"github.com/svclab/svclab/sim/render/nftables"
 )
 
 // Settings are per-run choices a dataplane needs.
@@ -16,6 +18,12 @@ type Settings struct {
 	// IPVSScheduler is kube-proxy's --ipvs-scheduler (rr, wrr, lc, sh, mh);
 	// empty means rr.
 	IPVSScheduler string
+	// Version is the kube-proxy release whose rules are written ("" is the
+	// newest).
+	Version render.KubeProxyVersion
+	// Engine is who writes them: "" or "native" (svclab's renderer), or
+	// "kube-proxy" (kube-proxy's own code, see lab/kubeproxy).
+	Engine string
 }
 
 // New returns the restore-text or netlink dataplane called name
@@ -31,11 +39,14 @@ func New(name, nodeNetns string, s Settings) (Dataplane, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &iptablesDataplane{ipt: ipt, opts: iptables.DefaultOptions()}, nil
+		opts := iptables.DefaultOptions()
+		opts.Version = s.Version
+		return &iptablesDataplane{ipt: ipt, opts: opts}, nil
 	case dataplane.NFTables:
-		return &nftablesDataplane{nft: &NFTables{Netns: nodeNetns}}, nil
+		return &nftablesDataplane{nft: &NFTables{Netns: nodeNetns, Options: nftables.Options{Version: s.Version}}}, nil
 	case dataplane.IPVS:
 		opts := ipvs.DefaultOptions()
+		opts.Version = s.Version
 		if s.IPVSScheduler != "" {
 			opts.Scheduler = s.IPVSScheduler
 		}

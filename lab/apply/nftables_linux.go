@@ -16,6 +16,8 @@ import (
 type NFTables struct {
 	Netns string
 	Table string // default "kube-proxy"
+	// Options shape the rendered scripts (the kube-proxy version).
+	Options nftables.Options
 }
 
 func (p *NFTables) table() string {
@@ -64,7 +66,7 @@ func (p *NFTables) Version() string {
 // sync renders m and loads it in one transaction.
 func (p *NFTables) sync(m *model.Model) (Sync, error) {
 	var script bytes.Buffer
-	stats, err := nftables.Render(&script, m, nftables.Options{})
+	stats, err := nftables.Render(&script, m, p.Options)
 	if err != nil {
 		return Sync{}, err
 	}
@@ -78,7 +80,7 @@ func (p *NFTables) sync(m *model.Model) (Sync, error) {
 // syncChange loads the transaction kube-proxy runs for change c to m.
 func (p *NFTables) syncChange(m *model.Model, c Change) (Sync, error) {
 	var script bytes.Buffer
-	stats, err := nftables.RenderIncremental(&script, m, c.Service, c.Endpoint, nftables.Options{})
+	stats, err := nftables.RenderIncremental(&script, m, c.Service, c.Endpoint, p.Options)
 	if err != nil {
 		return Sync{}, err
 	}

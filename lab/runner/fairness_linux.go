@@ -39,7 +39,7 @@ func RunFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *re
 	defer lab.Close()
 	planned := len(targets) * len(f.Dataplanes)
 	for _, name := range f.Dataplanes {
-		runs, err := fairnessOnDataplane(ctx, lab, name, m, targets, f, opts)
+		runs, err := fairnessOnDataplane(ctx, lab, name, m, targets, settingsFor(sc, f.Scheduler), f, opts)
 		for i := range runs {
 			if aerr := w.Append(results.Record{Type: results.TypeFairness, Fairness: &runs[i]}); aerr != nil {
 				return summary, aerr
@@ -90,8 +90,8 @@ func fairnessTargets(explicit model.Slice) []fairnessTarget {
 
 // fairnessOnDataplane programs one dataplane, measures every target, and
 // removes the rules again.
-func fairnessOnDataplane(ctx context.Context, lab Lab, name string, m *model.Model, targets []fairnessTarget, f *scenario.Fairness, opts Options) ([]results.FairnessRun, error) {
-	dp, err := lab.Dataplane(name, apply.Settings{IPVSScheduler: f.Scheduler})
+func fairnessOnDataplane(ctx context.Context, lab Lab, name string, m *model.Model, targets []fairnessTarget, s apply.Settings, f *scenario.Fairness, opts Options) ([]results.FairnessRun, error) {
+	dp, err := lab.Dataplane(name, s)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/svclab/svclab/lab/podserver"
 	"github.com/svclab/svclab/lab/traffic"
 	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/scenario"
 )
 
 // Kernel is the real Machine: labs of network namespaces and veths on this
@@ -60,6 +61,9 @@ func (l *kernelLab) Dataplane(name string, s apply.Settings) (apply.Dataplane, e
 	info, err := dataplane.Parse(name)
 	if err != nil {
 		return nil, err
+	}
+	if s.Engine == scenario.EngineKubeProxy {
+		return newKubeProxyDataplane(l, info, s)
 	}
 	if maker, ok := extraDataplanes[info.Sync]; ok {
 		return maker(l, info, s)

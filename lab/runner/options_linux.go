@@ -3,7 +3,9 @@ package runner
 import (
 	"fmt"
 
+	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/topo"
+	"github.com/svclab/svclab/sim/scenario"
 )
 
 // Options are a run's settings that do not come from the scenario.
@@ -44,4 +46,10 @@ func closeLab(l Lab, err error) error {
 		return fmt.Errorf("%w (and teardown: %v)", err, cerr)
 	}
 	return err
+}
+
+// settingsFor is what a dataplane of the scenario needs: the IPVS
+// scheduler, the kube-proxy version and the engine.
+func settingsFor(sc *scenario.Scenario, scheduler string) apply.Settings {
+	return apply.Settings{IPVSScheduler: scheduler, Version: sc.KubeProxy.Version, Engine: sc.KubeProxy.Engine}
 }

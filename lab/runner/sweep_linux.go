@@ -95,7 +95,7 @@ func setUpPoint(ctx context.Context, sc *scenario.Scenario, p planPoint, prefix 
 		return nil, err
 	}
 	l := &sweepLab{plan: p, lab: lab, machine: opts.Machine, model: m, fillers: gen}
-	dp, err := lab.Dataplane(p.dataplane, apply.Settings{IPVSScheduler: spec.Scheduler})
+	dp, err := lab.Dataplane(p.dataplane, settingsFor(sc, spec.Scheduler))
 	if err != nil {
 		return nil, closeLab(lab, err)
 	}

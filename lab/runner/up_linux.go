@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/scenario"
@@ -61,7 +60,7 @@ func ServeUp(ctx context.Context, sc *scenario.Scenario, dp, prefix string, read
 		return err
 	}
 	defer lab.Close()
-	d, err := lab.Dataplane(dp, apply.Settings{})
+	d, err := lab.Dataplane(dp, settingsFor(sc, ""))
 	if err != nil {
 		return err
 	}

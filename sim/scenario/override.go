@@ -14,7 +14,9 @@ import (
 type override struct {
 	field string // the field it sets, e.g. "dataplanes"
 	desc  string // what set it, for errors and the hash, e.g. "dataplanes=ipvs"
-	apply func(*file) error
+	// unhashed overrides leave Hash alone (see WithKubeProxy).
+	unhashed bool
+	apply    func(*file) error
 }
 
 // with returns the scenario re-decoded from its bytes with o added to its

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/svclab/svclab/sim/render"
+
 	"github.com/svclab/svclab/sim/dataplane"
 )
 
@@ -82,6 +84,9 @@ var reference = []fieldDoc{
 	{path: "sweep.throughputConnections", typ: "int", r: ints(1, MaxConnections, 2000), doc: "Batch size for conn/s and CPU per connection."},
 	{path: "sweep.scheduler", typ: "string", def: "rr", limits: "rr, wrr, lc, sh or mh", doc: "The IPVS scheduler."},
 	{path: "sweep.syncEachRepetition", typ: "bool", def: "false", doc: "Reload the rules in every repetition, so sync times get one sample per repetition."},
+	{path: "kubeProxy", typ: "mapping", doc: "Whose code writes the rules, and which kube-proxy release's rules they are."},
+	{path: "kubeProxy.engine", typ: "string", def: EngineNative, limits: EngineNative + " or " + EngineKubeProxy, doc: "native: svclab's renderer (fast, any OS); kube-proxy: kube-proxy's own proxier, run by the driver built with `make kube-proxy` (render, and sync in the lab's node)."},
+	{path: "kubeProxy.version", typ: "string", def: string(render.LatestKubeProxy), limits: "1.35 or 1.37 (or a patch release of either)", doc: "The kube-proxy release whose rules are written, for both engines (v1.36+ changed the nftables layout)."},
 	{path: "lab", typ: "mapping", doc: "Settings of the lab a run builds."},
 	{path: "lab.allowLargeLabs", typ: "bool", def: "false", limits: fmt.Sprintf("needed above %d explicit pods or %d sweep services", MaxLabPods, MaxSweepServices), doc: "Allow labs larger than this machine is known to hold."},
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // Scenario is a decoded, defaulted and validated scenario. Its fields are
@@ -29,6 +30,8 @@ type Scenario struct {
 	Fairness *Fairness
 	// Sweep configures a scaling sweep; nil when the file has none.
 	Sweep *Sweep
+	// KubeProxy is the engine and the kube-proxy release (defaulted).
+	KubeProxy KubeProxy
 
 	f          file // the validated YAML, defaults filled
 	cluster    model.Cluster
@@ -88,7 +91,8 @@ type Sweep struct {
 
 // typed builds the typed form of a validated file.
 func typed(f file, source string, raw []byte) *Scenario {
-	s := &Scenario{Name: f.Name, Description: f.Description, Source: source, Raw: raw, Placement: f.Placement, f: f}
+	s := &Scenario{Name: f.Name, Description: f.Description, Source: source, Raw: raw, Placement: f.Placement, f: f,
+		KubeProxy: KubeProxy{Engine: f.KubeProxy.Engine, Version: render.KubeProxyVersion(f.KubeProxy.Version)}}
 	s.cluster = model.DefaultCluster()
 	s.cluster.ClusterCIDR = netip.MustParsePrefix(f.Cluster.ClusterCIDR)
 	s.cluster.ServiceCIDR = netip.MustParsePrefix(f.Cluster.ServiceCIDR)
@@ -136,7 +140,9 @@ func (s *Scenario) Hash() string {
 	h := sha256.New()
 	h.Write(s.Raw)
 	for _, o := range s.overrides {
-		h.Write([]byte("\x00override " + o.desc))
+		if !o.unhashed {
+			h.Write([]byte("\x00override " + o.desc))
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

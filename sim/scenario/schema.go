@@ -16,6 +16,13 @@ type file struct {
 	Fairness    *fairnessSpec `yaml:"fairness"`
 	Sweep       *sweepSpec    `yaml:"sweep"`
 	Lab         labSpec       `yaml:"lab"`
+	KubeProxy   kubeProxySpec `yaml:"kubeProxy"`
+}
+
+// kubeProxySpec says whose code writes the rules and which release's.
+type kubeProxySpec struct {
+	Engine  string `yaml:"engine"`
+	Version string `yaml:"version"`
 }
 
 // clusterSpec holds cluster-wide settings.

@@ -28,6 +28,7 @@ func validate(f *file) []pathError {
 	if _, err := model.ParsePosition(f.Placement); err != nil {
 		errs = append(errs, fieldAt("placement")(err.Error(), "use first, middle, last or an index"))
 	}
+	errs = append(errs, validateKubeProxy(&f.KubeProxy)...)
 	if f.Fairness != nil {
 		errs = append(errs, validateFairness(f.Fairness)...)
 	}
