@@ -61,12 +61,16 @@ func countsOf(mode string, n, m int) (Size, error) {
 		return Size{Mode: mode, Rules: 9 + withEndpoints*(3*m+2) + (n - withEndpoints),
 			Chains: 10 + withEndpoints*(1+m)}, nil
 	case "nftables":
-		// Fixed: 23 rules, 16 chains. Per service with M endpoints: a
-		// service chain and M endpoint chains, 2M+2 rules. Every service
-		// has 2 elements: its cluster-ips set entry, and its service-ips
-		// map entry (no-endpoint-services when it has no endpoints).
-		return Size{Mode: mode, Rules: 23 + withEndpoints*(2*m+2), Chains: 16 + withEndpoints*(1+m),
-			Elements: 2 * n}, nil
+		// kube-proxy v1.36+'s layout (the renderers' default). Fixed: 22
+		// rules, 15 chains. Per service with endpoints: a service chain with
+		// one rule (dnat to the endpoint, or through a numgen map), and a
+		// hairpin-connections element per endpoint. Every service has 2
+		// more elements: its cluster-ips set entry, and its service-ips map
+		// entry (no-endpoint-services when it has no endpoints). (v1.35's
+		// layout: 23 rules and 16 chains fixed, plus a service chain and M
+		// endpoint chains of 2M+2 rules per service, and 2 elements.)
+		return Size{Mode: mode, Rules: 22 + withEndpoints, Chains: 15 + withEndpoints,
+			Elements: 2*n + withEndpoints*m}, nil
 	case "ipvs":
 		// IPVS: one virtual server per service, one real server per
 		// endpoint; the iptables part is 17 rules, plus 2 once a service
