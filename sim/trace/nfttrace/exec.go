@@ -30,7 +30,7 @@ func (tr *tracer) step(st *state, c *cchain, r *crule, stepped *bool, note strin
 		return
 	}
 	if !*stepped {
-		st.path = append(st.path, Step{Hook: st.hook, Chain: c.name, Index: r.index, Line: r.line, Rule: r.text})
+		st.path = append(st.path, Step{Hook: st.hook, Table: c.table, Chain: c.name, Index: r.index, Line: r.line, Rule: r.text})
 		*stepped = true
 	}
 	if note != "" {
