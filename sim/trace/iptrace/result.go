@@ -82,6 +82,7 @@ func (t *IPTablesTracer) finishBranches(s *scratch, out *Trace) {
 	}
 	out.Verdict, out.Masquerade, out.DNAT = main.verdict, main.masquerade, main.dnatTo
 	out.Service, out.RulesEvaluated, out.Branches = main.service, main.rules, len(s.done)
+	out.Mark = main.mark
 	out.Endpoints = t.endpoints(s, out.Endpoints)
 	out.Path = t.mainPath(s, main, out)
 	out.Flags = t.flags(s, main, out.Endpoints, out.Flags[:0])

@@ -73,6 +73,7 @@ type outcome struct {
 	masquerade bool
 	dnatTo     netip.AddrPort
 	service    string
+	mark       uint32 // the packet mark when the branch ended
 }
 
 var errTooDeep = fmt.Errorf("jump depth exceeds %d chains", maxDepth)
@@ -97,12 +98,12 @@ func (t *IPTablesTracer) runBranch(s *scratch, b *branch) error {
 		}
 		b.depth = 0
 		if v != Accept {
-			b.verdict, b.stage = v, stageDone
+			b.verdict, b.stage, b.mark = v, stageDone, b.pkt.mark
 			return nil
 		}
 		b.stage = t.nextStage(b)
 	}
-	b.verdict = Accept
+	b.verdict, b.mark = Accept, b.pkt.mark
 	return nil
 }
 
