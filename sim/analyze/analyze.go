@@ -62,9 +62,12 @@ func Analyze(d *Dump, src netip.Addr, opts Options) (*Report, error) {
 		return nil, err
 	}
 	var targets []target
-	if d.Kind == KindIPTables {
+	switch d.Kind {
+	case KindIPTables:
 		targets = iptablesTargets(d.IPT)
-	} else {
+	case KindIPVS:
+		targets = ipvsTargets(d)
+	default:
 		targets = nftablesTargets(d)
 	}
 	rep := &Report{Dump: d.Kind, Endpoints: map[int]int{}}
