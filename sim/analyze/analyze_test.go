@@ -185,3 +185,30 @@ func TestIPVSDump(t *testing.T) {
 		t.Fatalf("report %+v, %v", rep, err)
 	}
 }
+
+// TestIPv6Services: ip6tables-save services are analysed, with an IPv6
+// client even when --src is IPv4.
+func TestIPv6Services(t *testing.T) {
+	d, err := LoadFile("../trace/iptrace/testdata/ip6tables.rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Analyze(d, netip.MustParseAddr("10.244.255.1"), Options{})
+	if err != nil || len(rep.Services) != 2 {
+		t.Fatalf("report %+v, %v", rep, err)
+	}
+	for _, s := range rep.Services {
+		switch s.Destination {
+		case "[fd00:10:96::10]:80":
+			if s.Endpoints != 2 || s.Verdict != "ACCEPT" || s.NonUniform {
+				t.Errorf("svc1: %+v", s)
+			}
+		case "[fd00:10:96::20]:80":
+			if s.Verdict != "REJECT" {
+				t.Errorf("svc2: %+v", s)
+			}
+		default:
+			t.Errorf("unexpected %+v", s)
+		}
+	}
+}

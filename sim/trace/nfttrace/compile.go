@@ -20,6 +20,7 @@ type Program struct {
 type cchain struct {
 	name   string
 	table  string // "inet filter"
+	family string // "ip", "ip6" or "inet": the packets its hooks see
 	typ    string // "nat", "filter", "" for regular chains
 	policy string
 	rules  []*crule
@@ -51,7 +52,7 @@ func Compile(rs *nftables.Ruleset, opts Options) (*Program, error) {
 	}
 	byHook := map[string][]prio{}
 	for _, t := range rs.Tables {
-		if t.Family != "ip" && t.Family != "inet" {
+		if t.Family != "ip" && t.Family != "ip6" && t.Family != "inet" {
 			continue
 		}
 		c, err := compileTable(t)
@@ -77,7 +78,7 @@ func Compile(rs *nftables.Ruleset, opts Options) (*Program, error) {
 func compileTable(t *nftables.Table) (*compiler, error) {
 	c := &compiler{chains: map[string]*cchain{}, sets: map[string]*cset{}}
 	for _, ch := range t.Chains {
-		c.chains[ch.Name] = &cchain{name: ch.Name, table: t.Family + " " + t.Name, typ: ch.Type, policy: ch.Policy}
+		c.chains[ch.Name] = &cchain{name: ch.Name, table: t.Family + " " + t.Name, family: t.Family, typ: ch.Type, policy: ch.Policy}
 	}
 	for _, s := range t.Sets {
 		cs, err := compileSet(s, c.chains)
@@ -106,7 +107,7 @@ func compileTable(t *nftables.Table) (*compiler, error) {
 
 // isLocal reports whether a is one of the node's addresses.
 func (p *Program) isLocal(a netip.Addr) bool {
-	return p.local[a] || (a.Is4() && a.As4()[0] == 127)
+	return p.local[a] || a.IsLoopback()
 }
 
 // protoDependency is the protocol match nft adds before "tcp dport …"

@@ -140,6 +140,9 @@ func (r *crule) decidesNothing(i int) bool {
 
 // match evaluates one match op; why is set when it cannot be decided.
 func (tr *tracer) match(st *state, o *op) (ok bool, why string) {
+	if o.family != 0 && (o.family == 4) != st.src.Is4() {
+		return false, "" // the other family's header: the dependency fails
+	}
 	switch o.kind {
 	case opMatchAddr:
 		a := st.src
