@@ -199,7 +199,7 @@ func (t *IPTablesTracer) walkChain(s *scratch, b *branch, tbl *compiledTable, c 
 			}
 		}
 		if !t.skipPaths {
-			b.tail = s.addStep(b.tail, tbl.id, f.chain, int32(i), matched)
+			b.tail = s.addStep(b.tail, &c.steps[i], matched)
 		}
 		if !matched {
 			continue
@@ -232,7 +232,7 @@ func (t *IPTablesTracer) fork(s *scratch, b *branch, table uint8, chain int32, i
 	nb.prob *= 1 - r.stat.nominal
 	nb.eff *= 1 - r.stat.effective
 	if !t.skipPaths {
-		nb.tail = s.addStep(b.tail, table, chain, int32(i), false)
+		nb.tail = s.addStep(b.tail, &t.tables[table].chains[chain].steps[i], false)
 	}
 	b.prob *= r.stat.nominal
 	b.eff *= r.stat.effective
@@ -253,7 +253,7 @@ func (t *IPTablesTracer) forkUndecided(s *scratch, b *branch, tbl *compiledTable
 	nb := &s.pending[len(s.pending)-1]
 	nb.assumed = s.addAssumption(b.assumed, tbl.id, chain, int32(i), false, why)
 	if !t.skipPaths {
-		nb.tail = s.addStep(b.tail, tbl.id, chain, int32(i), false)
+		nb.tail = s.addStep(b.tail, &tbl.chains[chain].steps[i], false)
 	}
 	b.assumed = s.addAssumption(b.assumed, tbl.id, chain, int32(i), true, why)
 	return true, false
