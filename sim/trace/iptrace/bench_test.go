@@ -2,8 +2,8 @@ package iptrace
 
 import (
 	"math/rand/v2"
-	"runtime"
 	"net/netip"
+	"runtime"
 	"testing"
 	"time"
 )
