@@ -18,8 +18,10 @@ func init() {
 const traceUsage = `Usage: svclab trace --dump FILE --dst IP:PORT [options]
 
 Walks the first packet of a connection through a rule dump, in userspace:
-iptables-save output (or kube-proxy's iptables-restore payload), or
-nft list ruleset output (or kube-proxy's nft script). Prints the rules on the
+iptables-save or ip6tables-save output (or kube-proxy's iptables-restore
+payload), nft list ruleset output (text or -j JSON, or kube-proxy's nft
+script), or ipvsadm -Sn output (with --iptables and --ipsets; or svclab
+render --mode ipvs's combined file). Prints the rules on the
 way, the verdict, whether the packet is masqueraded, and every endpoint it
 can reach with its exact probability: the product of the statistic
 probabilities on its path, as written and as the kernel applies them
@@ -37,6 +39,7 @@ Options:
   --mark N            the packet mark it enters with (default 0)
   --state S           new (default: the first packet) or established (nat is skipped)
   --ipsets FILE       the node's ipsets (ipset save > FILE), for -m set matches
+  --iptables FILE     with an IPVS dump (ipvsadm -Sn > FILE): the node's iptables-save
   --json              one JSON object: endpoints as {"endpoint": "IP:port", "probability": p}
 
 The iptables tracer walks raw, mangle, nat, filter and security in the
@@ -67,6 +70,7 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 	mark := fs.Uint("mark", 0, "")
 	state := fs.String("state", "new", "")
 	ipsets := fs.String("ipsets", "", "")
+	iptablesFile := fs.String("iptables", "", "")
 	asJSON := fs.Bool("json", false, "")
 	if rest, err := parseFlags(fs, args); err != nil {
 		return err
@@ -84,7 +88,7 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 		return usagef("--state %q: want new or established", *state)
 	}
 	pkt.InIface, pkt.OutIface, pkt.Mark, pkt.State = *inIface, *outIface, uint32(*mark), *state
-	res, err := analyze.TraceFile(*dump, *ipsets, analyze.Options{Local: locals}, pkt)
+	res, err := analyze.TraceFile(analyze.Files{Dump: *dump, IPSets: *ipsets, IPTables: *iptablesFile}, analyze.Options{Local: locals}, pkt)
 	if err != nil {
 		return err
 	}

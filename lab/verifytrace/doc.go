@@ -5,7 +5,14 @@
 // the tracer predicts. Every packet the tracer gives a verdict for must
 // agree with the kernel; the others must be "unknown".
 //
-// The namespaces are named svl-vt-<pid>-<n>-node and -client and removed
-// at the end. The node namespace uses iptables-legacy (per namespace, and
-// its save is fast enough to read after every packet).
+// For an nftables ruleset the kernel's own trace is the oracle: a table
+// sets nftrace on every packet, `nft monitor trace` reports each rule that
+// matched, and a marker packet after each test packet shows its trace is
+// complete.
+//
+// Packets carry a wrong L4 checksum and conntrack is told not to check
+// it, so no reply (RST, ICMP error, REJECT's answer) adds traffic of its
+// own. The namespaces are named svl-vt-<pid>-<n>-node and -client and
+// removed at the end. The node namespace uses iptables-legacy (per
+// namespace, and its save is fast enough to read after every packet).
 package verifytrace

@@ -39,9 +39,15 @@ func newPool(d *iptables.Dump, m Meta, sets ipvs.IPSets) *pool {
 	for _, set := range sets {
 		p.addSet(set)
 	}
+	p.prune()
+	return p
+}
+
+// prune drops addresses no packet can carry: sources that are the node's
+// own (a martian from outside), loopback, multicast and the like.
+func (p *pool) prune() {
 	p.srcs = slices.DeleteFunc(p.srcs, func(a netip.Addr) bool { return !usable(a) || p.local[a] })
 	p.dsts = slices.DeleteFunc(p.dsts, func(a netip.Addr) bool { return !usable(a) })
-	return p
 }
 
 func (p *pool) addRule(r *iptables.Rule) {

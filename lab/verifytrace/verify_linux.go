@@ -55,6 +55,9 @@ func Verify(text, ipsets []byte, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if isNFT(text) {
+		return verifyNFT(text, meta, opts)
+	}
 	d, err := iptables.ParseString(string(text))
 	if err != nil {
 		return Result{}, fmt.Errorf("verify-trace: parse the dump: %w", err)
@@ -88,24 +91,11 @@ func Verify(text, ipsets []byte, opts Options) (Result, error) {
 
 func (l *lab) run(d *iptables.Dump, meta Meta, sets ipvs.IPSets, tr *iptrace.IPTablesTracer, opts Options) (Result, error) {
 	var res Result
-	clients := map[string]*sender{}
-	for n, iface := range append([]string{"eth0"}, meta.Ifaces...) {
-		dev := "eth0"
-		if n > 0 {
-			dev = clientIface(n - 1)
-		}
-		s, err := openSender(l.client, dev)
-		if err != nil {
-			return res, err
-		}
-		defer s.close()
-		clients[iface] = s
-	}
-	node, err := openSender(l.node, "")
+	senders, err := l.senders(meta)
 	if err != nil {
 		return res, err
 	}
-	defer node.close()
+	defer senders.close()
 	before, err := l.snapshot()
 	if err != nil {
 		return res, err
@@ -114,11 +104,7 @@ func (l *lab) run(d *iptables.Dump, meta Meta, sets ipvs.IPSets, tr *iptrace.IPT
 	pool := newPool(d, meta, sets)
 	for i := range opts.Packets {
 		p := pool.draw(rng, uint16(10000+i%50000))
-		s := clients[p.InIface]
-		if p.FromNode {
-			s = node
-		}
-		if err := s.send(p); err != nil {
+		if err := senders.send(p); err != nil {
 			return res, err
 		}
 		after, err := l.snapshot()
@@ -164,4 +150,49 @@ func tracerPacket(p Packet, pool *pool) iptrace.Packet {
 		tp.From, tp.InIface = "node", ""
 	}
 	return tp
+}
+
+// senderSet is the raw sockets a lab sends from: one per client
+// interface, one in the node.
+type senderSet struct {
+	clients map[string]*sender
+	node    *sender
+}
+
+func (l *lab) senders(meta Meta) (*senderSet, error) {
+	s := &senderSet{clients: map[string]*sender{}}
+	for n, iface := range append([]string{"eth0"}, meta.Ifaces...) {
+		dev := "eth0"
+		if n > 0 {
+			dev = clientIface(n - 1)
+		}
+		c, err := openSender(l.client, dev)
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		s.clients[iface] = c
+	}
+	var err error
+	if s.node, err = openSender(l.node, ""); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *senderSet) send(p Packet) error {
+	if p.FromNode {
+		return s.node.send(p)
+	}
+	return s.clients[p.InIface].send(p)
+}
+
+func (s *senderSet) close() {
+	for _, c := range s.clients {
+		c.close()
+	}
+	if s.node != nil {
+		s.node.close()
+	}
 }

@@ -7,19 +7,20 @@ import (
 	"github.com/svclab/svclab/lab/labtest"
 )
 
-// TestCorpus checks the tracer against the kernel on every dump of the
-// corpus (testdata/*.rules).
+// TestCorpus checks the tracers against the kernel on every dump of the
+// corpus: testdata/*.rules (iptables-save, with DUMP.ipsets when it
+// uses sets) and testdata/*.nft (nft list ruleset).
 func TestCorpus(t *testing.T) {
 	labtest.RequireRoot(t)
 	labtest.RequireBinary(t, "iptables-legacy-restore")
-	files, err := filepath.Glob("testdata/*.rules")
+	files, err := filepath.Glob("testdata/*.[rn][uf][lt]*")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus: %v", err)
 	}
 	total := 0
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			res, err := VerifyFile(f, Options{Packets: 1300, Seed: 1})
+			res, err := VerifyFile(f, Options{Packets: 1100, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -31,4 +32,7 @@ func TestCorpus(t *testing.T) {
 		})
 	}
 	t.Logf("%d packets over %d dumps", total, len(files))
+	if total < 10000 || len(files) < 8 {
+		t.Errorf("the corpus check needs at least 10,000 packets over 8 dumps; got %d over %d", total, len(files))
+	}
 }

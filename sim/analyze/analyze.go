@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/netip"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/svclab/svclab/sim/iptables"
@@ -62,14 +63,17 @@ func Analyze(d *Dump, src netip.Addr, opts Options) (*Report, error) {
 		return nil, err
 	}
 	var targets []target
-	if d.Kind == KindIPTables {
+	switch d.Kind {
+	case KindIPTables:
 		targets = iptablesTargets(d.IPT)
-	} else {
+	case KindIPVS:
+		targets = ipvsTargets(d)
+	default:
 		targets = nftablesTargets(d)
 	}
 	rep := &Report{Dump: d.Kind, Endpoints: map[int]int{}}
 	for _, t := range targets {
-		res, err := tr.Trace(Packet{Src: src, Dst: t.dst.Addr(), Proto: t.proto, DPort: t.dst.Port(), From: "pod"})
+		res, err := tr.Trace(Packet{Src: sourceFor(src, t.dst.Addr()), Dst: t.dst.Addr(), Proto: t.proto, DPort: t.dst.Port(), From: "pod"})
 		if err != nil {
 			return nil, err
 		}
@@ -77,6 +81,25 @@ func Analyze(d *Dump, src netip.Addr, opts Options) (*Report, error) {
 	}
 	rep.summarize()
 	return rep, nil
+}
+
+// Default clients for services of the family src is not: a pod address
+// of each family.
+var (
+	defaultSrc4 = netip.MustParseAddr("10.244.255.1")
+	defaultSrc6 = netip.MustParseAddr("fd00:10:244:ffff::1")
+)
+
+// sourceFor is src, or the default pod address of dst's family when src
+// is of the other family (a dual-stack dump has services of both).
+func sourceFor(src, dst netip.Addr) netip.Addr {
+	switch {
+	case src.Is4() == dst.Is4():
+		return src
+	case dst.Is4():
+		return defaultSrc4
+	}
+	return defaultSrc6
 }
 
 func row(t target, res Result) ServiceRow {
@@ -150,7 +173,7 @@ func iptablesTargets(d *iptables.Dump) []target {
 }
 
 func serviceRule(r *iptables.Rule, pos int) (target, bool) {
-	if !r.Destination.Set || r.Destination.Negated || !r.DestPort.Set || !r.Protocol.Set || r.Destination.Prefix.Bits() != 32 {
+	if !r.Destination.Set || r.Destination.Negated || !r.DestPort.Set || !r.Protocol.Set || !r.Destination.Prefix.IsSingleIP() {
 		return target{}, false
 	}
 	return target{name: iptables.ServiceName(r.Comment), pos: pos,
@@ -184,10 +207,12 @@ func nftTarget(key, value []string, comment string, pos int) (target, bool) {
 	if len(key) != 3 {
 		return target{}, false
 	}
-	ap, err := netip.ParseAddrPort(key[0] + ":" + key[2])
-	if err != nil {
+	addr, err := netip.ParseAddr(key[0])
+	port, err2 := strconv.ParseUint(key[2], 10, 16)
+	if err != nil || err2 != nil {
 		return target{}, false
 	}
+	ap := netip.AddrPortFrom(addr, uint16(port))
 	name := comment
 	if name == "" && len(value) == 2 {
 		// "service-ULMVA6XW-ns1/svc1/tcp/p80" → "ns1/svc1/tcp/p80"

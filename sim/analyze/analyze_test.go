@@ -10,6 +10,7 @@ import (
 
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render/iptables"
+	renderipvs "github.com/svclab/svclab/sim/render/ipvs"
 	"github.com/svclab/svclab/sim/render/nftables"
 )
 
@@ -21,9 +22,12 @@ func renderDump(t testing.TB, mode string, services, endpoints int) *Dump {
 	}
 	m := &model.Model{Cluster: model.DefaultCluster(), Services: gen}
 	var b bytes.Buffer
-	if mode == KindIPTables {
+	switch mode {
+	case KindIPTables:
 		_, err = iptables.Render(&b, m, iptables.DefaultOptions())
-	} else {
+	case KindIPVS:
+		_, err = renderipvs.Render(&b, m, renderipvs.Options{})
+	default:
 		_, err = nftables.Render(&b, m, nftables.Options{})
 	}
 	if err != nil {
@@ -169,5 +173,42 @@ func TestNFTJSONMatchesText(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no packets")
+	}
+}
+
+// TestIPVSDump: svclab's IPVS rendering (ipvsadm, ipset and iptables
+// parts) is traced, not refused: each real server 1/3 under rr.
+func TestIPVSDump(t *testing.T) {
+	d := renderDump(t, KindIPVS, 5, 3)
+	rep, err := Analyze(d, netip.MustParseAddr("10.244.255.1"), Options{})
+	if err != nil || d.Kind != KindIPVS || len(rep.Services) != 5 || rep.Services[0].Endpoints != 3 || rep.Flagged != 0 {
+		t.Fatalf("report %+v, %v", rep, err)
+	}
+}
+
+// TestIPv6Services: ip6tables-save services are analysed, with an IPv6
+// client even when --src is IPv4.
+func TestIPv6Services(t *testing.T) {
+	d, err := LoadFile("../trace/iptrace/testdata/ip6tables.rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Analyze(d, netip.MustParseAddr("10.244.255.1"), Options{})
+	if err != nil || len(rep.Services) != 2 {
+		t.Fatalf("report %+v, %v", rep, err)
+	}
+	for _, s := range rep.Services {
+		switch s.Destination {
+		case "[fd00:10:96::10]:80":
+			if s.Endpoints != 2 || s.Verdict != "ACCEPT" || s.NonUniform {
+				t.Errorf("svc1: %+v", s)
+			}
+		case "[fd00:10:96::20]:80":
+			if s.Verdict != "REJECT" {
+				t.Errorf("svc2: %+v", s)
+			}
+		default:
+			t.Errorf("unexpected %+v", s)
+		}
 	}
 }

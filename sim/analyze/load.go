@@ -22,8 +22,11 @@ const (
 // Dump is a parsed rule dump of either kind.
 type Dump struct {
 	Kind string
-	IPT  *iptables.Dump
+	IPT  *iptables.Dump // iptables, or the iptables rules next to IPVS
 	NFT  *nftables.Ruleset
+	IPVS *ipvs.Table
+	// IPSets come with a combined IPVS file (svclab render --mode ipvs).
+	IPSets ipvs.IPSets
 }
 
 // LoadFile reads and parses a dump file.
@@ -44,6 +47,9 @@ func Load(r io.Reader) (*Dump, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
+	}
+	if isIPVS(data) {
+		return loadIPVS(data)
 	}
 	switch kind := detect(data); kind {
 	case KindIPTables:
@@ -95,12 +101,30 @@ func detect(data []byte) string {
 	return ""
 }
 
-// TraceFile loads the dump at path (and the `ipset save` output at
-// ipsetPath, if not "") and traces one packet.
-func TraceFile(path, ipsetPath string, opts Options, p Packet) (Result, error) {
-	d, err := loadWithSets(path, ipsetPath, &opts)
+// Files are what the user gives: the dump, and for an IPVS dump the
+// node's ipsets and iptables-save ("" when not given).
+type Files struct {
+	Dump, IPSets, IPTables string
+}
+
+// TraceFile loads the files and traces one packet.
+func TraceFile(files Files, opts Options, p Packet) (Result, error) {
+	d, err := loadWithSets(files.Dump, files.IPSets, &opts)
 	if err != nil {
 		return Result{}, err
+	}
+	if files.IPTables != "" {
+		if d.Kind != KindIPVS {
+			return Result{}, fmt.Errorf("--iptables goes with an IPVS dump (ipvsadm -Sn); %s is %s", files.Dump, d.Kind)
+		}
+		ipt, err := LoadFile(files.IPTables)
+		if err != nil {
+			return Result{}, err
+		}
+		if ipt.Kind != KindIPTables {
+			return Result{}, fmt.Errorf("%s: not an iptables-save dump", files.IPTables)
+		}
+		d.IPT = ipt.IPT
 	}
 	tr, err := NewTracer(d, opts)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/svclab/svclab/sim/ipvs"
 	"github.com/svclab/svclab/sim/trace/iptrace"
+	"github.com/svclab/svclab/sim/trace/ipvstrace"
 	"github.com/svclab/svclab/sim/trace/nfttrace"
 )
 
@@ -63,6 +64,7 @@ type Tracer struct {
 	kind string
 	ipt  *iptrace.IPTablesTracer
 	nft  *nfttrace.Program
+	ipvs *ipvstrace.Tracer
 }
 
 // NewTracer compiles the dump.
@@ -74,6 +76,8 @@ func NewTracer(d *Dump, opts Options) (*Tracer, error) {
 		t.ipt, err = iptrace.NewIPTablesTracer(d.IPT, iptrace.Options{LocalAddrs: opts.Local, IPSets: opts.IPSets, SkipPaths: opts.SkipPaths})
 	case KindNFTables:
 		t.nft, err = nfttrace.Compile(d.NFT, nfttrace.Options{LocalAddrs: opts.Local, SkipPath: opts.SkipPaths})
+	case KindIPVS:
+		t.ipvs, err = newIPVSTracer(d, opts)
 	default:
 		err = fmt.Errorf("unknown dump kind %q", d.Kind)
 	}
@@ -84,6 +88,9 @@ func NewTracer(d *Dump, opts Options) (*Tracer, error) {
 func (t *Tracer) Trace(p Packet) (Result, error) {
 	if t.ipt != nil {
 		return t.traceIPTables(p)
+	}
+	if t.ipvs != nil {
+		return t.traceIPVS(p)
 	}
 	return t.traceNFTables(p)
 }

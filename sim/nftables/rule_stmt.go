@@ -39,7 +39,7 @@ func (rp *ruleParser) numgen() (Expr, error) {
 func (rp *ruleParser) nat() (Expr, error) {
 	kind := rp.at(0).text
 	rp.i++
-	if rp.at(0).is("ip") {
+	if rp.at(0).is("ip") || rp.at(0).is("ip6") {
 		rp.i++
 		rp.skipAddrPort()
 	}

@@ -58,15 +58,15 @@ type compiledChain struct {
 	// policy it had is kept); it is taken as ACCEPT and noted.
 	policyKept bool
 	rules      []compiledRule
-	texts      []string // rule lines, for Steps; apart from rules to keep those small
+	steps      []Step // each rule's Step (Matched false); apart from rules to keep those small
 	index      *dstIndex
 }
 
-// setTexts fills c.texts from the rules' sources.
-func (c *compiledChain) setTexts(texts []string) {
-	c.texts = texts[:len(c.rules):len(c.rules)]
+// setSteps fills c.steps, in the memory of steps, from the rules' sources.
+func (c *compiledChain) setSteps(table string, steps []Step) {
+	c.steps = steps[:len(c.rules):len(c.rules)]
 	for i := range c.rules {
-		c.texts[i] = c.rules[i].src0.String()
+		c.steps[i] = Step{Table: table, Chain: c.name, RuleIndex: i + 1, Rule: c.rules[i].src0.String()}
 	}
 }
 
@@ -146,7 +146,11 @@ func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, 
 	}
 	ct.chains = make([]compiledChain, 0, len(ct.byName))
 	slab := make([]compiledRule, src.RuleCount()) // one allocation, rules in chain order
-	texts := make([]string, len(slab))
+	extras := make([]ruleExtra, len(slab))
+	for i := range slab {
+		slab[i].ruleExtra = &extras[i]
+	}
+	steps := make([]Step, len(slab))
 	for _, c := range src.Chains {
 		if c.Deleted {
 			continue
@@ -162,8 +166,8 @@ func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, 
 				return nil, fmt.Errorf("compile rule %d of %s %s: %w", i+1, src.Name, c.Name, err)
 			}
 		}
-		cc.setTexts(texts)
-		texts = texts[len(c.Rules):]
+		cc.setSteps(src.Name, steps)
+		steps = steps[len(c.Rules):]
 		if len(cc.rules) >= indexMin {
 			cc.index = buildDstIndex(cc.rules)
 		}

@@ -31,7 +31,7 @@ func (t *IPTablesTracer) matches(s *scratch, b *branch, r *compiledRule) (bool, 
 	if c&checkCT != 0 && p.established && r.ct.mask&(ctDNAT|ctSNAT) != 0 {
 		with, without := r.ct.test(ctEstablished|ctDNAT|ctSNAT), r.ct.test(ctEstablished)
 		if with != without {
-			why = append(why, "--ctstate "+r.ct.text+" (whether the established connection was NATed)")
+			why = append(why, "--ctstate "+r.ctText+" (whether the established connection was NATed)")
 		}
 	}
 	if c&checkIface != 0 {

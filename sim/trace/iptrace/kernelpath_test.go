@@ -57,3 +57,27 @@ func TestMissingFilterTable(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// TestIPv6 traces ip6tables-save output (testdata/ip6tables.rules).
+func TestIPv6(t *testing.T) {
+	tr := mustTracer(t, loadDump(t, "ip6tables.rules"), Options{LocalAddrs: []netip.Addr{netip.MustParseAddr("2001:db8::1")}})
+	p := tcp("2001:db8::5", "fd00:10:96::10", 80)
+	p.InIface, p.OutIface = "eth0", "eth0"
+	got := mustTrace(t, tr, p)
+	if got.Verdict != Accept || !got.Masquerade || len(got.Endpoints) != 2 || got.Endpoints[0].Effective != 0.5 || got.Service != "ns1/svc1:p80" {
+		t.Errorf("service: %s", got)
+	}
+	p.Src = netip.MustParseAddr("fd00:10:244::7")
+	if got := mustTrace(t, tr, p); got.Masquerade {
+		t.Errorf("from a pod: %s", got)
+	}
+	p.Dst = netip.MustParseAddr("fd00:10:96::20")
+	if got := mustTrace(t, tr, p); got.Verdict != Reject {
+		t.Errorf("no endpoints: %s", got)
+	}
+	p = tcp("2001:db8:bad::9", "2001:db8::1", 22)
+	p.InIface = "eth0"
+	if got := mustTrace(t, tr, p); got.Verdict != Drop {
+		t.Errorf("blocked source: %s", got)
+	}
+}

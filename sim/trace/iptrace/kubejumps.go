@@ -71,7 +71,7 @@ func addKubeJumps(ct *compiledTable) []string {
 				panic(fmt.Sprintf("compile built-in jump rule %q: %v", r, err))
 			}
 		}
-		cc.setTexts(make([]string, len(rules)))
+		cc.setSteps(ct.name, make([]Step, len(rules)))
 		ct.byName[name] = int32(len(ct.chains))
 		ct.chains = append(ct.chains, cc)
 		if len(targets) > 0 {

@@ -204,14 +204,13 @@ var ctBits = map[string]uint8{
 type ctMatch struct {
 	set, neg bool
 	mask     uint8
-	text     string // the states as written
 }
 
 func compileCTState(m *iptables.CTStateMatch) ctMatch {
 	if m == nil {
 		return ctMatch{}
 	}
-	c := ctMatch{set: true, neg: m.Negated, text: strings.Join(m.States, ",")}
+	c := ctMatch{set: true, neg: m.Negated}
 	for _, s := range m.States {
 		c.mask |= ctBits[s]
 	}

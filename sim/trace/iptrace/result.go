@@ -82,6 +82,7 @@ func (t *IPTablesTracer) finishBranches(s *scratch, out *Trace) {
 	}
 	out.Verdict, out.Masquerade, out.DNAT = main.verdict, main.masquerade, main.dnatTo
 	out.Service, out.RulesEvaluated, out.Branches = main.service, main.rules, len(s.done)
+	out.Mark = main.mark
 	out.Endpoints = t.endpoints(s, out.Endpoints)
 	out.Path = t.mainPath(s, main, out)
 	out.Flags = t.flags(s, main, out.Endpoints, out.Flags[:0])
@@ -111,9 +112,9 @@ func (t *IPTablesTracer) mainPath(s *scratch, main *outcome, out *Trace) []Step 
 // step materialises one step.
 func (t *IPTablesTracer) step(s *scratch, i int32) Step {
 	st := &s.steps[i]
-	tbl := t.tables[st.table]
-	c := &tbl.chains[st.chain]
-	return Step{Table: tbl.name, Chain: c.name, RuleIndex: int(st.rule) + 1, Rule: c.texts[st.rule], Matched: st.matched}
+	step := *st.tmpl
+	step.Matched = st.matched
+	return step
 }
 
 // path materialises the steps ending at tail into dst's memory.

@@ -9,38 +9,52 @@ import (
 )
 
 // compiledRule is a rule with its matches pre-parsed for fast evaluation.
-// The fields read on every visit come first, to share cache lines; checks
-// says which matches the rule has, so a bare jump is decided by one load.
+// It holds what a kube-proxy rule needs on every visit, in two cache lines:
+// checks says which matches the rule has, so a bare jump is decided by one
+// load. The rest is behind ruleExtra (promoted fields), read only by rules
+// that use it.
 type compiledRule struct {
-	checks       uint16
-	target       targetKind
-	fragmentOnly bool  // "-f": only non-first fragments, never a first packet
-	chain        int32 // jump or goto target
-	dst, src     addrMatch
+	checks     uint16
+	target     targetKind
+	hasService bool  // service != "": the jump names a service port
+	chain      int32 // jump or goto target
+	dst, src   addrMatch
+	markV      uint32 // MARK as (mark &^ markM) ^ markV
+	markM      uint32
+	stat       statMatch
+	*ruleExtra
 	proto        protoMatch
 	dport, sport portMatch
 	ct           ctMatch
-	addrType     addrTypeMatch
+	fragmentOnly bool // "-f": only non-first fragments, never a first packet
 	mark         markMatch
-	recent       recentMatch
-	stat         statMatch
-	in, out      ifaceMatch
-	sets         []setMatch
-	multiports   []iptables.MultiPortMatch
-	tcpFlags     *tcpFlagsMatch
+	// An IPv4 DNAT destination, kept here (dnat in ruleExtra has all).
+	dnat4    [4]byte
+	dnatPort uint16
+	dnatIsV4 bool
+}
+
+// ruleExtra is the part of a compiled rule most rules do not use; the
+// tracer allocates them in one slab in rule order.
+type ruleExtra struct {
+	addrType   addrTypeMatch
+	recent     recentMatch
+	in, out    ifaceMatch
+	sets       []setMatch
+	multiports []iptables.MultiPortMatch
+	tcpFlags   *tcpFlagsMatch
 	// Further instances of modules loaded more than once.
 	moreMarks     []markMatch
 	moreAddrTypes []addrTypeMatch
 	moreCT        []ctMatch
+	ctText        string // the --ctstate states as written
 	// undecidable names a match the tracer can never evaluate ("" if
 	// none); such a rule forks the walk (see forkUndecided).
 	undecidable string
 
 	dnat    netip.AddrPort // DNAT destination (port 0 keeps the port)
-	markV   uint32         // MARK as (mark &^ markM) ^ markV
-	markM   uint32
-	name    string // target name, for flags
-	service string // service port named by a nat KUBE-SERVICES/KUBE-NODEPORTS jump
+	name    string         // target name, for flags
+	service string         // service port named by a nat KUBE-SERVICES/KUBE-NODEPORTS jump
 
 	src0 *iptables.Rule
 }
@@ -75,6 +89,9 @@ var nonTerminating = map[string]bool{
 
 // compileRule fills cr from r; jump targets are resolved in ct.
 func compileRule(cr *compiledRule, r *iptables.Rule, ct *compiledTable) error {
+	if cr.ruleExtra == nil {
+		cr.ruleExtra = new(ruleExtra)
+	}
 	cr.src0 = r
 	cr.src = compileAddr(r.Source)
 	cr.dst = compileAddr(r.Destination)
@@ -98,6 +115,9 @@ func compileRule(cr *compiledRule, r *iptables.Rule, ct *compiledTable) error {
 		cr.moreCT = append(cr.moreCT, compileCTState(&r.EarlierCTStates[i]))
 	}
 	cr.ct = compileCTState(r.CTState)
+	if r.CTState != nil {
+		cr.ctText = strings.Join(r.CTState.States, ",")
+	}
 	cr.recent = compileRecent(r.Recent)
 	cr.stat, why = compileStatistic(r.Statistic, why)
 	cr.in = compileIface(r.InIface)
@@ -199,6 +219,9 @@ func compileTarget(cr *compiledRule, r *iptables.Rule, ct *compiledTable) {
 		cr.target = targetUnmodelled
 		if r.NAT != nil && r.NAT.Addr.IsValid() {
 			cr.target, cr.dnat = targetDNAT, r.NAT.Addr
+			if a := r.NAT.Addr.Addr(); a.Is4() {
+				cr.dnat4, cr.dnatPort, cr.dnatIsV4 = a.As4(), r.NAT.Addr.Port(), true
+			}
 		}
 	case "MASQUERADE", "SNAT":
 		cr.target = targetMasquerade
@@ -235,7 +258,7 @@ func compileJump(cr *compiledRule, r *iptables.Rule, ct *compiledTable) {
 		// "ns1/svc1:p80 cluster IP" names a service port; the nodeports
 		// rule's "kubernetes service nodeports; ..." does not.
 		if first, _, _ := strings.Cut(r.Comment, " "); strings.Contains(first, "/") {
-			cr.service = first
+			cr.service, cr.hasService = first, true
 		}
 	}
 }

@@ -30,14 +30,12 @@ func (s *scratch) addAssumption(prev int32, table uint8, chain, rule int32, matc
 	return int32(len(s.assume) - 1)
 }
 
-// pathStep is a Step in compact form, linked to the step before it so that
-// branches share the path up to their fork.
+// pathStep is a Step in compact form: the rule's Step template, linked to
+// the step before it so that branches share the path up to their fork.
 type pathStep struct {
 	prev    int32
 	depth   int32 // steps up to and including this one
-	rule    int32
-	chain   int32
-	table   uint8
+	tmpl    *Step // the rule's Step, Matched false
 	matched bool
 }
 
@@ -51,12 +49,12 @@ func (s *scratch) reset() {
 	s.assume = s.assume[:0]
 }
 
-func (s *scratch) addStep(prev int32, table uint8, chain, rule int32, matched bool) int32 {
+func (s *scratch) addStep(prev int32, tmpl *Step, matched bool) int32 {
 	depth := int32(1)
 	if prev >= 0 {
 		depth += s.steps[prev].depth
 	}
-	s.steps = append(s.steps, pathStep{prev: prev, depth: depth, rule: rule, chain: chain, table: table, matched: matched})
+	s.steps = append(s.steps, pathStep{prev: prev, depth: depth, tmpl: tmpl, matched: matched})
 	return int32(len(s.steps) - 1)
 }
 

@@ -10,7 +10,7 @@ import (
 func (t *IPTablesTracer) apply(s *scratch, b *branch, tbl *compiledTable, r *compiledRule) (Verdict, bool, error) {
 	switch r.target {
 	case targetJump, targetGoto:
-		if r.service != "" && b.service == "" {
+		if r.hasService && b.service == "" {
 			b.service = r.service
 		}
 		if r.target == targetJump {
@@ -29,12 +29,18 @@ func (t *IPTablesTracer) apply(s *scratch, b *branch, tbl *compiledTable, r *com
 	case targetReject:
 		return Reject, true, nil
 	case targetDNAT:
-		b.pkt.dst, b.pkt.dnat = r.dnat.Addr(), true
+		port := r.dnatPort
+		if r.dnatIsV4 {
+			b.pkt.dst = netip.AddrFrom4(r.dnat4)
+		} else {
+			b.pkt.dst, port = r.dnat.Addr(), r.dnat.Port()
+		}
+		b.pkt.dnat = true
 		if b.pkt.is4 {
 			b.pkt.dst4 = addr4(b.pkt.dst)
 		}
-		if r.dnat.Port() != 0 {
-			b.pkt.dport = r.dnat.Port()
+		if port != 0 {
+			b.pkt.dport = port
 		}
 		b.dnatTo = netip.AddrPortFrom(b.pkt.dst, b.pkt.dport)
 		return Accept, true, nil

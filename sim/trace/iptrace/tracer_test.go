@@ -149,3 +149,30 @@ func TestConcurrentTraces(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointPaths: each endpoint's path (built partly by copying the
+// prefix it shares with an earlier endpoint's) starts at the hook, holds
+// the DNAT rule to that endpoint, and equals the path traced alone.
+func TestEndpointPaths(t *testing.T) {
+	tr := mustTracer(t, parseDump(t, generateServices(50, 4)), Options{})
+	var reused Trace
+	for i := range 50 {
+		p := tcp("192.168.7.7", serviceIP(i).String(), 80)
+		if err := tr.TraceInto(p, &reused); err != nil {
+			t.Fatal(err)
+		}
+		fresh := mustTrace(t, tr, p)
+		if len(reused.Endpoints) != 4 || fmt.Sprint(reused.Endpoints) != fmt.Sprint(fresh.Endpoints) {
+			t.Fatalf("%v: endpoints differ:\n%v\n%v", p, reused.Endpoints, fresh.Endpoints)
+		}
+		for _, e := range reused.Endpoints {
+			dnat := false
+			for _, s := range e.Path {
+				dnat = dnat || (s.Matched && strings.HasSuffix(s.Rule, "--to-destination "+e.Endpoint.String()))
+			}
+			if e.Path[0].Chain != "PREROUTING" || !dnat {
+				t.Errorf("%v: path of %v: %v", p, e.Endpoint, e.Path)
+			}
+		}
+	}
+}

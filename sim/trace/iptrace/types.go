@@ -97,6 +97,7 @@ type Trace struct {
 	Verdict    Verdict
 	Masquerade bool
 	DNAT       netip.AddrPort // zero when the main branch was not DNATed
+	Mark       uint32         // the packet mark at the end of the main branch
 	// Service is the service port ("ns3/svc3:p80") named in the comment of
 	// the nat KUBE-SERVICES or KUBE-NODEPORTS rule the main branch matched,
 	// "" when none matched.

@@ -73,6 +73,7 @@ type outcome struct {
 	masquerade bool
 	dnatTo     netip.AddrPort
 	service    string
+	mark       uint32 // the packet mark when the branch ended
 }
 
 var errTooDeep = fmt.Errorf("jump depth exceeds %d chains", maxDepth)
@@ -97,12 +98,12 @@ func (t *IPTablesTracer) runBranch(s *scratch, b *branch) error {
 		}
 		b.depth = 0
 		if v != Accept {
-			b.verdict, b.stage = v, stageDone
+			b.verdict, b.stage, b.mark = v, stageDone, b.pkt.mark
 			return nil
 		}
 		b.stage = t.nextStage(b)
 	}
-	b.verdict = Accept
+	b.verdict, b.mark = Accept, b.pkt.mark
 	return nil
 }
 
@@ -198,7 +199,7 @@ func (t *IPTablesTracer) walkChain(s *scratch, b *branch, tbl *compiledTable, c 
 			}
 		}
 		if !t.skipPaths {
-			b.tail = s.addStep(b.tail, tbl.id, f.chain, int32(i), matched)
+			b.tail = s.addStep(b.tail, &c.steps[i], matched)
 		}
 		if !matched {
 			continue
@@ -231,7 +232,7 @@ func (t *IPTablesTracer) fork(s *scratch, b *branch, table uint8, chain int32, i
 	nb.prob *= 1 - r.stat.nominal
 	nb.eff *= 1 - r.stat.effective
 	if !t.skipPaths {
-		nb.tail = s.addStep(b.tail, table, chain, int32(i), false)
+		nb.tail = s.addStep(b.tail, &t.tables[table].chains[chain].steps[i], false)
 	}
 	b.prob *= r.stat.nominal
 	b.eff *= r.stat.effective
@@ -252,7 +253,7 @@ func (t *IPTablesTracer) forkUndecided(s *scratch, b *branch, tbl *compiledTable
 	nb := &s.pending[len(s.pending)-1]
 	nb.assumed = s.addAssumption(b.assumed, tbl.id, chain, int32(i), false, why)
 	if !t.skipPaths {
-		nb.tail = s.addStep(b.tail, tbl.id, chain, int32(i), false)
+		nb.tail = s.addStep(b.tail, &tbl.chains[chain].steps[i], false)
 	}
 	b.assumed = s.addAssumption(b.assumed, tbl.id, chain, int32(i), true, why)
 	return true, false

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"sort"
+	"strings"
 
 	"github.com/svclab/svclab/sim/nftables"
 )
@@ -18,6 +19,8 @@ type Program struct {
 // cchain is a compiled chain.
 type cchain struct {
 	name   string
+	table  string // "inet filter"
+	family string // "ip", "ip6" or "inet": the packets its hooks see
 	typ    string // "nat", "filter", "" for regular chains
 	policy string
 	rules  []*crule
@@ -49,7 +52,7 @@ func Compile(rs *nftables.Ruleset, opts Options) (*Program, error) {
 	}
 	byHook := map[string][]prio{}
 	for _, t := range rs.Tables {
-		if t.Family != "ip" && t.Family != "inet" {
+		if t.Family != "ip" && t.Family != "ip6" && t.Family != "inet" {
 			continue
 		}
 		c, err := compileTable(t)
@@ -75,7 +78,7 @@ func Compile(rs *nftables.Ruleset, opts Options) (*Program, error) {
 func compileTable(t *nftables.Table) (*compiler, error) {
 	c := &compiler{chains: map[string]*cchain{}, sets: map[string]*cset{}}
 	for _, ch := range t.Chains {
-		c.chains[ch.Name] = &cchain{name: ch.Name, typ: ch.Type, policy: ch.Policy}
+		c.chains[ch.Name] = &cchain{name: ch.Name, table: t.Family + " " + t.Name, family: t.Family, typ: ch.Type, policy: ch.Policy}
 	}
 	for _, s := range t.Sets {
 		cs, err := compileSet(s, c.chains)
@@ -89,6 +92,7 @@ func compileTable(t *nftables.Table) (*compiler, error) {
 		for i, r := range ch.Rules {
 			cr := &crule{index: i, line: r.Line, text: r.Text()}
 			for _, x := range r.Exprs {
+				cr.ops = append(cr.ops, protoDependency(x)...)
 				o, err := c.compileExpr(x)
 				if err != nil {
 					return nil, fmt.Errorf("compile table %s %s: chain %s, line %d: %w", t.Family, t.Name, ch.Name, r.Line, err)
@@ -103,5 +107,24 @@ func compileTable(t *nftables.Table) (*compiler, error) {
 
 // isLocal reports whether a is one of the node's addresses.
 func (p *Program) isLocal(a netip.Addr) bool {
-	return p.local[a] || (a.Is4() && a.As4()[0] == 127)
+	return p.local[a] || a.IsLoopback()
+}
+
+// protoDependency is the protocol match nft adds before "tcp dport …"
+// (and udp, sctp): such a selector only matches packets of its protocol.
+func protoDependency(x nftables.Expr) []op {
+	var sels []nftables.Selector
+	switch e := x.(type) {
+	case nftables.Match:
+		sels = e.Left
+	case nftables.VerdictMap:
+		sels = e.Key
+	}
+	for _, s := range sels {
+		proto, _, _ := strings.Cut(string(s), " ")
+		if n, err := protoNumber(proto); err == nil && proto != "th" {
+			return []op{{kind: opMatchProto, field: fieldProto, protos: []uint8{n}}}
+		}
+	}
+	return nil
 }

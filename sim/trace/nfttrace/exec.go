@@ -31,7 +31,7 @@ func (tr *tracer) step(st *state, c *cchain, r *crule, stepped *bool, note strin
 		return
 	}
 	if !*stepped {
-		st.path = append(st.path, Step{Hook: st.hook, Chain: c.name, Index: r.index, Line: r.line, Rule: r.text})
+		st.path = append(st.path, Step{Hook: st.hook, Table: c.table, Chain: c.name, Index: r.index, Line: r.line, Rule: r.text})
 		*stepped = true
 	}
 	if note != "" {
@@ -148,6 +148,9 @@ func (r *crule) decidesNothing(i int) bool {
 
 // match evaluates one match op; why is set when it cannot be decided.
 func (tr *tracer) match(st *state, o *op) (ok bool, why string) {
+	if o.family != 0 && (o.family == 4) != st.src.Is4() {
+		return false, "" // the other family's header: the dependency fails
+	}
 	switch o.kind {
 	case opMatchAddr:
 		a := st.src

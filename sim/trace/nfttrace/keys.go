@@ -37,15 +37,16 @@ const (
 
 var ctStateBits = map[string]uint32{"invalid": ctInvalid, "established": ctEstablished, "related": ctRelated, "new": ctNew, "untracked": ctUntracked}
 
-// key is a concatenated lookup key: fields packed big-endian, zero padded.
-type key [16]byte
+// key is a concatenated lookup key: fields packed big-endian, zero padded;
+// addresses take 16 bytes (IPv4 as IPv4-mapped IPv6).
+type key [40]byte
 
 // fieldOf maps a selector to a field.
 func fieldOf(s nftables.Selector) (field, error) {
 	switch s {
-	case "ip saddr":
+	case "ip saddr", "ip6 saddr":
 		return fieldSrc, nil
-	case "ip daddr":
+	case "ip daddr", "ip6 daddr":
 		return fieldDst, nil
 	case "meta l4proto":
 		return fieldProto, nil
@@ -70,10 +71,10 @@ func fieldOf(s nftables.Selector) (field, error) {
 // width is how many key bytes a field takes.
 func (f field) width() int {
 	switch f {
-	case fieldSrc, fieldDst, fieldMark, fieldCtState:
-		return 4
-	case fieldIIf, fieldOIf:
+	case fieldSrc, fieldDst, fieldIIf, fieldOIf:
 		return 16
+	case fieldMark, fieldCtState:
+		return 4
 	case fieldProto:
 		return 1
 	case fieldDPort:
@@ -89,10 +90,10 @@ func keyOfPacket(st *state, fields []field) key {
 	for _, f := range fields {
 		switch f {
 		case fieldSrc:
-			a := st.src.As4()
+			a := st.src.As16()
 			copy(k[n:], a[:])
 		case fieldDst:
-			a := st.dst.As4()
+			a := st.dst.As16()
 			copy(k[n:], a[:])
 		case fieldProto:
 			k[n] = st.proto
@@ -123,10 +124,10 @@ func keyOfText(parts []string, fields []field) (key, error) {
 		switch f {
 		case fieldSrc, fieldDst:
 			a, err := netip.ParseAddr(parts[i])
-			if err != nil || !a.Is4() {
-				return k, fmt.Errorf("key field %q: not an IPv4 address", parts[i])
+			if err != nil {
+				return k, fmt.Errorf("key field %q: not an address", parts[i])
 			}
-			b := a.As4()
+			b := a.As16()
 			copy(k[n:], b[:])
 		case fieldProto:
 			p, err := protoNumber(parts[i])
@@ -171,7 +172,7 @@ func typeFields(types []string) ([]field, error) {
 	var out []field
 	for _, t := range types {
 		switch t {
-		case "ipv4_addr":
+		case "ipv4_addr", "ipv6_addr":
 			out = append(out, fieldDst)
 		case "inet_proto":
 			out = append(out, fieldProto)

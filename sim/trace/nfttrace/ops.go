@@ -59,6 +59,7 @@ type op struct {
 	constant bool
 	note     string   // path note, computed once
 	notes    []string // numgen: one path note per generated value
+	family   uint8    // 4 or 6 for an ip/ip6 selector: other packets never match
 	names    []string // iface names
 	fibTypes []string // fib ... type values
 
@@ -86,7 +87,7 @@ func (c *compiler) compileExpr(x nftables.Expr) (op, error) {
 	case nftables.Reject:
 		return op{kind: opReject}, nil
 	case nftables.NAT:
-		if e.Kind != "dnat" || !e.Addr.Is4() {
+		if e.Kind != "dnat" {
 			return op{}, fmt.Errorf("%s to %s is not supported", e.Kind, e.Addr)
 		}
 		note := "dnat to " + e.Addr.String()
@@ -122,7 +123,7 @@ func (c *compiler) compileMatch(m nftables.Match) (op, error) {
 	if err != nil {
 		return op{}, err
 	}
-	o := op{neg: m.Op == "!=", field: fields[0], fields: fields}
+	o := op{neg: m.Op == "!=", field: fields[0], fields: fields, family: selectorFamily(m.Left)}
 	if m.Right.SetRef != "" {
 		s := c.sets[m.Right.SetRef]
 		if s == nil {
@@ -293,4 +294,18 @@ func splitConcat(s string) []string {
 		}
 	}
 	return append(out, s[start:])
+}
+
+// selectorFamily is 4 or 6 when a selector reads an IPv4 or IPv6 header
+// (nft adds a "meta nfproto" dependency), else 0.
+func selectorFamily(sels []nftables.Selector) uint8 {
+	for _, s := range sels {
+		switch {
+		case strings.HasPrefix(string(s), "ip6 "):
+			return 6
+		case strings.HasPrefix(string(s), "ip "):
+			return 4
+		}
+	}
+	return 0
 }

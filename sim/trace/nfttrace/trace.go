@@ -23,8 +23,9 @@ func (p *Program) Trace(pkt Packet) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("trace packet: %w", err)
 	}
-	if !pkt.Src.Is4() || !pkt.Dst.Is4() {
-		return Result{}, fmt.Errorf("trace packet %s → %s: only IPv4 is supported", pkt.Src, pkt.Dst)
+	pkt.Src, pkt.Dst = pkt.Src.Unmap(), pkt.Dst.Unmap()
+	if !pkt.Src.IsValid() || !pkt.Dst.IsValid() || pkt.Src.Is4() != pkt.Dst.Is4() {
+		return Result{}, fmt.Errorf("trace packet %s → %s: want two addresses of one family", pkt.Src, pkt.Dst)
 	}
 	first := "prerouting"
 	switch pkt.From {
@@ -62,6 +63,9 @@ func (tr *tracer) stage(st *state, hook string, idx int) error {
 		return tr.stage(st, next, 0)
 	}
 	bc := chains[idx]
+	if (bc.family == "ip" && !st.src.Is4()) || (bc.family == "ip6" && st.src.Is4()) {
+		return tr.stage(st, hook, idx+1) // a table of the other family
+	}
 	st.hook, st.nat = hook, bc.typ == "nat"
 	if st.nat && (st.untracked || st.established || st.looped) {
 		return tr.stage(st, hook, idx+1) // conntrack does not consult nat

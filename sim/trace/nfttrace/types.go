@@ -35,6 +35,7 @@ type Options struct {
 // Step is one rule the packet matched or that decided its fate.
 type Step struct {
 	Hook  string // netfilter hook, e.g. "prerouting"
+	Table string // family and name, e.g. "inet filter"
 	Chain string
 	Index int // rule position in the chain, from 0
 	Line  int // line of the rule in the parsed input

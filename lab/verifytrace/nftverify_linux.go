@@ -1,0 +1,205 @@
+package verifytrace
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/sim/nftables"
+	"github.com/svclab/svclab/sim/trace/nfttrace"
+)
+
+// markerID is the IP id of the marker packets sent until the monitor
+// shows one; after each test packet a marker with IP id 2..9001 shows that
+// the test packet's trace is complete (test packets have ids from 10000).
+const markerID = 1
+
+// verifyNFT checks an nftables ruleset: loaded with nft -f, traced by
+// the kernel (nftrace, read from nft monitor trace) packet by packet.
+func verifyNFT(text []byte, meta Meta, opts Options) (Result, error) {
+	rs, err := nftables.ParseString(string(text))
+	if err != nil {
+		return Result{}, fmt.Errorf("verify-trace: parse the ruleset: %w", err)
+	}
+	prog, err := nfttrace.Compile(rs, nfttrace.Options{LocalAddrs: append(meta.Local, NodeAddr)})
+	if err != nil {
+		return Result{}, fmt.Errorf("verify-trace: compile the ruleset: %w", err)
+	}
+	l, err := newLab(meta)
+	if err != nil {
+		return Result{}, err
+	}
+	defer l.close()
+	if _, err := netns.Output(l.node, text, "nft", "-f", "-"); err != nil {
+		return Result{}, fmt.Errorf("load the ruleset: %w", err)
+	}
+	if _, err := netns.Output(l.node, []byte(traceTable), "nft", "-f", "-"); err != nil {
+		return Result{}, fmt.Errorf("add the trace table: %w", err)
+	}
+	handles, err := ruleHandles(l.node)
+	if err != nil {
+		return Result{}, err
+	}
+	mon, err := startMonitor(l.node)
+	if err != nil {
+		return Result{}, err
+	}
+	defer mon.stop()
+	senders, err := l.senders(meta)
+	if err != nil {
+		return Result{}, err
+	}
+	defer senders.close()
+	return runNFT(prog, handles, mon, senders, nftPool(string(text), meta), opts)
+}
+
+func runNFT(prog *nfttrace.Program, handles map[string]int, mon *monitor, s *senderSet, pool *pool, opts Options) (Result, error) {
+	var res Result
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x5eed))
+	marker := Packet{Src: NodeAddr, Dst: netip.MustParseAddr("127.0.0.2"), Proto: "udp", SPort: markerID, DPort: 9, FromNode: true}
+	if err := mon.ready(func() error { return s.send(marker) }); err != nil {
+		return res, err
+	}
+	for i := range opts.Packets {
+		p := pool.draw(rng, uint16(10000+i%50000))
+		if err := s.send(p); err != nil {
+			return res, err
+		}
+		marker.SPort = uint16(2 + i%9000) // unique among the markers still in flight
+		if err := s.send(marker); err != nil {
+			return res, err
+		}
+		ev, err := mon.waitFor(p.SPort, marker.SPort)
+		if err != nil {
+			return res, fmt.Errorf("%v: %w", p, err)
+		}
+		k := nftOutcome(ev, handles)
+		t, err := prog.Trace(nfttrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: fromOf(p),
+			InIface: p.InIface, OutIface: "eth0", Mark: p.Mark})
+		if err != nil {
+			return res, fmt.Errorf("trace %v: %w", p, err)
+		}
+		res.Packets++
+		switch {
+		case t.Verdict == "unknown":
+			res.Unknown++
+		case nftAgrees(t, k):
+			res.Agreed++
+		default:
+			res.Disagreed++
+			if len(res.Examples) < 5 {
+				res.Examples = append(res.Examples, fmt.Sprintf("%v: kernel %v; tracer %s %+v", p, k, t.Verdict, t.Outcomes))
+			}
+		}
+	}
+	return res, nil
+}
+
+func fromOf(p Packet) string {
+	if p.FromNode {
+		return "node"
+	}
+	return "pod"
+}
+
+// nftOutcome turns a packet's trace events into rule hits and a verdict.
+func nftOutcome(ev []traceEvent, handles map[string]int) kernelOutcome {
+	k := kernelOutcome{rules: counters{}, verdict: "accept"}
+	for _, e := range ev {
+		if e.verdict == "drop" {
+			k.verdict = "drop"
+		}
+		if e.handle == 0 {
+			continue
+		}
+		pos := handles[fmt.Sprintf("%s %s %d", e.table, e.chain, e.handle)]
+		k.rules[ruleID(fmt.Sprintf("%s %s #%d", e.table, e.chain, pos))]++
+	}
+	return k
+}
+
+// nftAgrees reports whether the kernel took one of the predicted outcomes
+// (reject shows as drop in the kernel's trace).
+func nftAgrees(t nfttrace.Result, k kernelOutcome) bool {
+	for _, o := range t.Outcomes {
+		v := o.Verdict
+		if v == "reject" {
+			v = "drop"
+		}
+		rules := counters{}
+		for _, s := range o.Path {
+			rules[ruleID(fmt.Sprintf("%s %s #%d", s.Table, s.Chain, s.Index+1))]++
+		}
+		if string(k.verdict) == v && equalCounters(rules, k.rules) {
+			return true
+		}
+	}
+	return false
+}
+
+func equalCounters(a, b counters) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	nftAddr = regexp.MustCompile(`\b(\d+\.\d+\.\d+\.\d+)(/\d+)?\b`)
+	nftPort = regexp.MustCompile(`(?:dport|\. (?:tcp|udp) \.|:) (\d+)\b|, (\d+)\b|\{ (\d+)\b`)
+)
+
+// nftPool draws packets from the addresses and ports a ruleset names.
+func nftPool(text string, m Meta) *pool {
+	p := &pool{local: map[netip.Addr]bool{NodeAddr: true}, marks: []uint32{0, 0x4000, 0x8000}}
+	for _, a := range m.Local {
+		p.local[a] = true
+	}
+	p.srcs = []netip.Addr{ClientAddr, netip.MustParseAddr("10.244.1.5"), netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("198.51.100.7")}
+	p.dsts = append([]netip.Addr{NodeAddr, netip.MustParseAddr("10.1.2.3")}, m.Local...)
+	p.ports = []uint16{22, 53, 80, 443, 8080, 10250, 30080}
+	p.ifaces = append([]string{"eth0"}, m.Ifaces...)
+	for _, a := range nftAddr.FindAllStringSubmatch(text, -1) {
+		addr, err := netip.ParseAddr(a[1])
+		if err != nil {
+			continue
+		}
+		if a[2] != "" {
+			addr = addr.Next()
+		}
+		p.dsts, p.srcs = append(p.dsts, addr), append(p.srcs, addr)
+	}
+	for _, m := range nftPort.FindAllStringSubmatch(text, -1) {
+		for _, g := range m[1:] {
+			if n, err := strconv.Atoi(g); err == nil && n > 0 && n < 65536 {
+				p.ports = append(p.ports, uint16(n))
+			}
+		}
+	}
+	p.prune()
+	return p
+}
+
+// isNFT reports whether a dump is an nftables ruleset.
+func isNFT(text []byte) bool {
+	for _, line := range strings.Split(string(text), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+			continue
+		case strings.HasPrefix(line, "table ") || strings.HasPrefix(line, "add "):
+			return true
+		}
+		return false
+	}
+	return false
+}
