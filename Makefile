@@ -12,7 +12,7 @@ APT_PACKAGES := iptables nftables iproute2 conntrack ipset ipvsadm kmod user-mod
 # keeps them from competing for the 2 CPUs (and from flaking on timing).
 GOTEST_FLAGS ?= -count=1 -p 1 -timeout 20m
 
-.PHONY: setup build test demo lint bench clean-lab fuzz kube-proxy
+.PHONY: setup build test cross demo lint bench clean-lab fuzz bpf baseline kube-proxy
 
 setup: ## install Debian packages (idempotent) and Go modules
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -29,7 +29,7 @@ setup: ## install Debian packages (idempotent) and Go modules
 build: setup
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/svclab
 
-test: setup lint kube-proxy
+test: setup lint cross kube-proxy
 	$(GO) test $(GOTEST_FLAGS) ./...
 	cd kubeproxy && export CGO_ENABLED=0 && $(GO) test $(GOTEST_FLAGS) ./... && $(GO) test $(GOTEST_FLAGS) $(KP135) ./...
 
@@ -39,6 +39,11 @@ KP135 := -modfile=go.135.mod -tags kp135
 kube-proxy: ## build bin/kube-proxy-driver-1.37 and -1.35
 	cd kubeproxy && CGO_ENABLED=0 $(GO) build -o ../bin/kube-proxy-driver-1.37 ./cmd/kube-proxy-driver
 	cd kubeproxy && CGO_ENABLED=0 $(GO) build $(KP135) -o ../bin/kube-proxy-driver-1.35 ./cmd/kube-proxy-driver
+
+# The commands that need no privilege build and run off Linux too.
+cross: setup
+	GOOS=darwin $(GO) build -o /dev/null ./cmd/svclab
+	GOOS=windows $(GO) build -o /dev/null ./cmd/svclab
 
 demo: build
 	./$(BIN) demo
@@ -54,6 +59,26 @@ bench: setup
 fuzz: setup
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./sim/iptables/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./sim/nftables/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./sim/scenario/
+
+# The gate's baseline is only meaningful on the machine type it was recorded
+# on (the gate refuses other CPU models and scenarios): record it on your own
+# CI runner. The new run goes to BASELINE.new first, so a failed run keeps the
+# old baseline.
+BASELINE ?= results/baseline/ci-smoke
+baseline: build ## record the gate's baseline on this machine (needs root)
+	@test ! -e $(BASELINE).new || { echo "baseline: $(BASELINE).new exists; remove it first"; exit 2; }
+	./$(BIN) run ci-smoke --out $(BASELINE).new
+	rm -rf $(BASELINE) && mv $(BASELINE).new $(BASELINE)
+	@echo "baseline: recorded $(BASELINE); commit it, then gate runs with ./$(BIN) gate $(BASELINE) NEW"
+
+# Packages only `make bpf` needs: it regenerates lab/ebpf's committed BPF
+# objects and Go bindings from lab/ebpf/bpf/*.c (nothing else needs clang).
+BPF_PACKAGES := clang llvm libbpf-dev
+
+bpf: ## regenerate lab/ebpf's BPF objects and bindings (installs clang if missing)
+	@$(MAKE) --no-print-directory setup APT_PACKAGES="$(BPF_PACKAGES)"
+	$(GO) generate ./lab/ebpf/
 
 clean-lab: build
 	./$(BIN) cleanup

@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/cilium/ebpf v0.22.0
 	github.com/cloudflare/ipvs v0.12.0
 	github.com/coreos/go-iptables v0.8.0
 	github.com/gopacket/gopacket v1.7.7
@@ -54,3 +55,5 @@ require (
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 )
+
+tool github.com/cilium/ebpf/cmd/bpf2go

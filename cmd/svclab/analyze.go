@@ -27,6 +27,8 @@ Options:
   --dump FILE   the rules (iptables-save -c, nft list ruleset, or svclab render)
   --src IP      the client address (default 10.244.255.1, a pod)
   --top N       list the N most expensive services (default 10; 0 lists all)
+  --local IP,.. the node's own addresses
+  --ipsets FILE the node's ipsets (ipset save > FILE)
   --json        the whole report as JSON
 
 Examples:
@@ -39,6 +41,8 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	dump := fs.String("dump", "", "")
 	src := fs.String("src", "10.244.255.1", "")
 	top := fs.Int("top", 10, "")
+	local := fs.String("local", "", "")
+	ipsets := fs.String("ipsets", "", "")
 	asJSON := fs.Bool("json", false, "")
 	if rest, err := parseFlags(fs, args); err != nil {
 		return err
@@ -52,11 +56,11 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--src %q: want an IP address", *src)
 	}
-	d, err := analyze.LoadFile(*dump)
+	_, locals, err := tracePacket("0.0.0.0:0", "tcp", *src, "pod", *local)
 	if err != nil {
 		return err
 	}
-	rep, err := analyze.Analyze(d, s)
+	rep, err := analyze.AnalyzeFile(*dump, *ipsets, s, analyze.Options{Local: locals})
 	if err != nil {
 		return err
 	}
@@ -69,8 +73,8 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 }
 
 func printAnalysis(w io.Writer, rep *analyze.Report, top int) error {
-	fmt.Fprintf(w, "%s dump: %d services; rules per first packet: worst %d, mean %.1f, p99 %d; %d with a non-uniform split\n",
-		rep.Dump, len(rep.Services), rep.Worst, rep.Mean, rep.P99, rep.Flagged)
+	fmt.Fprintf(w, "%s dump: %d services; rules per first packet: worst %d, mean %.1f, p99 %d; %d with a non-uniform split; %d unknown, %d with undecided matches\n",
+		rep.Dump, len(rep.Services), rep.Worst, rep.Mean, rep.P99, rep.Flagged, rep.Unknown, rep.WithUndecided)
 	rows := append([]analyze.ServiceRow(nil), rep.Services...)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].RulesEvaluated > rows[j].RulesEvaluated })
 	if top > 0 && len(rows) > top {

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"io"
 )
+
+// errHelp is returned by parseFlags for -h/--help: dispatch prints the
+// command's usage on stdout and exits 0.
+var errHelp = errors.New("help requested")
 
 // newFlagSet returns a flag set that reports errors as usage errors instead
 // of printing and exiting.
@@ -20,7 +25,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
-				return nil, usagef("see the options below")
+				return nil, errHelp
 			}
 			return nil, usagef("%v", err)
 		}

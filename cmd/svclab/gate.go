@@ -27,6 +27,11 @@ regression, e.g.
 
 then a verdict line (PASS or FAIL). Warnings go to stderr. Needs no root.
 
+A baseline means something only for the same scenario on the same kind of
+machine: the gate refuses runs whose meta records name different scenarios
+(or scenario file hashes) or CPU models. Record a baseline on your own CI
+runner with ` + "`make baseline`" + ` (results/README.md).
+
 Default thresholds, in percent of the base median:
   p50_us, p90_us, p99_us     10   (latency; higher is worse)
   cpu_us_per_conn            10   (CPU per new connection; higher is worse)
@@ -47,6 +52,8 @@ Options:
                           PCT is a percentage, or off to stop gating it
   --alpha A               significance level and false discovery rate (0.05)
   --correction bh|none    multiple-comparison correction (default bh)
+  --allow-env-mismatch    gate even when the runs' scenarios (name or hash)
+                          or CPU models differ (refused by default, exit 2)
   --base-dataplane D      compare only this dataplane of BASE ...
   --new-dataplane D       ... with this one of NEW (see svclab help compare)
   -v                      print the whole comparison table first
@@ -54,7 +61,8 @@ Options:
 Exit status:
   0  no significant regression beyond its threshold
   1  at least one regression (the lines above name them)
-  2  unusable input: a missing run, another schema version, no common point,
+  2  unusable input: a missing run, another schema version, runs of different
+     scenarios or CPU models (without --allow-env-mismatch), no common point,
      or samples too few for any change to be significant
 
 Examples:
@@ -78,6 +86,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	})
 	verbose := fs.Bool("v", false, "")
 	correction := fs.String("correction", string(compare.CorrectionBH), "")
+	allowMismatch := fs.Bool("allow-env-mismatch", false, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -95,6 +104,9 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	res, err := loadAndCompare(rest[0], rest[1], f.opts)
 	if err != nil {
 		return err
+	}
+	if err := compare.Comparable(res.Base, res.New); err != nil && !*allowMismatch {
+		return &exitError{code: 2, msg: err.Error()}
 	}
 	if *verbose {
 		if err := compare.WriteText(stdout, res); err != nil {

@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
 
-	"github.com/svclab/svclab/lab/uml"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
@@ -45,7 +45,15 @@ traces the same rules (or a real cluster's dump) in userspace.
 
 Usage:
   svclab <command> [options]
-  svclab help <command>
+  svclab help <command>          (or svclab <command> --help)
+  svclab help scenario           the scenario file format, every field
+
+Exit codes (every command):
+  0    success
+  1    the measured thing failed (a run's measurement, a gate regression)
+  2    bad input or usage (the message names the file, line and field)
+  3    trace: the verdict is unknown (a match svclab cannot decide)
+  130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the lab was removed
 
 Commands:
 `
@@ -61,14 +69,15 @@ Examples:
   svclab run ipvs-rr                 # IPVS in a user-mode-linux guest when the host has none
 `
 
+// beforeDispatch, when set (on Linux: the user-mode-linux guest's init),
+// may take over the process; it reports whether it did, and the exit code.
+var beforeDispatch func(args []string) (handled bool, code int)
+
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == uml.GuestInitCommand {
-		// pid 1 of a user-mode-linux guest this binary booted (see lab/uml).
-		if err := uml.GuestInit(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "svclab:", err)
-			os.Exit(1)
+	if beforeDispatch != nil {
+		if handled, code := beforeDispatch(os.Args[1:]); handled {
+			os.Exit(code)
 		}
-		return
 	}
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -87,7 +96,12 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "svclab: unknown command %q; run `svclab --help` for the list\n", args[0])
 		return 2
 	}
-	return exitCode(c.run(args[1:], stdout, stderr), c, stderr)
+	err := c.run(args[1:], stdout, stderr)
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(stdout, c.usage)
+		return 0
+	}
+	return exitCode(err, c, stderr)
 }
 
 func exitCode(err error, c *command, stderr io.Writer) int {
@@ -98,6 +112,9 @@ func exitCode(err error, c *command, stderr io.Writer) int {
 	var fe *scenario.FieldError
 	var ec *exitError
 	switch {
+	case isInputError(err), readsNamedFiles[c.name] && errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(stderr, "svclab %s: %v\n", c.name, err)
+		return 2
 	case errors.As(err, &ec):
 		if ec.msg != "" {
 			fmt.Fprintln(stderr, "svclab "+c.name+": "+ec.msg)
@@ -112,6 +129,13 @@ func exitCode(err error, c *command, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "svclab %s: %v\n", c.name, err)
 	return 1
+}
+
+// readsNamedFiles are the commands whose arguments name files to read: a
+// file that does not exist is bad input (exit 2), not a failure.
+var readsNamedFiles = map[string]bool{
+	"render": true, "trace": true, "analyze": true, "report": true, "compare": true,
+	"gate": true, "export": true, "plan": true, "verify-trace": true,
 }
 
 // exitError carries a specific exit code (e.g. gate's 1 for a regression).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -32,12 +33,18 @@ Options:
   --position first|middle|last|K  where the scenario's own services sit in KUBE-SERVICES
   --jumps                         iptables: also print the jump rules from the built-in chains
   --summary                       print services, endpoints, rules and bytes per mode instead
+  --engine native|kube-proxy      who writes the rules (default the scenario's, else native):
+                                  kube-proxy runs kube-proxy's own proxier (make kube-proxy; Linux)
+  --kube-proxy-version V          1.35 or 1.37: whose rules, for both engines (default the
+                                  scenario's, else the newest); v1.36+ changed the nftables layout
 
 Examples:
   svclab render --mode iptables --scenario two-endpoints --services 0
   svclab render --mode nftables --services 1000 --endpoints 3 --seed 7 > kube-proxy.nft
   svclab render --mode iptables --services 10000 --endpoints 2 | iptables-nft-restore --test
   svclab render --summary --scenario two-endpoints
+  svclab render --mode nftables --scenario two-endpoints --kube-proxy-version 1.35
+  svclab render --mode nftables --scenario two-endpoints --engine kube-proxy   # kube-proxy v1.37's transaction
 `
 
 type renderFlags struct {
@@ -45,6 +52,8 @@ type renderFlags struct {
 	services, endpoints      int
 	seed                     uint64
 	jumps, summary           bool
+	servicesSet              bool // --services was given
+	engine, version          string
 }
 
 func runRender(args []string, stdout, stderr io.Writer) error {
@@ -58,37 +67,54 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&f.seed, "seed", 1, "")
 	fs.BoolVar(&f.jumps, "jumps", false, "")
 	fs.BoolVar(&f.summary, "summary", false, "")
+	fs.StringVar(&f.engine, "engine", "", "")
+	fs.StringVar(&f.version, "kube-proxy-version", "", "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	fs.Visit(func(fl *flag.Flag) { f.servicesSet = f.servicesSet || fl.Name == "services" })
 	if len(rest) > 0 {
 		return usagef("unexpected argument %q", rest[0])
 	}
-	m, err := modelFor(f)
+	m, kp, err := modelFor(f)
 	if err != nil {
 		return err
 	}
 	if f.summary {
-		return renderSummary(stdout, m)
+		return renderSummary(stdout, m, kp.Version)
 	}
-	_, err = renderMode(stdout, f.mode, m, f.jumps)
+	if kp.Engine == scenario.EngineKubeProxy {
+		return renderWithKubeProxy(stdout, f.mode, m, kp.Version)
+	}
+	_, err = renderMode(stdout, f.mode, m, f.jumps, kp.Version)
 	return err
 }
 
-// modelFor builds the model from a scenario, synthetic flags, or both.
-func modelFor(f renderFlags) (*model.Model, error) {
+// modelFor builds the model from a scenario, synthetic flags, or both,
+// and says which engine and kube-proxy version write it.
+func modelFor(f renderFlags) (*model.Model, scenario.KubeProxy, error) {
+	var kp scenario.KubeProxy
+	if f.services < -1 || (f.services == -1 && f.servicesSet) {
+		return nil, kp, usagef("--services %d: want 0 or more", f.services)
+	}
 	if f.scenario == "" && f.services < 0 {
-		return nil, usagef("give --scenario FILE|NAME or --services N")
+		return nil, kp, usagef("give --scenario FILE|NAME or --services N")
 	}
 	if f.endpoints < 0 {
-		return nil, usagef("--endpoints %d: want ≥ 0", f.endpoints)
+		return nil, kp, usagef("--endpoints %d: want ≥ 0", f.endpoints)
 	}
 	sc, err := loadOrEmpty(f.scenario)
 	if err != nil {
-		return nil, err
+		return nil, kp, err
 	}
-	return scenarioModel(sc, f)
+	if f.engine != "" || f.version != "" {
+		if sc, err = sc.WithKubeProxy(f.engine, f.version); err != nil {
+			return nil, kp, usagef("--engine %q --kube-proxy-version %q: %v", f.engine, f.version, err)
+		}
+	}
+	m, err := scenarioModel(sc, f)
+	return m, sc.KubeProxy, err
 }
 
 // loadOrEmpty loads a scenario, or returns an empty one (defaults only) for
@@ -102,13 +128,13 @@ func loadOrEmpty(nameOrPath string) (*scenario.Scenario, error) {
 
 func scenarioModel(sc *scenario.Scenario, f renderFlags) (*model.Model, error) {
 	n, eps, seed := 0, f.endpoints, f.seed
-	if syn := sc.File.Synthetic; syn != nil {
+	if syn := sc.Synthetic; syn != nil {
 		n, eps, seed = syn.Services, syn.EndpointsPerService, syn.Seed
 	}
 	if f.services >= 0 {
 		n, eps, seed = f.services, f.endpoints, f.seed
 	}
-	pos := sc.File.Placement
+	pos := sc.Placement
 	if f.position != "" {
 		pos = f.position
 	}
@@ -119,32 +145,36 @@ func scenarioModel(sc *scenario.Scenario, f renderFlags) (*model.Model, error) {
 	return m, nil
 }
 
-// renderMode writes one mode's payload.
-func renderMode(w io.Writer, mode string, m *model.Model, jumps bool) (render.Stats, error) {
+// renderMode writes one mode's payload as kube-proxy version v writes it.
+func renderMode(w io.Writer, mode string, m *model.Model, jumps bool, v render.KubeProxyVersion) (render.Stats, error) {
 	switch mode {
 	case "iptables":
-		stats, err := iptables.Render(w, m, iptables.DefaultOptions())
+		opts := iptables.DefaultOptions()
+		opts.Version = v
+		stats, err := iptables.Render(w, m, opts)
 		if err != nil || !jumps {
 			return stats, err
 		}
-		_, err = iptables.RenderJumps(w, iptables.DefaultOptions())
+		_, err = iptables.RenderJumps(w, opts)
 		return stats, err
 	case "nftables":
-		return nftables.Render(w, m, nftables.Options{})
+		return nftables.Render(w, m, nftables.Options{Version: v})
 	case "ipvs":
-		s, err := ipvs.Render(w, m, ipvs.DefaultOptions())
+		opts := ipvs.DefaultOptions()
+		opts.Version = v
+		s, err := ipvs.Render(w, m, opts)
 		return s.Total, err
 	}
 	return render.Stats{}, usagef("--mode %q: want iptables, nftables or ipvs", mode)
 }
 
 // renderSummary prints, per mode, the size of the payload.
-func renderSummary(w io.Writer, m *model.Model) error {
+func renderSummary(w io.Writer, m *model.Model, v render.KubeProxyVersion) error {
 	fmt.Fprintf(w, "services %d, endpoints %d\n\n", m.Services.Len(), model.TotalEndpoints(m.Services))
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "mode\tlines\tbytes\trules\tchains\tsets\telements\t")
 	for _, mode := range []string{"iptables", "nftables", "ipvs"} {
-		s, err := renderMode(io.Discard, mode, m, false)
+		s, err := renderMode(io.Discard, mode, m, false, v)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
@@ -15,8 +16,8 @@ func TestBadInputExitsTwoWithNothingOnStdout(t *testing.T) {
 		{"unknown-field.yaml", "unknown-field.yaml:6: colour: unknown field"},
 		{"ipv6-clusterip.yaml", `ipv6-clusterip.yaml:5: services[0].clusterIP: "fd00::43" is not an IPv4 address`},
 		{"duplicate.yaml", "duplicate.yaml:8: services[1].name: duplicate service ns3/svc3"},
-		{"too-many.yaml", "too-many.yaml:7: synthetic.services: 1100000 services do not fit in service CIDR"},
-		{"port-range.yaml", "port-range.yaml:6: services[0].ports[0].port: port 65536 is out of range"},
+		{"too-many.yaml", "too-many.yaml:7: synthetic.services: 1100000 is out of range"},
+		{"port-range.yaml", "port-range.yaml:6: services[0].ports[0].port: 65536 is out of range"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -42,14 +43,24 @@ func TestZeroEndpointsRenderReject(t *testing.T) {
 	}
 }
 
+// TestHelpHasExamplesForEveryCommand: `svclab help CMD`, `svclab CMD
+// --help` and `svclab CMD -h` print the same usage, with examples, on
+// stdout and exit 0, for every command.
 func TestHelpHasExamplesForEveryCommand(t *testing.T) {
 	for name, c := range commands {
 		if c.hidden {
 			continue
 		}
-		var stdout, stderr bytes.Buffer
-		if code := dispatch([]string{"help", name}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "Examples:") {
-			t.Errorf("svclab help %s: exit %d, no Examples section:\n%s", name, code, stdout.String())
+		var want bytes.Buffer
+		if code := dispatch([]string{"help", name}, &want, io.Discard); code != 0 || !strings.Contains(want.String(), "Examples:") {
+			t.Errorf("svclab help %s: exit %d, no Examples section:\n%s", name, code, want.String())
+		}
+		for _, flag := range []string{"--help", "-h"} {
+			var stdout, stderr bytes.Buffer
+			code := dispatch([]string{name, flag}, &stdout, &stderr)
+			if code != 0 || stdout.String() != want.String() || stderr.Len() != 0 {
+				t.Errorf("svclab %s %s: exit %d, stderr %q, usage equal to `svclab help %s`: %v", name, flag, code, stderr.String(), name, stdout.String() == want.String())
+			}
 		}
 	}
 }

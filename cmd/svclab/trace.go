@@ -31,8 +31,21 @@ Options:
   --proto P           tcp (default), udp or sctp
   --src IP            the client address (default 10.244.255.1, a pod)
   --from pod|node     PREROUTING (a pod or another host, default) or OUTPUT (a host process)
-  --local IP,...      the node's own addresses, for addrtype LOCAL and NodePorts
+  --local IP,...      the node's own addresses, for addrtype LOCAL, NodePorts and INPUT
+  --in-iface NAME     the interface the packet comes in on (for -i matches)
+  --out-iface NAME    the interface it leaves by (for -o matches)
+  --mark N            the packet mark it enters with (default 0)
+  --state S           new (default: the first packet) or established (nat is skipped)
+  --ipsets FILE       the node's ipsets (ipset save > FILE), for -m set matches
   --json              one JSON object: endpoints as {"endpoint": "IP:port", "probability": p}
+
+The iptables tracer walks raw, mangle, nat, filter and security in the
+kernel's order. A match it cannot decide (an interface, ipset or module it
+was not told about) is followed both ways; if the outcomes differ the
+verdict is "unknown", the undecided rules are listed with what each choice
+gives, and the exit code is 3.
+
+Exit codes: 0 traced, 1 error, 2 bad usage, 3 verdict unknown.
 
 Examples:
   svclab render --scenario two-endpoints --services 0 > rules.txt
@@ -49,6 +62,11 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 	src := fs.String("src", "10.244.255.1", "")
 	from := fs.String("from", "pod", "")
 	local := fs.String("local", "", "")
+	inIface := fs.String("in-iface", "", "")
+	outIface := fs.String("out-iface", "", "")
+	mark := fs.Uint("mark", 0, "")
+	state := fs.String("state", "new", "")
+	ipsets := fs.String("ipsets", "", "")
 	asJSON := fs.Bool("json", false, "")
 	if rest, err := parseFlags(fs, args); err != nil {
 		return err
@@ -62,24 +80,25 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 	if *dump == "" {
 		return usagef("--dump FILE is required")
 	}
-	d, err := analyze.LoadFile(*dump)
-	if err != nil {
-		return err
+	if *state != "new" && *state != "established" {
+		return usagef("--state %q: want new or established", *state)
 	}
-	tr, err := analyze.NewTracer(d, locals, false)
-	if err != nil {
-		return err
-	}
-	res, err := tr.Trace(pkt)
+	pkt.InIface, pkt.OutIface, pkt.Mark, pkt.State = *inIface, *outIface, uint32(*mark), *state
+	res, err := analyze.TraceFile(*dump, *ipsets, analyze.Options{Local: locals}, pkt)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		err = enc.Encode(res)
+	} else {
+		err = printTrace(stdout, res)
 	}
-	return printTrace(stdout, res)
+	if err == nil && res.Verdict == "unknown" {
+		return &exitError{code: 3}
+	}
+	return err
 }
 
 // tracePacket validates the packet flags.
@@ -131,6 +150,9 @@ func printTrace(w io.Writer, r analyze.Result) error {
 	}
 	for _, f := range r.Flags {
 		fmt.Fprintf(w, "note: %s\n", f)
+	}
+	for _, u := range r.Undecided {
+		fmt.Fprintf(w, "undecided: %s\n", u)
 	}
 	return nil
 }

@@ -4,9 +4,11 @@
 //
 //   - iptables: one `iptables-{legacy,nft}-restore --noflush --counters` call
 //     with the whole payload (kube-proxy's RestoreAll), then the jump rules
-//     from the built-in chains; per-rule packet counters are read with
-//     go-iptables;
-//   - nftables: one `nft -f -` transaction with the whole script;
+//     from the built-in chains; per-rule packet counters are read from
+//     `iptables-save -c`, parsed with sim/iptables;
+//   - nftables: one `nft -f -` transaction with the whole script; the
+//     fairness witness is svclab's own counting table beside it
+//     (witness_linux.go), since kube-proxy's rules keep no counters;
 //   - ipvs: the kube-ipvs0 dummy with every ClusterIP, `ipset restore`, the
 //     constant iptables-legacy rules, and virtual and real servers over
 //     generic netlink (github.com/cloudflare/ipvs), parsed from the same

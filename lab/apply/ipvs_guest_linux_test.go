@@ -76,7 +76,7 @@ func TestIPVSGuestSide(t *testing.T) {
 	if os.Getenv(ipvsGuestSideEnv) == "" {
 		t.Skip("runs inside the user-mode-linux guest, started by TestIPVSInGuest")
 	}
-	lab, err := topo.Build(topo.Spec{Prefix: topo.NewPrefix(), Pods: []topo.Pod{
+	lab, err := topo.Build(t.Context(), topo.Spec{Prefix: topo.NewPrefix(), Pods: []topo.Pod{
 		{Name: "a", IP: netip.MustParseAddr("10.244.0.2")}, {Name: "b", IP: netip.MustParseAddr("10.244.0.3")},
 	}})
 	if err != nil {
@@ -104,12 +104,12 @@ func checkIncremental(t *testing.T, lab *topo.Topology) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer dp.Reset()
+	defer dp.Reset(t.Context())
 	m := ipvsTestModel(twoEndpointService("web", "10.96.0.10", "10.244.0.2"))
-	if _, err := dp.FullSync(m); err != nil {
+	if _, err := dp.FullSync(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}
-	inc, err := dp.IncrementalSync(m, 0, model.Endpoint{IP: netip.MustParseAddr("10.244.0.3"), Ready: true, Node: "node-1"})
+	inc, err := dp.Apply(t.Context(), m, Change{Service: 0, Endpoint: model.Endpoint{IP: netip.MustParseAddr("10.244.0.3"), Ready: true, Node: "node-1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,11 +135,11 @@ func checkScheduler(t *testing.T, lab *topo.Topology, m *model.Model, sched stri
 		t.Fatal(err)
 	}
 	defer func() {
-		if err := dp.Reset(); err != nil {
+		if err := dp.Reset(t.Context()); err != nil {
 			t.Error(err)
 		}
 	}()
-	sync, err := dp.FullSync(m)
+	sync, err := dp.FullSync(t.Context(), m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func resyncChanges(t *testing.T, d *IPVS, m *model.Model) int {
 		return &changeCounter{ipvsClient: c, changes: &changes}, err
 	}
 	defer func() { d.dial = kernelDial }()
-	if _, err := d.FullSync(m); err != nil {
+	if _, err := d.FullSync(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}
 	return changes
@@ -276,7 +276,7 @@ func BenchmarkIPVSFullSyncGuestSide(b *testing.B) {
 	if os.Getenv(ipvsGuestSideEnv) == "" {
 		b.Skip("runs inside the user-mode-linux guest, started by BenchmarkIPVSFullSyncInGuest")
 	}
-	lab, err := topo.Build(topo.Spec{Prefix: topo.NewPrefix(), SinkPrefixes: []netip.Prefix{model.DefaultEndpointCIDR}})
+	lab, err := topo.Build(b.Context(), topo.Spec{Prefix: topo.NewPrefix(), SinkPrefixes: []netip.Prefix{model.DefaultEndpointCIDR}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -294,17 +294,17 @@ func BenchmarkIPVSFullSyncGuestSide(b *testing.B) {
 			}
 			var total time.Duration
 			for b.Loop() {
-				if err := dp.Reset(); err != nil {
+				if err := dp.Reset(b.Context()); err != nil {
 					b.Fatal(err)
 				}
-				sync, err := dp.FullSync(m)
+				sync, err := dp.FullSync(b.Context(), m)
 				if err != nil {
 					b.Fatal(err)
 				}
 				total += sync.Duration
 			}
 			b.ReportMetric(total.Seconds()/float64(b.N), "sync-s")
-			if err := dp.Reset(); err != nil {
+			if err := dp.Reset(b.Context()); err != nil {
 				b.Fatal(err)
 			}
 		})

@@ -26,7 +26,7 @@ func TestIPVSFullSyncInNetns(t *testing.T) {
 	a := twoEndpointService("a", "10.96.0.10", "10.244.0.2", "10.244.0.3")
 	b := twoEndpointService("b", "10.96.0.11", "10.244.0.4")
 	for round := 1; round <= 2; round++ { // the second sync must change nothing
-		sync, err := d.FullSync(ipvsTestModel(a, b))
+		sync, err := d.FullSync(t.Context(), ipvsTestModel(a, b))
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
@@ -49,7 +49,7 @@ func TestIPVSFullSyncInNetns(t *testing.T) {
 	}
 	fake.calls = nil
 	ep := model.Endpoint{IP: netip.MustParseAddr("10.244.0.5"), Ready: true, Node: "node-1"}
-	if _, err := d.IncrementalSync(ipvsTestModel(a, b), 1, ep); err != nil {
+	if _, err := d.Apply(t.Context(), ipvsTestModel(a, b), Change{Service: 1, Endpoint: ep}); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(fake.calls, ","); got != "add 10.96.0.11:80 -> 10.244.0.5:8080" {
@@ -58,13 +58,13 @@ func TestIPVSFullSyncInNetns(t *testing.T) {
 	if got := ipsetEntries(t, ns, "KUBE-LOOP-BACK"); got != 4 {
 		t.Errorf("KUBE-LOOP-BACK has %d members after adding a local endpoint, want 4", got)
 	}
-	if _, err := d.FullSync(ipvsTestModel(a)); err != nil {
+	if _, err := d.FullSync(t.Context(), ipvsTestModel(a)); err != nil {
 		t.Fatal(err)
 	}
 	if got := ipsetEntries(t, ns, "KUBE-CLUSTER-IP"); got != 1 || len(links.addrs) != 1 || len(fake.services) != 1 {
 		t.Errorf("after dropping a service: %d set members, %d addresses, %d virtual servers; want 1 each", got, len(links.addrs), len(fake.services))
 	}
-	if err := d.Reset(); err != nil {
+	if err := d.Reset(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if sets, _ := netns.Output(ns, nil, "ipset", "list", "-n"); len(sets) != 0 || len(fake.services) != 0 || links.exists {
@@ -73,7 +73,7 @@ func TestIPVSFullSyncInNetns(t *testing.T) {
 	if saved := iptablesSave(t, d); strings.Contains(saved, "KUBE-") {
 		t.Errorf("after Reset, iptables still holds kube-proxy chains:\n%s", saved)
 	}
-	if err := d.Reset(); err != nil {
+	if err := d.Reset(t.Context()); err != nil {
 		t.Errorf("second Reset: %v", err)
 	}
 }
@@ -89,7 +89,7 @@ func TestNewIPVSWithoutKernelIPVS(t *testing.T) {
 	case err != nil:
 		t.Fatalf("NewIPVS = %v, want nil or ErrNoIPVS", err)
 	default:
-		if err := d.Reset(); err != nil {
+		if err := d.Reset(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 	}

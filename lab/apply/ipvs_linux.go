@@ -2,6 +2,7 @@ package apply
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -78,12 +79,6 @@ func NewIPVS(nodeNetns string, opts ipvs.Options) (Dataplane, error) {
 	return d, c.Close()
 }
 
-// IPVSOf returns the IPVS dataplane behind d.
-func IPVSOf(d Dataplane) (*IPVS, bool) {
-	x, ok := d.(*IPVS)
-	return x, ok
-}
-
 // Name is "ipvs".
 func (d *IPVS) Name() string { return "ipvs" }
 
@@ -139,7 +134,7 @@ func renderIPVS(m *model.Model, opts ipvs.Options) (*ipvsPayloads, error) {
 // refilled), the iptables rules and jumps, then the virtual and real
 // servers, reconciled with what the kernel already holds. Duration times
 // all of it, rendering excluded.
-func (d *IPVS) FullSync(m *model.Model) (Sync, error) {
+func (d *IPVS) FullSync(_ context.Context, m *model.Model) (Sync, error) {
 	p, err := renderIPVS(m, d.Options)
 	if err != nil {
 		return Sync{}, err
@@ -222,9 +217,12 @@ func serviceExists(c ipvsClient, svc cipvs.Service) error {
 	return errors.New("no such virtual server")
 }
 
+// Close resets the namespace.
+func (d *IPVS) Close() error { return d.Reset(context.Background()) }
+
 // Reset removes the virtual servers, the iptables rules, kube-proxy's
 // ipsets and the dummy link; it is safe on a namespace never synced.
-func (d *IPVS) Reset() error {
+func (d *IPVS) Reset(context.Context) error {
 	var errs []error
 	if c, err := d.dial(); err == nil {
 		errs = append(errs, removeAllServices(c), c.Close())

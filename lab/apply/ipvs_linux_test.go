@@ -283,3 +283,16 @@ func BenchmarkParseIPVSAdm(b *testing.B) {
 		}
 	}
 }
+
+// kube-proxy sets conn_reuse_mode=0 only on kernels before 5.9.
+func TestSysctlsForKernel(t *testing.T) {
+	for _, tc := range []struct {
+		release string
+		reuse   bool
+	}{{"4.19.0", true}, {"5.8.18", true}, {"5.9.0", false}, {"6.1.176", false}, {"garbage", true}} {
+		_, has := sysctlsFor(tc.release)["conn_reuse_mode"]
+		if has != tc.reuse {
+			t.Errorf("kernel %s: conn_reuse_mode set %v, want %v", tc.release, has, tc.reuse)
+		}
+	}
+}

@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"os"
 	"strings"
 
 	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
 
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/sim/render/ipvs"
@@ -87,6 +89,25 @@ var ipvsSysctls = map[string]string{
 	"conntrack": "1", "conn_reuse_mode": "0", "expire_nodest_conn": "1", "expire_quiescent_template": "1",
 }
 
+// connReuseFixed is the kernel from which kube-proxy leaves
+// conn_reuse_mode alone (kubernetes/kubernetes#93297): there it stays 1, so
+// a SYN from a reused client port is scheduled as a new connection. With 0
+// on such a kernel IPVS hands the SYN to the old connection entry's real
+// server without scheduling or counting it, and the real servers' counters
+// fall behind what the servers accepted.
+var connReuseFixed = [2]int{5, 9}
+
+// sysctlsFor is ipvsSysctls as kube-proxy sets them on a kernel release.
+func sysctlsFor(release string) map[string]string {
+	out := maps.Clone(ipvsSysctls)
+	var major, minor int
+	if _, err := fmt.Sscanf(release, "%d.%d", &major, &minor); err == nil &&
+		(major > connReuseFixed[0] || major == connReuseFixed[0] && minor >= connReuseFixed[1]) {
+		delete(out, "conn_reuse_mode")
+	}
+	return out
+}
+
 // setSysctls writes ipvsSysctls in the node namespace; without IPVS in the
 // kernel (the tests' fake) there is nothing to set.
 func (d *IPVS) setSysctls() error {
@@ -95,7 +116,11 @@ func (d *IPVS) setSysctls() error {
 		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
-		for key, value := range ipvsSysctls {
+		var u unix.Utsname
+		if err := unix.Uname(&u); err != nil {
+			return err
+		}
+		for key, value := range sysctlsFor(unix.ByteSliceToString(u.Release[:])) {
 			if err := os.WriteFile(dir+key, []byte(value), 0o644); err != nil {
 				return fmt.Errorf("set net.ipv4.vs.%s=%s: %w", key, value, err)
 			}

@@ -3,6 +3,7 @@ package apply
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -14,18 +15,19 @@ import (
 )
 
 // Program is FullSync: IPVS mode has one way to load its state.
-func (d *IPVS) Program(m *model.Model) (Sync, error) { return d.FullSync(m) }
+func (d *IPVS) Program(ctx context.Context, m *model.Model) (Sync, error) { return d.FullSync(ctx, m) }
 
-// IncrementalSync adds ep to service i of an already programmed m, doing
+// Apply adds c.Endpoint to service c.Service of an already programmed m, doing
 // what kube-proxy's IPVS proxier does for that change: it adds the ipset
 // members the endpoint brings (kube-proxy adds only the difference), rewrites
 // its constant iptables rules (it does so on every sync), lists the kernel's
 // virtual servers and adds the real server to the changed one. Rendering is
 // not timed.
-func (d *IPVS) IncrementalSync(m *model.Model, i int, ep model.Endpoint) (Sync, error) {
+func (d *IPVS) Apply(_ context.Context, m *model.Model, c Change) (Sync, error) {
+	i := c.Service
 	before := *m.Services.At(i)
 	after := before
-	after.Endpoints = append(append([]model.Endpoint(nil), before.Endpoints...), ep)
+	after.Endpoints = append(append([]model.Endpoint(nil), before.Endpoints...), c.Endpoint)
 	one := func(s model.Service) *model.Model { return &model.Model{Cluster: m.Cluster, Services: model.Slice{s}} }
 	pb, err := renderIPVS(one(before), d.Options)
 	if err != nil {

@@ -1,18 +1,23 @@
 package apply
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render/nftables"
 )
 
 // NFTables applies nft scripts in one namespace.
 type NFTables struct {
 	Netns string
 	Table string // default "kube-proxy"
+	// Options shape the rendered scripts (the kube-proxy version).
+	Options nftables.Options
 }
 
 func (p *NFTables) table() string {
@@ -58,12 +63,30 @@ func (p *NFTables) Version() string {
 	return strings.TrimSpace(string(out))
 }
 
-// FlushConntrack empties the namespace's connection tracking table, so the
-// next measurement starts with no established flows.
-func FlushConntrack(nsName string) error {
-	_, err := netns.Output(nsName, nil, "conntrack", "-F")
-	if err != nil && strings.Contains(err.Error(), "0 flow entries") {
-		return nil
+// sync renders m and loads it in one transaction.
+func (p *NFTables) sync(m *model.Model) (Sync, error) {
+	var script bytes.Buffer
+	stats, err := nftables.Render(&script, m, p.Options)
+	if err != nil {
+		return Sync{}, err
 	}
-	return err
+	took, err := p.Load(script.Bytes())
+	if err != nil {
+		return Sync{}, fmt.Errorf("nftables full sync in netns %s: %w", p.Netns, err)
+	}
+	return Sync{Payload: stats, Duration: took}, nil
+}
+
+// syncChange loads the transaction kube-proxy runs for change c to m.
+func (p *NFTables) syncChange(m *model.Model, c Change) (Sync, error) {
+	var script bytes.Buffer
+	stats, err := nftables.RenderIncremental(&script, m, c.Service, c.Endpoint, p.Options)
+	if err != nil {
+		return Sync{}, err
+	}
+	took, err := p.Load(script.Bytes())
+	if err != nil {
+		return Sync{}, fmt.Errorf("nftables incremental sync in netns %s: %w", p.Netns, err)
+	}
+	return Sync{Payload: stats, Duration: took}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"syscall"
 
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/sim/kube"
@@ -37,6 +38,8 @@ func Start(ctx context.Context, ns, bin, variant string, req *kube.Request) (*Pr
 	}
 	p := &Process{ns: ns, bin: bin, cmd: exec.CommandContext(ctx, bin, args...)}
 	p.cmd.Stderr = &p.stderr
+	// The driver must not outlive svclab, however svclab dies.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		return nil, nil, p.wrap(err)

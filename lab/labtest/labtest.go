@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"testing"
 
+	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/netns"
 )
 
@@ -41,15 +42,28 @@ func RequireBinary(t testing.TB, name string) {
 	t.Skip(why)
 }
 
+// Lease takes the lease of prefix for the test (lab/lease), so that
+// `svclab cleanup` removes what a killed test left under it, and releases it
+// when the test ends (after the test's own cleanups registered later).
+func Lease(t testing.TB, prefix string) {
+	t.Helper()
+	l, err := lease.Acquire(prefix, "test")
+	if err != nil {
+		t.Fatalf("lease %s: %v", prefix, err)
+	}
+	t.Cleanup(func() { _ = l.Release() })
+}
+
 // ScratchNetns creates a uniquely named namespace for one test and deletes it
-// when the test ends. The name starts with "svl-t" so `svclab cleanup` finds
-// it if the test process is killed.
+// when the test ends. It holds a lease on the name, so `svclab cleanup`
+// removes it if the test process is killed.
 func ScratchNetns(t testing.TB) string {
 	t.Helper()
 	RequireRoot(t)
 	var b [3]byte
 	_, _ = rand.Read(b[:])
 	name := "svl-t" + hex.EncodeToString(b[:])
+	Lease(t, name)
 	if err := netns.Create(name); err != nil {
 		t.Fatalf("create scratch netns: %v", err)
 	}

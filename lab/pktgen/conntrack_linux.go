@@ -6,30 +6,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vishvananda/netlink"
-
 	"github.com/svclab/svclab/lab/netns"
 )
 
 // FlushConntrackIn returns a Spec.FlushConntrack hook that deletes every
 // conntrack entry of namespace netnsName over netlink, like `conntrack -F`.
 func FlushConntrackIn(netnsName string) func() error {
-	return func() error {
-		ns, err := netns.Open(netnsName)
-		if err != nil {
-			return err
-		}
-		defer ns.Close()
-		h, err := netlink.NewHandleAt(ns)
-		if err != nil {
-			return fmt.Errorf("netlink handle for netns %s: %w", netnsName, err)
-		}
-		defer h.Close()
-		if err := h.ConntrackTableFlush(netlink.ConntrackTable); err != nil {
-			return fmt.Errorf("flush conntrack in netns %s: %w", netnsName, err)
-		}
-		return nil
-	}
+	return func() error { return netns.FlushConntrack(netnsName) }
 }
 
 // Conntrack is the fill of one namespace's conntrack table.

@@ -1,27 +1,16 @@
 package pktgen
 
 import (
-	"fmt"
 	"time"
 
-	"github.com/prometheus/procfs"
+	"github.com/svclab/svclab/lab/host"
 )
 
-// kernelCPUSeconds returns the machine-wide system plus softirq CPU time
-// from /proc/stat, in seconds since boot. Packet forwarding runs in softirq,
-// either in ksoftirqd or in the context of the task that raised it (the
-// sender's sendmmsg), which counts as softirq or as system time depending
-// on the kernel's IRQ time accounting; the sum covers both.
+// kernelCPUSeconds is the machine's system plus softirq CPU time
+// (host.CPUTimes.Kernel): where packet forwarding runs.
 func kernelCPUSeconds() (float64, error) {
-	fs, err := procfs.NewDefaultFS()
-	if err != nil {
-		return 0, fmt.Errorf("open /proc: %w", err)
-	}
-	st, err := fs.Stat()
-	if err != nil {
-		return 0, fmt.Errorf("read /proc/stat: %w", err)
-	}
-	return st.CPUTotal.System + st.CPUTotal.SoftIRQ, nil
+	c, err := host.ReadCPU()
+	return c.Kernel(), err
 }
 
 // cpuReading is kernelCPUSeconds at one instant.

@@ -1,6 +1,7 @@
 package pktgen
 
 import (
+	"context"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -36,7 +37,7 @@ func newLabFixture(t testing.TB, pods int) *labFixture {
 	for i := range pods {
 		spec.Pods = append(spec.Pods, topo.Pod{IP: netip.AddrFrom4([4]byte{10, 244, byte(i + 1), 10})})
 	}
-	tp, err := topo.Build(spec)
+	tp, err := topo.Build(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,9 +46,9 @@ func nftScenarios(t *testing.T) map[string]*model.Model {
 }
 
 // v135 pins the tests that compare the kernel's listing through sim/nftables
-// to the v1.35 layout: that parser does not read the v1.36+ objects
-// (counters, `dnat ip addr . port to numgen ... map`) yet.
-// TestNFTablesVersionsLoad and TestNFTablesVersionsIncremental cover both.
+// to the v1.35 layout. TestNFTablesVersionsLoad and
+// TestNFTablesVersionsIncremental cover both; TestNFTables137TraceKernel
+// parses and traces the kernel's listing of the v1.37 layout.
 var v135 = rendernft.Options{Version: render.KubeProxy135}
 
 // nft runs nft in ns with script as standard input.

@@ -15,62 +15,62 @@ import (
 	"github.com/svclab/svclab/sim/stats"
 )
 
-// Options are a run's settings that do not come from the scenario.
-type Options struct {
-	OutDir   string                // run directory
-	Prefix   string                // run prefix; empty means a new random one
-	Progress func(done, total int) // optional progress callback
-	Log      func(format string, args ...any)
-	// OnLab is told about the lab once it is built, so a signal handler can
-	// tear it down if the run is stuck past its grace period.
-	OnLab func(*Lab)
-}
-
-func (o Options) logf(format string, args ...any) {
-	if o.Log != nil {
-		o.Log(format, args...)
-	}
-}
-
-// fairnessTarget is one service port of the scenario whose split is measured.
-type fairnessTarget struct {
-	svc  *model.Service
-	port model.Port
-}
-
 // RunFairness measures the endpoint split of every explicit service of the
-// scenario on each of its fairness dataplanes.
+// scenario on each of its fairness dataplanes, appending one record per
+// measurement to w. The summary is complete only when every planned
+// measurement was made.
 func RunFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
-	f := sc.File.Fairness
+	opts = opts.withDefaults()
+	f := sc.Fairness
 	m, err := sc.Model()
 	if err != nil {
 		return nil, err
 	}
-	lab, err := NewLab(labSpecFor(sc, opts.Prefix, sc.File.Synthetic != nil && sc.File.Synthetic.Services > 0, f.ClientOnNode))
+	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.Name, Kind: "fairness"}
+	targets := fairnessTargets(sc.Explicit())
+	if len(targets) == 0 {
+		summary.Warnings = append(summary.Warnings, "no explicit TCP service has a ready endpoint: nothing to measure")
+		return summary, nil
+	}
+	lab, err := opts.Machine.BuildLab(ctx, labSpecFor(sc, opts.Prefix, sc.Synthetic != nil && sc.Synthetic.Services > 0, f.ClientOnNode))
 	if err != nil {
-		return nil, err
+		return summary, err
 	}
 	defer lab.Close()
-	if opts.OnLab != nil {
-		opts.OnLab(lab)
-	}
-	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.File.Name, Kind: "fairness"}
-	targets := fairnessTargets(sc.Explicit())
+	planned := len(targets) * len(f.Dataplanes)
 	for _, name := range f.Dataplanes {
-		runs, err := fairnessOnDataplane(ctx, lab, name, m, targets, f, opts)
+		runs, err := fairnessOnDataplane(ctx, lab, name, m, targets, settingsFor(sc, f.Scheduler), f, opts)
 		for i := range runs {
 			if aerr := w.Append(results.Record{Type: results.TypeFairness, Fairness: &runs[i]}); aerr != nil {
 				return summary, aerr
 			}
+			summary.Warnings = append(summary.Warnings, countWarnings(&runs[i])...)
 		}
 		summary.Runs = append(summary.Runs, runs...)
 		if err != nil {
 			return summary, err
 		}
 	}
-	summary.Complete = true
+	summary.Complete = len(summary.Runs) == planned
 	return summary, nil
 }
+
+// countWarnings says when the servers and the kernel counted differently.
+func countWarnings(run *results.FairnessRun) []string {
+	if run.CountsAgree || run.Mode == "keepalive" || run.KernelCounter == "" {
+		return nil
+	}
+	var diffs string
+	for _, ep := range run.Endpoints {
+		if ep.Count != ep.DNAT {
+			diffs += fmt.Sprintf(" %s served %d, kernel %d;", ep.Endpoint, ep.Count, ep.DNAT)
+		}
+	}
+	return []string{fmt.Sprintf("%s %s: server counts and kernel counters (%s) differ:%s", run.Dataplane, run.Service, run.KernelCounter, diffs)}
+}
+
+// fairnessTarget is one service port of the scenario whose split is measured.
+type fairnessTarget = apply.Target
 
 func fairnessTargets(explicit model.Slice) []fairnessTarget {
 	var out []fairnessTarget
@@ -81,7 +81,7 @@ func fairnessTargets(explicit model.Slice) []fairnessTarget {
 		}
 		for _, p := range s.Ports {
 			if p.Protocol == model.TCP {
-				out = append(out, fairnessTarget{svc: s, port: p})
+				out = append(out, fairnessTarget{Service: s, Port: p})
 			}
 		}
 	}
@@ -90,25 +90,25 @@ func fairnessTargets(explicit model.Slice) []fairnessTarget {
 
 // fairnessOnDataplane programs one dataplane, measures every target, and
 // removes the rules again.
-func fairnessOnDataplane(ctx context.Context, lab *Lab, name string, m *model.Model, targets []fairnessTarget, f *scenario.Fairness, opts Options) ([]results.FairnessRun, error) {
-	dp, err := apply.New(name, lab.Topo.NodeNetns, apply.Settings{IPVSScheduler: f.Scheduler})
+func fairnessOnDataplane(ctx context.Context, lab Lab, name string, m *model.Model, targets []fairnessTarget, s apply.Settings, f *scenario.Fairness, opts Options) ([]results.FairnessRun, error) {
+	dp, err := lab.Dataplane(name, s)
 	if err != nil {
 		return nil, err
 	}
-	sync, err := dp.FullSync(m)
+	defer func() {
+		_ = dp.Close()
+		_ = lab.FlushConntrack()
+	}()
+	sync, err := dp.FullSync(ctx, m)
 	if err != nil {
 		return nil, err
 	}
 	opts.logf("%s: programmed %d rules (%d bytes) in %v", name, sync.Payload.Rules, sync.Payload.Bytes, sync.Duration.Round(time.Millisecond))
-	defer func() {
-		_ = dp.Reset()
-		_ = apply.FlushConntrack(lab.Topo.NodeNetns)
-	}()
 	var runs []results.FairnessRun
 	for _, t := range targets {
 		run, err := measureSplit(ctx, lab, dp, t, f)
 		if err != nil {
-			return runs, fmt.Errorf("%s: service %s: %w", name, t.svc.PortName(t.port), err)
+			return runs, fmt.Errorf("%s: service %s: %w", name, t.Name(), err)
 		}
 		runs = append(runs, run)
 	}
@@ -117,57 +117,46 @@ func fairnessOnDataplane(ctx context.Context, lab *Lab, name string, m *model.Mo
 
 // measureSplit sends the connections to one service and compares the
 // servers' counts, the kernel's counters and the expected split.
-func measureSplit(ctx context.Context, lab *Lab, dp apply.Dataplane, t fairnessTarget, f *scenario.Fairness) (results.FairnessRun, error) {
-	before := lab.Servers.Stats()
+func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t fairnessTarget, f *scenario.Fairness) (results.FairnessRun, error) {
+	before := lab.ServerStats()
 	hist := stats.NewLatencyHistogram()
 	spec := traffic.Spec{
-		Netns: lab.Topo.ClientNetns, Target: netip.AddrPortFrom(t.svc.ClusterIP, uint16(t.port.Port)),
-		Connections: f.Connections, Concurrency: f.Concurrency, Rate: f.Rate,
+		Target: t.Address(), Connections: f.Connections, Concurrency: f.Concurrency, Rate: f.Rate,
 		Mode: traffic.Mode(f.Mode), RequestsPerConn: f.RequestsPerConn,
 	}
-	var watch *apply.NATWatch
-	if _, isIPT := apply.IPTablesOf(dp); !isIPT {
-		if _, isIPVS := apply.IPVSOf(dp); !isIPVS {
-			var err error
-			if watch, err = apply.WatchNAT(lab.Topo.NodeNetns, spec.Target, t.port.Protocol.Lower()); err != nil {
-				return results.FairnessRun{}, err
-			}
-		}
+	counting, err := dp.Count(ctx, t)
+	if err != nil {
+		return results.FairnessRun{}, err
 	}
-	sum, err := traffic.Run(ctx, spec, func(r traffic.Record) {
+	sum, err := lab.Connect(ctx, spec, func(r traffic.Record) {
 		if r.Err == "" {
 			_ = hist.Record(r.Connect)
 		}
 	})
-	var nat map[string]uint64
-	if watch != nil {
-		var werr error
-		if nat, werr = watch.Stop(); err == nil {
-			err = werr
-		}
+	counters, cerr := counting.Stop(ctx)
+	if err == nil {
+		err = cerr
 	}
 	if err != nil {
 		return results.FairnessRun{}, err
 	}
-	after := lab.Servers.Stats()
+	after := lab.ServerStats()
 	run := results.FairnessRun{
-		Dataplane: dp.Name(), Service: t.svc.PortName(t.port), ClusterIP: spec.Target.String(), Mode: f.Mode,
+		Dataplane: dp.Name(), Service: t.Name(), ClusterIP: spec.Target.String(), Mode: f.Mode,
 		Connections: sum.Connections, Requests: sum.Requests, Errors: sum.Errors, ConnPerSec: sum.ConnPerSec,
 		P50us: us(hist.Quantile(0.5)), P99us: us(hist.Quantile(0.99)),
 	}
-	eps := t.svc.ReadyEndpoints(t.port)
+	eps := t.Service.ReadyEndpoints(t.Port)
 	counts := make([]uint64, len(eps))
 	for i, ep := range eps {
-		pod := lab.PodOf[netip.MustParseAddrPort(ep).Addr()]
+		pod := lab.PodOf(netip.MustParseAddrPort(ep).Addr())
 		counts[i] = served(before[pod], after[pod], f.Mode)
 		run.Endpoints = append(run.Endpoints, results.Endpoint{Endpoint: ep, Pod: pod, Count: counts[i]})
 	}
 	if err := fillFairness(&run, counts); err != nil {
 		return run, err
 	}
-	if err := fillKernelCounters(&run, dp, nat, t); err != nil {
-		return run, err
-	}
+	fillKernelCounts(&run, counters)
 	return run, nil
 }
 

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -12,12 +13,11 @@ import (
 	"github.com/svclab/svclab/sim/scenario"
 )
 
-// Lab is a running topology with its pod servers.
-type Lab struct {
-	Topo    *topo.Topology
-	Servers *podserver.Group
-	// PodOf maps an endpoint IP to the pod that owns it.
-	PodOf map[netip.Addr]string
+// kernelLab is a running topology with its pod servers.
+type kernelLab struct {
+	topo    *topo.Topology
+	servers *podserver.Group
+	podOf   map[netip.Addr]string // endpoint IP → pod
 }
 
 // LabSpec says what a lab must host.
@@ -31,42 +31,42 @@ type LabSpec struct {
 	ClientOnNode bool
 }
 
-// NewLab builds the topology and starts a server on every endpoint port.
-func NewLab(spec LabSpec) (*Lab, error) {
+// newKernelLab builds the topology and starts a server on every endpoint port.
+func newKernelLab(ctx context.Context, spec LabSpec) (*kernelLab, error) {
 	pods, ports := podsFor(spec.Targets)
 	tspec := topo.Spec{Prefix: spec.Prefix, Pods: pods, ClientOnNode: spec.ClientOnNode, ServiceCIDRs: spec.ServiceCIDRs}
 	if spec.Fillers {
 		tspec.SinkPrefixes = []netip.Prefix{spec.FillerCIDR}
 	}
-	t, err := topo.Build(tspec)
+	t, err := topo.Build(ctx, tspec)
 	if err != nil {
 		return nil, fmt.Errorf("build lab topology %s: %w", spec.Prefix, err)
 	}
-	lab := &Lab{Topo: t, Servers: &podserver.Group{}, PodOf: map[netip.Addr]string{}}
+	lab := &kernelLab{topo: t, servers: &podserver.Group{}, podOf: map[netip.Addr]string{}}
 	if err := lab.serve(pods, ports, spec); err != nil {
 		return nil, lab.closeWith(err)
 	}
 	return lab, nil
 }
 
-func (l *Lab) serve(pods []topo.Pod, ports map[netip.Addr][]int, spec LabSpec) error {
+func (l *kernelLab) serve(pods []topo.Pod, ports map[netip.Addr][]int, spec LabSpec) error {
 	for i, p := range pods {
-		l.PodOf[p.IP] = p.Name
+		l.podOf[p.IP] = p.Name
 		for _, port := range ports[p.IP] {
-			if _, err := l.Servers.Serve(l.Topo.Pods[i].Netns, p.Name, netip.AddrPortFrom(netip.IPv4Unspecified(), uint16(port))); err != nil {
+			if _, err := l.servers.Serve(l.topo.Pods[i].Netns, p.Name, netip.AddrPortFrom(netip.IPv4Unspecified(), uint16(port))); err != nil {
 				return fmt.Errorf("serve pod %s port %d: %w", p.Name, port, err)
 			}
 		}
 	}
 	if spec.Fillers {
-		if _, err := l.Servers.Serve(l.Topo.SinkNetns, "sink", netip.AddrPortFrom(netip.IPv4Unspecified(), uint16(spec.FillerPort))); err != nil {
+		if _, err := l.servers.Serve(l.topo.SinkNetns, "sink", netip.AddrPortFrom(netip.IPv4Unspecified(), uint16(spec.FillerPort))); err != nil {
 			return fmt.Errorf("serve sink port %d: %w", spec.FillerPort, err)
 		}
 	}
 	return nil
 }
 
-func (l *Lab) closeWith(err error) error {
+func (l *kernelLab) closeWith(err error) error {
 	if cerr := l.Close(); cerr != nil {
 		return fmt.Errorf("%w (and teardown: %v)", err, cerr)
 	}
@@ -74,9 +74,9 @@ func (l *Lab) closeWith(err error) error {
 }
 
 // Close stops the servers and tears the topology down.
-func (l *Lab) Close() error {
-	serr := l.Servers.Close()
-	terr := l.Topo.Close()
+func (l *kernelLab) Close() error {
+	serr := l.servers.Close()
+	terr := l.topo.Close()
 	if serr != nil {
 		return serr
 	}

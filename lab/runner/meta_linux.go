@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -29,7 +30,7 @@ func CollectMeta(run string, sc *scenario.Scenario, kind string) results.Meta {
 		guest = KernelRelease() // the host rewrites Kernel after the guest stops
 	}
 	return results.Meta{GuestKernel: guest,
-		Schema: results.SchemaVersion, Run: run, Scenario: sc.File.Name, ScenarioHash: sc.Hash(), Kind: kind,
+		Schema: results.SchemaVersion, Run: run, Scenario: sc.Name, ScenarioHash: sc.Hash(), Kind: kind,
 		Started: time.Now().UTC().Format(time.RFC3339), Kernel: KernelRelease(), CPU: cpuModel(), CPUs: runtime.NumCPU(),
 		GoVersion: runtime.Version(), GitCommit: gitCommit(), SvclabVersion: Version, Hostname: host,
 		Tools: toolVersions(),
@@ -60,15 +61,34 @@ func cpuModel() string {
 	return "unknown"
 }
 
+// gitCommit is the commit svclab was built from: the Makefile's -ldflags,
+// else the VCS stamp the Go toolchain put in the binary, else "unknown".
+// It never asks git about the directory svclab happens to run in.
 func gitCommit() string {
 	if Commit != "" {
 		return Commit
 	}
-	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
-	if err != nil {
-		return "unknown"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		rev, dirty := "", false
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if rev != "" && dirty {
+			return rev + "-dirty"
+		}
+		if rev != "" {
+			return rev
+		}
 	}
-	return strings.TrimSpace(string(out))
+	return "unknown"
 }
 
 // toolVersions runs each tool's version command in the host namespace;

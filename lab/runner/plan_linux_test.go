@@ -9,7 +9,7 @@ import (
 )
 
 func TestSweepPlanHonoursMaxServices(t *testing.T) {
-	spec := &scenario.SweepSpec{Services: []int{1, 5000, 20000}, Dataplanes: []string{"iptables-nft", "nftables"},
+	spec := &scenario.Sweep{Services: []int{1, 5000, 20000}, Dataplanes: []string{"iptables-nft", "nftables"},
 		MaxServices: map[string]int{"nftables": 5000}}
 	got := sweepPlan(spec)
 	want := []planPoint{{"iptables-nft", 1}, {"nftables", 1}, {"iptables-nft", 5000}, {"nftables", 5000}, {"iptables-nft", 20000}}

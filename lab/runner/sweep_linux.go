@@ -9,8 +9,8 @@ import (
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/traffic"
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/model"
-	"github.com/svclab/svclab/sim/report"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
 	"github.com/svclab/svclab/sim/stats"
@@ -21,7 +21,8 @@ import (
 // repetitions can visit points in a fresh random order without reloading.
 type sweepLab struct {
 	plan    planPoint
-	lab     *Lab
+	lab     Lab
+	machine Machine
 	dp      apply.Dataplane
 	model   *model.Model
 	fillers *model.Generator
@@ -31,11 +32,13 @@ type sweepLab struct {
 // RunSweep measures first-packet latency, CPU, throughput and sync time for
 // each dataplane and service count of the scenario's sweep.
 func RunSweep(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
-	spec := sc.File.Sweep
+	opts = opts.withDefaults()
+	spec := sc.Sweep
 	plan := sweepPlan(spec)
 	labs := make([]*sweepLab, 0, len(plan))
 	defer func() {
 		for _, l := range labs {
+			_ = l.dp.Close()
 			_ = l.lab.Close()
 		}
 	}()
@@ -51,7 +54,7 @@ func RunSweep(ctx context.Context, sc *scenario.Scenario, opts Options, w *resul
 		if ctx.Err() != nil {
 			return partialSummary(sc, w), ctx.Err()
 		}
-		l, err := setUpPoint(sc, plan[idx], fmt.Sprintf("%s%x", opts.Prefix, i), opts)
+		l, err := setUpPoint(ctx, sc, plan[idx], fmt.Sprintf("%s-%x", opts.Prefix, i), opts)
 		if err != nil {
 			return partialSummary(sc, w), err
 		}
@@ -80,45 +83,48 @@ func RunSweep(ctx context.Context, sc *scenario.Scenario, opts Options, w *resul
 
 // setUpPoint builds a point's lab and loads its rules, timing the full and
 // the incremental sync where the scenario asks for it.
-func setUpPoint(sc *scenario.Scenario, p planPoint, prefix string, opts Options) (*sweepLab, error) {
-	spec := sc.File.Sweep
+func setUpPoint(ctx context.Context, sc *scenario.Scenario, p planPoint, prefix string, opts Options) (*sweepLab, error) {
+	spec := sc.Sweep
 	m, gen, err := sweepModel(sc, p.services, spec.EndpointsPerService, spec.Seed)
 	if err != nil {
 		return nil, err
 	}
-	lab, err := NewLab(LabSpec{Prefix: prefix, Targets: sweepTargets(), FillerCIDR: sc.FillerCIDR(), Fillers: gen.Len() > 0,
+	lab, err := opts.Machine.BuildLab(ctx, LabSpec{Prefix: prefix, Targets: sweepTargets(), FillerCIDR: sc.FillerCIDR(), Fillers: gen.Len() > 0,
 		FillerPort: model.DefaultPort.TargetPort, ServiceCIDRs: []netip.Prefix{sc.Cluster().ServiceCIDR}})
 	if err != nil {
 		return nil, err
 	}
-	l := &sweepLab{plan: p, lab: lab, model: m, fillers: gen}
-	if err := l.load(spec, opts); err != nil {
-		return nil, lab.closeWith(fmt.Errorf("%s at %d services: %w", p.dataplane, p.services, err))
+	l := &sweepLab{plan: p, lab: lab, machine: opts.Machine, model: m, fillers: gen}
+	dp, err := lab.Dataplane(p.dataplane, settingsFor(sc, spec.Scheduler))
+	if err != nil {
+		return nil, closeLab(lab, err)
+	}
+	l.dp = dp
+	if err := l.load(ctx, spec, opts); err != nil {
+		_ = dp.Close()
+		return nil, closeLab(lab, fmt.Errorf("%s at %d services: %w", p.dataplane, p.services, err))
 	}
 	return l, nil
 }
 
-func (l *sweepLab) load(spec *scenario.SweepSpec, opts Options) error {
-	dp, err := apply.New(l.plan.dataplane, l.lab.Topo.NodeNetns, apply.Settings{IPVSScheduler: spec.Scheduler})
-	if err != nil {
-		return err
-	}
-	l.dp = dp
-	memBefore, _ := kernelMemory()
+func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options) error {
+	dp := l.dp
+	memBefore, _ := l.machine.KernelMemory()
 	timed := true
 	if limit, ok := spec.SyncLimit[l.plan.dataplane]; ok && l.plan.services > limit {
 		timed = false
 	}
 	var sync apply.Sync
+	var err error
 	if timed {
-		sync, err = dp.FullSync(l.model)
+		sync, err = dp.FullSync(ctx, l.model)
 	} else {
-		sync, err = dp.Program(l.model)
+		sync, err = dp.Program(ctx, l.model)
 	}
 	if err != nil {
 		return err
 	}
-	memAfter, _ := kernelMemory()
+	memAfter, _ := l.machine.KernelMemory()
 	l.base = results.Point{Dataplane: l.plan.dataplane, Services: l.plan.services, Rules: sync.Payload.Rules,
 		Bytes: sync.Payload.Bytes, Lines: sync.Payload.Lines, KernelMemBytes: memAfter - memBefore}
 	if timed {
@@ -127,7 +133,7 @@ func (l *sweepLab) load(spec *scenario.SweepSpec, opts Options) error {
 	incrementalTimed := true
 	if limit, ok := spec.IncrementalLimit[l.plan.dataplane]; ok && l.plan.services > limit {
 		incrementalTimed = false
-	} else if err := l.incremental(); err != nil {
+	} else if err := l.incremental(ctx); err != nil {
 		return err
 	}
 	opts.logf("%-16s %6d services: %d rules, %d bytes, full sync %s, incremental %s",
@@ -137,17 +143,17 @@ func (l *sweepLab) load(spec *scenario.SweepSpec, opts Options) error {
 
 // resync removes the rules and loads them again, so every repetition times
 // its own full and incremental sync (the gate needs samples, not copies).
-func (l *sweepLab) resync(spec *scenario.SweepSpec) error {
-	if err := l.dp.Reset(); err != nil {
+func (l *sweepLab) resync(ctx context.Context, spec *scenario.Sweep) error {
+	if err := l.dp.Reset(ctx); err != nil {
 		return err
 	}
-	return l.load(spec, Options{})
+	return l.load(ctx, spec, Options{})
 }
 
 // incremental adds one endpoint to the middle filler service (the sink
 // answers for it, so traffic is unaffected) and times kube-proxy's way of
 // programming that change.
-func (l *sweepLab) incremental() error {
+func (l *sweepLab) incremental(ctx context.Context) error {
 	if l.fillers.Len() == 0 {
 		return nil
 	}
@@ -156,7 +162,7 @@ func (l *sweepLab) incremental() error {
 		i = l.model.Services.Len() - 2
 	}
 	ep := model.Endpoint{IP: lastUsable(l.fillers.Config().EndpointCIDR), Ready: true, Node: "node-1"}
-	sync, err := l.dp.IncrementalSync(l.model, i, ep)
+	sync, err := l.dp.Apply(ctx, l.model, apply.Change{Service: i, Endpoint: ep})
 	if err != nil {
 		return err
 	}
@@ -180,9 +186,9 @@ func seconds(s float64, measured bool) string {
 
 // measurePoint probes every position of one point once and runs one
 // throughput batch.
-func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.SweepSpec, rep int) ([]results.Point, error) {
+func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.Sweep, rep int) ([]results.Point, error) {
 	if spec.SyncEachRepetition && rep > 1 {
-		if err := l.resync(spec); err != nil {
+		if err := l.resync(ctx, spec); err != nil {
 			return nil, err
 		}
 	}
@@ -192,9 +198,10 @@ func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.SweepSpec, re
 	}
 	var flows pktRate
 	if spec.PacketRate {
-		r, err := l.packetRate(ctx, tput.connPerSec/2)
+		last := netip.AddrPortFrom(sweepTargetIPs["last"], uint16(sweepTargetPort.Port))
+		r, err := l.lab.PacketRate(ctx, last, tput.connPerSec/2)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s at %d services: %w", l.plan.dataplane, l.plan.services, err)
 		}
 		flows = pktRate{flowsPerSec: r.FlowsPerSec, cpuUsPerPacket: r.CPUMicrosPerPacket}
 	}
@@ -215,9 +222,9 @@ func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.SweepSpec, re
 }
 
 // probe measures connect latency for one position.
-func (l *sweepLab) probe(ctx context.Context, spec *scenario.SweepSpec, pos string, rep int) (results.Point, error) {
+func (l *sweepLab) probe(ctx context.Context, spec *scenario.Sweep, pos string, rep int) (results.Point, error) {
 	target := l.targetFor(pos, spec.Seed+uint64(rep))
-	res, err := traffic.Probe(ctx, traffic.ProbeSpec{Netns: l.lab.Topo.ClientNetns, Count: spec.Connections, Warmup: spec.Warmup, Target: target})
+	res, err := l.lab.Probe(ctx, traffic.ProbeSpec{Count: spec.Connections, Warmup: spec.Warmup, Target: target})
 	if err != nil {
 		return results.Point{}, fmt.Errorf("%s at %d services, position %s: %w", l.plan.dataplane, l.plan.services, pos, err)
 	}
@@ -256,17 +263,17 @@ type pktRate struct{ flowsPerSec, cpuUsPerPacket float64 }
 
 // throughput opens a batch of new connections to the last target as fast as
 // four workers can and reads the machine's CPU time around it.
-func (l *sweepLab) throughput(ctx context.Context, spec *scenario.SweepSpec) (throughput, error) {
-	before, err := cpuSeconds()
+func (l *sweepLab) throughput(ctx context.Context, spec *scenario.Sweep) (throughput, error) {
+	before, err := l.machine.CPUSeconds()
 	if err != nil {
 		return throughput{}, err
 	}
-	sum, err := traffic.Run(ctx, traffic.Spec{Netns: l.lab.Topo.ClientNetns, Target: netip.AddrPortFrom(sweepTargetIPs["last"], 80),
+	sum, err := l.lab.Connect(ctx, traffic.Spec{Target: netip.AddrPortFrom(sweepTargetIPs["last"], 80),
 		Connections: spec.ThroughputConnections, Concurrency: 4, Mode: traffic.ModeConnect}, nil)
 	if err != nil {
 		return throughput{}, fmt.Errorf("%s at %d services: throughput batch: %w", l.plan.dataplane, l.plan.services, err)
 	}
-	after, _ := cpuSeconds()
+	after, _ := l.machine.CPUSeconds()
 	t := throughput{connPerSec: sum.ConnPerSec}
 	if sum.Connections > sum.Errors {
 		t.cpuUsPerConn = (after - before) * 1e6 / float64(sum.Connections-sum.Errors)
@@ -276,8 +283,8 @@ func (l *sweepLab) throughput(ctx context.Context, spec *scenario.SweepSpec) (th
 
 // summarize aggregates per-repetition records into points and fits.
 func summarize(sc *scenario.Scenario, records []results.Record, complete bool) *results.Summary {
-	points, fits := report.Aggregate(records)
-	return &results.Summary{Schema: results.SchemaVersion, Scenario: sc.File.Name, Kind: "sweep", Complete: complete, Points: points, Fits: fits}
+	points, fits := metric.Aggregate(records)
+	return &results.Summary{Schema: results.SchemaVersion, Scenario: sc.Name, Kind: "sweep", Complete: complete, Points: points, Fits: fits}
 }
 
 func partialSummary(sc *scenario.Scenario, w *results.Writer) *results.Summary {

@@ -60,7 +60,7 @@ type planPoint struct {
 }
 
 // sweepPlan lists the points, skipping counts above a dataplane's cap.
-func sweepPlan(s *scenario.SweepSpec) []planPoint {
+func sweepPlan(s *scenario.Sweep) []planPoint {
 	var out []planPoint
 	for _, n := range s.Services {
 		for _, dp := range s.Dataplanes {

@@ -1,20 +1,21 @@
 package runner
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"strconv"
 
-	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/lease"
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
-// StateDir holds one JSON file per lab left running by `svclab up`.
-const StateDir = "/run/svclab"
+// StateDir holds one JSON file per lab left running by `svclab up`, beside
+// the leases.
+const StateDir = lease.Dir
 
 // UpService describes one explorable service of a running lab.
 type UpService struct {
@@ -36,28 +37,53 @@ type UpState struct {
 	Services    []UpService       `json:"services"`
 }
 
-// Up builds the scenario's lab and programs one dataplane, and returns the
-// lab (to keep serving) with its description.
-func Up(sc *scenario.Scenario, dataplane, prefix string) (*Lab, UpState, error) {
+// UpDataplanes are the dataplanes `svclab up` can leave running on the host.
+var UpDataplanes = []string{string(dataplane.IPTablesLegacy), string(dataplane.IPTablesNFT), string(dataplane.NFTables)}
+
+// ServeUp is the `svclab up` daemon: it takes the lab's lease, builds the
+// scenario's lab, programs one dataplane, records the lab's state, and
+// serves it until ctx ends; then it removes everything and the state.
+// ready is called once the lab answers.
+func ServeUp(ctx context.Context, sc *scenario.Scenario, dp, prefix string, ready func(UpState)) error {
+	l, err := lease.Acquire(prefix, "up")
+	if err != nil {
+		return err
+	}
+	defer l.Release()
 	m, err := sc.Model()
 	if err != nil {
-		return nil, UpState{}, err
+		return err
 	}
-	fillers := sc.File.Synthetic != nil && sc.File.Synthetic.Services > 0
-	lab, err := NewLab(labSpecFor(sc, prefix, fillers, false))
+	fillers := sc.Synthetic != nil && sc.Synthetic.Services > 0
+	lab, err := newKernelLab(ctx, labSpecFor(sc, prefix, fillers, false))
 	if err != nil {
-		return nil, UpState{}, err
+		return err
 	}
-	dp, err := apply.New(dataplane, lab.Topo.NodeNetns, apply.Settings{})
+	defer lab.Close()
+	d, err := lab.Dataplane(dp, settingsFor(sc, ""))
 	if err != nil {
-		return nil, UpState{}, lab.closeWith(err)
+		return err
 	}
-	if _, err := dp.FullSync(m); err != nil {
-		return nil, UpState{}, lab.closeWith(err)
+	defer d.Close()
+	if _, err := d.FullSync(ctx, m); err != nil {
+		return err
 	}
-	st := UpState{Run: prefix, PID: os.Getpid(), Scenario: sc.File.Name, Dataplane: dataplane,
-		NodeNetns: lab.Topo.NodeNetns, ClientNetns: lab.Topo.ClientNetns, PodNetns: map[string]string{}}
-	for _, p := range lab.Topo.Pods {
+	st := upState(sc, lab, dp, prefix)
+	if err := saveState(st); err != nil {
+		return err
+	}
+	defer removeUpFiles(prefix)
+	if ready != nil {
+		ready(st)
+	}
+	<-ctx.Done()
+	return nil
+}
+
+func upState(sc *scenario.Scenario, lab *kernelLab, dp, prefix string) UpState {
+	st := UpState{Run: prefix, PID: os.Getpid(), Scenario: sc.Name, Dataplane: dp,
+		NodeNetns: lab.topo.NodeNetns, ClientNetns: lab.topo.ClientNetns, PodNetns: map[string]string{}}
+	for _, p := range lab.topo.Pods {
 		st.PodNetns[p.Name] = p.Netns
 	}
 	for _, s := range sc.Explicit() {
@@ -65,64 +91,21 @@ func Up(sc *scenario.Scenario, dataplane, prefix string) (*Lab, UpState, error) 
 			st.Services = append(st.Services, UpService{Name: s.PortName(p), ClusterIP: s.ClusterIP.String(), Port: p.Port, Endpoints: s.ReadyEndpoints(p)})
 		}
 	}
-	return lab, st, nil
-}
-
-// statePath is the state file of a run.
-func statePath(run string) string { return filepath.Join(StateDir, run+".json") }
-
-// SaveState records a running lab.
-func SaveState(st UpState) error {
-	if err := os.MkdirAll(StateDir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", StateDir, err)
-	}
-	data, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := statePath(st.Run) + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("write lab state: %w", err)
-	}
-	return os.Rename(tmp, statePath(st.Run))
-}
-
-// LoadState reads a running lab's state.
-func LoadState(run string) (UpState, error) {
-	var st UpState
-	data, err := os.ReadFile(statePath(run))
-	if errors.Is(err, os.ErrNotExist) {
-		return st, fmt.Errorf("no lab %s is running (no %s)", run, statePath(run))
-	}
-	if err != nil {
-		return st, err
-	}
-	return st, json.Unmarshal(data, &st)
-}
-
-// RemoveState forgets a lab.
-func RemoveState(run string) error {
-	err := os.Remove(statePath(run))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	return err
-}
-
-// RunningLabs lists the runs with a state file.
-func RunningLabs() ([]string, error) {
-	matches, err := filepath.Glob(filepath.Join(StateDir, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	var runs []string
-	for _, m := range matches {
-		runs = append(runs, filepath.Base(m[:len(m)-len(".json")]))
-	}
-	return runs, nil
+	return st
 }
 
 // Describe returns how to reach a service, e.g. for `curl`.
 func (s UpService) Describe() string {
 	return "http://" + netip.AddrPortFrom(netip.MustParseAddr(s.ClusterIP), uint16(s.Port)).String() + "/ (" + strconv.Itoa(len(s.Endpoints)) + " endpoints)"
+}
+
+// ErrNoSuchLab is returned by Down for a run that has no running lab.
+var ErrNoSuchLab = errors.New("no such lab")
+
+// checkRunName refuses anything but a run prefix (never a path).
+func checkRunName(run string) error {
+	if !validRunPrefix(run) {
+		return fmt.Errorf("%q is not a run name like svl-3f9a: %w", run, ErrNoSuchLab)
+	}
+	return nil
 }

@@ -41,10 +41,9 @@ func (j *joined) close() { j.pod.Close() }
 // node-side veth's, entered as a permanent neighbour. The caller must close
 // the result.
 func (b *builder) attach(a attachment) (*joined, error) {
-	if err := netns.Create(a.netns); err != nil {
+	if err := createRegistered(b.teardown, a.netns); err != nil {
 		return nil, err
 	}
-	b.teardown.Push("netns "+a.netns, func() error { return netns.Delete(a.netns) })
 	if err := writeSysctls(a.netns, append(append([]sysctl{}, hostSysctls...), a.sysctls...)); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"context"
 	"fmt"
 	"net/netip"
 	"testing"
@@ -19,7 +20,7 @@ func BenchmarkBuild(b *testing.B) {
 			}
 			for b.Loop() {
 				spec.Prefix = NewPrefix()
-				topo, err := Build(spec)
+				topo, err := Build(context.Background(), spec)
 				if err != nil {
 					b.Fatal(err)
 				}

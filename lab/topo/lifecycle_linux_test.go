@@ -37,7 +37,7 @@ func requireGone(t *testing.T, prefix string) {
 func TestCloseRemovesEverythingAndIsIdempotent(t *testing.T) {
 	labtest.RequireRoot(t)
 	spec := twoPodSpec(NewPrefix())
-	topo, err := Build(spec)
+	topo, err := Build(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestRootNamespaceUnchangedByBuildAndClose(t *testing.T) {
 	for _, onNode := range []bool{false, true} {
 		spec := twoPodSpec(NewPrefix())
 		spec.ClientOnNode = onNode
-		topo, err := Build(spec)
+		topo, err := Build(context.Background(), spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +120,7 @@ func TestConcurrentTopologiesDoNotCollide(t *testing.T) {
 	errs := make([]error, len(prefixes))
 	var wg sync.WaitGroup
 	for i, prefix := range prefixes {
-		wg.Go(func() { topos[i], errs[i] = Build(twoPodSpec(prefix)) })
+		wg.Go(func() { topos[i], errs[i] = Build(context.Background(), twoPodSpec(prefix)) })
 	}
 	wg.Wait()
 	for i := range topos {
@@ -138,7 +138,7 @@ func TestConcurrentTopologiesDoNotCollide(t *testing.T) {
 func TestCleanupRemovesAnAbandonedTopology(t *testing.T) {
 	labtest.RequireRoot(t)
 	spec := twoPodSpec(NewPrefix())
-	topo, err := Build(spec) // never closed, as after kill -9
+	topo, err := Build(context.Background(), spec) // never closed, as after kill -9
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestBuildFailureTearsDownWhatItBuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = netns.Delete(blocker) })
-	topo, err := Build(spec)
+	topo, err := Build(context.Background(), spec)
 	if err == nil || topo != nil {
 		t.Fatalf("Build = %v, %v; want an error", topo, err)
 	}
@@ -187,7 +187,7 @@ func TestBuildFailureTearsDownWhatItBuilt(t *testing.T) {
 func TestCloseOnSignal(t *testing.T) {
 	labtest.RequireRoot(t)
 	spec := twoPodSpec(NewPrefix())
-	topo, err := Build(spec)
+	topo, err := Build(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestCloseOnSignal(t *testing.T) {
 
 func TestBuildRejectsBadSpecBeforeTouchingTheKernel(t *testing.T) {
 	spec := Spec{Prefix: "svl-zz", Pods: []Pod{{IP: netip.MustParseAddr("10.0.0.1")}, {IP: netip.MustParseAddr("10.0.0.1")}}}
-	if _, err := Build(spec); err == nil || !strings.Contains(err.Error(), "already used") {
+	if _, err := Build(context.Background(), spec); err == nil || !strings.Contains(err.Error(), "already used") {
 		t.Fatalf("Build with duplicate pod IPs: %v", err)
 	}
 }

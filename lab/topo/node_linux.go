@@ -23,10 +23,9 @@ type builder struct {
 // openNode creates the node namespace (forwarding on, loopback up, owning
 // GatewayIP) and returns a builder bound to it. The caller closes it.
 func openNode(spec Spec, name string, td *Teardown) (*builder, error) {
-	if err := netns.Create(name); err != nil {
+	if err := createRegistered(td, name); err != nil {
 		return nil, err
 	}
-	td.Push("netns "+name, func() error { return netns.Delete(name) })
 	settings := nodeSysctls
 	if spec.ClientOnNode {
 		settings = append(append([]sysctl{}, nodeSysctls...), clientSysctls...)

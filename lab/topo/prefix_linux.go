@@ -15,7 +15,8 @@ const PrefixBase = "svl-"
 // maxLinkName is the kernel's limit on interface names (IFNAMSIZ - 1).
 const maxLinkName = 15
 
-var prefixPattern = regexp.MustCompile(`^svl-[a-z0-9]+$`)
+// A run prefix, or a sub-lab prefix of a run ("svl-3f9a-7": a sweep point).
+var prefixPattern = regexp.MustCompile(`^svl-[a-z0-9]+(-[a-z0-9]+)?$`)
 
 // NewPrefix returns a fresh run prefix: "svl-" and four random hex digits.
 func NewPrefix() string {
@@ -23,6 +24,9 @@ func NewPrefix() string {
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
 	return PrefixBase + hex.EncodeToString(b[:])
 }
+
+// ValidPrefix reports whether prefix is a run prefix or a sub-lab prefix.
+func ValidPrefix(prefix string) bool { return prefixPattern.MatchString(prefix) }
 
 // validatePrefix checks that prefix names svclab objects and leaves room in
 // the 15-character link names for the node-side veth of the last pod.
@@ -64,9 +68,24 @@ func podNetnsName(prefix string, pod Pod, index int) string {
 // ending in "-" (like the default "svl-") matches every name it starts;
 // a run prefix matches itself and names continuing with "-", so cleaning
 // up "svl-3f9a" never touches "svl-3f9ab-node".
-func belongsToRun(name, prefix string) bool {
+func belongsToRun(name, prefix string) bool { return BelongsToRun(name, prefix) }
+
+// BelongsToRun reports whether an object name belongs to the run prefix (see
+// belongsToRun).
+func BelongsToRun(name, prefix string) bool {
 	if strings.HasSuffix(prefix, "-") {
 		return strings.HasPrefix(name, prefix)
 	}
 	return name == prefix || strings.HasPrefix(name, prefix+"-")
+}
+
+// RunPrefix is the run a lab prefix belongs to: "svl-3f9a" for a sweep
+// point's "svl-3f9a-7", the prefix itself otherwise.
+func RunPrefix(prefix string) string {
+	rest, ok := strings.CutPrefix(prefix, PrefixBase)
+	if !ok {
+		return prefix
+	}
+	run, _, _ := strings.Cut(rest, "-")
+	return PrefixBase + run
 }

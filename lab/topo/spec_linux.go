@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+
+	"github.com/svclab/svclab/sim/scenario"
 )
 
 // Spec describes the topology of one run.
@@ -37,7 +39,7 @@ type Pod struct {
 
 var (
 	// DefaultClientIP is the client pod's address when Spec.ClientIP is zero.
-	DefaultClientIP = netip.MustParseAddr("10.244.255.1")
+	DefaultClientIP = netip.MustParseAddr(scenario.ClientPodIP) // one fact, defined where validation needs it
 	// DefaultServiceCIDR is Kubernetes' default service range.
 	DefaultServiceCIDR = netip.MustParsePrefix("10.96.0.0/12")
 	// GatewayIP is the link-local next hop every pod routes through; the

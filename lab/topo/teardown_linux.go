@@ -3,7 +3,10 @@ package topo
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sync"
+
+	"github.com/svclab/svclab/lab/netns"
 )
 
 // Teardown is a LIFO stack of undo steps, pushed as each object is created
@@ -62,4 +65,20 @@ func runStep(step teardownStep) (err error) {
 		return fmt.Errorf("remove %s: %w", step.name, err)
 	}
 	return nil
+}
+
+// createRegistered creates the named namespace with its removal registered
+// on td first, so a namespace is never created unrecorded. A namespace that
+// already existed (someone else's) is not removed.
+func createRegistered(td *Teardown, name string) error {
+	theirs := false
+	td.Push("netns "+name, func() error {
+		if theirs {
+			return nil
+		}
+		return netns.Delete(name)
+	})
+	err := netns.Create(name)
+	theirs = errors.Is(err, os.ErrExist)
+	return err
 }

@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -33,7 +34,7 @@ func twoPodSpec(prefix string) Spec {
 func buildForTest(t *testing.T, spec Spec) *Topology {
 	t.Helper()
 	labtest.RequireRoot(t)
-	topo, err := Build(spec)
+	topo, err := Build(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -49,10 +50,11 @@ type PodNetns struct {
 	HostVeth string
 }
 
-// Build creates the topology of spec. On any error it removes whatever it
-// had created and returns the error; the caller owns a returned Topology and
-// must Close it.
-func Build(spec Spec) (*Topology, error) {
+// Build creates the topology of spec. It checks ctx between objects: when
+// ctx ends it stops at once. On any error, or when ctx ends, it removes
+// whatever it had created and returns the error; the caller owns a returned
+// Topology and must Close it.
+func Build(ctx context.Context, spec Spec) (*Topology, error) {
 	spec = spec.withDefaults()
 	if err := spec.validate(); err != nil {
 		return nil, fmt.Errorf("topology %s: %w", spec.Prefix, err)
@@ -64,7 +66,7 @@ func Build(spec Spec) (*Topology, error) {
 		SinkPrefixes: spec.SinkPrefixes,
 		ServiceCIDRs: spec.ServiceCIDRs,
 	}
-	if err := t.build(spec); err != nil {
+	if err := t.build(ctx, spec); err != nil {
 		err = fmt.Errorf("build topology %s: %w", spec.Prefix, err)
 		return nil, errors.Join(err, t.Close())
 	}
@@ -72,7 +74,7 @@ func Build(spec Spec) (*Topology, error) {
 }
 
 // build runs the steps of Build, tearing down on a panic before passing it on.
-func (t *Topology) build(spec Spec) error {
+func (t *Topology) build(ctx context.Context, spec Spec) error {
 	defer func() {
 		if r := recover(); r != nil {
 			_ = t.Close()
@@ -88,11 +90,17 @@ func (t *Topology) build(spec Spec) error {
 		return err
 	}
 	for i, pod := range spec.Pods {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("stopped after %d of %d pods: %w", i, len(spec.Pods), err)
+		}
 		p, err := b.buildPod(pod, i)
 		if err != nil {
 			return err
 		}
 		t.Pods = append(t.Pods, p)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	if len(spec.SinkPrefixes) > 0 {
 		t.SinkNetns, t.SinkVeth = sinkNetnsName(spec.Prefix), sinkVethName(spec.Prefix)

@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"time"
@@ -45,6 +46,7 @@ func Probe(ctx context.Context, spec ProbeSpec) (ProbeResult, error) {
 		spec.Timeout = DefaultTimeout
 	}
 	res := ProbeResult{Latencies: make([]time.Duration, 0, spec.Count)}
+	failed := 0 // in a row, warm-up included
 	err := netns.Do(spec.Netns, func() error {
 		start := time.Now()
 		for i := 0; i < spec.Warmup+spec.Count; i++ {
@@ -52,6 +54,12 @@ func Probe(ctx context.Context, spec ProbeSpec) (ProbeResult, error) {
 				return ctx.Err()
 			}
 			d, err := blockingConnect(spec.Target(i), spec.Timeout)
+			if failed = failed + 1; err == nil {
+				failed = 0
+			}
+			if failed >= failFast && len(res.Latencies) == 0 {
+				return fmt.Errorf("probe: the first %d connects failed, giving up: %w", failed, err)
+			}
 			if i < spec.Warmup {
 				continue
 			}
@@ -73,8 +81,23 @@ func Probe(ctx context.Context, spec ProbeSpec) (ProbeResult, error) {
 	return res, err
 }
 
+// eintrRetries bounds the retries of a connect that a signal interrupted.
+const eintrRetries = 3
+
 // blockingConnect times one connect(2) to addr and resets the connection.
+// A connect interrupted by a signal (the Go runtime preempts with SIGURG)
+// did not measure the network: it is retried on a fresh socket.
 func blockingConnect(addr netip.AddrPort, timeout time.Duration) (time.Duration, error) {
+	for attempt := 0; ; attempt++ {
+		took, err := connectOnce(addr, timeout)
+		if !errors.Is(err, unix.EINTR) || attempt == eintrRetries {
+			return took, err
+		}
+	}
+}
+
+// connectOnce is one timed connect on a fresh socket.
+func connectOnce(addr netip.AddrPort, timeout time.Duration) (time.Duration, error) {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return 0, fmt.Errorf("socket: %w", err)

@@ -27,24 +27,33 @@ func Run(ctx context.Context, spec Spec, sink func(Record)) (Summary, error) {
 	}
 	r := &runner{spec: spec, pacer: newPacer(spec.Rate), records: make(chan Record, 1024)}
 	var summary Summary
+	work, giveUp := context.WithCancel(ctx)
+	defer giveUp()
 	collected := make(chan struct{})
 	go func() {
 		defer close(collected)
 		for rec := range r.records {
 			summary.add(rec)
+			if summary.Errors >= failFast && summary.Errors == summary.Connections {
+				giveUp() // nothing gets through: do not wait out every timeout
+			}
 			if sink != nil {
 				sink(rec)
 			}
 		}
 	}()
 	start := time.Now()
-	workerErr := r.runWorkers(ctx)
+	workerErr := r.runWorkers(work)
 	elapsed := time.Since(start)
 	close(r.records)
 	<-collected
 	summary.finish(elapsed)
 	return summary, r.outcome(ctx, summary, workerErr)
 }
+
+// failFast is how many connections may fail, with none succeeding, before
+// Run gives up on the rest.
+const failFast = 20
 
 // runner is the state the workers of one Run share.
 type runner struct {
@@ -125,6 +134,9 @@ func (r *runner) outcome(ctx context.Context, s Summary, workerErr error) error 
 	switch {
 	case workerErr != nil:
 		return fmt.Errorf("traffic to %s from netns %s: %w", r.spec.Target, from, workerErr)
+	case s.Connections > 0 && s.Errors == s.Connections && ctx.Err() == nil:
+		return fmt.Errorf("all %d connections to %s from netns %s failed (gave up after %d), first: %s",
+			s.Connections, r.spec.Target, from, failFast, s.FirstErrors[0])
 	case ended(ctx):
 		<-ctx.Done() // at most a moment away once the deadline has passed
 		return fmt.Errorf("traffic to %s from netns %s stopped after %d connections: %w",

@@ -45,6 +45,14 @@ func newBoot(info Info, spec Spec) (*boot, error) {
 	return b, nil
 }
 
+// dirs are the run's host directories.
+func (b *boot) dirs() []string {
+	if b.memDir == b.stateDir {
+		return []string{b.stateDir}
+	}
+	return []string{b.stateDir, b.memDir}
+}
+
 // config is what the guest's init is told.
 func (b *boot) config() guestConfig {
 	cfg := guestConfig{

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/svclab/svclab/lab/preflight"
+	"github.com/svclab/svclab/sim/dataplane"
 )
 
 // ModuleRoot is where Debian's user-mode-linux package installs the guest
@@ -75,7 +75,7 @@ func Available() (Info, error) {
 	}
 	info := Info{Binary: bin, Version: version, ModuleDir: filepath.Join(ModuleRoot, version)}
 	if info.modules, err = readModules(info.ModuleDir); err != nil {
-		return info, fmt.Errorf("user-mode-linux %s: %w (reinstall: %s)", version, err, preflight.FixFor("linux"))
+		return info, fmt.Errorf("user-mode-linux %s: %w (reinstall: %s)", version, err, dataplane.FixFor("linux"))
 	}
 	info.describeModules()
 	if cfg, err := exec.Command(bin, "--showconfig").Output(); err == nil {
@@ -91,7 +91,7 @@ func findBinary() (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("no user-mode-linux kernel (`linux` is not on PATH); fix: %s: %w", preflight.FixFor("linux"), ErrNotInstalled)
+	return "", fmt.Errorf("no user-mode-linux kernel (`linux` is not on PATH); fix: %s: %w", dataplane.FixFor("linux"), ErrNotInstalled)
 }
 
 // describeModules fills the exported module facts from the module set.

@@ -37,6 +37,11 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if spec.Started != nil {
+		if err := spec.Started(0, b.dirs()); err != nil {
+			return Result{}, errors.Join(err, b.cleanup())
+		}
+	}
 	res, err := b.run(ctx)
 	return res, errors.Join(err, b.cleanup())
 }
@@ -65,6 +70,11 @@ func (b *boot) run(ctx context.Context) (Result, error) {
 		return Result{}, fmt.Errorf("start user-mode-linux %s: %w", b.info.Binary, err)
 	}
 	out.closeWriters()
+	if b.spec.Started != nil {
+		if err := b.spec.Started(cmd.Process.Pid, nil); err != nil {
+			_ = killGroup(cmd.Process.Pid)
+		}
+	}
 	waitErr, stopped := waitOrKill(ctx, cmd)
 	res := Result{Duration: time.Since(start), GuestKernel: b.info.Version}
 

@@ -63,6 +63,11 @@ type Spec struct {
 	// Console receives the guest kernel's console (boot messages, panics);
 	// nil discards it. Run keeps its tail for error messages either way.
 	Console io.Writer
+	// Started, if set, is told the guest's temp directories before the
+	// guest starts (pgid 0), and its process group as soon as it runs, so
+	// the caller can record them for cleanup should it die. An error stops
+	// the run.
+	Started func(pgid int, dirs []string) error
 }
 
 // Result is the outcome of a guest run.

@@ -25,17 +25,25 @@ type ServiceRow struct {
 	MaxDeviation   float64 `json:"max_deviation"` // max over endpoints of |p·n − 1|
 	NonUniform     bool    `json:"non_uniform"`
 	Verdict        string  `json:"verdict"`
+	// Notes are the tracer's flags for this service's packet; Undecided the
+	// matches it could not decide.
+	Notes     []string `json:"notes,omitempty"`
+	Undecided []string `json:"undecided,omitempty"`
 }
 
 // Report is the whole analysis.
 type Report struct {
-	Dump      string       `json:"dump"`
-	Services  []ServiceRow `json:"services"`
-	Worst     int          `json:"worst_rules_per_first_packet"`
-	Mean      float64      `json:"mean_rules_per_first_packet"`
-	P99       int          `json:"p99_rules_per_first_packet"`
-	Flagged   int          `json:"non_uniform_services"`
-	Endpoints map[int]int  `json:"endpoints_per_service"` // endpoints → services with that many
+	Dump     string       `json:"dump"`
+	Services []ServiceRow `json:"services"`
+	Worst    int          `json:"worst_rules_per_first_packet"`
+	Mean     float64      `json:"mean_rules_per_first_packet"`
+	P99      int          `json:"p99_rules_per_first_packet"`
+	Flagged  int          `json:"non_uniform_services"`
+	// Unknown counts the services whose verdict is unknown; WithUndecided
+	// those whose trace met a match it could not decide.
+	Unknown       int         `json:"unknown_services"`
+	WithUndecided int         `json:"services_with_undecided_matches"`
+	Endpoints     map[int]int `json:"endpoints_per_service"` // endpoints → services with that many
 }
 
 // target is a service destination found in the dump.
@@ -47,8 +55,9 @@ type target struct {
 }
 
 // Analyze traces a first packet from src to every service of the dump.
-func Analyze(d *Dump, src netip.Addr) (*Report, error) {
-	tr, err := NewTracer(d, nil, true)
+func Analyze(d *Dump, src netip.Addr, opts Options) (*Report, error) {
+	opts.SkipPaths = true
+	tr, err := NewTracer(d, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +81,8 @@ func Analyze(d *Dump, src netip.Addr) (*Report, error) {
 
 func row(t target, res Result) ServiceRow {
 	r := ServiceRow{Service: t.name, Position: t.pos, Destination: t.dst.String(), Protocol: t.proto,
-		Endpoints: len(res.Endpoints), RulesEvaluated: res.RulesEvaluated, MapLookups: res.MapLookups, Verdict: res.Verdict}
+		Endpoints: len(res.Endpoints), RulesEvaluated: res.RulesEvaluated, MapLookups: res.MapLookups, Verdict: res.Verdict,
+		Notes: res.Flags, Undecided: res.Undecided}
 	if r.Service == "" {
 		r.Service = res.Service
 	}
@@ -100,6 +110,12 @@ func (rep *Report) summarize() {
 		rep.Endpoints[s.Endpoints]++
 		if s.NonUniform {
 			rep.Flagged++
+		}
+		if s.Verdict == "unknown" {
+			rep.Unknown++
+		}
+		if len(s.Undecided) > 0 {
+			rep.WithUndecided++
 		}
 	}
 	sort.Ints(costs)

@@ -2,8 +2,10 @@ package analyze
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/svclab/svclab/sim/model"
@@ -40,7 +42,7 @@ func TestTraceKubeProxyExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTracer(d, nil, false)
+	tr, err := NewTracer(d, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func TestTraceKubeProxyExample(t *testing.T) {
 }
 
 func TestAnalyzeIPTablesCostGrowsWithPosition(t *testing.T) {
-	rep, err := Analyze(renderDump(t, KindIPTables, 200, 3), netip.MustParseAddr("10.244.255.1"))
+	rep, err := Analyze(renderDump(t, KindIPTables, 200, 3), netip.MustParseAddr("10.244.255.1"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func TestAnalyzeIPTablesCostGrowsWithPosition(t *testing.T) {
 }
 
 func TestAnalyzeNFTablesCostIsConstant(t *testing.T) {
-	rep, err := Analyze(renderDump(t, KindNFTables, 200, 3), netip.MustParseAddr("10.244.255.1"))
+	rep, err := Analyze(renderDump(t, KindNFTables, 200, 3), netip.MustParseAddr("10.244.255.1"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,8 +121,53 @@ func BenchmarkAnalyze50kServices(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := Analyze(d, netip.MustParseAddr("10.244.255.1")); err != nil {
+		if _, err := Analyze(d, netip.MustParseAddr("10.244.255.1"), Options{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestIPTablesNFTRuleset: nft's listing of iptables-nft's tables is
+// recognised and pointed at iptables-nft-save.
+func TestIPTablesNFTRuleset(t *testing.T) {
+	_, err := LoadFile("testdata/iptables-nft-ruleset.nft")
+	if err == nil || !strings.Contains(err.Error(), "this is iptables-nft; use iptables-nft-save") {
+		t.Fatalf("error = %v", err)
+	}
+}
+
+// TestNFTJSONMatchesText: `nft -j list ruleset` and `nft list ruleset` of
+// the same kernel ruleset (a host firewall and kube-proxy's table, nft
+// v1.0.6) trace alike.
+func TestNFTJSONMatchesText(t *testing.T) {
+	var tracers []*Tracer
+	for _, f := range []string{"testdata/host-and-kube-proxy.nft", "testdata/host-and-kube-proxy.json"} {
+		d, err := LoadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := NewTracer(d, Options{Local: []netip.Addr{netip.MustParseAddr("192.168.0.2")}, SkipPaths: true})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		tracers = append(tracers, tr)
+	}
+	n := 0
+	for _, dst := range []string{"10.102.10.127", "10.111.53.115", "192.168.0.2", "10.1.2.3"} {
+		for _, port := range []uint16{22, 53, 80, 443, 9999} {
+			for _, in := range []string{"eth0", "lo", ""} {
+				p := Packet{Src: netip.MustParseAddr("198.51.100.7"), Dst: netip.MustParseAddr(dst), Proto: "tcp", DPort: port, From: "pod", InIface: in, OutIface: "eth0"}
+				a, errA := tracers[0].Trace(p)
+				b, errB := tracers[1].Trace(p)
+				if (errA == nil) != (errB == nil) || a.Verdict != b.Verdict || a.Service != b.Service ||
+					a.RulesEvaluated != b.RulesEvaluated || fmt.Sprint(a.Endpoints) != fmt.Sprint(b.Endpoints) {
+					t.Errorf("%v: text %+v %v, json %+v %v", p, a, errA, b, errB)
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no packets")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/svclab/svclab/sim/ipvs"
 	"github.com/svclab/svclab/sim/trace/iptrace"
 	"github.com/svclab/svclab/sim/trace/nfttrace"
 )
@@ -16,13 +17,25 @@ type Packet struct {
 	Proto string // tcp, udp, sctp
 	DPort uint16
 	From  string // "pod" (PREROUTING) or "node" (OUTPUT)
+	// InIface, OutIface, Mark and State: see iptrace.Packet.
+	InIface, OutIface string
+	Mark              uint32
+	State             string
+}
+
+// Options are what the user knows about the node, for matches the rules
+// alone cannot decide.
+type Options struct {
+	Local     []netip.Addr // the node's addresses
+	IPSets    ipvs.IPSets  // `ipset save`; nil when not given
+	SkipPaths bool         // drop the rule-by-rule path, for bulk use
 }
 
 // Endpoint is a reachable endpoint and its probability.
 type Endpoint struct {
 	Endpoint    string  `json:"endpoint"`             // "IP:port"
 	Probability float64 `json:"probability"`          // as the rules write it
-	Effective   float64 `json:"effective,omitempty"`  // as the kernel applies it (iptables)
+	Effective   float64 `json:"effective"`            // as the kernel applies it
 	Verdict     string  `json:"verdict,omitempty"`    // after the filter chains
 	Masquerade  bool    `json:"masquerade,omitempty"` // SNAT on the way out
 	Rules       int     `json:"rules_evaluated"`      // on this branch
@@ -32,7 +45,7 @@ type Endpoint struct {
 type Result struct {
 	Dump           string     `json:"dump"` // iptables or nftables
 	Packet         string     `json:"packet"`
-	Service        string     `json:"service,omitempty"`
+	Service        string     `json:"service"` // "ns/name:port", "" when no service matched
 	Verdict        string     `json:"verdict"`
 	Masquerade     bool       `json:"masquerade"`
 	Endpoints      []Endpoint `json:"endpoints"`
@@ -40,6 +53,9 @@ type Result struct {
 	MapLookups     int        `json:"map_lookups"`
 	Path           []string   `json:"path,omitempty"`
 	Flags          []string   `json:"flags,omitempty"`
+	// Undecided lists the matches the tracer could not decide; with
+	// verdict "unknown" their branches lead to different outcomes.
+	Undecided []string `json:"undecided,omitempty"`
 }
 
 // Tracer traces packets through one dump; build it once for many packets.
@@ -49,16 +65,15 @@ type Tracer struct {
 	nft  *nfttrace.Program
 }
 
-// NewTracer compiles the dump. skipPaths drops the rule-by-rule path for
-// bulk use.
-func NewTracer(d *Dump, local []netip.Addr, skipPaths bool) (*Tracer, error) {
+// NewTracer compiles the dump.
+func NewTracer(d *Dump, opts Options) (*Tracer, error) {
 	t := &Tracer{kind: d.Kind}
 	var err error
 	switch d.Kind {
 	case KindIPTables:
-		t.ipt, err = iptrace.NewIPTablesTracer(d.IPT, iptrace.Options{LocalAddrs: local, SkipPaths: skipPaths})
+		t.ipt, err = iptrace.NewIPTablesTracer(d.IPT, iptrace.Options{LocalAddrs: opts.Local, IPSets: opts.IPSets, SkipPaths: opts.SkipPaths})
 	case KindNFTables:
-		t.nft, err = nfttrace.Compile(d.NFT, nfttrace.Options{LocalAddrs: local, SkipPath: skipPaths})
+		t.nft, err = nfttrace.Compile(d.NFT, nfttrace.Options{LocalAddrs: opts.Local, SkipPath: opts.SkipPaths})
 	default:
 		err = fmt.Errorf("unknown dump kind %q", d.Kind)
 	}
@@ -74,39 +89,45 @@ func (t *Tracer) Trace(p Packet) (Result, error) {
 }
 
 func (t *Tracer) traceIPTables(p Packet) (Result, error) {
-	tr, err := t.ipt.Trace(iptrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From})
+	tr, err := t.ipt.Trace(iptrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From,
+		InIface: p.InIface, OutIface: p.OutIface, Mark: p.Mark, State: p.State})
 	if err != nil {
 		return Result{}, err
 	}
 	r := Result{Dump: KindIPTables, Packet: describe(p), Service: tr.Service, Verdict: string(tr.Verdict), Masquerade: tr.Masquerade,
-		RulesEvaluated: tr.RulesEvaluated, Flags: tr.Flags}
+		RulesEvaluated: tr.RulesEvaluated, Flags: tr.Flags, Undecided: tr.Undecided}
 	for _, e := range tr.Endpoints {
 		r.Endpoints = append(r.Endpoints, Endpoint{Endpoint: e.Endpoint.String(), Probability: e.Probability, Effective: e.Effective,
 			Verdict: string(e.Verdict), Masquerade: e.Masquerade, Rules: e.RulesEvaluated})
 	}
 	for _, s := range tr.Path {
-		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s %s", s.Table, s.Chain, s.RuleIndex+1, matched(s.Matched), s.Rule))
+		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s %s", s.Table, s.Chain, s.RuleIndex, matched(s.Matched), s.Rule))
 	}
 	return r, nil
 }
 
 func (t *Tracer) traceNFTables(p Packet) (Result, error) {
-	tr, err := t.nft.Trace(nfttrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From})
+	tr, err := t.nft.Trace(nfttrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From,
+		InIface: p.InIface, OutIface: p.OutIface, Mark: p.Mark, State: p.State})
 	if err != nil {
 		return Result{}, err
 	}
 	r := Result{Dump: KindNFTables, Packet: describe(p), Verdict: strings.ToUpper(tr.Verdict), Masquerade: tr.Masquerade,
-		RulesEvaluated: tr.RulesEvaluated, MapLookups: tr.MapLookups}
+		RulesEvaluated: tr.RulesEvaluated, MapLookups: tr.MapLookups, Undecided: tr.Undecided}
+	if tr.Verdict == "unknown" {
+		r.Verdict = "unknown"
+	}
 	if tr.Affinity != "" {
 		r.Flags = append(r.Flags, tr.Affinity)
 	}
 	for _, o := range tr.Outcomes {
 		if o.Endpoint.IsValid() {
-			r.Endpoints = append(r.Endpoints, Endpoint{Endpoint: o.Endpoint.String(), Probability: o.Probability,
+			r.Endpoints = append(r.Endpoints, Endpoint{Endpoint: o.Endpoint.String(), Probability: o.Probability, Effective: o.Effective,
 				Verdict: strings.ToUpper(o.Verdict), Masquerade: o.Masquerade, Rules: o.RulesEvaluated})
 		}
 	}
 	r.Endpoints = mergeEndpoints(r.Endpoints)
+	r.Service = nftService(tr)
 	for _, s := range tr.Path {
 		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s  [%s]", s.Hook, s.Chain, s.Index+1, s.Rule, s.Note))
 	}
@@ -120,6 +141,7 @@ func mergeEndpoints(in []Endpoint) []Endpoint {
 	for _, e := range in {
 		if i, ok := index[e.Endpoint]; ok {
 			out[i].Probability += e.Probability
+			out[i].Effective += e.Effective
 			continue
 		}
 		index[e.Endpoint] = len(out)
@@ -141,4 +163,28 @@ func describe(p Packet) string {
 		from = "pod"
 	}
 	return fmt.Sprintf("%s %s → %s from %s", p.Proto, p.Src, netip.AddrPortFrom(p.Dst, p.DPort), from)
+}
+
+// nftService names the service from kube-proxy's chain names,
+// "service-HASH-ns/name/proto/port" (or external-): "ns/name:port".
+func nftService(tr nfttrace.Result) string {
+	paths := [][]nfttrace.Step{tr.Path}
+	for _, o := range tr.Outcomes {
+		paths = append(paths, o.Path)
+	}
+	for _, path := range paths {
+		for _, s := range path {
+			for _, prefix := range []string{"service-", "external-"} {
+				rest, ok := strings.CutPrefix(s.Chain, prefix)
+				if !ok {
+					continue
+				}
+				_, name, _ := strings.Cut(rest, "-")
+				if f := strings.Split(name, "/"); len(f) == 4 {
+					return f[0] + "/" + f[1] + ":" + f[3]
+				}
+			}
+		}
+	}
+	return ""
 }

@@ -125,7 +125,7 @@ func withDefaults(opts Options) Options {
 // compareOne compares one metric at one pair of points; ok is false when
 // either side has no sample of it.
 func compareOne(metric Metric, p pair, bs, ns samples, opts Options) (Row, bool) {
-	if isFairness(p.base) != (metric.fairness != nil) {
+	if isFairness(p.base) != metric.OfFairness {
 		return Row{}, false
 	}
 	b, n := bs.values[p.base][metric.Name], ns.values[p.new][metric.Name]
@@ -156,7 +156,7 @@ func isFairness(k Key) bool { return k.Service != "" }
 // oneSidedMetric warns when a metric was measured at a point on one side
 // only.
 func oneSidedMetric(metric Metric, p pair, bs, ns samples) string {
-	if isFairness(p.base) != (metric.fairness != nil) {
+	if isFairness(p.base) != metric.OfFairness {
 		return ""
 	}
 	b, n := len(bs.values[p.base][metric.Name]), len(ns.values[p.new][metric.Name])

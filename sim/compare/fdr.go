@@ -3,6 +3,7 @@ package compare
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -35,8 +36,11 @@ func ParseCorrection(s string) (Correction, error) {
 // values) of p, in p's order: q(i) = min over j ≥ i of m·p(j)/j, with p
 // sorted ascending, capped at 1. Rejecting every hypothesis with q ≤ alpha
 // keeps the expected share of false rejections at most alpha (for
-// independent or positively dependent tests).
+// independent or positively dependent tests). The step-up cumulative
+// minimum keeps q monotone in p and at least p; an input outside [0, 1]
+// (NaN is treated as 1) is clamped first, so every q lies in [0, 1].
 func BenjaminiHochberg(p []float64) []float64 {
+	p = clampUnit(p)
 	m := len(p)
 	order := make([]int, m)
 	for i := range order {
@@ -51,4 +55,21 @@ func BenjaminiHochberg(p []float64) []float64 {
 		q[i] = running
 	}
 	return q
+}
+
+// clampUnit returns a copy of p with every value clamped to [0, 1] and NaN
+// replaced by 1 (no evidence).
+func clampUnit(p []float64) []float64 {
+	out := make([]float64, len(p))
+	for i, v := range p {
+		switch {
+		case math.IsNaN(v) || v > 1:
+			out[i] = 1
+		case v < 0:
+			out[i] = 0
+		default:
+			out[i] = v
+		}
+	}
+	return out
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/svclab/svclab/sim/metric"
 )
 
 // DefaultThresholds are the gate's thresholds in percent of the base
@@ -15,20 +17,20 @@ import (
 // sync times 20%. Fairness metrics (chi2_p, jain) are not gated unless a
 // threshold is given.
 var DefaultThresholds = map[string]float64{
-	"p50_us":             10,
-	"p90_us":             10,
-	"p99_us":             10,
-	"cpu_us_per_conn":    10,
-	"conn_per_s":         10,
-	"sync_full_s":        20,
-	"sync_incremental_s": 20,
+	metric.P50:             10,
+	metric.P90:             10,
+	metric.P99:             10,
+	metric.CPUPerConn:      10,
+	metric.ConnPerSec:      10,
+	metric.SyncFull:        20,
+	metric.SyncIncremental: 20,
 }
 
 // thresholdGroups are names that set several metrics' thresholds at once.
 var thresholdGroups = map[string][]string{
-	"latency": {"p50_us", "p90_us", "p99_us"},
-	"cpu":     {"cpu_us_per_conn"},
-	"sync":    {"sync_full_s", "sync_incremental_s"},
+	"latency": {metric.P50, metric.P90, metric.P99},
+	"cpu":     {metric.CPUPerConn},
+	"sync":    {metric.SyncFull, metric.SyncIncremental},
 }
 
 // Thresholds maps a metric name to its threshold in percent; a metric

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/plot"
 	"github.com/svclab/svclab/sim/results"
 	gplot "gonum.org/v1/plot"
@@ -79,17 +80,17 @@ func htmlFigures(res *Result) ([]htmlFigure, error) {
 	}
 	positions := sweepPositions(res.Rows)
 	for _, pos := range positions {
-		for _, metric := range []string{"p50_us", "p99_us"} {
-			p, err := overlayPlot(res, metric, pos)
-			if err := add(fmt.Sprintf("%s against services, target %s", metric, pos), p, err); err != nil {
+		for _, name := range []string{metric.P50, metric.P99} {
+			p, err := overlayPlot(res, name, pos)
+			if err := add(fmt.Sprintf("%s against services, target %s", name, pos), p, err); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if len(positions) > 0 {
-		for _, metric := range []string{"cpu_us_per_conn", "conn_per_s"} {
-			p, err := overlayPlot(res, metric, positions[0])
-			if err := add(fmt.Sprintf("%s against services (measured per dataplane and service count)", metric), p, err); err != nil {
+		for _, name := range []string{metric.CPUPerConn, metric.ConnPerSec} {
+			p, err := overlayPlot(res, name, positions[0])
+			if err := add(fmt.Sprintf("%s against services (measured per dataplane and service count)", name), p, err); err != nil {
 				return nil, err
 			}
 		}
@@ -133,7 +134,7 @@ func sweepPositions(rows []Row) []string {
 			out = append(out, r.Base.Position)
 		}
 	}
-	slices.SortFunc(out, plot.ComparePositions)
+	slices.SortFunc(out, metric.ComparePositions)
 	return out
 }
 

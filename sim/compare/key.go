@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/svclab/svclab/sim/plot"
+	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
 )
 
@@ -62,10 +63,10 @@ func keyOf(r results.Record) (Key, bool) {
 // compareKeys orders keys as reports do: dataplane, position, services,
 // service.
 func compareKeys(a, b Key) int {
-	if c := plot.CompareDataplanes(a.Dataplane, b.Dataplane); c != 0 {
+	if c := dataplane.Compare(a.Dataplane, b.Dataplane); c != 0 {
 		return c
 	}
-	if c := plot.ComparePositions(a.Position, b.Position); c != 0 {
+	if c := metric.ComparePositions(a.Position, b.Position); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(a.Services, b.Services); c != 0 {

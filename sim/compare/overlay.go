@@ -5,7 +5,9 @@ import (
 	"image/color"
 	"slices"
 
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/plot"
+	"github.com/svclab/svclab/sim/stats"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -35,7 +37,7 @@ type overlaySide struct {
 // one colour per dataplane; each repetition is a faint dot. It returns
 // plot.ErrNoData when neither run has a value.
 func overlayPlot(res *Result, metricName, position string) (*gplot.Plot, error) {
-	m, err := plot.LookupMetric(metricName)
+	m, err := metric.Lookup(metricName)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +92,7 @@ func addOverlaySeries(p *gplot.Plot, side overlaySide, dataplane, metric, positi
 	var medians, reps plotter.XYs
 	for _, n := range sortedKeysOf(byServices) {
 		if vs := byServices[n]; len(vs) > 0 {
-			medians = append(medians, plotter.XY{X: float64(n), Y: plot.Median(vs)})
+			medians = append(medians, plotter.XY{X: float64(n), Y: stats.Median(vs)})
 			for _, v := range vs {
 				reps = append(reps, plotter.XY{X: float64(n), Y: v})
 			}

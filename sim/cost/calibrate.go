@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/svclab/svclab/sim/plot"
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/results"
 )
 
@@ -137,7 +137,7 @@ func CalibrateRun(run *Run, opts Options) (*Model, error) {
 	return m, nil
 }
 
-// dataplanesOf lists the dataplanes of points in plot.CompareDataplanes order.
+// dataplanesOf lists the dataplanes of points in dataplane.Compare order.
 func dataplanesOf(points []results.Point) []string {
 	var names []string
 	for _, p := range points {
@@ -145,7 +145,7 @@ func dataplanesOf(points []results.Point) []string {
 			names = append(names, p.Dataplane)
 		}
 	}
-	slices.SortFunc(names, plot.CompareDataplanes)
+	slices.SortFunc(names, dataplane.Compare)
 	return names
 }
 

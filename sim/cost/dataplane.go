@@ -6,16 +6,17 @@ import (
 	"math"
 	"slices"
 
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
 )
 
-// Metric names, as in results and sim/plot.
+// Metric names the cost model fits (sim/metric's).
 const (
-	MetricP50             = "p50_us"
-	MetricP99             = "p99_us"
-	MetricCPU             = "cpu_us_per_conn"
-	MetricSyncFull        = "sync_full_s"
-	MetricSyncIncremental = "sync_incremental_s"
+	MetricP50             = metric.P50
+	MetricP99             = metric.P99
+	MetricCPU             = metric.CPUPerConn
+	MetricSyncFull        = metric.SyncFull
+	MetricSyncIncremental = metric.SyncIncremental
 )
 
 // calibrateDataplane fits every curve of one dataplane.

@@ -30,9 +30,12 @@
 // counts from formulas pinned against the renderers, bytes from rendering
 // the synthetic model (sampled and scaled above a size limit).
 //
-// A default calibration is embedded: calibration/default.json is a sweep's
-// summary.json and calibration/default-meta.json its meta.json. Replace both
-// with a newer recorded sweep to recalibrate the default.
+// A default calibration is embedded: calibration/default.json and
+// calibration/default-meta.json are byte copies of the recorded run
+// results/sweep-full/summary.json and meta.json (go:embed cannot reach
+// outside the package). TestDefaultCalibrationIsTheRecordedRun fails when
+// the copies and the recorded run differ; `go generate ./sim/cost` copies
+// the recorded run again after it is re-recorded.
 //
 // AgreementTable is the "sim agrees with lab" check: calibrate on points
 // with N ≤ 10,000 and compare the predicted p50 at the largest measured N

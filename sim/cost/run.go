@@ -8,11 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/svclab/svclab/sim/report"
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
 )
 
-// The default calibration: a recorded sweep's summary.json and meta.json.
+// The default calibration: byte copies of the recorded run
+// results/sweep-full's summary.json and meta.json (checked by a test).
+//
+//go:generate cp ../../results/sweep-full/summary.json calibration/default.json
+//go:generate cp ../../results/sweep-full/meta.json calibration/default-meta.json
 var (
 	//go:embed calibration/default.json
 	defaultSummary []byte
@@ -78,7 +82,7 @@ func DefaultRun() (*Run, error) {
 
 // LoadRun reads a sweep run directory: summary.json's points, or, when
 // there is no summary.json (an interrupted run), results.jsonl aggregated
-// with report.Aggregate; and meta.json (or results.jsonl's meta record).
+// with metric.Aggregate; and meta.json (or results.jsonl's meta record).
 func LoadRun(dir string) (*Run, error) {
 	var (
 		s        *results.Summary
@@ -123,7 +127,7 @@ func summaryFromRecords(dir string) (*results.Summary, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	points, _ := report.Aggregate(records)
+	points, _ := metric.Aggregate(records)
 	s := &results.Summary{Schema: results.SchemaVersion, Kind: "sweep", Points: points}
 	if m := metaOf(records); m != nil {
 		s.Run, s.Scenario, s.Kind = m.Run, m.Scenario, m.Kind

@@ -27,7 +27,7 @@ func TestLoadRunReadsSummaryAndMeta(t *testing.T) {
 }
 
 // TestLoadRunAggregatesResults: without summary.json and meta.json, the
-// points come from results.jsonl (report.Aggregate) and equal summary's.
+// points come from results.jsonl (metric.Aggregate) and equal summary's.
 func TestLoadRunAggregatesResults(t *testing.T) {
 	dir := t.TempDir()
 	data, err := os.ReadFile(filepath.Join(sweepDir, results.ResultsFile))

@@ -129,3 +129,21 @@ func ToolsFor(names []string) []string {
 	}
 	return out
 }
+
+// Compare orders dataplane names as All lists them, then unknown names
+// alphabetically; for sorting tables, plots and fits.
+func Compare(a, b string) int {
+	if d := rank(a) - rank(b); d != 0 {
+		return d
+	}
+	return strings.Compare(a, b)
+}
+
+func rank(name string) int {
+	for i, d := range all {
+		if string(d.Name) == name {
+			return i
+		}
+	}
+	return len(all)
+}

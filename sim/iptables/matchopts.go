@@ -18,8 +18,8 @@ var matchOptions = map[string]map[string]optionSpec{
 	"set":       setOptions,
 	"nfacct":    {"--nfacct-name": {1, false, setNFAcct}},
 	"multiport": {
-		"--dports": {1, true, nil}, "--destination-ports": {1, true, nil},
-		"--sports": {1, true, nil}, "--source-ports": {1, true, nil}, "--ports": {1, true, nil},
+		"--dports": {1, true, setMultiPort}, "--destination-ports": {1, true, setMultiPort},
+		"--sports": {1, true, setMultiPort}, "--source-ports": {1, true, setMultiPort}, "--ports": {1, true, setMultiPort},
 	},
 	"icmp":    {"--icmp-type": {1, true, nil}},
 	"icmp6":   {"--icmpv6-type": {1, true, nil}},
@@ -263,16 +263,17 @@ var conntrackOptions = map[string]optionSpec{
 
 var setOptions = map[string]optionSpec{
 	"--match-set": {2, true, func(r *Rule, opt string, neg bool, a []string) error {
-		if r.MatchSet != nil {
-			return errRepeated
-		}
 		flags := strings.Split(a[1], ",")
 		for _, f := range flags {
 			if f != "src" && f != "dst" {
 				return fmt.Errorf("bad set flag %q", f)
 			}
 		}
-		r.MatchSet = &SetMatch{Negated: neg, Name: a[0], Flags: flags}
+		m := &SetMatch{Negated: neg, Name: a[0], Flags: flags}
+		if r.MatchSet == nil {
+			r.MatchSet = m
+		}
+		r.MatchSets = append(r.MatchSets, m)
 		return nonEmpty(a[0])
 	}},
 	"--return-nomatch":     {0, false, nil},
@@ -284,4 +285,27 @@ var setOptions = map[string]optionSpec{
 	"--bytes-eq":           {1, true, nil},
 	"--bytes-lt":           {1, false, nil},
 	"--bytes-gt":           {1, false, nil},
+}
+
+// setMultiPort parses "-m multiport --dports 80,443,30000:30010".
+func setMultiPort(r *Rule, opt string, neg bool, a []string) error {
+	m := MultiPortMatch{Negated: neg, Side: "both"}
+	switch opt {
+	case "--dports", "--destination-ports":
+		m.Side = "dst"
+	case "--sports", "--source-ports":
+		m.Side = "src"
+	}
+	for _, w := range strings.Split(a[0], ",") {
+		lo, hi, err := parsePortRange(w)
+		if err != nil {
+			return err
+		}
+		m.Ranges = append(m.Ranges, [2]uint16{lo, hi})
+	}
+	if len(m.Ranges) > 15 {
+		return fmt.Errorf("too many ports specified (%d, at most 15)", len(m.Ranges))
+	}
+	r.MultiPorts = append(r.MultiPorts, m)
+	return nil
 }

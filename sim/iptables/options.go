@@ -92,6 +92,15 @@ func addModule(r *Rule, opt string, neg bool, a []string) error {
 		return errors.New("empty module name")
 	}
 	r.Modules = append(r.Modules, m)
+	// A module loaded again is a second instance: iptables matches both.
+	switch {
+	case m == "mark" && r.Mark != nil:
+		r.EarlierMarks, r.Mark = append(r.EarlierMarks, *r.Mark), nil
+	case m == "addrtype" && r.AddrType != nil:
+		r.EarlierAddrTypes, r.AddrType = append(r.EarlierAddrTypes, *r.AddrType), nil
+	case (m == "conntrack" || m == "state") && r.CTState != nil:
+		r.EarlierCTStates, r.CTState = append(r.EarlierCTStates, *r.CTState), nil
+	}
 	if _, known := matchOptions[m]; !known {
 		r.Unknown = append(r.Unknown, UnknownMatch{Module: m})
 	}

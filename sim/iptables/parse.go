@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -12,15 +14,24 @@ import (
 const MaxLineLength = 16 << 20
 
 // Parse reads a dump in iptables-restore or iptables-save form, streaming
-// over r. It understands "*table", chain declarations (":NAME - [0:0]" and
-// ":PREROUTING ACCEPT [12:720]"), rules ("-A CHAIN ..." with optional
-// "[p:b]" counters), "-X CHAIN", "COMMIT", blank lines and "#" comments.
+// over r. It understands "*table", chain declarations (":NAME - [0:0]",
+// ":PREROUTING ACCEPT [12:720]" and, as iptables-restore allows, "-" for a
+// built-in chain: keep its policy), rules ("-A CHAIN ..." with optional
+// "[p:b]" counters, and "-I CHAIN [N] ..."), "-X CHAIN", "COMMIT", blank
+// lines and "#" comments.
+//
+// A table may appear more than once (svclab render --jumps writes the jump
+// rules in a second block): the later block continues the table as
+// `iptables-restore --noflush` does, which is how kube-proxy and svclab load
+// such input; declaring an existing chain in a later block flushes it.
 //
 // Like kube-proxy's ParseIPTablesDump it rejects a rule for a chain the
 // table has not declared (built-in chains need no declaration, as in
 // iptables-restore), "-X" of a chain that already has rules, rules
-// added to a deleted chain and a table without COMMIT. Errors are
-// *ParseError values naming the line.
+// added to a deleted chain and a table without COMMIT; like
+// iptables-restore it rejects a word that is no option nor an option's
+// argument ("Bad argument", e.g. an unquoted comment of several words).
+// Errors are *ParseError values naming the line.
 func Parse(r io.Reader) (*Dump, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLineLength)
@@ -53,6 +64,9 @@ type dumpParser struct {
 	dump  *Dump
 	table *Table // open table, nil between COMMIT and the next "*table"
 	line  int
+	// block holds the chains declared in the open table block, to refuse a
+	// chain declared twice in one block.
+	block map[string]bool
 }
 
 func (p *dumpParser) parseLine(raw string) error {
@@ -71,10 +85,12 @@ func (p *dumpParser) parseLine(raw string) error {
 		return p.declareChain(line[1:])
 	case line[0] == '[' || strings.HasPrefix(line, "-A ") || strings.HasPrefix(line, "--append "):
 		return p.addRule(line)
+	case strings.HasPrefix(line, "-I ") || strings.HasPrefix(line, "--insert "):
+		return p.insertRule(line)
 	case strings.HasPrefix(line, "-X ") || strings.HasPrefix(line, "--delete-chain "):
 		return p.deleteChain(line)
 	}
-	return lineErrorf(p.line, "unsupported line %q (only -A and -X commands are modelled)", clip(line))
+	return lineErrorf(p.line, "unsupported line %q (only -A, -I and -X commands are modelled)", clip(line))
 }
 
 func (p *dumpParser) openTable(name string) error {
@@ -84,8 +100,10 @@ func (p *dumpParser) openTable(name string) error {
 	if !KnownTable(name) {
 		return lineErrorf(p.line, "unknown table %q", name)
 	}
-	if p.dump.Table(name) != nil {
-		return lineErrorf(p.line, "table %q appears twice", name)
+	p.block = map[string]bool{}
+	if t := p.dump.Table(name); t != nil {
+		p.table = t // a later block continues the table (--noflush)
+		return nil
 	}
 	p.table = &Table{Name: name, Line: p.line}
 	p.dump.Tables = append(p.dump.Tables, p.table)
@@ -104,14 +122,15 @@ func (p *dumpParser) declareChain(decl string) error {
 	}
 	builtin := IsBuiltinChain(p.table.Name, name)
 	switch {
-	case policy == "-" && !builtin:
+	case policy == "-":
 	case (policy == "ACCEPT" || policy == "DROP") && builtin:
 	default:
 		return lineErrorf(p.line, "bad policy %q for chain %q in table %s", policy, name, p.table.Name)
 	}
-	if p.table.Chain(name) != nil {
+	if p.block[name] {
 		return lineErrorf(p.line, "chain %q declared twice in table %s", name, p.table.Name)
 	}
+	p.block[name] = true
 	c := &Chain{Name: name, Policy: policy, Line: p.line}
 	if len(f) == 3 {
 		counters, err := parseCounters(f[2])
@@ -119,6 +138,15 @@ func (p *dumpParser) declareChain(decl string) error {
 			return &ParseError{Line: p.line, Err: err}
 		}
 		c.Counters = counters
+	}
+	if old := p.table.Chain(name); old != nil {
+		// A later block declares the chain again: iptables-restore
+		// --noflush flushes it and sets a built-in chain's policy.
+		old.Rules, old.Deleted, old.Implicit, old.Counters = nil, false, false, c.Counters
+		if policy != "-" {
+			old.Policy = policy
+		}
+		return nil
 	}
 	p.table.AddChain(c)
 	return nil
@@ -130,19 +158,64 @@ func (p *dumpParser) addRule(line string) error {
 		return &ParseError{Line: p.line, Err: err}
 	}
 	r.Line = p.line
-	c := p.table.Chain(r.Chain)
-	if c == nil && IsBuiltinChain(p.table.Name, r.Chain) {
-		c = &Chain{Name: r.Chain, Policy: "ACCEPT", Implicit: true, Line: p.line}
+	c, err := p.ruleChain(r.Chain)
+	if err != nil {
+		return err
+	}
+	c.Rules = append(c.Rules, r)
+	return nil
+}
+
+// insertRule parses "-I CHAIN [N] ..." and inserts the rule at 1-based
+// position N (default 1), as iptables-restore does.
+func (p *dumpParser) insertRule(line string) error {
+	words, err := SplitWords(line)
+	if err != nil {
+		return &ParseError{Line: p.line, Err: err}
+	}
+	if len(words) < 2 {
+		return lineErrorf(p.line, "bad -I line %q (want -I CHAIN [N] ...)", clip(line))
+	}
+	pos, rest := 1, words[2:]
+	if len(rest) > 0 {
+		if n, err := strconv.Atoi(rest[0]); err == nil {
+			if n < 1 {
+				return lineErrorf(p.line, "-I %s %d: bad rule number", words[1], n)
+			}
+			pos, rest = n, rest[1:]
+		}
+	}
+	r, err := parseRuleWords(append([]string{"-A", words[1]}, rest...))
+	if err != nil {
+		return &ParseError{Line: p.line, Err: err}
+	}
+	r.Line = p.line
+	c, err := p.ruleChain(r.Chain)
+	if err != nil {
+		return err
+	}
+	if pos > len(c.Rules)+1 {
+		return lineErrorf(p.line, "-I %s %d: index of insertion too big (the chain has %d rule(s))", c.Name, pos, len(c.Rules))
+	}
+	c.Rules = slices.Insert(c.Rules, pos-1, r)
+	return nil
+}
+
+// ruleChain returns the chain a rule is added to, creating an undeclared
+// built-in chain.
+func (p *dumpParser) ruleChain(name string) (*Chain, error) {
+	c := p.table.Chain(name)
+	if c == nil && IsBuiltinChain(p.table.Name, name) {
+		c = &Chain{Name: name, Policy: "ACCEPT", Implicit: true, Line: p.line}
 		p.table.AddChain(c)
 	}
 	switch {
 	case c == nil:
-		return lineErrorf(p.line, "rule for undeclared chain %q in table %s", r.Chain, p.table.Name)
+		return nil, lineErrorf(p.line, "rule for undeclared chain %q in table %s", name, p.table.Name)
 	case c.Deleted:
-		return lineErrorf(p.line, "rule for chain %q in table %s after -X", r.Chain, p.table.Name)
+		return nil, lineErrorf(p.line, "rule for chain %q in table %s after -X", name, p.table.Name)
 	}
-	c.Rules = append(c.Rules, r)
-	return nil
+	return c, nil
 }
 
 func (p *dumpParser) deleteChain(line string) error {

@@ -61,14 +61,17 @@ func TestParseErrors(t *testing.T) {
 		{"missing COMMIT at end", "*nat\n:KUBE-SERVICES - [0:0]\n", `line 2: missing COMMIT for table "nat"`},
 		{"missing COMMIT before next table", "*nat\n*filter\nCOMMIT\n", `line 2: missing COMMIT for table "nat" before *filter`},
 		{"unknown table", "*natt\nCOMMIT\n", `line 1: unknown table "natt"`},
-		{"table twice", "*nat\nCOMMIT\n*nat\nCOMMIT\n", `line 3: table "nat" appears twice`},
+		{"chain declared twice in one block of a table given twice", "*nat\n:X - [0:0]\nCOMMIT\n*nat\n:X - [0:0]\n:X - [0:0]\nCOMMIT\n", `line 6: chain "X" declared twice in table nat`},
+		{"unquoted comment of several words", "*filter\n:X - [0:0]\n-A X -m comment --comment hello world -j ACCEPT\nCOMMIT\n",
+			`line 3: rule in chain X: bad argument "world" (a word that is no option; is a comment of several words unquoted?)`},
+		{"insert beyond the end", "*nat\n:X - [0:0]\n-I X 2 -j ACCEPT\nCOMMIT\n", `line 3: -I X 2: index of insertion too big (the chain has 0 rule(s))`},
 		{"line outside a table", ":KUBE-SERVICES - [0:0]\n", `line 1: ":KUBE-SERVICES - [0:0]" outside a table (missing *table line)`},
 		{"unterminated quote", "*nat\n:X - [0:0]\n-A X -m comment --comment \"oops -j ACCEPT\nCOMMIT\n", `line 3: unterminated quote`},
 		{"bad IP", "*nat\n:X - [0:0]\n-A X -d 10.0.0.300 -j ACCEPT\nCOMMIT\n", `line 3: rule in chain X: -d: bad IP address "10.0.0.300"`},
 		{"bad policy", "*nat\n:KUBE-X ACCEPT [0:0]\nCOMMIT\n", `line 2: bad policy "ACCEPT" for chain "KUBE-X" in table nat`},
 		{"chain declared twice", "*nat\n:X - [0:0]\n:X - [0:0]\nCOMMIT\n", `line 3: chain "X" declared twice in table nat`},
 		{"bad counters", "*nat\n:X - [a:0]\nCOMMIT\n", `line 2: bad counters "a":"0"`},
-		{"unsupported command", "*nat\n:X - [0:0]\n-I X 1 -j ACCEPT\nCOMMIT\n", `line 3: unsupported line "-I X 1 -j ACCEPT" (only -A and -X commands are modelled)`},
+		{"unsupported command", "*nat\n:X - [0:0]\n-D X 1\nCOMMIT\n", `line 3: unsupported line "-D X 1" (only -A, -I and -X commands are modelled)`},
 		{"bad declaration", "*nat\n:X\nCOMMIT\n", `line 2: bad chain declaration "X" (want :NAME POLICY [packets:bytes])`},
 	}
 	for _, tc := range tests {
@@ -101,5 +104,49 @@ func TestParseLongLine(t *testing.T) {
 	d := mustParse(t, long)
 	if got := len(d.Chain("nat", "X").Rules[0].Comment); got != 1<<20 {
 		t.Errorf("comment length %d", got)
+	}
+}
+
+// TestParseRestoreForms: what iptables-restore v1.8.9 accepts (checked in a
+// scratch namespace): "-" as a built-in chain's policy, "-I CHAIN N", and a
+// table given twice, which --noflush continues (svclab render --jumps).
+func TestParseRestoreForms(t *testing.T) {
+	d := mustParse(t, "*filter\n:INPUT - [0:0]\n:KUBE-FIREWALL - [0:0]\n-A INPUT -j ACCEPT\nCOMMIT\n"+
+		"*filter\n-I INPUT 1 -j KUBE-FIREWALL\n-I INPUT 3 -j DROP\n-I OUTPUT -j KUBE-FIREWALL\nCOMMIT\n")
+	if len(d.Tables) != 1 {
+		t.Fatalf("%d tables, want the filter table once", len(d.Tables))
+	}
+	in := d.Chain("filter", "INPUT")
+	if in.Policy != "-" {
+		t.Errorf("INPUT policy %q, want - (kept)", in.Policy)
+	}
+	var got []string
+	for _, r := range in.Rules {
+		got = append(got, r.Target)
+	}
+	if strings.Join(got, " ") != "KUBE-FIREWALL ACCEPT DROP" {
+		t.Errorf("INPUT rules %v, want KUBE-FIREWALL ACCEPT DROP", got)
+	}
+	if out := d.Chain("filter", "OUTPUT"); out == nil || len(out.Rules) != 1 || !out.Implicit {
+		t.Errorf("OUTPUT = %+v", out)
+	}
+	if back := mustParse(t, d.String()); back.String() != d.String() {
+		t.Errorf("round trip changed the dump:\n%s\n%s", d, back)
+	}
+}
+
+// TestParseRepeatedModules: a module loaded twice is two matches, as in
+// Calico's and Cilium's rules; within one instance an option given twice
+// is still an error.
+func TestParseRepeatedModules(t *testing.T) {
+	r, err := ParseRule("-A X -m mark ! --mark 0xe00/0xf00 -m mark ! --mark 0xd00/0xf00 -m addrtype ! --src-type LOCAL -m addrtype --src-type LOCAL --limit-iface-out -j ACCEPT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.EarlierMarks) != 1 || r.Mark == nil || r.Mark.Value != 0xd00 || len(r.EarlierAddrTypes) != 1 || !r.EarlierAddrTypes[0].SrcNegated {
+		t.Errorf("rule = %+v", r)
+	}
+	if _, err := ParseRule("-A X -m mark --mark 1 --mark 2 -j ACCEPT"); err == nil {
+		t.Error("--mark twice in one instance accepted")
 	}
 }

@@ -28,8 +28,16 @@ type Rule struct {
 	AddrType    *AddrTypeMatch
 	Mark        *MarkMatch
 	CTState     *CTStateMatch
-	MatchSet    *SetMatch
-	NFAcctName  string
+	// EarlierMarks, EarlierAddrTypes and EarlierCTStates are the earlier
+	// instances of a module the rule loads more than once ("-m mark --mark
+	// A -m mark --mark B"); Mark, AddrType and CTState hold the last one.
+	EarlierMarks     []MarkMatch
+	EarlierAddrTypes []AddrTypeMatch
+	EarlierCTStates  []CTStateMatch
+	MatchSet         *SetMatch   // the first -m set match
+	MatchSets        []*SetMatch // every -m set match, in order
+	MultiPorts       []MultiPortMatch
+	NFAcctName       string
 	// Modules lists the "-m" modules in order of appearance.
 	Modules []string
 	// Unknown keeps every option (and module) the parser does not model.
@@ -132,6 +140,13 @@ type SetMatch struct {
 	Negated bool
 	Name    string
 	Flags   []string // e.g. ["dst", "dst"]
+}
+
+// MultiPortMatch is "-m multiport --dports|--sports|--ports LIST".
+type MultiPortMatch struct {
+	Negated bool
+	Side    string      // "dst", "src" or "both" (--ports: either port)
+	Ranges  [][2]uint16 // inclusive
 }
 
 // UnknownMatch is an option (or a bare module) the parser does not model,

@@ -159,11 +159,13 @@ func (p *ruleParser) applyTarget(opt string, spec optionSpec, neg bool) error {
 // unknownOption keeps an option nobody claims. Its arguments are taken
 // greedily (every following word that does not start with "-" or is "!").
 // After a target the option is the target's; otherwise it belongs to the
-// latest module. A stray word that is no option is kept as well.
+// latest module. A stray word that is no option is an error, as in
+// iptables-restore.
 func (p *ruleParser) unknownOption(opt string, neg bool) error {
 	if !strings.HasPrefix(opt, "-") || opt == "-" {
-		p.r.Unknown = append(p.r.Unknown, UnknownMatch{Negated: neg, Args: []string{opt}})
-		return nil
+		// iptables-restore: "Bad argument `world'" (e.g. an unquoted
+		// comment of several words).
+		return fmt.Errorf("bad argument %q (a word that is no option; is a comment of several words unquoted?)", opt)
 	}
 	start := p.i - 1
 	for p.i < len(p.words) && p.words[p.i] != "!" && !strings.HasPrefix(p.words[p.i], "-") {

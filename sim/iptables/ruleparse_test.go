@@ -142,7 +142,7 @@ func TestParseRuleErrors(t *testing.T) {
 		{`-A X -m comment --comment "open`, `unterminated quote`},
 		{`-A THIS-CHAIN-NAME-IS-FAR-TOO-LONG -j ACCEPT`, `longer than 28 characters`},
 		{`-A X -p tcp -p udp -j ACCEPT`, `-p: given more than once`},
-		{`-A X -m mark --mark 1 -m mark --mark 2 -j ACCEPT`, `--mark: given more than once`},
+		{`-A X -m mark --mark 1 --mark 2 -j ACCEPT`, `--mark: given more than once`},
 		{`-A X -m statistic --mode random -j Y`, `random mode takes --probability`},
 		{`-A X -m recent --name L -j Y`, `exactly one of --set, --rcheck`},
 		{`-A X -j DNAT`, `DNAT: a --to-destination/--to-source address is required`},

@@ -29,20 +29,20 @@ func TestCanonicalCases(t *testing.T) {
 		return strings.Join(lines, "\n") + "\n"
 	}
 	tests := []struct{ name, in, want string }{
-		{"service names in different comment styles; junk words kept", `
+		{"service names in different comment styles", `
 			*nat
 			:KUBE-SERVICES - [0:0]
-			-A KUBE-SERVICES -m comment --comment "ns2/svc2:p80 cluster IP" svc2 line 1
-			-A KUBE-SERVICES -m comment --comment ns2/svc2 svc2 line 2
-			-A KUBE-SERVICES -m comment --comment "ns1/svc1 blah" svc1 line 1
-			-A KUBE-SERVICES -m comment --comment ns1/svc1:p81 svc1 line 2
+			-A KUBE-SERVICES -m comment --comment "ns2/svc2:p80 cluster IP" -j KUBE-SVC-A
+			-A KUBE-SERVICES -m comment --comment ns2/svc2 -j KUBE-SVC-B
+			-A KUBE-SERVICES -m comment --comment "ns1/svc1 blah" -j KUBE-SVC-C
+			-A KUBE-SERVICES -m comment --comment ns1/svc1:p81 -j KUBE-SVC-D
 			COMMIT`, `
 			*nat
 			:KUBE-SERVICES - [0:0]
-			-A KUBE-SERVICES -m comment --comment "ns1/svc1 blah" svc1 line 1
-			-A KUBE-SERVICES -m comment --comment ns1/svc1:p81 svc1 line 2
-			-A KUBE-SERVICES -m comment --comment "ns2/svc2:p80 cluster IP" svc2 line 1
-			-A KUBE-SERVICES -m comment --comment ns2/svc2 svc2 line 2
+			-A KUBE-SERVICES -m comment --comment "ns1/svc1 blah" -j KUBE-SVC-C
+			-A KUBE-SERVICES -m comment --comment ns1/svc1:p81 -j KUBE-SVC-D
+			-A KUBE-SERVICES -m comment --comment "ns2/svc2:p80 cluster IP" -j KUBE-SVC-A
+			-A KUBE-SERVICES -m comment --comment ns2/svc2 -j KUBE-SVC-B
 			COMMIT`},
 		{"chain order and untouched rule order elsewhere", `
 			*nat

@@ -4,7 +4,7 @@ import "testing"
 
 // Expected names come from kube-proxy's own test expectations
 // (pkg/proxy/iptables/proxier_test.go and pkg/proxy/nftables/proxier_test.go
-// @531be81, quoted in shared/reference/kube-proxy-rules.md).
+// @531be81, quoted in docs/kube-proxy-rules.md).
 func TestNamesMatchKubeProxy(t *testing.T) {
 	tests := []struct{ name, got, want string }{
 		{"svc chain ns1", ServiceChain("ns1/svc1:p80", "TCP"), "KUBE-SVC-XPGD46QRK7WJZT7O"},

@@ -27,8 +27,11 @@ type Table struct {
 	Comment string
 	Chains  []*Chain // creation order
 	Sets    []*Set   // sets and maps, creation order
-	chains  map[string]*Chain
-	sets    map[string]*Set
+	// Counters are the named counter objects (`add counter T NAME`), in
+	// creation order.
+	Counters []string
+	chains   map[string]*Chain
+	sets     map[string]*Set
 }
 
 // Chain returns the named chain, or nil.

@@ -64,6 +64,8 @@ func (p *parser) add(verb, obj string, stmt []token) error {
 		return p.addRule(stmt, false)
 	case "element":
 		return p.elementCmd(stmt, false)
+	case "counter":
+		return p.addCounter(stmt)
 	}
 	return errorf(stmt[0].line, "%s %s: unsupported object", verb, obj)
 }

@@ -140,6 +140,8 @@ func (p *parser) remove(destroy bool, obj string, stmt []token) error {
 			return nil
 		}
 		return t.deleteSet(name, stmt[0].line)
+	case "counter":
+		return t.deleteCounter(name, destroy, stmt[0].line)
 	}
 	return errorf(stmt[0].line, "delete %s: unsupported object", obj)
 }

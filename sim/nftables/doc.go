@@ -11,6 +11,8 @@
 // cannot be re-added with a different value. Rule bodies are split into
 // tokens and, where they have one of kube-proxy's shapes, into expressions
 // (matches, verdict maps on concatenated keys, numgen, dnat, masquerade,
-// mark, set updates, counters). Errors carry line numbers; malformed input
-// never panics.
+// mark, set updates, counters). Both of kube-proxy's layouts parse: v1.35's
+// endpoint chains, and v1.36+'s "dnat ip addr . port to numgen random mod N
+// map { … }" (NumgenNAT), hairpin-connections set and named counter
+// objects. Errors carry line numbers; malformed input never panics.
 package nftables

@@ -59,7 +59,9 @@ func TestExpressions(t *testing.T) {
 		{"fib daddr type local ip daddr != 127.0.0.0/8 meta l4proto . th dport vmap @m", "{Left:[fib daddr type] Mask:0 HasMask:false Op:== Right:{Literals:[local] SetRef: Anon:[]}} {Left:[ip daddr] Mask:0 HasMask:false Op:!= Right:{Literals:[127.0.0.0/8] SetRef: Anon:[]}} {Key:[meta l4proto th dport] MapRef:m Anon:[]}"},
 		{"ip saddr != { 203.0.113.0/25, 10.1.0.0/16 } drop", "{Left:[ip saddr] Mask:0 HasMask:false Op:!= Right:{Literals:[] SetRef: Anon:[203.0.113.0/25 10.1.0.0/16]}} {Kind:drop Chain:}"},
 		{"reject with icmp port-unreachable", "{With:icmp port-unreachable}"},
-		{"log prefix \"x\" accept", "{Tokens:[log prefix x accept]}"},
+		{"log prefix \"x\" accept", "{Prefix:x} {Kind:accept Chain:}"},
+		{"limit rate 3/minute burst 5 packets log", "{Over:false Rate:3/minute burst 5 packets} {Prefix:}"},
+		{"queue num 3", "{Tokens:[queue num 3]}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {

@@ -88,6 +88,19 @@ type SetUpdate struct {
 // Counter is "counter [packets N bytes M]".
 type Counter struct{ Packets, Bytes uint64 }
 
+// Log is the log statement (it does not change the packet's way).
+type Log struct{ Prefix string }
+
+// Limit is "limit rate [over] N/UNIT ...": whether it matches depends on
+// the traffic before the packet.
+type Limit struct {
+	Over bool
+	Rate string // "10/second burst 5 packets"
+}
+
+// Notrack is the notrack statement: conntrack leaves the packet alone.
+type Notrack struct{}
+
 // Unknown holds the tokens of a statement the parser does not model, to
 // the end of the rule.
 type Unknown struct{ Tokens []string }
@@ -102,6 +115,9 @@ func (Masquerade) isExpr() {}
 func (MarkSet) isExpr()    {}
 func (SetUpdate) isExpr()  {}
 func (Counter) isExpr()    {}
+func (Log) isExpr()        {}
+func (Limit) isExpr()      {}
+func (Notrack) isExpr()    {}
 func (Unknown) isExpr()    {}
 
 // verdictOf reads a verdict from value tokens.

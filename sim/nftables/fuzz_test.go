@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -36,6 +37,25 @@ func FuzzParse(f *testing.F) {
 		}
 		if buf.String() != buf2.String() {
 			t.Fatalf("printing is not stable:\n%s\n---\n%s", buf.String(), buf2.String())
+		}
+	})
+}
+
+// FuzzParseJSON feeds arbitrary JSON to ParseJSON: no panics, and what it
+// accepts prints back to text that parses.
+func FuzzParseJSON(f *testing.F) {
+	f.Add(`{"nftables":[{"table":{"family":"inet","name":"f"}},{"chain":{"family":"inet","table":"f","name":"input","type":"filter","hook":"input","prio":0,"policy":"drop"}},{"rule":{"family":"inet","table":"f","chain":"input","expr":[{"match":{"op":"==","left":{"meta":{"key":"iifname"}},"right":"lo"}},{"accept":null}]}}]}`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		rs, err := ParseJSON(strings.NewReader(doc))
+		if err != nil {
+			return
+		}
+		var b bytes.Buffer
+		if err := rs.WriteTransaction(&b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ParseString(b.String()); err != nil {
+			t.Fatalf("printed JSON ruleset does not parse: %v\n%s", err, b.String())
 		}
 	})
 }

@@ -32,6 +32,11 @@ func (p *parser) tableBlock(line int) error {
 			if err := p.setBlock(t, tok.is("map"), tok.line); err != nil {
 				return err
 			}
+		case tok.is("counter"):
+			p.next()
+			if err := p.counterBlock(t, tok.line); err != nil {
+				return err
+			}
 		case tok.kind == tokEOF:
 			return errorf(tok.line, "table %s: missing }", name)
 		default:

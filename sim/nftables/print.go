@@ -37,6 +37,9 @@ func writeTable(w *bufio.Writer, t *Table) {
 		}
 		w.WriteString("add " + kind + " " + prefix + " " + s.Name + " { " + setSpec(s) + "}\n")
 	}
+	for _, name := range t.Counters {
+		w.WriteString("add counter " + prefix + " " + name + "\n")
+	}
 	for _, s := range t.Sets {
 		for _, e := range s.Elements {
 			w.WriteString("add element " + prefix + " " + s.Name + " { " + elementText(e) + valueText(s, e) + " }\n")

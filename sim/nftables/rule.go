@@ -79,6 +79,9 @@ func (rp *ruleParser) expr() (Expr, error) {
 	case "reject":
 		return rp.reject(), nil
 	case "counter":
+		if rp.at(1).is("name") {
+			return rp.namedCounter()
+		}
 		return rp.counter(), nil
 	case "masquerade":
 		return rp.masquerade(), nil
@@ -90,6 +93,13 @@ func (rp *ruleParser) expr() (Expr, error) {
 		}
 	case "numgen":
 		return rp.numgen()
+	case "log":
+		return rp.log(), nil
+	case "limit":
+		return rp.limit(), nil
+	case "notrack":
+		rp.i++
+		return Notrack{}, nil
 	}
 	if (t.is("mark") && rp.at(1).is("set")) || (t.is("meta") && rp.at(1).is("mark") && rp.at(2).is("set")) {
 		return rp.markSet()
@@ -143,4 +153,55 @@ func (rp *ruleParser) masquerade() Expr {
 		}
 		rp.i++
 	}
+}
+
+// logOptions are the words of "log" that take a value.
+var logOptions = map[string]bool{"prefix": true, "level": true, "group": true, "snaplen": true, "queue-threshold": true, "flags": true}
+
+// log reads "log [prefix STR] [level L] [group N] [flags F]".
+func (rp *ruleParser) log() Expr {
+	rp.i++
+	var l Log
+	for logOptions[rp.at(0).text] && rp.at(0).kind == tokWord {
+		if rp.at(0).is("prefix") {
+			l.Prefix = rp.at(1).text
+		}
+		rp.i += 2
+	}
+	return l
+}
+
+// limit reads "limit rate [over] N/UNIT [burst N packets|bytes]".
+func (rp *ruleParser) limit() Expr {
+	var l Limit
+	start := rp.i
+	rp.i++
+	if rp.at(0).is("rate") {
+		rp.i++
+	}
+	if rp.at(0).is("over") {
+		l.Over = true
+		rp.i++
+	}
+	var words []string
+	for rp.at(0).kind == tokWord && !isPunct(rp.at(0).text) && !isStatement(rp.at(0).text) {
+		words = append(words, rp.at(0).text)
+		rp.i++
+	}
+	l.Rate = strings.Join(words, " ")
+	if l.Rate == "" {
+		rp.i = start
+		return rp.unknown()
+	}
+	return l
+}
+
+// isStatement reports whether w starts a statement that ends a limit's
+// rate ("limit rate 3/minute burst 5 packets log ...").
+func isStatement(w string) bool {
+	switch w {
+	case "accept", "drop", "reject", "return", "jump", "goto", "continue", "log", "counter", "masquerade", "dnat", "snat", "notrack", "meta", "mark", "ct", "queue":
+		return true
+	}
+	return false
 }

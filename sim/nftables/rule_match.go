@@ -17,7 +17,7 @@ func (rp *ruleParser) selector() (Selector, bool) {
 	case a == "meta" && (b == "l4proto" || b == "mark" || b == "nfproto" || b == "iifname" || b == "oifname"):
 		rp.i += 2
 		return Selector(a + " " + b), true
-	case a == "mark" || a == "l4proto":
+	case a == "mark" || a == "l4proto" || a == "iifname" || a == "oifname" || a == "nfproto":
 		rp.i++
 		return Selector("meta " + a), true
 	case (a == "th" || a == "tcp" || a == "udp" || a == "sctp") && (b == "dport" || b == "sport"):
@@ -90,6 +90,9 @@ func (rp *ruleParser) match() (Expr, error) {
 func (rp *ruleParser) value() (Value, error) {
 	t := rp.at(0)
 	switch {
+	case t.kind == tokString:
+		rp.i++
+		return Value{Literals: []string{t.text}}, nil
 	case t.kind != tokWord || isPunct(t.text) && !t.is("{"):
 		return Value{}, errorf(rp.line, "match without a value")
 	case strings.HasPrefix(t.text, "@") && len(t.text) > 1:

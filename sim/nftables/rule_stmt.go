@@ -35,15 +35,20 @@ func (rp *ruleParser) numgen() (Expr, error) {
 	return n, nil
 }
 
-// nat reads "dnat|snat [ip] to ADDR[:PORT]".
+// nat reads "dnat|snat [ip] to ADDR[:PORT]", or a numgen map (see NumgenNAT).
 func (rp *ruleParser) nat() (Expr, error) {
 	kind := rp.at(0).text
 	rp.i++
 	if rp.at(0).is("ip") {
 		rp.i++
+		rp.skipAddrPort()
 	}
 	if !rp.at(0).is("to") {
 		return nil, errorf(rp.line, "%s without \"to\"", kind)
+	}
+	if rp.at(1).is("numgen") {
+		rp.i++
+		return rp.numgenNAT(kind)
 	}
 	target := rp.at(1).text
 	rp.i += 2

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 	rendernft "github.com/svclab/svclab/sim/render/nftables"
 )
 
@@ -49,7 +50,9 @@ func shapesModel() *model.Model {
 func renderShapes(t testing.TB) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if _, err := rendernft.Render(&buf, shapesModel(), rendernft.Options{}); err != nil {
+	// The v1.35 layout, which testdata/listing-shapes.txt was captured
+	// from; v137_test.go covers v1.37.
+	if _, err := rendernft.Render(&buf, shapesModel(), rendernft.Options{Version: render.KubeProxy135}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()

@@ -166,7 +166,7 @@ func (t *Table) checkRefs(r *Rule) error {
 			return errorf(r.Line, "rule %q: set %s does not exist", r.Text(), name)
 		}
 	}
-	return nil
+	return t.checkCounterRefs(r)
 }
 
 // ruleTargets lists the chains a rule may jump or go to.

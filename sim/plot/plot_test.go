@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"image/png"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/svclab/svclab/sim/golden"
+	"github.com/svclab/svclab/sim/metric"
 
 	"github.com/svclab/svclab/sim/results"
 	gplot "gonum.org/v1/plot"
@@ -192,7 +192,7 @@ func TestNoData(t *testing.T) {
 func TestCollect(t *testing.T) {
 	s, recs := syntheticSweep()
 	s.Points[0].P50us = 0 // nftables last at 1 service: not measured
-	m, _ := LookupMetric("p50_us")
+	m, _ := sweepMetric(metric.P50)
 	got := collect(s, recs, m, "last", false)
 	if len(got) != 2 || got[0].dataplane != "iptables-nft" || got[1].dataplane != "nftables" {
 		t.Fatalf("series = %+v, want iptables-nft then nftables", got)
@@ -209,46 +209,5 @@ func TestCollect(t *testing.T) {
 	pooled := collect(s, recs, m, "", true)
 	if len(pooled) != 2 || pooled[0].position != "" || len(pooled[0].reps) != 30 {
 		t.Errorf("pooled = %d series, first has %d reps; want 2 series, 30 reps", len(pooled), len(pooled[0].reps))
-	}
-}
-
-func TestFormatNumberAndSlope(t *testing.T) {
-	tests := []struct {
-		v    float64
-		want string
-	}{
-		{21.34, "21.3"}, {0.0123, "0.01"}, {-0.001, "0.00"}, {-0.2, "-0.20"}, {1234.5, "1234"}, {100, "100"}, {0, "0.00"},
-	}
-	for _, tc := range tests {
-		if got := FormatNumber(tc.v); got != tc.want {
-			t.Errorf("FormatNumber(%v) = %q, want %q", tc.v, got, tc.want)
-		}
-	}
-	fit := results.Fit{SlopeNsPerService: 21.3, SlopeCI95: [2]float64{19.8, 22.9}}
-	if got, want := FormatSlope(fit), "21.3 ns/service [19.8, 22.9]"; got != want {
-		t.Errorf("FormatSlope = %q, want %q", got, want)
-	}
-}
-
-func TestFitValueAndMedian(t *testing.T) {
-	us, _ := LookupMetric("p50_us")
-	s, _ := LookupMetric("sync_full_s")
-	tests := []struct {
-		name string
-		got  float64
-		want float64
-	}{
-		{"µs metric", FitValue(us, results.Fit{InterceptUs: 50, SlopeNsPerService: 20}, 1000), 70},
-		{"seconds metric", FitValue(s, results.Fit{InterceptUs: 10000, SlopeNsPerService: 20000}, 1000), 0.03},
-		{"odd median", Median([]float64{3, 1, 2}), 2},
-		{"even median", Median([]float64{4, 1, 3, 2}), 2.5},
-	}
-	for _, tc := range tests {
-		if math.Abs(tc.got-tc.want) > 1e-9 {
-			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
-		}
-	}
-	if !math.IsNaN(Median(nil)) {
-		t.Error("Median(nil) is not NaN")
 	}
 }

@@ -4,7 +4,10 @@ import (
 	"math"
 	"slices"
 
+	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/stats"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -26,7 +29,7 @@ type seriesKey struct{ dataplane, position string }
 // "not measured". position "" keeps every position as its own series;
 // pooled merges positions (for metrics that do not depend on the target's
 // position, such as sync time), taking the median over positions.
-func collect(s *results.Summary, records []results.Record, m Metric, position string, pooled bool) []series {
+func collect(s *results.Summary, records []results.Record, m metric.Metric, position string, pooled bool) []series {
 	keyOf := func(p results.Point) (seriesKey, bool) {
 		if position != "" && p.Position != position {
 			return seriesKey{}, false
@@ -74,11 +77,11 @@ func recordPoints(records []results.Record) []results.Point {
 }
 
 // groupValues maps each series to its values by service count.
-func groupValues(points []results.Point, m Metric, keyOf func(results.Point) (seriesKey, bool)) map[seriesKey]map[int][]float64 {
+func groupValues(points []results.Point, m metric.Metric, keyOf func(results.Point) (seriesKey, bool)) map[seriesKey]map[int][]float64 {
 	out := map[seriesKey]map[int][]float64{}
 	for _, p := range points {
 		k, ok := keyOf(p)
-		v := m.Value(p)
+		v := m.Point(p)
 		if !ok || !(v > 0) || math.IsInf(v, 0) {
 			continue
 		}
@@ -96,10 +99,10 @@ func sortedKeys(m map[seriesKey]map[int][]float64) []seriesKey {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b seriesKey) int {
-		if c := CompareDataplanes(a.dataplane, b.dataplane); c != 0 {
+		if c := dataplane.Compare(a.dataplane, b.dataplane); c != 0 {
 			return c
 		}
-		return ComparePositions(a.position, b.position)
+		return metric.ComparePositions(a.position, b.position)
 	})
 	return keys
 }
@@ -108,7 +111,7 @@ func sortedKeys(m map[seriesKey]map[int][]float64) []seriesKey {
 func medianXYs(byServices map[int][]float64) plotter.XYs {
 	var xys plotter.XYs
 	for _, n := range sortedServices(byServices) {
-		xys = append(xys, plotter.XY{X: float64(n), Y: Median(byServices[n])})
+		xys = append(xys, plotter.XY{X: float64(n), Y: stats.Median(byServices[n])})
 	}
 	return xys
 }
@@ -144,19 +147,4 @@ func findFit(s *results.Summary, dataplane, position, metric string) *results.Fi
 		}
 	}
 	return nil
-}
-
-// Median returns the median of values (the mean of the middle two for an
-// even count), or NaN for none. values is not modified.
-func Median(values []float64) float64 {
-	if len(values) == 0 {
-		return math.NaN()
-	}
-	v := slices.Clone(values)
-	slices.Sort(v)
-	mid := len(v) / 2
-	if len(v)%2 == 1 {
-		return v[mid]
-	}
-	return (v[mid-1] + v[mid]) / 2
 }

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"strings"
 
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -25,23 +27,23 @@ const servicesLabel = "services"
 // every position, told apart by glyph. Medians are joined by lines, each
 // repetition in records is a faint dot, and the summary's fit is dashed and
 // named in the legend with its slope.
-func LatencyVsServices(s *results.Summary, records []results.Record, metric, position string) (*gplot.Plot, error) {
-	if metric == "" {
-		metric = "p50_us"
+func LatencyVsServices(s *results.Summary, records []results.Record, name, position string) (*gplot.Plot, error) {
+	if name == "" {
+		name = metric.P50
 	}
-	return MetricVsServices(s, records, metric, position)
+	return MetricVsServices(s, records, name, position)
 }
 
 // CPUVsServices plots CPU time per new connection against services, like
 // LatencyVsServices.
 func CPUVsServices(s *results.Summary, records []results.Record, position string) (*gplot.Plot, error) {
-	return MetricVsServices(s, records, "cpu_us_per_conn", position)
+	return MetricVsServices(s, records, metric.CPUPerConn, position)
 }
 
 // RulesVsServices plots the number of rules against services, one line per
 // dataplane (the rule set does not depend on the target position).
 func RulesVsServices(s *results.Summary, records []results.Record) (*gplot.Plot, error) {
-	m, err := LookupMetric("rules")
+	m, err := sweepMetric(metric.Rules)
 	if err != nil {
 		return nil, err
 	}
@@ -60,16 +62,16 @@ func RulesVsServices(s *results.Summary, records []results.Record) (*gplot.Plot,
 	return p, nil
 }
 
-// MetricVsServices plots any metric (see LookupMetric) against services,
+// MetricVsServices plots any metric (see sim/metric) against services,
 // one series per dataplane and position, as LatencyVsServices describes.
-func MetricVsServices(s *results.Summary, records []results.Record, metric, position string) (*gplot.Plot, error) {
-	m, err := LookupMetric(metric)
+func MetricVsServices(s *results.Summary, records []results.Record, name, position string) (*gplot.Plot, error) {
+	m, err := sweepMetric(name)
 	if err != nil {
 		return nil, err
 	}
 	all := collect(s, records, m, position, false)
 	if len(all) == 0 {
-		return nil, fmt.Errorf("%s vs services at position %q: %w", metric, position, ErrNoData)
+		return nil, fmt.Errorf("%s vs services at position %q: %w", name, position, ErrNoData)
 	}
 	p := newPlot(titleOf(m, position), servicesLabel, m.Label)
 	p.Add(fullGrid())
@@ -85,7 +87,7 @@ func MetricVsServices(s *results.Summary, records []results.Record, metric, posi
 	return p, nil
 }
 
-func titleOf(m Metric, position string) string {
+func titleOf(m metric.Metric, position string) string {
 	if position == "" {
 		return m.Label + " vs services"
 	}
@@ -100,7 +102,7 @@ func seriesName(sr series, withPosition bool) string {
 		name += " " + sr.position
 	}
 	if sr.fit != nil {
-		name += ": " + FormatSlope(*sr.fit)
+		name += ": " + metric.FormatSlope(*sr.fit)
 	}
 	return name
 }
@@ -145,12 +147,12 @@ func addSeries(p *gplot.Plot, sr series, name string, style seriesStyle) error {
 
 // addFitLine draws intercept + slope·N, dashed, over the series' service
 // range.
-func addFitLine(p *gplot.Plot, sr series, m Metric) error {
+func addFitLine(p *gplot.Plot, sr series, m metric.Metric) error {
 	if sr.fit == nil {
 		return nil
 	}
 	lo, hi := sr.medians[0].X, sr.medians[len(sr.medians)-1].X
-	fitted, err := plotter.NewLine(plotter.XYs{{X: lo, Y: FitValue(m, *sr.fit, lo)}, {X: hi, Y: FitValue(m, *sr.fit, hi)}})
+	fitted, err := plotter.NewLine(plotter.XYs{{X: lo, Y: metric.FitValue(m, *sr.fit, lo)}, {X: hi, Y: metric.FitValue(m, *sr.fit, hi)}})
 	if err != nil {
 		return fmt.Errorf("fit of %s %s: %w", sr.dataplane, sr.position, err)
 	}
@@ -203,4 +205,18 @@ func hasReps(all []series) bool {
 		}
 	}
 	return false
+}
+
+// sweepMetric returns the catalog's metric called name if sweep points
+// carry it.
+func sweepMetric(name string) (metric.Metric, error) {
+	m, err := metric.Lookup(name)
+	if err != nil || m.Point == nil {
+		var names []string
+		for _, m := range metric.Sweep() {
+			names = append(names, m.Name)
+		}
+		return metric.Metric{}, fmt.Errorf("unknown sweep metric %q (use one of %s)", name, strings.Join(names, ", "))
+	}
+	return m, nil
 }

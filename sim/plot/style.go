@@ -3,7 +3,6 @@ package plot
 import (
 	"image/color"
 	"slices"
-	"strings"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -30,9 +29,6 @@ var extraColors = []color.RGBA{
 	{R: 0xE6, G: 0x9F, B: 0x00, A: 0xFF},
 	{R: 0x00, G: 0x00, B: 0x00, A: 0xFF},
 }
-
-// positionOrder is the order in which target positions are listed.
-var positionOrder = []string{"first", "middle", "last", "uniform"}
 
 // positionGlyphs tells positions apart when one plot shows several; ""
 // (positions pooled) is a circle.
@@ -74,32 +70,6 @@ func rankOf(dataplane string) int {
 		}
 	}
 	return len(dataplaneColors)
-}
-
-// CompareDataplanes orders dataplanes as the palette lists them
-// (iptables-legacy, iptables-nft, nftables, ipvs), then others by name.
-func CompareDataplanes(a, b string) int {
-	if d := rankOf(a) - rankOf(b); d != 0 {
-		return d
-	}
-	return strings.Compare(a, b)
-}
-
-// ComparePositions orders target positions first, middle, last, uniform,
-// then others by name.
-func ComparePositions(a, b string) int {
-	ra, rb := positionRank(a), positionRank(b)
-	if ra != rb {
-		return ra - rb
-	}
-	return strings.Compare(a, b)
-}
-
-func positionRank(p string) int {
-	if i := slices.Index(positionOrder, p); i >= 0 {
-		return i
-	}
-	return len(positionOrder)
 }
 
 // glyphOf returns the glyph of a target position.

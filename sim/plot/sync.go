@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -21,11 +22,11 @@ const logRangeRatio = 100
 // values span more than a factor of 100. The legend gives the full sync's
 // fitted slope when the summary has one.
 func SyncVsServices(s *results.Summary, records []results.Record) (*gplot.Plot, error) {
-	full, err := LookupMetric("sync_full_s")
+	full, err := sweepMetric(metric.SyncFull)
 	if err != nil {
 		return nil, err
 	}
-	incremental, err := LookupMetric("sync_incremental_s")
+	incremental, err := sweepMetric(metric.SyncIncremental)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func SyncVsServices(s *results.Summary, records []results.Record) (*gplot.Plot, 
 	for _, sr := range fulls {
 		name := sr.dataplane + " full"
 		if fit := firstFit(s, sr.dataplane, full.Name); fit != nil {
-			name += ": " + FormatSlope(*fit)
+			name += ": " + metric.FormatSlope(*fit)
 		}
 		if err := addSeries(p, sr, name, medianStyle(sr)); err != nil {
 			return nil, err
@@ -70,16 +71,16 @@ func incrementalStyle(sr series) seriesStyle {
 
 // firstFit returns the fit of metric for a dataplane at the first position
 // (in position order) that has one.
-func firstFit(s *results.Summary, dataplane, metric string) *results.Fit {
+func firstFit(s *results.Summary, dataplane, name string) *results.Fit {
 	var best *results.Fit
 	if s == nil {
 		return nil
 	}
 	for i, f := range s.Fits {
-		if f.Dataplane != dataplane || f.Metric != metric {
+		if f.Dataplane != dataplane || f.Metric != name {
 			continue
 		}
-		if best == nil || ComparePositions(f.Position, best.Position) < 0 {
+		if best == nil || metric.ComparePositions(f.Position, best.Position) < 0 {
 			best = &s.Fits[i]
 		}
 	}

@@ -1,6 +1,7 @@
 // Package render holds what svclab's renderers share: the counting writer
-// that measures a payload as it streams out, and the statistics every
-// renderer reports. The renderers themselves live in the subpackages
+// that measures a payload as it streams out, the statistics every renderer
+// reports, and KubeProxyVersion, the kube-proxy release whose rules they
+// write. The renderers themselves live in the subpackages
 // iptables, nftables and ipvs; each produces the exact bytes that
 // kube-proxy's mode would hand to the kernel tools.
 package render

@@ -81,7 +81,10 @@ func writeFileAtomic(path string, data []byte) error {
 func writeMarkdown(w io.Writer, run *Run, sweep []plotFile, fairness map[int]plotFile) {
 	s := run.Summary
 	fmt.Fprintf(w, "# svclab report: %s\n\n", title(s))
-	if !s.Complete {
+	switch {
+	case !s.Complete && s.Planned > 0:
+		fmt.Fprintf(w, "> **Incomplete run:** %d of %d planned measurements were made; the figures below cover only those.\n\n", s.Measured, s.Planned)
+	case !s.Complete:
 		fmt.Fprintf(w, "> **Incomplete run:** the run did not finish; the figures below cover only the completed measurements.\n\n")
 	}
 	writeEnvironment(w, run.Meta)

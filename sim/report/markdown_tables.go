@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/svclab/svclab/sim/plot"
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
 )
 
@@ -26,7 +26,7 @@ func writePointsTable(w io.Writer, points []results.Point) {
 func writeFitsTable(w io.Writer, fits []results.Fit) {
 	fmt.Fprintf(w, "## Fits against services\n\n")
 	if len(fits) == 0 {
-		fmt.Fprintf(w, "No fits: a fit needs at least %d service counts.\n\n", MinFitServiceCounts)
+		fmt.Fprintf(w, "No fits: a fit needs at least %d service counts.\n\n", metric.MinFitServiceCounts)
 		return
 	}
 	fmt.Fprintf(w, "Least-squares lines through the medians. Slopes are in ns per added service and intercepts in µs for every metric, "+
@@ -35,8 +35,8 @@ func writeFitsTable(w io.Writer, fits []results.Fit) {
 	fmt.Fprintf(w, "|---|---|---|--:|--:|--:|--:|--:|--:|\n")
 	for _, f := range fits {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.3f | %d | %s |\n",
-			cell(f.Dataplane), cell(f.Position), f.Metric, plot.FormatNumber(f.SlopeNsPerService), interval(f),
-			plot.FormatNumber(f.InterceptUs), f.R2, f.N, measured(f.NsPerRule))
+			cell(f.Dataplane), cell(f.Position), f.Metric, metric.FormatNumber(f.SlopeNsPerService), interval(f),
+			metric.FormatNumber(f.InterceptUs), f.R2, f.N, measured(f.NsPerRule))
 	}
 	fmt.Fprintln(w)
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -152,8 +153,8 @@ func TestWriteReportSources(t *testing.T) {
 
 func TestWriteReportEmptyDirectory(t *testing.T) {
 	_, err := WriteReport(t.TempDir())
-	if err == nil || !strings.Contains(err.Error(), "read run directory") {
-		t.Fatalf("err = %v, want a read run directory error", err)
+	if !errors.Is(err, ErrEmptyRun) || !strings.Contains(err.Error(), "not a run directory") {
+		t.Fatalf("err = %v, want ErrEmptyRun", err)
 	}
 }
 

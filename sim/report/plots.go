@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/plot"
 	"github.com/svclab/svclab/sim/results"
 	gplot "gonum.org/v1/plot"
@@ -41,9 +42,9 @@ func sweepPlots(run *Run) []plotSpec {
 		}
 		specs = append(specs,
 			plotSpec{"latency-p50-" + suffix, "Connect latency p50, target " + pos,
-				func() (*gplot.Plot, error) { return plot.LatencyVsServices(s, recs, "p50_us", pos) }},
+				func() (*gplot.Plot, error) { return plot.LatencyVsServices(s, recs, metric.P50, pos) }},
 			plotSpec{"latency-p99-" + suffix, "Connect latency p99, target " + pos,
-				func() (*gplot.Plot, error) { return plot.LatencyVsServices(s, recs, "p99_us", pos) }},
+				func() (*gplot.Plot, error) { return plot.LatencyVsServices(s, recs, metric.P99, pos) }},
 			plotSpec{"cpu-" + suffix, "CPU time per new connection, target " + pos,
 				func() (*gplot.Plot, error) { return plot.CPUVsServices(s, recs, pos) }})
 	}
@@ -89,7 +90,7 @@ func positions(points []results.Point) []string {
 			out = append(out, p.Position)
 		}
 	}
-	slices.SortFunc(out, plot.ComparePositions)
+	slices.SortFunc(out, metric.ComparePositions)
 	return out
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
 )
 
@@ -20,9 +21,17 @@ type Run struct {
 	Records []results.Record
 }
 
+// ErrEmptyRun says a directory holds no run, or a run that measured
+// nothing: there is nothing to report.
+var ErrEmptyRun = errors.New("nothing to report")
+
 // LoadRun reads a run directory. summary.json is used when it is present
 // and complete; otherwise the summary is rebuilt from results.jsonl (see
-// Rebuild), so that a run killed half way still gets a report. It fails
+// Rebuild), so that a run killed half way still gets a report. When
+// results.jsonl holds the run's plan, completeness is decided from it (a
+// summary.json claiming completeness for a run that missed planned
+// measurements is corrected). It fails with ErrEmptyRun (wrapped) when the
+// directory holds neither file or the run measured nothing, and otherwise
 // only when neither file can be read.
 func LoadRun(dir string) (*Run, error) {
 	records, recWarnings, recErr := results.ReadRecords(filepath.Join(dir, results.ResultsFile))
@@ -39,9 +48,17 @@ func LoadRun(dir string) (*Run, error) {
 		}
 	case sumErr == nil:
 		run.Summary = summary
+	case errors.Is(sumErr, os.ErrNotExist) && errors.Is(recErr, os.ErrNotExist):
+		return nil, fmt.Errorf("%s: %w: no %s and no %s (not a run directory, or a run that stopped before its first record)",
+			dir, ErrEmptyRun, results.ResultsFile, results.SummaryFile)
 	default:
 		return nil, fmt.Errorf("read run directory %s: %w", dir, errors.Join(sumErr, recErr))
 	}
+	if len(run.Summary.Runs) == 0 && len(run.Summary.Points) == 0 {
+		return nil, fmt.Errorf("%s: %w: the run measured nothing (%d records, no fairness run and no sweep point)%s",
+			dir, ErrEmptyRun, len(records), firstWarning(run.Summary.Warnings))
+	}
+	checkCompleteness(run.Summary, records)
 	run.Summary.Warnings = append(run.Summary.Warnings, recWarnings...)
 	if recErr != nil && !errors.Is(recErr, os.ErrNotExist) {
 		run.Summary.Warnings = append(run.Summary.Warnings, recErr.Error())
@@ -50,6 +67,31 @@ func LoadRun(dir string) (*Run, error) {
 		run.Summary.Warnings = append(run.Summary.Warnings, "meta.json is missing: the environment is unknown")
 	}
 	return run, nil
+}
+
+// checkCompleteness decides completeness from the plan in records, when
+// there is one.
+func checkCompleteness(s *results.Summary, records []results.Record) {
+	plan := results.PlanOf(records)
+	if plan == nil {
+		return
+	}
+	c := results.CheckPlan(plan, records)
+	if s.Complete && !c.Complete() {
+		s.Warnings = append(s.Warnings, "summary.json says the run is complete, but results.jsonl disagrees")
+	}
+	if s.Complete != c.Complete() || !c.Complete() {
+		s.SetCompleteness(c)
+	} else {
+		s.Planned, s.Measured = c.Planned, c.Made
+	}
+}
+
+func firstWarning(warnings []string) string {
+	if len(warnings) == 0 {
+		return ""
+	}
+	return "; " + warnings[0]
 }
 
 func rebuildReason(sumErr error, n int) string {
@@ -73,7 +115,7 @@ func loadMeta(dir string, records []results.Record) *results.Meta {
 }
 
 // Rebuild makes a summary from results.jsonl's records: fairness runs as
-// recorded, sweep points and fits from Aggregate. Run, scenario and kind
+// recorded, sweep points and fits from metric.Aggregate. Run, scenario and kind
 // come from the meta record; without one the kind is guessed from the
 // records. The summary is marked incomplete.
 func Rebuild(records []results.Record) *results.Summary {
@@ -86,7 +128,7 @@ func Rebuild(records []results.Record) *results.Summary {
 			s.Runs = append(s.Runs, *r.Fairness)
 		}
 	}
-	s.Points, s.Fits = Aggregate(records)
+	s.Points, s.Fits = metric.Aggregate(records)
 	if s.Kind == "" {
 		s.Kind = "fairness"
 		if len(s.Points) > 0 {

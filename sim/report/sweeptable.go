@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/svclab/svclab/sim/plot"
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
 )
 
@@ -31,7 +31,7 @@ func SweepTable(w io.Writer, s *results.Summary) error {
 
 func fitsTable(w io.Writer, fits []results.Fit) error {
 	if len(fits) == 0 {
-		fmt.Fprintf(w, "no fits (a fit needs at least %d service counts)\n", MinFitServiceCounts)
+		fmt.Fprintf(w, "no fits (a fit needs at least %d service counts)\n", metric.MinFitServiceCounts)
 		return nil
 	}
 	fmt.Fprintf(w, "\nfits against services (slope in ns per added service, intercept in µs, whatever the metric's unit)\n")
@@ -39,18 +39,18 @@ func fitsTable(w io.Writer, fits []results.Fit) error {
 	fmt.Fprintln(tw, "dataplane\tposition\tmetric\tslope ns/service\t95% interval\tintercept µs\tR²\tpoints\tns/rule\t")
 	for _, f := range fits {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%d\t%s\t\n",
-			f.Dataplane, f.Position, f.Metric, plot.FormatNumber(f.SlopeNsPerService), interval(f),
-			plot.FormatNumber(f.InterceptUs), f.R2, f.N, measured(f.NsPerRule))
+			f.Dataplane, f.Position, f.Metric, metric.FormatNumber(f.SlopeNsPerService), interval(f),
+			metric.FormatNumber(f.InterceptUs), f.R2, f.N, measured(f.NsPerRule))
 	}
 	return tw.Flush()
 }
 
-// measured formats a value with plot.FormatNumber, or "-" for zero.
+// measured formats a value with metric.FormatNumber, or "-" for zero.
 func measured(v float64) string {
 	if v == 0 {
 		return "-"
 	}
-	return plot.FormatNumber(v)
+	return metric.FormatNumber(v)
 }
 
 // rate formats a per-second rate without decimals, or "-" for zero.
@@ -79,5 +79,5 @@ func count(n int) string {
 
 // interval formats a fit's 95% slope interval.
 func interval(f results.Fit) string {
-	return fmt.Sprintf("[%s, %s]", plot.FormatNumber(f.SlopeCI95[0]), plot.FormatNumber(f.SlopeCI95[1]))
+	return fmt.Sprintf("[%s, %s]", metric.FormatNumber(f.SlopeCI95[0]), metric.FormatNumber(f.SlopeCI95[1]))
 }

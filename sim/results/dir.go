@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,8 +23,10 @@ const (
 // written and synced before Append returns, so a crash loses at most the
 // record being written.
 type Writer struct {
-	dir string
-	f   *os.File
+	dir    string
+	f      *os.File
+	offset int64 // end of the last whole record
+	failed error // set by a failed append; every later append returns it
 }
 
 // Create makes the run directory (which must not hold results yet) and
@@ -40,20 +43,61 @@ func Create(dir string) (*Writer, error) {
 	return &Writer{dir: dir, f: f}, nil
 }
 
+// Reopen opens an existing run directory's results.jsonl for appending,
+// after cutting off a torn last line (a writer killed mid-record), e.g. to
+// close a run that a guest kernel wrote with an interrupted record.
+func Reopen(dir string) (*Writer, error) {
+	path := filepath.Join(dir, ResultsFile)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	end := int64(bytes.LastIndexByte(data, '\n') + 1)
+	if err := f.Truncate(end); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cut the torn tail of %s: %w", path, err)
+	}
+	if _, err := f.Seek(end, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Writer{dir: dir, f: f, offset: end}, nil
+}
+
 // Dir is the run directory.
 func (w *Writer) Dir() string { return w.dir }
 
-// Append writes one record as a JSON line and syncs it to disk.
+// Append writes one record as one JSON line in one write and syncs it to
+// disk. If the write or the sync fails (a full disk), the file is cut back
+// to the last whole record, the error (naming the file) is returned, and
+// every later Append returns it too: a run stops at its first lost record.
 func (w *Writer) Append(r Record) error {
+	if w.failed != nil {
+		return w.failed
+	}
 	r.Schema = SchemaVersion
 	line, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encode %s record: %w", r.Type, err)
 	}
-	if _, err := w.f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("append to %s: %w", w.f.Name(), err)
+	line = append(line, '\n')
+	n, err := w.f.Write(line)
+	if err == nil {
+		err = w.f.Sync()
 	}
-	return w.f.Sync()
+	if err != nil {
+		_ = w.f.Truncate(w.offset)
+		_ = w.f.Sync()
+		w.failed = fmt.Errorf("append a %s record to %s (wrote %d of %d bytes; the file ends at the last whole record): %w", r.Type, w.f.Name(), n, len(line), err)
+		return w.failed
+	}
+	w.offset += int64(n)
+	return nil
 }
 
 // Close closes results.jsonl.
@@ -157,7 +201,7 @@ func ReadMeta(dir string) (*Meta, error) {
 func readJSON(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%s does not exist: is this a svclab run directory?", path)
+		return fmt.Errorf("%s does not exist: is this a svclab run directory? (%w)", path, os.ErrNotExist)
 	}
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package results
 import (
 	"encoding/json"
 
-	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/stats"
 )
 
@@ -16,7 +15,21 @@ const (
 	TypeFairness = "fairness"
 	TypePoint    = "point"
 	TypeSync     = "sync"
+	// TypeInterrupted closes a run that a signal stopped.
+	TypeInterrupted = "interrupted"
 )
+
+// Interruption says that a run was stopped before it finished, by what,
+// and what it had completed.
+type Interruption struct {
+	// Signal is the signal's name, e.g. "interrupt" or "terminated".
+	Signal string `json:"signal"`
+	// At is when the run stopped (RFC 3339).
+	At string `json:"at"`
+	// Completed says what was measured before the stop, e.g.
+	// "2 of 4 fairness measurements".
+	Completed string `json:"completed"`
+}
 
 // Record is one line of results.jsonl. Exactly one payload field is set,
 // matching Type.
@@ -25,7 +38,11 @@ type Record struct {
 	Type     string       `json:"type"`
 	Meta     *Meta        `json:"meta,omitempty"`
 	Fairness *FairnessRun `json:"fairness,omitempty"`
-	Point    *Point       `json:"point,omitempty"`
+	// Interrupted is set on the last record of an interrupted run.
+	Interrupted *Interruption `json:"interrupted,omitempty"`
+	Point       *Point        `json:"point,omitempty"`
+	// Plan is set on a TypePlan record (see Plan).
+	Plan *Plan `json:"plan,omitempty"`
 }
 
 // Meta describes where and how a run was measured.
@@ -130,7 +147,7 @@ type Point struct {
 	KernelMemBytes   int64                   `json:"kernel_mem_bytes"`
 	RulesEvaluated   int                     `json:"rules_evaluated,omitempty"` // per first packet, from the tracer
 	Histogram        *stats.LatencyHistogram `json:"histogram,omitempty"`
-	Payload          *render.Stats           `json:"payload,omitempty"`
+	Payload          *RuleSetStats           `json:"payload,omitempty"`
 	Extra            map[string]float64      `json:"extra,omitempty"`
 	Raw              json.RawMessage         `json:"raw,omitempty"`
 }
@@ -152,13 +169,30 @@ type Fit struct {
 
 // Summary is summary.json.
 type Summary struct {
-	Schema   int           `json:"schema"`
-	Run      string        `json:"run"`
-	Scenario string        `json:"scenario"`
-	Kind     string        `json:"kind"`
-	Complete bool          `json:"complete"` // false when built from a partial results.jsonl
+	Schema   int    `json:"schema"`
+	Run      string `json:"run"`
+	Scenario string `json:"scenario"`
+	Kind     string `json:"kind"`
+	// Complete is true only when every planned measurement was made (see
+	// SetCompleteness); false when built from a partial results.jsonl.
+	Complete bool `json:"complete"`
+	// Planned and Measured count the plan's measurements and those made.
+	Planned  int           `json:"planned,omitempty"`
+	Measured int           `json:"measured,omitempty"`
 	Runs     []FairnessRun `json:"runs,omitempty"`
 	Points   []Point       `json:"points,omitempty"`
 	Fits     []Fit         `json:"fits,omitempty"`
 	Warnings []string      `json:"warnings,omitempty"`
+}
+
+// RuleSetStats is the size of a rule set as sim/render counts it, recorded
+// with a point. Its JSON is render.Stats's; it is declared here so that the
+// results schema does not depend on the renderers.
+type RuleSetStats struct {
+	Lines    int `json:"lines"`
+	Bytes    int `json:"bytes"`
+	Rules    int `json:"rules"`
+	Chains   int `json:"chains"`
+	Sets     int `json:"sets,omitempty"`
+	Elements int `json:"elements,omitempty"`
 }

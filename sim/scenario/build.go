@@ -1,49 +1,42 @@
 package scenario
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/netip"
+	"slices"
 
 	"github.com/svclab/svclab/sim/model"
 )
 
 // Cluster returns the scenario's cluster settings (defaults filled).
-func (s *Scenario) Cluster() model.Cluster {
-	c := model.DefaultCluster()
-	c.ClusterCIDR = netip.MustParsePrefix(s.File.Cluster.ClusterCIDR)
-	c.ServiceCIDR = netip.MustParsePrefix(s.File.Cluster.ServiceCIDR)
-	c.MasqueradeBit = *s.File.Cluster.MasqueradeBit
-	return c
-}
+func (s *Scenario) Cluster() model.Cluster { return s.cluster }
 
 // PodCIDR is where the lab's real pods live.
-func (s *Scenario) PodCIDR() netip.Prefix { return netip.MustParsePrefix(s.File.Cluster.PodCIDR) }
+func (s *Scenario) PodCIDR() netip.Prefix { return s.podCIDR }
 
 // FillerCIDR is where synthetic endpoints live (owned by the lab's sink pod).
-func (s *Scenario) FillerCIDR() netip.Prefix {
-	return netip.MustParsePrefix(s.File.Cluster.FillerCIDR)
-}
+func (s *Scenario) FillerCIDR() netip.Prefix { return s.fillerCIDR }
 
 // Explicit returns the scenario's explicit services as model services.
 func (s *Scenario) Explicit() model.Slice {
-	out := make(model.Slice, 0, len(s.File.Services))
-	for _, fs := range s.File.Services {
-		out = append(out, toModelService(fs))
+	out := make(model.Slice, 0, len(s.explicit))
+	for _, svc := range s.explicit {
+		svc.Ports = slices.Clone(svc.Ports)
+		svc.Endpoints = slices.Clone(svc.Endpoints)
+		out = append(out, svc)
 	}
 	return out
 }
 
-func toModelService(fs Service) model.Service {
+func toModelService(fs service) model.Service {
 	svc := model.Service{
 		Namespace: fs.Namespace, Name: fs.Name, Type: model.ServiceType(fs.Type),
 		ClusterIP: netip.MustParseAddr(fs.ClusterIP),
 	}
 	if fs.SessionAffinity == "ClientIP" {
-		svc.Affinity = model.Affinity{ClientIP: true, Timeout: fs.SessionAffinityTimeout}
+		svc.Affinity = model.Affinity{ClientIP: true, Timeout: *fs.SessionAffinityTimeout}
 	}
 	for _, p := range fs.Ports {
-		svc.Ports = append(svc.Ports, model.Port{Name: p.Name, Protocol: model.Protocol(p.Protocol), Port: p.Port, TargetPort: p.TargetPort, NodePort: p.NodePort})
+		svc.Ports = append(svc.Ports, model.Port{Name: p.Name, Protocol: model.Protocol(p.Protocol), Port: p.Port, TargetPort: *p.TargetPort, NodePort: p.NodePort})
 	}
 	for _, e := range fs.Endpoints {
 		ready := e.Ready == nil || *e.Ready
@@ -59,7 +52,7 @@ func toModelService(fs Service) model.Service {
 // ModelWith builds a model with the explicit services placed at placement
 // among services synthetic ones of endpoints endpoints each.
 func (s *Scenario) ModelWith(services, endpoints int, seed uint64, placement string) (*model.Model, error) {
-	gen, err := NewGeneratorFor(&s.File, services, endpoints, seed)
+	gen, err := newGeneratorFor(&s.f, services, endpoints, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -70,8 +63,12 @@ func (s *Scenario) ModelWith(services, endpoints int, seed uint64, placement str
 	return &model.Model{Cluster: s.Cluster(), Services: model.Place(s.Explicit(), gen, pos)}, nil
 }
 
-// Hash is the SHA-256 of the scenario file's bytes, recorded with results.
-func (s *Scenario) Hash() string {
-	sum := sha256.Sum256(s.Raw)
-	return hex.EncodeToString(sum[:])
+// Model builds the model of the scenario's explicit and synthetic services,
+// with the explicit ones placed as the scenario says.
+func (s *Scenario) Model() (*model.Model, error) {
+	n, eps, seed := 0, 0, uint64(0)
+	if syn := s.Synthetic; syn != nil {
+		n, eps, seed = syn.Services, syn.EndpointsPerService, syn.Seed
+	}
+	return s.ModelWith(n, eps, seed, s.Placement)
 }

@@ -8,7 +8,7 @@ import (
 
 // UnmarshalYAML accepts a bare IP ("10.0.3.2") or a mapping with ip, ready
 // and node. Unknown keys in the mapping are errors.
-func (e *Endpoint) UnmarshalYAML(n *yaml.Node) error {
+func (e *endpoint) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
 		e.IP = n.Value
 		return nil
@@ -20,9 +20,9 @@ func (e *Endpoint) UnmarshalYAML(n *yaml.Node) error {
 		switch k := n.Content[i]; k.Value {
 		case "ip", "ready", "node":
 		default:
-			return fmt.Errorf("line %d: field %s not found in type scenario.Endpoint", k.Line, k.Value)
+			return fmt.Errorf("line %d: field %s not found in type scenario.endpoint", k.Line, k.Value)
 		}
 	}
-	type plain Endpoint
+	type plain endpoint
 	return n.Decode((*plain)(e))
 }

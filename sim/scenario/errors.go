@@ -46,10 +46,10 @@ var (
 // typeByName lists the schema types whose fields an unknown-field error
 // should suggest.
 var typeByName = map[string]reflect.Type{
-	"File": reflect.TypeOf(File{}), "ClusterSpec": reflect.TypeOf(ClusterSpec{}),
-	"Service": reflect.TypeOf(Service{}), "Port": reflect.TypeOf(Port{}),
-	"Synthetic": reflect.TypeOf(Synthetic{}), "Fairness": reflect.TypeOf(Fairness{}),
-	"SweepSpec": reflect.TypeOf(SweepSpec{}), "Endpoint": reflect.TypeOf(Endpoint{}),
+	"file": reflect.TypeOf(file{}), "clusterSpec": reflect.TypeOf(clusterSpec{}),
+	"service": reflect.TypeOf(service{}), "port": reflect.TypeOf(port{}),
+	"synthetic": reflect.TypeOf(synthetic{}), "fairnessSpec": reflect.TypeOf(fairnessSpec{}),
+	"sweepSpec": reflect.TypeOf(sweepSpec{}), "endpoint": reflect.TypeOf(endpoint{}),
 }
 
 // yamlFields returns the YAML keys a schema type accepts.

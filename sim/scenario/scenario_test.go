@@ -9,6 +9,7 @@ import (
 const base = `name: t
 cluster:
   clusterCIDR: 10.0.0.0/8
+  serviceCIDR: 172.30.0.0/16
 services:
   - namespace: ns3
     name: svc3
@@ -25,20 +26,20 @@ func TestParseRejectsBadInput(t *testing.T) {
 		wantField string
 		wantMsg   string
 	}{
-		{"unknown top-level field", base + "colour: blue\n", 10, "colour", "unknown field"},
-		{"unknown nested field", strings.Replace(base, "    clusterIP:", "    clusterIp: 1.2.3.4\n    clusterIP:", 1), 7, "clusterIp", "allowed here:"},
-		{"unknown endpoint field", strings.Replace(base, "[10.0.3.2, 10.0.3.3]", "[{ip: 10.0.3.2, weight: 3}]", 1), 9, "weight", "unknown field"},
-		{"IPv6 clusterIP", strings.Replace(base, "172.30.0.43", "fd00::1", 1), 7, "services[0].clusterIP", "not an IPv4 address"},
-		{"garbage clusterIP", strings.Replace(base, "172.30.0.43", "banana", 1), 7, "services[0].clusterIP", "not an IPv4 address"},
+		{"unknown top-level field", base + "colour: blue\n", 11, "colour", "unknown field"},
+		{"unknown nested field", strings.Replace(base, "    clusterIP:", "    clusterIp: 1.2.3.4\n    clusterIP:", 1), 8, "clusterIp", "allowed here:"},
+		{"unknown endpoint field", strings.Replace(base, "[10.0.3.2, 10.0.3.3]", "[{ip: 10.0.3.2, weight: 3}]", 1), 10, "weight", "unknown field"},
+		{"IPv6 clusterIP", strings.Replace(base, "172.30.0.43", "fd00::1", 1), 8, "services[0].clusterIP", "not an IPv4 address"},
+		{"garbage clusterIP", strings.Replace(base, "172.30.0.43", "banana", 1), 8, "services[0].clusterIP", "not an IPv4 address"},
 		{"duplicate service", base + `  - namespace: ns3
     name: svc3
     clusterIP: 172.30.0.44
     ports: [{port: 80}]
-`, 11, "services[1].name", "duplicate service ns3/svc3"},
-		{"port out of range", strings.Replace(base, "port: 80,", "port: 70000,", 1), 8, "services[0].ports[0].port", "out of range"},
-		{"too many services", base + "synthetic: {services: 2000000, endpointsPerService: 1}\n", 10, "synthetic.services", "do not fit in service CIDR"},
-		{"bad endpoint", strings.Replace(base, "10.0.3.3]", "10.0.3.300]", 1), 9, "services[0].endpoints[1]", "not an IPv4 address"},
-		{"wrong type", strings.Replace(base, "port: 80,", "port: eighty,", 1), 8, "", "cannot unmarshal"},
+`, 12, "services[1].name", "duplicate service ns3/svc3"},
+		{"port out of range", strings.Replace(base, "port: 80,", "port: 70000,", 1), 9, "services[0].ports[0].port", "out of range"},
+		{"too many services", base + "synthetic: {services: 70000, endpointsPerService: 1}\n", 11, "synthetic.services", "do not fit in service CIDR"},
+		{"bad endpoint", strings.Replace(base, "10.0.3.3]", "10.0.3.300]", 1), 10, "services[0].endpoints[1]", "not an IPv4 address"},
+		{"wrong type", strings.Replace(base, "port: 80,", "port: eighty,", 1), 9, "", "cannot unmarshal"},
 		{"empty", "", 0, "", "empty"},
 	}
 	for _, tt := range tests {

@@ -1,21 +1,32 @@
 package scenario
 
-// File is the YAML shape of a scenario file. Field names are the YAML keys.
-type File struct {
-	Name        string      `yaml:"name"`
-	Description string      `yaml:"description"`
-	Cluster     ClusterSpec `yaml:"cluster"`
-	Services    []Service   `yaml:"services"`
-	Synthetic   *Synthetic  `yaml:"synthetic"`
-	// Placement puts the explicit services first, middle, last or at an
-	// index among the synthetic ones in KUBE-SERVICES (default first).
-	Placement string     `yaml:"placement"`
-	Fairness  *Fairness  `yaml:"fairness"`
-	Sweep     *SweepSpec `yaml:"sweep"`
+// file is the YAML shape of a scenario file, private to this package:
+// everything else reads the typed, defaulted, validated Scenario. Field
+// names are the YAML keys; what each means, its default and its limits are
+// in the reference table (reference.go). A pointer distinguishes a field
+// that is absent (the default applies) from one set to zero (which must be
+// valid as written).
+type file struct {
+	Name        string        `yaml:"name"`
+	Description string        `yaml:"description"`
+	Cluster     clusterSpec   `yaml:"cluster"`
+	Services    []service     `yaml:"services"`
+	Synthetic   *synthetic    `yaml:"synthetic"`
+	Placement   string        `yaml:"placement"`
+	Fairness    *fairnessSpec `yaml:"fairness"`
+	Sweep       *sweepSpec    `yaml:"sweep"`
+	Lab         labSpec       `yaml:"lab"`
+	KubeProxy   kubeProxySpec `yaml:"kubeProxy"`
 }
 
-// ClusterSpec holds cluster-wide settings.
-type ClusterSpec struct {
+// kubeProxySpec says whose code writes the rules and which release's.
+type kubeProxySpec struct {
+	Engine  string `yaml:"engine"`
+	Version string `yaml:"version"`
+}
+
+// clusterSpec holds cluster-wide settings.
+type clusterSpec struct {
 	ClusterCIDR   string `yaml:"clusterCIDR"`
 	ServiceCIDR   string `yaml:"serviceCIDR"`
 	MasqueradeBit *int   `yaml:"masqueradeBit"`
@@ -23,84 +34,74 @@ type ClusterSpec struct {
 	FillerCIDR    string `yaml:"fillerCIDR"`
 }
 
-// Service is one explicit service.
-type Service struct {
+// service is one explicit service.
+type service struct {
 	Namespace              string     `yaml:"namespace"`
 	Name                   string     `yaml:"name"`
 	Type                   string     `yaml:"type"`
 	ClusterIP              string     `yaml:"clusterIP"`
 	SessionAffinity        string     `yaml:"sessionAffinity"`
-	SessionAffinityTimeout int        `yaml:"sessionAffinityTimeout"`
-	Ports                  []Port     `yaml:"ports"`
-	Endpoints              []Endpoint `yaml:"endpoints"`
+	SessionAffinityTimeout *int       `yaml:"sessionAffinityTimeout"`
+	Ports                  []port     `yaml:"ports"`
+	Endpoints              []endpoint `yaml:"endpoints"`
 }
 
-// Port is one service port.
-type Port struct {
+// port is one service port.
+type port struct {
 	Name       string `yaml:"name"`
 	Protocol   string `yaml:"protocol"`
 	Port       int    `yaml:"port"`
-	TargetPort int    `yaml:"targetPort"`
+	TargetPort *int   `yaml:"targetPort"`
 	NodePort   int    `yaml:"nodePort"`
 }
 
-// Endpoint is an endpoint: a bare IP, or a mapping with ip, ready and node.
-type Endpoint struct {
+// endpoint is an endpoint: a bare IP, or a mapping with ip, ready and node.
+type endpoint struct {
 	IP    string `yaml:"ip"`
 	Ready *bool  `yaml:"ready"`
 	Node  string `yaml:"node"`
 }
 
-// Synthetic asks for generated filler services.
-type Synthetic struct {
+// synthetic asks for generated filler services.
+type synthetic struct {
 	Services            int    `yaml:"services"`
 	EndpointsPerService int    `yaml:"endpointsPerService"`
 	Seed                uint64 `yaml:"seed"`
 }
 
-// Fairness configures a fairness run: new connections to each explicit
-// service, counted per endpoint by the servers and by the kernel.
-type Fairness struct {
+// fairnessSpec configures a fairness run.
+type fairnessSpec struct {
 	Dataplanes      []string `yaml:"dataplanes"`
-	Connections     int      `yaml:"connections"`
-	Concurrency     int      `yaml:"concurrency"`
+	Connections     *int     `yaml:"connections"`
+	Concurrency     *int     `yaml:"concurrency"`
 	Rate            float64  `yaml:"rate"`
 	Mode            string   `yaml:"mode"`
-	RequestsPerConn int      `yaml:"requestsPerConn"`
+	RequestsPerConn *int     `yaml:"requestsPerConn"`
 	ClientOnNode    bool     `yaml:"clientOnNode"`
-	// Scheduler is the IPVS scheduler (rr, wrr, lc, sh, mh); default rr.
-	Scheduler string `yaml:"scheduler"`
+	Scheduler       string   `yaml:"scheduler"`
 }
 
-// SweepSpec configures a scaling sweep.
-type SweepSpec struct {
-	Services            []int    `yaml:"services"`
-	EndpointsPerService int      `yaml:"endpointsPerService"`
-	Dataplanes          []string `yaml:"dataplanes"`
-	Positions           []string `yaml:"positions"`
-	Connections         int      `yaml:"connections"`
-	Warmup              int      `yaml:"warmup"`
-	Repetitions         int      `yaml:"repetitions"`
-	Concurrency         int      `yaml:"concurrency"`
-	PacketRate          bool     `yaml:"packetRate"`
-	Seed                uint64   `yaml:"seed"`
-	// MaxServices caps the service count per dataplane (e.g. nft -f of
-	// kube-proxy's script grows superlinearly; see the README).
-	MaxServices map[string]int `yaml:"maxServices"`
-	// SyncLimit: kube-proxy-style full syncs are timed up to this many
-	// services per dataplane; above it the rules are loaded the fastest
-	// equivalent way and sync_full_s is not measured.
-	SyncLimit map[string]int `yaml:"syncLimit"`
-	// IncrementalLimit does the same for incremental syncs (kube-proxy's
-	// partial iptables-restore also uses --noflush).
-	IncrementalLimit map[string]int `yaml:"incrementalLimit"`
-	// ThroughputConnections is the batch size for conn/s and CPU per
-	// connection (default 2000).
-	ThroughputConnections int `yaml:"throughputConnections"`
-	// Scheduler is the IPVS scheduler; default rr.
-	Scheduler string `yaml:"scheduler"`
-	// SyncEachRepetition reloads the rules in every repetition, so full and
-	// incremental sync times get one sample per repetition (for compare
-	// and gate) instead of one per point.
-	SyncEachRepetition bool `yaml:"syncEachRepetition"`
+// sweepSpec configures a scaling sweep.
+type sweepSpec struct {
+	Services              []int          `yaml:"services"`
+	EndpointsPerService   *int           `yaml:"endpointsPerService"`
+	Dataplanes            []string       `yaml:"dataplanes"`
+	Positions             []string       `yaml:"positions"`
+	Connections           *int           `yaml:"connections"`
+	Warmup                *int           `yaml:"warmup"`
+	Repetitions           *int           `yaml:"repetitions"`
+	Concurrency           *int           `yaml:"concurrency"`
+	PacketRate            bool           `yaml:"packetRate"`
+	Seed                  uint64         `yaml:"seed"`
+	MaxServices           map[string]int `yaml:"maxServices"`
+	SyncLimit             map[string]int `yaml:"syncLimit"`
+	IncrementalLimit      map[string]int `yaml:"incrementalLimit"`
+	ThroughputConnections *int           `yaml:"throughputConnections"`
+	Scheduler             string         `yaml:"scheduler"`
+	SyncEachRepetition    bool           `yaml:"syncEachRepetition"`
+}
+
+// labSpec holds settings for the lab a run builds.
+type labSpec struct {
+	AllowLargeLabs bool `yaml:"allowLargeLabs"`
 }

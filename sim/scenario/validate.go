@@ -3,30 +3,37 @@ package scenario
 import (
 	"fmt"
 	"net/netip"
-	"strings"
 
 	"github.com/svclab/svclab/sim/model"
 )
 
-// Dataplanes svclab knows.
-var Dataplanes = []string{"iptables-legacy", "iptables-nft", "nftables", "ipvs"}
-
-// validate fills defaults and returns every problem found, in document order.
-func validate(f *File) []pathError {
+// validate fills defaults and returns every problem found, in document
+// order as far as the checks allow.
+func validate(f *file) []pathError {
 	var errs []pathError
-	errs = append(errs, validateCluster(&f.Cluster)...)
-	errs = append(errs, validateServices(f)...)
-	if f.Synthetic != nil {
-		errs = append(errs, validateSynthetic(f)...)
+	if msg := scenarioName(f.Name); msg != "" {
+		errs = append(errs, fieldAt("name")(fmt.Sprintf("%q %s", f.Name, msg), "e.g. name: my-scenario"))
+	}
+	if i := controlChar(f.Description); i >= 0 {
+		errs = append(errs, fieldAt("description")(fmt.Sprintf("control character at byte %d", i), "use plain text"))
+	}
+	cidrs, cerrs := validateCluster(&f.Cluster)
+	errs = append(errs, cerrs...)
+	if cerrs == nil {
+		errs = append(errs, validateServices(f, cidrs)...)
+		if f.Synthetic != nil {
+			errs = append(errs, validateSynthetic(f)...)
+		}
 	}
 	if _, err := model.ParsePosition(f.Placement); err != nil {
-		errs = append(errs, fieldAt("placement")(err.Error(), ""))
+		errs = append(errs, fieldAt("placement")(err.Error(), "use first, middle, last or an index"))
 	}
+	errs = append(errs, validateKubeProxy(&f.KubeProxy)...)
 	if f.Fairness != nil {
 		errs = append(errs, validateFairness(f.Fairness)...)
 	}
 	if f.Sweep != nil {
-		errs = append(errs, validateSweep(f.Sweep)...)
+		errs = append(errs, validateSweep(f, cerrs == nil)...)
 	}
 	if len(f.Services) == 0 && f.Synthetic == nil && f.Sweep == nil {
 		errs = append(errs, fieldAt()("the scenario has no services", "list services:, ask for synthetic:, or define a sweep:"))
@@ -34,127 +41,76 @@ func validate(f *File) []pathError {
 	return errs
 }
 
-func validateCluster(c *ClusterSpec) []pathError {
+// clusterCIDRs are the parsed CIDRs of a valid cluster section.
+type clusterCIDRs struct{ service, pod, filler netip.Prefix }
+
+func validateCluster(c *clusterSpec) (clusterCIDRs, []pathError) {
 	var errs []pathError
+	var out clusterCIDRs
 	defaults := []struct {
-		key   string
-		field *string
-		def   string
+		key    string
+		field  *string
+		def    string
+		parsed *netip.Prefix
 	}{
-		{"clusterCIDR", &c.ClusterCIDR, "10.0.0.0/8"},
-		{"serviceCIDR", &c.ServiceCIDR, "10.96.0.0/12"},
-		{"podCIDR", &c.PodCIDR, model.DefaultPodCIDR.String()},
-		{"fillerCIDR", &c.FillerCIDR, model.DefaultEndpointCIDR.String()},
+		{"clusterCIDR", &c.ClusterCIDR, "10.0.0.0/8", nil},
+		{"serviceCIDR", &c.ServiceCIDR, "10.96.0.0/12", &out.service},
+		{"podCIDR", &c.PodCIDR, model.DefaultPodCIDR.String(), &out.pod},
+		{"fillerCIDR", &c.FillerCIDR, model.DefaultEndpointCIDR.String(), &out.filler},
 	}
 	for _, d := range defaults {
 		if *d.field == "" {
 			*d.field = d.def
 		}
-		if p, err := netip.ParsePrefix(*d.field); err != nil || !p.Addr().Is4() {
-			errs = append(errs, fieldAt("cluster", d.key)(fmt.Sprintf("%q is not an IPv4 CIDR", *d.field), "e.g. "+d.def))
+		at := fieldAt("cluster", d.key)
+		p, err := netip.ParsePrefix(*d.field)
+		switch {
+		case err != nil || !p.Addr().Is4():
+			errs = append(errs, at(fmt.Sprintf("%q is not an IPv4 CIDR", *d.field), "e.g. "+d.def))
+		case p.Masked() != p:
+			errs = append(errs, at(fmt.Sprintf("%s has host bits set", p), "did you mean "+p.Masked().String()+"?"))
+		case d.parsed != nil:
+			*d.parsed = p
 		}
 	}
-	if c.MasqueradeBit == nil {
-		bit := 14
-		c.MasqueradeBit = &bit
-	} else if *c.MasqueradeBit < 0 || *c.MasqueradeBit > 31 {
-		errs = append(errs, fieldAt("cluster", "masqueradeBit")(fmt.Sprintf("%d is out of range", *c.MasqueradeBit), "use 0..31; kube-proxy's default is 14"))
-	}
-	return errs
+	errs = append(errs, intField(&c.MasqueradeBit, "cluster.masqueradeBit", fieldAt("cluster", "masqueradeBit"))...)
+	return out, errs
 }
 
-func validateServices(f *File) []pathError {
-	var errs []pathError
-	names := map[string]int{}
-	ips := map[string]int{}
-	for i := range f.Services {
-		s := &f.Services[i]
-		at := func(keys ...any) func(string, string) pathError {
-			return fieldAt(append([]any{"services", i}, keys...)...)
-		}
-		errs = append(errs, validateService(s, at)...)
-		key := s.Namespace + "/" + s.Name
-		if j, dup := names[key]; dup {
-			errs = append(errs, at("name")(fmt.Sprintf("duplicate service %s (also services[%d])", key, j), "give each service a unique namespace/name"))
-		}
-		names[key] = i
-		if j, dup := ips[s.ClusterIP]; dup && s.ClusterIP != "" {
-			errs = append(errs, at("clusterIP")(fmt.Sprintf("clusterIP %s is also used by services[%d]", s.ClusterIP, j), "each service needs its own clusterIP"))
-		}
-		ips[s.ClusterIP] = i
+// intField fills an absent integer field with its default from the
+// reference table, or checks the value written against its range.
+func intField(p **int, ref string, at func(string, string) pathError) []pathError {
+	r := rangeOf(ref)
+	if *p == nil {
+		v := r.def
+		*p = &v
+		return nil
 	}
-	return errs
+	return checkRange(**p, r, at)
 }
 
-func validateService(s *Service, at func(keys ...any) func(string, string) pathError) []pathError {
-	var errs []pathError
-	if s.Namespace == "" {
-		s.Namespace = "default"
+// checkRange reports v outside r; the hint gives the range and, when there
+// is one, the default a missing field would get.
+func checkRange(v int, r intRange, at func(string, string) pathError) []pathError {
+	if v >= r.min && v <= r.max {
+		return nil
 	}
-	if s.Name == "" {
-		errs = append(errs, at("name")("a service needs a name", ""))
+	hint := fmt.Sprintf("use %d..%d", r.min, r.max)
+	if r.def != 0 && r.def >= r.min {
+		hint += fmt.Sprintf(", or leave the field out for the default %d", r.def)
 	}
-	if ip, err := netip.ParseAddr(s.ClusterIP); err != nil || !ip.Is4() {
-		errs = append(errs, at("clusterIP")(fmt.Sprintf("%q is not an IPv4 address", s.ClusterIP), "svclab renders IPv4 services; e.g. clusterIP: 10.96.0.10"))
-	}
-	switch s.Type {
-	case "":
-		s.Type = string(model.ClusterIP)
-	case string(model.ClusterIP), string(model.NodePort):
-	default:
-		errs = append(errs, at("type")(fmt.Sprintf("unknown type %q", s.Type), "use ClusterIP or NodePort"))
-	}
-	switch s.SessionAffinity {
-	case "", "None":
-	case "ClientIP":
-		if s.SessionAffinityTimeout == 0 {
-			s.SessionAffinityTimeout = model.DefaultAffinityTimeout
-		}
-		if s.SessionAffinityTimeout < 1 || s.SessionAffinityTimeout > 86400 {
-			errs = append(errs, at("sessionAffinityTimeout")(fmt.Sprintf("%d is out of range", s.SessionAffinityTimeout), "use 1..86400 seconds"))
-		}
-	default:
-		errs = append(errs, at("sessionAffinity")(fmt.Sprintf("unknown session affinity %q", s.SessionAffinity), "use None or ClientIP"))
-	}
-	if len(s.Ports) == 0 {
-		errs = append(errs, at("ports")("a service needs at least one port", "e.g. ports: [{name: http, protocol: TCP, port: 80, targetPort: 8080}]"))
-	}
-	for j := range s.Ports {
-		errs = append(errs, validatePort(s, &s.Ports[j], func(k string) func(string, string) pathError { return at("ports", j, k) })...)
-	}
-	for j, e := range s.Endpoints {
-		if ip, err := netip.ParseAddr(e.IP); err != nil || !ip.Is4() {
-			errs = append(errs, at("endpoints", j)(fmt.Sprintf("%q is not an IPv4 address", e.IP), "an endpoint is a pod IP such as 10.244.0.5"))
-		}
-	}
-	return errs
+	return []pathError{at(fmt.Sprintf("%d is out of range", v), hint)}
 }
 
-func validatePort(s *Service, p *Port, at func(key string) func(string, string) pathError) []pathError {
-	var errs []pathError
-	if p.Protocol == "" {
-		p.Protocol = string(model.TCP)
+// firstDuplicate returns the index of the first element equal to an
+// earlier one, and that earlier index, or -1.
+func firstDuplicate[T comparable](list []T) (int, int) {
+	seen := make(map[T]int, len(list))
+	for i, v := range list {
+		if j, ok := seen[v]; ok {
+			return i, j
+		}
+		seen[v] = i
 	}
-	switch strings.ToUpper(p.Protocol) {
-	case "TCP", "UDP", "SCTP":
-		p.Protocol = strings.ToUpper(p.Protocol)
-	default:
-		errs = append(errs, at("protocol")(fmt.Sprintf("unknown protocol %q", p.Protocol), "use TCP, UDP or SCTP"))
-	}
-	if p.Port < 1 || p.Port > 65535 {
-		errs = append(errs, at("port")(fmt.Sprintf("port %d is out of range", p.Port), "use 1..65535"))
-	}
-	if p.TargetPort == 0 {
-		p.TargetPort = p.Port
-	}
-	if p.TargetPort < 1 || p.TargetPort > 65535 {
-		errs = append(errs, at("targetPort")(fmt.Sprintf("targetPort %d is out of range", p.TargetPort), "use 1..65535"))
-	}
-	if s.Type == string(model.NodePort) && (p.NodePort < 1 || p.NodePort > 65535) {
-		errs = append(errs, at("nodePort")(fmt.Sprintf("nodePort %d is out of range", p.NodePort), "a NodePort service needs nodePort in 1..65535 (Kubernetes uses 30000-32767)"))
-	}
-	if len(s.Ports) > 1 && p.Name == "" {
-		errs = append(errs, at("name")("a service with several ports must name each port", ""))
-	}
-	return errs
+	return -1, -1
 }

@@ -2,31 +2,33 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 	"slices"
 	"strings"
 
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 )
 
-func validateSynthetic(f *File) []pathError {
+func validateSynthetic(f *file) []pathError {
 	s := f.Synthetic
 	at := func(k string) func(string, string) pathError { return fieldAt("synthetic", k) }
-	if s.Services < 0 {
-		return []pathError{at("services")(fmt.Sprintf("%d services", s.Services), "use a count ≥ 0")}
+	if errs := checkRange(s.Services, rangeOf("synthetic.services"), at("services")); errs != nil {
+		return errs
 	}
-	if s.EndpointsPerService < 0 {
-		return []pathError{at("endpointsPerService")(fmt.Sprintf("%d endpoints", s.EndpointsPerService), "use a count ≥ 0")}
+	if errs := checkRange(s.EndpointsPerService, rangeOf("synthetic.endpointsPerService"), at("endpointsPerService")); errs != nil {
+		return errs
 	}
-	if _, err := NewGeneratorFor(f, s.Services, s.EndpointsPerService, s.Seed); err != nil {
+	if _, err := newGeneratorFor(f, s.Services, s.EndpointsPerService, s.Seed); err != nil {
 		return []pathError{at("services")(err.Error(), "use fewer services or a larger cluster.serviceCIDR / cluster.fillerCIDR")}
 	}
 	return nil
 }
 
-// NewGeneratorFor returns a generator of synthetic services that fits the
+// newGeneratorFor returns a generator of synthetic services that fits the
 // scenario's address plan and avoids its explicit services' clusterIPs.
-func NewGeneratorFor(f *File, services, endpoints int, seed uint64) (*model.Generator, error) {
+func newGeneratorFor(f *file, services, endpoints int, seed uint64) (*model.Generator, error) {
 	var reserved []netip.Addr
 	for _, s := range f.Services {
 		if ip, err := netip.ParseAddr(s.ClusterIP); err == nil {
@@ -46,68 +48,67 @@ func NewGeneratorFor(f *File, services, endpoints int, seed uint64) (*model.Gene
 	})
 }
 
+// checkDataplanes accepts unique names of sim/dataplane's list.
 func checkDataplanes(list []string, at func(string, string) pathError) []pathError {
 	for _, d := range list {
-		if !slices.Contains(Dataplanes, d) {
-			return []pathError{at(fmt.Sprintf("unknown dataplane %q", d), "use "+strings.Join(Dataplanes, ", "))}
+		if _, ok := dataplane.Lookup(d); !ok {
+			return []pathError{at(fmt.Sprintf("unknown dataplane %q", d), "use "+strings.Join(dataplane.Names(), ", "))}
 		}
+	}
+	if i, j := firstDuplicate(list); i >= 0 {
+		return []pathError{at(fmt.Sprintf("dataplane %q is listed twice (%d and %d)", list[i], j, i), "list each dataplane once")}
 	}
 	return nil
 }
 
-func validateFairness(r *Fairness) []pathError {
+func validateFairness(r *fairnessSpec) []pathError {
 	at := func(k string) func(string, string) pathError { return fieldAt("fairness", k) }
-	if len(r.Dataplanes) == 0 {
+	if r.Dataplanes == nil {
 		r.Dataplanes = []string{"iptables-nft"}
 	}
-	errs := checkDataplanes(r.Dataplanes, at("dataplanes"))
-	if r.Connections == 0 {
-		r.Connections = 20000
+	var errs []pathError
+	if len(r.Dataplanes) == 0 {
+		errs = append(errs, at("dataplanes")("an empty list", "name at least one dataplane, or leave the field out for iptables-nft"))
 	}
-	if r.Concurrency == 0 {
-		r.Concurrency = 4
+	errs = append(errs, checkDataplanes(r.Dataplanes, at("dataplanes"))...)
+	errs = append(errs, intField(&r.Connections, "fairness.connections", at("connections"))...)
+	errs = append(errs, intField(&r.Concurrency, "fairness.concurrency", at("concurrency"))...)
+	if math.IsNaN(r.Rate) || r.Rate < 0 || r.Rate > MaxRate {
+		errs = append(errs, at("rate")(fmt.Sprintf("rate %g", r.Rate), fmt.Sprintf("use 0 (as fast as possible) or a rate up to %g connections per second", float64(MaxRate))))
 	}
+	errs = append(errs, checkScheduler(r.Scheduler, at("scheduler"))...)
 	if r.Mode == "" {
 		r.Mode = "http"
 	}
-	if r.Connections < 1 {
-		errs = append(errs, at("connections")(fmt.Sprintf("%d connections", r.Connections), "use a count ≥ 1"))
-	}
-	if r.Concurrency < 1 || r.Concurrency > 1024 {
-		errs = append(errs, at("concurrency")(fmt.Sprintf("concurrency %d", r.Concurrency), "use 1..1024"))
-	}
-	if r.Rate < 0 {
-		errs = append(errs, at("rate")(fmt.Sprintf("rate %g", r.Rate), "use 0 (as fast as possible) or a positive rate"))
-	}
-	errs = append(errs, checkScheduler(r.Scheduler, at("scheduler"))...)
 	switch r.Mode {
 	case "connect", "http":
 	case "keepalive":
-		if r.RequestsPerConn == 0 {
-			r.RequestsPerConn = 100
+		if r.RequestsPerConn == nil {
+			v := 100
+			r.RequestsPerConn = &v
+		} else if *r.RequestsPerConn == 0 {
+			errs = append(errs, at("requestsPerConn")("0 requests per connection in keepalive mode", "use ≥ 1, or leave the field out for 100"))
 		}
 	default:
 		errs = append(errs, at("mode")(fmt.Sprintf("unknown mode %q", r.Mode), "use connect, http or keepalive"))
 	}
+	errs = append(errs, intField(&r.RequestsPerConn, "fairness.requestsPerConn", at("requestsPerConn"))...)
 	return errs
 }
 
 // Positions a sweep may measure; "uniform" spreads targets over all services.
 var Positions = []string{"first", "middle", "last", "uniform"}
 
-func validateSweep(s *SweepSpec) []pathError {
+func validateSweep(f *file, cidrsOK bool) []pathError {
+	s := f.Sweep
 	at := func(k string) func(string, string) pathError { return fieldAt("sweep", k) }
 	var errs []pathError
-	if len(s.Services) == 0 {
-		errs = append(errs, at("services")("a sweep needs service counts", "e.g. services: [1, 1000, 5000, 10000]"))
-	}
-	for i, n := range s.Services {
-		if n < 1 {
-			errs = append(errs, fieldAt("sweep", "services", i)(fmt.Sprintf("%d services", n), "use counts ≥ 1"))
-		}
+	errs = append(errs, validateSweepServices(f, cidrsOK)...)
+	if s.Dataplanes == nil {
+		s.Dataplanes = []string{"iptables-nft", "nftables"}
 	}
 	if len(s.Dataplanes) == 0 {
-		s.Dataplanes = []string{"iptables-nft", "nftables"}
+		errs = append(errs, at("dataplanes")("an empty list", "name at least one dataplane, or leave the field out for iptables-nft, nftables"))
 	}
 	errs = append(errs, checkDataplanes(s.Dataplanes, at("dataplanes"))...)
 	if len(s.Positions) == 0 {
@@ -118,45 +119,79 @@ func validateSweep(s *SweepSpec) []pathError {
 			errs = append(errs, at("positions")(fmt.Sprintf("unknown position %q", p), "use "+strings.Join(Positions, ", ")))
 		}
 	}
-	for dp, n := range s.MaxServices {
-		errs = append(errs, checkDataplanes([]string{dp}, at("maxServices"))...)
-		if n < 1 {
-			errs = append(errs, at("maxServices")(fmt.Sprintf("%s: %d", dp, n), "use a count ≥ 1"))
+	if i, _ := firstDuplicate(s.Positions); i >= 0 {
+		errs = append(errs, fieldAt("sweep", "positions", i)(fmt.Sprintf("position %q is listed twice", s.Positions[i]), "list each position once"))
+	}
+	limits := []struct {
+		key string
+		m   map[string]int
+		min int
+	}{{"maxServices", s.MaxServices, 1}, {"syncLimit", s.SyncLimit, 0}, {"incrementalLimit", s.IncrementalLimit, 0}}
+	for _, l := range limits {
+		for _, dp := range sortedKeys(l.m) {
+			errs = append(errs, checkDataplanes([]string{dp}, fieldAt("sweep", l.key, dp))...)
+			errs = append(errs, checkRange(l.m[dp], intRange{min: l.min, max: MaxSyntheticServices}, fieldAt("sweep", l.key, dp))...)
 		}
 	}
-	for dp := range s.SyncLimit {
-		errs = append(errs, checkDataplanes([]string{dp}, at("syncLimit"))...)
-	}
-	for dp := range s.IncrementalLimit {
-		errs = append(errs, checkDataplanes([]string{dp}, at("incrementalLimit"))...)
-	}
 	errs = append(errs, checkScheduler(s.Scheduler, at("scheduler"))...)
-	defaultInt(&s.ThroughputConnections, 2000)
-	defaultInt(&s.EndpointsPerService, 1)
-	defaultInt(&s.Connections, 2000)
-	defaultInt(&s.Warmup, 200)
-	defaultInt(&s.Repetitions, 3)
-	defaultInt(&s.Concurrency, 1)
-	if s.Connections < 1 || s.Repetitions < 1 || s.Concurrency < 1 || s.Warmup < 0 {
-		errs = append(errs, at("connections")("connections, repetitions and concurrency must be ≥ 1, warmup ≥ 0", ""))
+	for _, k := range []struct {
+		p   **int
+		key string
+	}{
+		{&s.EndpointsPerService, "endpointsPerService"}, {&s.Connections, "connections"}, {&s.Warmup, "warmup"},
+		{&s.Repetitions, "repetitions"}, {&s.Concurrency, "concurrency"}, {&s.ThroughputConnections, "throughputConnections"},
+	} {
+		errs = append(errs, intField(k.p, "sweep."+k.key, at(k.key))...)
 	}
 	return errs
 }
 
-func defaultInt(v *int, def int) {
-	if *v == 0 {
-		*v = def
+// validateSweepServices checks the service counts: each in range, unique,
+// and the largest within the CIDRs and what a lab may hold.
+func validateSweepServices(f *file, cidrsOK bool) []pathError {
+	s := f.Sweep
+	if len(s.Services) == 0 {
+		return []pathError{fieldAt("sweep", "services")("a sweep needs service counts", "e.g. services: [1, 1000, 5000, 10000]")}
 	}
+	limit := MaxSweepServices
+	if f.Lab.AllowLargeLabs {
+		limit = MaxSyntheticServices
+	}
+	for i, n := range s.Services {
+		at := fieldAt("sweep", "services", i)
+		switch {
+		case n < 1:
+			return []pathError{at(fmt.Sprintf("%d services", n), "use counts ≥ 1")}
+		case n > limit && !f.Lab.AllowLargeLabs:
+			return []pathError{at(fmt.Sprintf("%d services: more than the %d a lab on this machine is known to hold", n, limit), "use fewer, or set lab.allowLargeLabs: true to try anyway")}
+		case n > limit:
+			return []pathError{at(fmt.Sprintf("%d services: more than the limit of %d", n, limit), "use fewer")}
+		}
+	}
+	if i, j := firstDuplicate(s.Services); i >= 0 {
+		return []pathError{fieldAt("sweep", "services", i)(fmt.Sprintf("%d is also services[%d]", s.Services[i], j), "list each count once")}
+	}
+	eps := rangeOf("sweep.endpointsPerService").def
+	if s.EndpointsPerService != nil {
+		eps = *s.EndpointsPerService
+	}
+	if !cidrsOK || eps < 0 || eps > MaxEndpointsPerService {
+		return nil // reported elsewhere
+	}
+	largest := slices.Index(s.Services, slices.Max(s.Services))
+	if _, err := newGeneratorFor(f, s.Services[largest], eps, s.Seed); err != nil {
+		return []pathError{fieldAt("sweep", "services", largest)(err.Error(), "use fewer services or a larger cluster.serviceCIDR / cluster.fillerCIDR")}
+	}
+	return nil
 }
 
-// Model builds the model of the scenario's explicit and synthetic services,
-// with the explicit ones placed as the scenario says.
-func (s *Scenario) Model() (*model.Model, error) {
-	n, eps, seed := 0, 0, uint64(0)
-	if syn := s.File.Synthetic; syn != nil {
-		n, eps, seed = syn.Services, syn.EndpointsPerService, syn.Seed
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	return s.ModelWith(n, eps, seed, s.File.Placement)
+	slices.Sort(keys)
+	return keys
 }
 
 // checkScheduler accepts the IPVS schedulers kube-proxy offers.

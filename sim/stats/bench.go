@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"golang.org/x/perf/benchmath"
 )
@@ -99,6 +100,7 @@ func Compare(base, new []float64, alpha float64) Comparison {
 	s1 := benchmath.NewSample(baseClean, &thresholds)
 	s2 := benchmath.NewSample(newClean, &thresholds)
 	c := benchmath.AssumeNothing.Compare(s1, s2)
+	c.P = twoSided(c.P)
 	out := Comparison{
 		P:           c.P,
 		Alpha:       alpha,
@@ -111,6 +113,20 @@ func Compare(base, new []float64, alpha float64) Comparison {
 	}
 	out.DeltaPct, out.Warnings = deltaPct(out.BaseCenter, out.NewCenter, out.Warnings)
 	return out
+}
+
+// twoSided caps the Mann-Whitney U test's two-sided p-value at 1. With the
+// exact U distribution (small samples, or ties below 25 values per side)
+// go-moremath doubles the smaller tail, CDF(min(U1, U2)), which counts the
+// probability mass at that U twice; when U sits next to the centre, as
+// ties and tiny samples make likely, the doubled tail exceeds 1 (p = 1.12
+// for a sample against its first two thirds). The two-sided p-value is
+// min(1, 2·tail), as R's wilcox.test computes it. A NaN becomes 1.
+func twoSided(p float64) float64 {
+	if math.IsNaN(p) {
+		return 1
+	}
+	return max(0, min(1, p))
 }
 
 // median returns the median of a sorted benchmath sample, 0 when empty.
@@ -153,4 +169,19 @@ func errorStrings(errs []error) []string {
 		out = append(out, err.Error())
 	}
 	return out
+}
+
+// Median is the median of values (the mean of the middle two for an even
+// count), NaN when there are none. values is not modified.
+func Median(values []float64) float64 {
+	if len(values) == 0 {
+		return math.NaN()
+	}
+	v := slices.Clone(values)
+	slices.Sort(v)
+	mid := len(v) / 2
+	if len(v)%2 == 1 {
+		return v[mid]
+	}
+	return (v[mid-1] + v[mid]) / 2
 }

@@ -130,33 +130,6 @@ func newSyncState(r *renderer, before, after *model.Model) (*syncState, error) {
 	return st, nil
 }
 
-// allHairpins returns the hairpin-connections elements of every service of
-// m (none in the v1.35 layout).
-func allHairpins(m *model.Model, direct bool) (map[hairpinKey]string, error) {
-	keys := map[hairpinKey]string{}
-	if !direct {
-		return keys, nil
-	}
-	for i := 0; i < m.Services.Len(); i++ {
-		s := m.Services.At(i)
-		if !s.ClusterIP.IsValid() {
-			continue
-		}
-		sps, err := servicePorts(s, m.Cluster.NodeName, direct)
-		if err != nil {
-			return nil, err
-		}
-		for _, sp := range sps {
-			for j := range sp.endpoints {
-				if ep := &sp.endpoints[j]; ep.local {
-					keys[sp.hairpinKey(ep)] = sp.hairpinElement(ep)
-				}
-			}
-		}
-	}
-	return keys, nil
-}
-
 // writeService writes an added or changed service.
 func (st *syncState) writeService(s *model.Service) error {
 	if !s.ClusterIP.IsValid() {
@@ -279,24 +252,4 @@ func (st *syncState) deleteHairpins() {
 			}
 		}
 	}
-}
-
-// chainsOf returns the chains port sp has, in the order they are flushed:
-// endpoint chains (in the v1.36+ layout only with affinity), the service
-// chain, the external chain.
-func (r *renderer) chainsOf(sp *servicePort) []string {
-	if !sp.hasEndpoints() {
-		return nil
-	}
-	var out []string
-	if r.endpointChains(sp) {
-		for _, ep := range sp.endpoints {
-			out = append(out, ep.chain)
-		}
-	}
-	out = append(out, sp.svcChain)
-	if sp.nodePort != "" {
-		out = append(out, sp.extChain)
-	}
-	return out
 }

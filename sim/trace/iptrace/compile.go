@@ -7,16 +7,20 @@ import (
 	"sync"
 
 	"github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/ipvs"
 )
 
 // The tables the tracer walks.
 const (
 	tableNat = iota
 	tableFilter
+	tableRaw
+	tableMangle
+	tableSecurity
 	numTables
 )
 
-var tableNames = [numTables]string{"nat", "filter"}
+var tableNames = [numTables]string{"nat", "filter", "raw", "mangle", "security"}
 
 // indexMinRules is the chain length from which the tracer indexes a chain's
 // rules by destination address.
@@ -28,6 +32,8 @@ const indexMinRules = 8
 type IPTablesTracer struct {
 	tables      [numTables]*compiledTable // nil when the dump lacks the table
 	local       map[netip.Addr]struct{}
+	sets        ipvs.IPSets // nil: set contents unknown
+	missing     string      // "" or why the verdict cannot be known (a table the path needs is absent)
 	recentHits  map[string]bool
 	maxBranches int
 	skipPaths   bool
@@ -48,9 +54,12 @@ type compiledTable struct {
 type compiledChain struct {
 	name   string
 	policy Verdict // for built-in chains
-	rules  []compiledRule
-	texts  []string // rule lines, for Steps; apart from rules to keep those small
-	index  *dstIndex
+	// policyKept is a built-in chain declared with "-" (restore input: the
+	// policy it had is kept); it is taken as ACCEPT and noted.
+	policyKept bool
+	rules      []compiledRule
+	texts      []string // rule lines, for Steps; apart from rules to keep those small
+	index      *dstIndex
 }
 
 // setTexts fills c.texts from the rules' sources.
@@ -61,7 +70,10 @@ func (c *compiledChain) setTexts(texts []string) {
 	}
 }
 
-// NewIPTablesTracer compiles d's nat and filter tables. When the dump lacks
+// NewIPTablesTracer compiles d's raw, mangle, nat, filter and security
+// tables. A missing raw, mangle or security table is taken as empty (an
+// iptables-save of the whole ruleset omits a table nothing created); a
+// missing nat or filter table makes every verdict unknown. When the dump lacks
 // a built-in chain the walk needs (restore input from kube-proxy never
 // contains them), the tracer assumes kube-proxy's own jump rules
 // (iptablesJumpChains) and says so in every trace's Flags. A jump loop is an
@@ -76,6 +88,7 @@ func newIPTablesTracer(d *iptables.Dump, opts Options, indexMin int) (*IPTablesT
 	t := &IPTablesTracer{
 		local:       make(map[netip.Addr]struct{}, len(opts.LocalAddrs)),
 		recentHits:  make(map[string]bool, len(opts.RecentHits)),
+		sets:        opts.IPSets,
 		maxBranches: opts.MaxBranches,
 		skipPaths:   opts.SkipPaths,
 	}
@@ -88,10 +101,13 @@ func newIPTablesTracer(d *iptables.Dump, opts Options, indexMin int) (*IPTablesT
 	for _, n := range opts.RecentHits {
 		t.recentHits[n] = true
 	}
-	var assumed []string
+	var assumed, absent []string
 	for id, name := range tableNames {
 		src := d.Table(name)
 		if src == nil {
+			if id == tableNat || id == tableFilter {
+				absent = append(absent, name)
+			}
 			continue
 		}
 		if loop := iptables.FindJumpLoop(src); loop != nil {
@@ -105,9 +121,14 @@ func newIPTablesTracer(d *iptables.Dump, opts Options, indexMin int) (*IPTablesT
 		assumed = append(assumed, addKubeJumps(ct)...)
 	}
 	for st, hook := range stageHooks {
+		t.hookChain[st] = -1
 		if tbl := t.tables[hook.table]; tbl != nil {
 			t.hookChain[st] = tbl.chain(hook.chain)
 		}
+	}
+	if len(absent) > 0 {
+		t.missing = fmt.Sprintf("the dump has no %s table (made with iptables-save -t, or cut short?); "+
+			"every packet crosses it, so the verdict is unknown", strings.Join(absent, " or "))
 	}
 	if len(assumed) > 0 {
 		t.notes = append(t.notes, "built-in chains missing from the dump; assumed kube-proxy's jump rules: "+strings.Join(assumed, "; "))
@@ -131,13 +152,14 @@ func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, 
 			continue
 		}
 		cc := compiledChain{name: c.Name, policy: Verdict(c.Policy), rules: slab[:len(c.Rules):len(c.Rules)]}
+		cc.policyKept = c.Policy == "-" && iptables.IsBuiltinChain(src.Name, c.Name)
 		slab = slab[len(c.Rules):]
 		if cc.policy != Drop {
 			cc.policy = Accept
 		}
 		for i, r := range c.Rules {
 			if err := compileRule(&cc.rules[i], r, ct); err != nil {
-				return nil, fmt.Errorf("compile rule %d of %s %s: %w", i, src.Name, c.Name, err)
+				return nil, fmt.Errorf("compile rule %d of %s %s: %w", i+1, src.Name, c.Name, err)
 			}
 		}
 		cc.setTexts(texts)

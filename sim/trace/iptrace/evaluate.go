@@ -1,13 +1,14 @@
 package iptrace
 
 import (
-	"fmt"
 	"net/netip"
+	"strings"
 )
 
-// matches evaluates every match of r, rule i of chain, except the statistic
-// one, which fork handles. Undecidable rules do not match and are flagged.
-func (t *IPTablesTracer) matches(s *scratch, b *branch, r *compiledRule, tbl *compiledTable, chain *compiledChain, i int) bool {
+// matches evaluates every match of r except the statistic one, which fork
+// handles. When a match cannot be decided and the others match, it returns
+// why (the caller forks).
+func (t *IPTablesTracer) matches(s *scratch, b *branch, r *compiledRule) (bool, string) {
 	c := r.checks
 	p := &b.pkt
 	switch {
@@ -20,26 +21,86 @@ func (t *IPTablesTracer) matches(s *scratch, b *branch, r *compiledRule, tbl *co
 		c&checkCT != 0 && !t.ctMatches(r.ct, p),
 		c&checkFragment != 0,
 		c&checkAddrType != 0 && !t.addrTypeMatches(&r.addrType, p),
-		c&checkRecent != 0 && !t.recentMatches(s, &r.recent):
-		return false
+		c&checkRecent != 0 && !t.recentMatches(s, &r.recent),
+		c&checkMultiport != 0 && !multiportMatches(r.multiports, p),
+		c&checkTCPFlags != 0 && p.proto == 6 && (p.tcpFlags&r.tcpFlags.mask == r.tcpFlags.comp) == r.tcpFlags.neg,
+		c&checkMore != 0 && !t.moreMatch(r, p):
+		return false, ""
+	}
+	var why []string
+	if c&checkCT != 0 && p.established && r.ct.mask&(ctDNAT|ctSNAT) != 0 {
+		with, without := r.ct.test(ctEstablished|ctDNAT|ctSNAT), r.ct.test(ctEstablished)
+		if with != without {
+			why = append(why, "--ctstate "+r.ct.text+" (whether the established connection was NATed)")
+		}
+	}
+	if c&checkIface != 0 {
+		var ok bool
+		if ok, why = ifacesMatch(r, p, why); !ok {
+			return false, ""
+		}
+	}
+	if c&checkSet != 0 {
+		ok, w := t.setsMatch(r, p)
+		if !ok && w == "" {
+			return false, ""
+		}
+		if w != "" {
+			why = append(why, w)
+		}
 	}
 	if c&checkUndecidable != 0 {
-		s.note(fmt.Sprintf("rule %d of %s %s: cannot decide %s; treated as not matching",
-			i, tbl.name, chain.name, r.undecidable))
-		return false
+		why = append(why, r.undecidable)
 	}
-	return true
+	if len(why) > 0 {
+		return false, strings.Join(why, ", ")
+	}
+	return true, ""
 }
 
-// ctMatches evaluates --ctstate for a first packet: NEW, plus DNAT once
-// the packet was DNATed.
+// ifacesMatch evaluates -i and -o: false if one does not match, else the
+// ones that cannot be decided added to why.
+func ifacesMatch(r *compiledRule, p *pktState, why []string) (bool, []string) {
+	if r.in.set {
+		switch {
+		case !p.inKnown:
+			why = append(why, r.in.String("-i")+" (give --in-iface)")
+		case !r.in.matches(p.in):
+			return false, why
+		}
+	}
+	if r.out.set {
+		switch {
+		case !p.outKnown:
+			why = append(why, r.out.String("-o")+" (give --out-iface)")
+		case !r.out.matches(p.out):
+			return false, why
+		}
+	}
+	return true, why
+}
+
+// ctMatches evaluates --ctstate: NEW for a first packet (plus DNAT once the
+// packet was DNATed), ESTABLISHED for a later one, UNTRACKED after notrack.
+// For an established packet the NAT bits are decided by the caller.
 func (t *IPTablesTracer) ctMatches(m ctMatch, p *pktState) bool {
+	switch {
+	case p.untracked:
+		return m.test(ctUntracked)
+	case p.established:
+		if with := m.test(ctEstablished | ctDNAT | ctSNAT); with != m.test(ctEstablished) {
+			return true // undecided: matches says so
+		}
+		return m.test(ctEstablished)
+	}
 	state := ctNew
 	if p.dnat {
 		state |= ctDNAT
 	}
-	return (m.mask&state != 0) != m.neg
+	return m.test(state)
 }
+
+func (m ctMatch) test(state uint8) bool { return (m.mask&state != 0) != m.neg }
 
 func (t *IPTablesTracer) addrTypeMatches(m *addrTypeMatch, p *pktState) bool {
 	if m.srcSet && (t.addrType(p.src)&m.src != 0) == m.srcNeg {
@@ -78,4 +139,25 @@ func (t *IPTablesTracer) recentMatches(s *scratch, m *recentMatch) bool {
 	}
 	s.noteAffinity(m.name)
 	return t.recentHits[m.name] != m.neg
+}
+
+// moreMatch evaluates the further instances of modules a rule loads more
+// than once.
+func (t *IPTablesTracer) moreMatch(r *compiledRule, p *pktState) bool {
+	for _, m := range r.moreMarks {
+		if (p.mark&m.mask == m.value) == m.neg {
+			return false
+		}
+	}
+	for i := range r.moreAddrTypes {
+		if !t.addrTypeMatches(&r.moreAddrTypes[i], p) {
+			return false
+		}
+	}
+	for _, m := range r.moreCT {
+		if !t.ctMatches(m, p) {
+			return false
+		}
+	}
+	return true
 }

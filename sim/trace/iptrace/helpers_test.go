@@ -111,3 +111,12 @@ func generateServices(n, eps int) string {
 func serviceIP(i int) netip.Addr {
 	return netip.AddrFrom4([4]byte{10, 96 + byte(i>>16), byte(i >> 8), byte(i)})
 }
+
+func readFile(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

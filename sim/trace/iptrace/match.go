@@ -17,6 +17,18 @@ type pktState struct {
 	sport, dport uint16
 	mark         uint32
 	dnat         bool // DNAT happened (conntrack state DNAT)
+	untracked    bool // raw CT --notrack / NOTRACK matched
+	established  bool // a later packet of the connection (nat is not consulted)
+	fromHost     bool // sent by a host process (OUTPUT)
+	looped       bool // a host process's packet to a local address, back in on lo
+	tcpFlags     uint8
+
+	// The interfaces at the current stage; known is false when the user did
+	// not say (a -i/-o match is then undecided).
+	in, out           string
+	inKnown, outKnown bool
+	// What the user said (Packet.InIface, Packet.OutIface).
+	givenIn, givenOut string
 }
 
 func addr4(a netip.Addr) uint32 {
@@ -192,13 +204,14 @@ var ctBits = map[string]uint8{
 type ctMatch struct {
 	set, neg bool
 	mask     uint8
+	text     string // the states as written
 }
 
 func compileCTState(m *iptables.CTStateMatch) ctMatch {
 	if m == nil {
 		return ctMatch{}
 	}
-	c := ctMatch{set: true, neg: m.Negated}
+	c := ctMatch{set: true, neg: m.Negated, text: strings.Join(m.States, ",")}
 	for _, s := range m.States {
 		c.mask |= ctBits[s]
 	}

@@ -27,16 +27,24 @@ func (t *IPTablesTracer) startBranch(p Packet) (branch, error) {
 	if !ok {
 		return branch{}, fmt.Errorf("trace %v: unknown protocol %q", p, p.Proto)
 	}
-	b := branch{outcome: outcome{prob: 1, eff: 1, tail: -1}}
+	b := branch{outcome: outcome{prob: 1, eff: 1, tail: -1, assumed: -1}}
+	b.pkt = pktState{src: src, dst: dst, is4: src.Is4(), proto: proto, sport: p.SPort, dport: p.DPort,
+		mark: p.Mark, givenIn: p.InIface, givenOut: p.OutIface, tcpFlags: tcpSYN}
 	switch p.From {
 	case "", "pod":
-		b.stage = stageNatPrerouting
+		b.stage = stageRawPrerouting
 	case "node":
-		b.stage = stageNatOutput
+		b.stage, b.pkt.fromHost = stageRawOutput, true
 	default:
 		return branch{}, fmt.Errorf("trace %v: %w", p, errBadFrom)
 	}
-	b.pkt = pktState{src: src, dst: dst, is4: src.Is4(), proto: proto, sport: p.SPort, dport: p.DPort}
+	switch p.State {
+	case "", "new":
+	case "established":
+		b.pkt.established, b.pkt.tcpFlags = true, tcpACK
+	default:
+		return branch{}, fmt.Errorf("trace %v: state %q: want new or established", p, p.State)
+	}
 	if b.pkt.is4 {
 		b.pkt.src4, b.pkt.dst4 = addr4(src), addr4(dst)
 	}
@@ -59,3 +67,27 @@ func protoNumber(name string) (uint8, bool) {
 }
 
 var errBadFrom = errors.New(`packet origin must be "pod" or "node"`)
+
+// setIfaces sets the interfaces the packet has at stage st: PREROUTING,
+// INPUT and FORWARD see the input interface (lo for a looped-back packet),
+// OUTPUT none; FORWARD, OUTPUT and POSTROUTING the output interface (lo to
+// a local address).
+func (p *pktState) setIfaces(st stage, local bool) {
+	hook := stageHooks[st].chain
+	switch {
+	case hook == "OUTPUT" || (p.fromHost && !p.looped):
+		p.in, p.inKnown = "", true
+	case p.looped:
+		p.in, p.inKnown = "lo", true
+	default:
+		p.in, p.inKnown = p.givenIn, p.givenIn != ""
+	}
+	switch {
+	case hook == "PREROUTING" || hook == "INPUT":
+		p.out, p.outKnown = "", true
+	case local:
+		p.out, p.outKnown = "lo", true
+	default:
+		p.out, p.outKnown = p.givenOut, p.givenOut != ""
+	}
+}

@@ -3,6 +3,7 @@ package iptrace
 import (
 	"fmt"
 	"math"
+	"net/netip"
 	"slices"
 	"strings"
 )
@@ -43,6 +44,33 @@ func (t *IPTablesTracer) TraceInto(p Packet, out *Trace) error {
 
 // finish turns the finished branches into out.
 func (t *IPTablesTracer) finish(s *scratch, out *Trace) {
+	var worldFlags []string
+	unknown := false
+	out.Undecided = out.Undecided[:0]
+	for i := range s.done {
+		if s.done[i].assumed >= 0 {
+			worldFlags, out.Undecided, unknown = t.settleWorlds(s, out.Undecided)
+			break
+		}
+	}
+	t.finishBranches(s, out)
+	out.Flags = append(out.Flags, worldFlags...)
+	if t.missing != "" {
+		// The nat decisions stand; the verdicts cannot be known.
+		out.Verdict = Unknown
+		for i := range out.Endpoints {
+			out.Endpoints[i].Verdict = Unknown
+		}
+		out.Flags = append(out.Flags, t.missing)
+	}
+	if unknown {
+		out.Verdict, out.DNAT, out.Masquerade = Unknown, netip.AddrPort{}, false
+		out.Endpoints = out.Endpoints[:0]
+	}
+}
+
+// finishBranches turns the finished branches of one world into out.
+func (t *IPTablesTracer) finishBranches(s *scratch, out *Trace) {
 	main := &s.done[0]
 	out.ExpectedRulesEvaluated = 0
 	for i := range s.done {
@@ -85,7 +113,7 @@ func (t *IPTablesTracer) step(s *scratch, i int32) Step {
 	st := &s.steps[i]
 	tbl := t.tables[st.table]
 	c := &tbl.chains[st.chain]
-	return Step{Table: tbl.name, Chain: c.name, RuleIndex: int(st.rule), Rule: c.texts[st.rule], Matched: st.matched}
+	return Step{Table: tbl.name, Chain: c.name, RuleIndex: int(st.rule) + 1, Rule: c.texts[st.rule], Matched: st.matched}
 }
 
 // path materialises the steps ending at tail into dst's memory.
@@ -144,7 +172,11 @@ func (t *IPTablesTracer) flags(s *scratch, main *outcome, eps []Endpoint, flags 
 		flags = append(flags, fmt.Sprintf("split deviates from uniform by %.3g (relative) across %d endpoints", dev, len(eps)))
 	}
 	if main.service == "" && !main.dnatTo.IsValid() && t.tables[tableNat] != nil {
-		flags = append(flags, "no service: no nat rule matched the destination, which is left unchanged")
+		msg := "no service: no nat rule matched the destination, which is left unchanged"
+		if len(t.local) == 0 {
+			msg += " (if it is a NodePort on a node address, give the node's addresses with --local)"
+		}
+		flags = append(flags, msg)
 	}
 	return flags
 }

@@ -2,6 +2,7 @@ package iptrace
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/svclab/svclab/sim/iptables"
@@ -23,8 +24,16 @@ type compiledRule struct {
 	mark         markMatch
 	recent       recentMatch
 	stat         statMatch
-	// undecidable names a match the tracer cannot evaluate ("" if none);
-	// such a rule is treated as not matching and flagged.
+	in, out      ifaceMatch
+	sets         []setMatch
+	multiports   []iptables.MultiPortMatch
+	tcpFlags     *tcpFlagsMatch
+	// Further instances of modules loaded more than once.
+	moreMarks     []markMatch
+	moreAddrTypes []addrTypeMatch
+	moreCT        []ctMatch
+	// undecidable names a match the tracer can never evaluate ("" if
+	// none); such a rule forks the walk (see forkUndecided).
 	undecidable string
 
 	dnat    netip.AddrPort // DNAT destination (port 0 keeps the port)
@@ -51,6 +60,7 @@ const (
 	targetMasquerade // MASQUERADE or SNAT
 	targetMark
 	targetContinue // a non-terminating extension such as LOG
+	targetNotrack  // CT --notrack or NOTRACK (raw): the packet is untracked
 	targetUnmodelled
 )
 
@@ -76,14 +86,32 @@ func compileRule(cr *compiledRule, r *iptables.Rule, ct *compiledTable) error {
 	if m := r.Mark; m != nil {
 		cr.mark = markMatch{set: true, neg: m.Negated, value: m.Value, mask: m.Mask}
 	}
+	for _, m := range r.EarlierMarks {
+		cr.moreMarks = append(cr.moreMarks, markMatch{set: true, neg: m.Negated, value: m.Value, mask: m.Mask})
+	}
+	for i := range r.EarlierAddrTypes {
+		var a addrTypeMatch
+		a, why = compileAddrType(&r.EarlierAddrTypes[i], why)
+		cr.moreAddrTypes = append(cr.moreAddrTypes, a)
+	}
+	for i := range r.EarlierCTStates {
+		cr.moreCT = append(cr.moreCT, compileCTState(&r.EarlierCTStates[i]))
+	}
 	cr.ct = compileCTState(r.CTState)
 	cr.recent = compileRecent(r.Recent)
 	cr.stat, why = compileStatistic(r.Statistic, why)
+	cr.in = compileIface(r.InIface)
+	cr.out = compileIface(r.OutIface)
+	for _, m := range r.MatchSets {
+		cr.sets = append(cr.sets, setMatch{name: m.Name, flags: m.Flags, neg: m.Negated})
+	}
+	cr.multiports = r.MultiPorts
 	for _, u := range r.Unknown {
 		if u.Module == "" && u.Option == "-f" && !u.Negated {
 			cr.fragmentOnly = true
 		}
 	}
+	cr.tcpFlags = compileTCPFlags(r)
 	why = undecidableParts(r, why)
 	cr.undecidable = strings.Join(why, ", ")
 	compileTarget(cr, r, ct)
@@ -104,6 +132,11 @@ const (
 	checkAddrType
 	checkRecent
 	checkUndecidable
+	checkIface
+	checkSet
+	checkMultiport
+	checkTCPFlags
+	checkMore
 )
 
 func (cr *compiledRule) checkBits() uint16 {
@@ -117,6 +150,9 @@ func (cr *compiledRule) checkBits() uint16 {
 		{cr.ct.set, checkCT}, {cr.fragmentOnly, checkFragment},
 		{cr.addrType.srcSet || cr.addrType.dstSet, checkAddrType},
 		{cr.recent.kind != recentNone, checkRecent}, {cr.undecidable != "", checkUndecidable},
+		{cr.in.set || cr.out.set, checkIface}, {len(cr.sets) > 0, checkSet},
+		{len(cr.multiports) > 0, checkMultiport}, {cr.tcpFlags != nil, checkTCPFlags},
+		{len(cr.moreMarks)+len(cr.moreAddrTypes)+len(cr.moreCT) > 0, checkMore},
 	} {
 		if b.on {
 			c |= b.bit
@@ -125,20 +161,14 @@ func (cr *compiledRule) checkBits() uint16 {
 	return c
 }
 
-// undecidableParts lists the matches of r the tracer cannot evaluate.
+// undecidableParts lists the matches of r the tracer can never evaluate.
 func undecidableParts(r *iptables.Rule, why []string) []string {
-	if r.InIface.Set {
-		why = append(why, negWord(r.InIface.Negated)+"-i "+r.InIface.Name)
-	}
-	if r.OutIface.Set {
-		why = append(why, negWord(r.OutIface.Negated)+"-o "+r.OutIface.Name)
-	}
-	if s := r.MatchSet; s != nil {
-		why = append(why, negWord(s.Negated)+"--match-set "+s.Name+" (ipset contents unknown)")
-	}
 	for _, u := range r.Unknown {
 		if u.Module == "" && u.Option == "-f" {
 			continue // see compileRule: decided for a first packet
+		}
+		if u.Module == "tcp" && (u.Option == "--syn" || u.Option == "--tcp-flags") {
+			continue // see compileTCPFlags
 		}
 		why = append(why, strings.TrimSpace(strings.Join(append([]string{"-m " + u.Module, negWord(u.Negated) + u.Option}, u.Args...), " ")))
 	}
@@ -182,6 +212,9 @@ func compileTarget(cr *compiledRule, r *iptables.Rule, ct *compiledTable) {
 
 func compileJump(cr *compiledRule, r *iptables.Rule, ct *compiledTable) {
 	switch {
+	case r.Target == "NOTRACK" || (r.Target == "CT" && slices.Contains(r.TargetArgs, "--notrack")):
+		cr.target = targetNotrack
+		return
 	case nonTerminating[r.Target]:
 		cr.target = targetContinue
 		return

@@ -10,6 +10,24 @@ type scratch struct {
 	notes    []string
 	affinity []string // recent lists checked
 	branches int
+	assume   []assumption
+	worlds   worldScratch
+}
+
+// assumption is an undecided match a branch assumed to match or not,
+// linked to the branch's previous assumption.
+type assumption struct {
+	prev    int32
+	table   uint8
+	chain   int32
+	rule    int32
+	matched bool
+	why     string
+}
+
+func (s *scratch) addAssumption(prev int32, table uint8, chain, rule int32, matched bool, why string) int32 {
+	s.assume = append(s.assume, assumption{prev: prev, table: table, chain: chain, rule: rule, matched: matched, why: why})
+	return int32(len(s.assume) - 1)
 }
 
 // pathStep is a Step in compact form, linked to the step before it so that
@@ -30,6 +48,7 @@ func (s *scratch) reset() {
 	s.notes = s.notes[:0]
 	s.affinity = s.affinity[:0]
 	s.branches = 0
+	s.assume = s.assume[:0]
 }
 
 func (s *scratch) addStep(prev int32, table uint8, chain, rule int32, matched bool) int32 {

@@ -1,6 +1,10 @@
 package iptrace
 
-import "net/netip"
+import (
+	"net/netip"
+
+	"github.com/svclab/svclab/sim/ipvs"
+)
 
 // Packet is the first packet of a connection.
 type Packet struct {
@@ -12,6 +16,16 @@ type Packet struct {
 	// pod or another host, which crosses PREROUTING; "node" for a packet
 	// from a host-network process, which crosses OUTPUT.
 	From string
+	// InIface and OutIface are the interfaces the packet comes in on and
+	// goes out of ("" when not known: a -i/-o match is then undecided).
+	// A host process's packet has no input interface, and one to a local
+	// address goes out of and back in on lo.
+	InIface, OutIface string
+	// Mark is the packet mark it enters with (usually 0).
+	Mark uint32
+	// State is the conntrack state of the packet: "new" (default, the
+	// first packet) or "established" (a later one: nat is not consulted).
+	State string
 }
 
 // Options tune a tracer.
@@ -24,8 +38,11 @@ type Options struct {
 	// packet's source, to trace a later packet of a ClientIP-affinity
 	// client. By default every list is empty, as for a first packet.
 	RecentHits []string
-	// MaxBranches caps the number of statistic forks followed per packet
-	// (default 4096).
+	// IPSets are the node's ipsets (`ipset save`), for -m set; without
+	// them a --match-set is undecided.
+	IPSets ipvs.IPSets
+	// MaxBranches caps the number of forks (statistic rules and undecided
+	// matches) followed per packet (default 4096).
 	MaxBranches int
 	// SkipPaths leaves Trace.Path and Endpoint.Path empty, for bulk
 	// simulation where endpoints, probabilities, verdicts and rule counts
@@ -41,13 +58,16 @@ const (
 	Accept Verdict = "ACCEPT"
 	Drop   Verdict = "DROP"
 	Reject Verdict = "REJECT"
+	// Unknown: the outcome depends on something the tracer cannot decide
+	// (see Trace.Undecided and Trace.Flags).
+	Unknown Verdict = "unknown"
 )
 
 // Step is one rule the tracer examined.
 type Step struct {
 	Table     string
 	Chain     string
-	RuleIndex int    // 0-based position in the chain
+	RuleIndex int    // 1-based position in the chain, as iptables -L --line-numbers
 	Rule      string // the rule line
 	Matched   bool
 }
@@ -96,6 +116,11 @@ type Trace struct {
 	// Flags are notes on the result: a split that is not uniform, ClientIP
 	// affinity, matches the tracer could not decide, assumptions made.
 	Flags []string
+	// Undecided lists the matches the tracer could not decide on the way
+	// ("filter FORWARD #3: -i cali+"). When the branches they open lead to
+	// different outcomes the verdict is Unknown and Flags tell what each
+	// assumption gives.
+	Undecided []string
 
 	pathShared bool // Path is an endpoint's Path (TraceInto must not reuse it)
 }

@@ -9,15 +9,29 @@ import (
 // maxDepth is the deepest chain nesting the tracer follows.
 const maxDepth = 16
 
-// stage is one hook a packet crosses: a table's built-in chain.
+// stage is one place a packet crosses: a table's built-in chain at a hook.
 type stage uint8
 
+// The stages, grouped by hook; within a hook in the kernel's priority order
+// (raw -300, conntrack -200, mangle -150, nat DNAT -100, filter 0, security
+// 50, nat SNAT 100).
 const (
-	stageNatPrerouting stage = iota
-	stageNatOutput
+	stageRawPrerouting stage = iota
+	stageManglePrerouting
+	stageNatPrerouting
+	stageMangleInput
 	stageFilterInput
+	stageSecurityInput
+	stageNatInput
+	stageMangleForward
 	stageFilterForward
+	stageSecurityForward
+	stageRawOutput
+	stageMangleOutput
+	stageNatOutput
 	stageFilterOutput
+	stageSecurityOutput
+	stageManglePostrouting
 	stageNatPostrouting
 	stageDone
 )
@@ -26,8 +40,11 @@ var stageHooks = [stageDone]struct {
 	table int
 	chain string
 }{
-	{tableNat, "PREROUTING"}, {tableNat, "OUTPUT"}, {tableFilter, "INPUT"},
-	{tableFilter, "FORWARD"}, {tableFilter, "OUTPUT"}, {tableNat, "POSTROUTING"},
+	{tableRaw, "PREROUTING"}, {tableMangle, "PREROUTING"}, {tableNat, "PREROUTING"},
+	{tableMangle, "INPUT"}, {tableFilter, "INPUT"}, {tableSecurity, "INPUT"}, {tableNat, "INPUT"},
+	{tableMangle, "FORWARD"}, {tableFilter, "FORWARD"}, {tableSecurity, "FORWARD"},
+	{tableRaw, "OUTPUT"}, {tableMangle, "OUTPUT"}, {tableNat, "OUTPUT"}, {tableFilter, "OUTPUT"}, {tableSecurity, "OUTPUT"},
+	{tableMangle, "POSTROUTING"}, {tableNat, "POSTROUTING"},
 }
 
 // frame is a position in a chain on the jump stack.
@@ -36,8 +53,8 @@ type frame struct {
 	pos   int32 // next rule to look at
 }
 
-// branch is one path of a packet through the rules; a statistic rule
-// splits a branch in two.
+// branch is one path of a packet through the rules; a statistic rule, or a
+// match the tracer cannot decide, splits a branch in two.
 type branch struct {
 	outcome
 	pkt    pktState
@@ -51,6 +68,7 @@ type outcome struct {
 	prob, eff  float64
 	rules      int   // rules a linear walk evaluates
 	tail       int32 // last step in the scratch arena, -1 if none
+	assumed    int32 // last assumption (undecided match) in the arena, -1 if none
 	verdict    Verdict
 	masquerade bool
 	dnatTo     netip.AddrPort
@@ -62,17 +80,18 @@ var errTooDeep = fmt.Errorf("jump depth exceeds %d chains", maxDepth)
 // runBranch walks b through its remaining stages.
 func (t *IPTablesTracer) runBranch(s *scratch, b *branch) error {
 	for b.stage != stageDone {
-		hook := stageHooks[b.stage]
-		tbl := t.tables[hook.table]
-		if tbl == nil {
+		if b.depth == 0 && t.skipStage(b) {
 			b.stage = t.nextStage(b)
 			continue
 		}
+		hook := stageHooks[b.stage]
+		tbl := t.tables[hook.table]
 		start := t.hookChain[b.stage]
 		if b.depth == 0 { // entering the hook; a forked branch resumes mid-walk
 			b.frames[0], b.depth = frame{chain: start}, 1
+			b.pkt.setIfaces(b.stage, t.isLocal(b.pkt.dst))
 		}
-		v, err := t.walk(s, b, tbl, tbl.chains[start].policy)
+		v, err := t.walk(s, b, tbl, &tbl.chains[start])
 		if err != nil {
 			return err
 		}
@@ -87,32 +106,59 @@ func (t *IPTablesTracer) runBranch(s *scratch, b *branch) error {
 	return nil
 }
 
-// nextStage is the hook after b.stage for an accepted packet; after nat
-// PREROUTING it routes: to INPUT if the (DNATed) destination is local.
+// skipStage reports whether b does not cross b.stage's chain: the dump
+// lacks it, or it is a nat chain and conntrack does not consult nat (an
+// untracked or established packet, or a looped-back one already NATed).
+func (t *IPTablesTracer) skipStage(b *branch) bool {
+	hook := stageHooks[b.stage]
+	if t.tables[hook.table] == nil || t.hookChain[b.stage] < 0 {
+		return true
+	}
+	if hook.table != tableNat {
+		return false
+	}
+	return b.pkt.untracked || b.pkt.established || b.pkt.looped
+}
+
+// nextStage is the stage after b.stage for an accepted packet. After
+// PREROUTING and OUTPUT it routes: to INPUT if the (DNATed) destination is
+// local, else to FORWARD or out. A host process's packet to a local
+// address loops back through lo: PREROUTING (raw and mangle; nat already
+// ran) and INPUT.
 func (t *IPTablesTracer) nextStage(b *branch) stage {
 	switch b.stage {
 	case stageNatPrerouting:
 		if t.isLocal(b.pkt.dst) {
-			return stageFilterInput
+			return stageMangleInput
 		}
-		return stageFilterForward
-	case stageNatOutput:
-		return stageFilterOutput
-	case stageFilterForward, stageFilterOutput:
-		return stageNatPostrouting
+		return stageMangleForward
+	case stageNatInput:
+		return stageDone
+	case stageSecurityForward:
+		return stageManglePostrouting
+	case stageNatPostrouting:
+		if b.pkt.fromHost && !b.pkt.looped && t.isLocal(b.pkt.dst) {
+			b.pkt.looped = true
+			return stageRawPrerouting
+		}
+		return stageDone
 	}
-	return stageDone
+	return b.stage + 1
 }
 
-// walk runs the jump stack of b in tbl until a verdict for this hook.
-func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, policy Verdict) (Verdict, error) {
+// walk runs the jump stack of b in tbl until a verdict for this hook; if
+// none, the built-in chain's policy applies.
+func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin *compiledChain) (Verdict, error) {
 	for b.depth > 0 {
 		f := &b.frames[b.depth-1]
 		if v, done, err := t.walkChain(s, b, tbl, &tbl.chains[f.chain], f); done || err != nil {
 			return v, err
 		}
 	}
-	return policy, nil
+	if builtin.policyKept {
+		s.note(fmt.Sprintf("%s %s has policy \"-\" (kept from before the restore); taken as ACCEPT", tbl.name, builtin.name))
+	}
+	return builtin.policy, nil
 }
 
 // walkChain runs the rules of c from f.pos until the chain ends, a target
@@ -135,7 +181,16 @@ func (t *IPTablesTracer) walkChain(s *scratch, b *branch, tbl *compiledTable, c 
 		pos = i + 1
 		f.pos = int32(pos)
 		r := &c.rules[i]
-		matched := r.checks == 0 || t.matches(s, b, r, tbl, c, i)
+		matched := true
+		if r.checks != 0 {
+			var undecided string
+			if matched, undecided = t.matches(s, b, r); undecided != "" {
+				var done bool
+				if matched, done = t.forkUndecided(s, b, tbl, f.chain, i, undecided); done {
+					return Unknown, true, nil
+				}
+			}
+		}
 		if matched && r.stat.random {
 			var err error
 			if matched, err = t.fork(s, b, tbl.id, f.chain, i, r); err != nil {
@@ -155,53 +210,6 @@ func (t *IPTablesTracer) walkChain(s *scratch, b *branch, tbl *compiledTable, c 
 			return "", false, nil
 		}
 	}
-}
-
-// apply runs the target of a matched rule; done reports a verdict for the
-// hook.
-func (t *IPTablesTracer) apply(s *scratch, b *branch, tbl *compiledTable, r *compiledRule) (Verdict, bool, error) {
-	switch r.target {
-	case targetJump, targetGoto:
-		if r.service != "" && b.service == "" {
-			b.service = r.service
-		}
-		if r.target == targetJump {
-			if b.depth == maxDepth {
-				return "", true, errTooDeep
-			}
-			b.depth++
-		}
-		b.frames[b.depth-1] = frame{chain: r.chain}
-	case targetReturn:
-		b.depth--
-	case targetAccept:
-		return Accept, true, nil
-	case targetDrop:
-		return Drop, true, nil
-	case targetReject:
-		return Reject, true, nil
-	case targetDNAT:
-		b.pkt.dst, b.pkt.dnat = r.dnat.Addr(), true
-		if b.pkt.is4 {
-			b.pkt.dst4 = addr4(b.pkt.dst)
-		}
-		if r.dnat.Port() != 0 {
-			b.pkt.dport = r.dnat.Port()
-		}
-		b.dnatTo = netip.AddrPortFrom(b.pkt.dst, b.pkt.dport)
-		return Accept, true, nil
-	case targetMasquerade:
-		b.masquerade = true
-		return Accept, true, nil
-	case targetMark:
-		b.pkt.mark = (b.pkt.mark &^ r.markM) ^ r.markV
-	case targetMissingChain:
-		s.note(fmt.Sprintf("%s: jump to %s, which is not in the dump; treated as an empty chain", tbl.name, r.name))
-	case targetUnmodelled:
-		s.note(fmt.Sprintf("%s: target %s is not modelled; treated as ACCEPT", tbl.name, r.src0.String()))
-		return Accept, true, nil
-	}
-	return "", false, nil
 }
 
 // fork splits b at a statistic rule that otherwise matched: a copy that
@@ -228,6 +236,26 @@ func (t *IPTablesTracer) fork(s *scratch, b *branch, table uint8, chain int32, i
 	b.prob *= r.stat.nominal
 	b.eff *= r.stat.effective
 	return true, nil
+}
+
+// forkUndecided splits b at a rule whose match the tracer cannot decide:
+// a copy assuming it does not match is queued, b assumes it matches. Both
+// keep b's probability; finish compares what the assumptions lead to. Past
+// Options.MaxBranches the branch ends with verdict unknown (done).
+func (t *IPTablesTracer) forkUndecided(s *scratch, b *branch, tbl *compiledTable, chain int32, i int, why string) (matched, done bool) {
+	if s.branches >= t.maxBranches {
+		s.note("too many undecided matches to follow every branch (Options.MaxBranches)")
+		return false, true
+	}
+	s.branches++
+	s.pending = append(s.pending, *b)
+	nb := &s.pending[len(s.pending)-1]
+	nb.assumed = s.addAssumption(b.assumed, tbl.id, chain, int32(i), false, why)
+	if !t.skipPaths {
+		nb.tail = s.addStep(b.tail, tbl.id, chain, int32(i), false)
+	}
+	b.assumed = s.addAssumption(b.assumed, tbl.id, chain, int32(i), true, why)
+	return true, false
 }
 
 func (t *IPTablesTracer) isLocal(a netip.Addr) bool {

@@ -3,7 +3,8 @@
 // the nat and filter base chains of prerouting (a packet from a pod) or
 // output (from the node), the routing decision (input for a local
 // destination, else forward), then postrouting. Where kube-proxy picks an
-// endpoint with "numgen random mod N vmap { … }" the trace forks, each
+// endpoint with "numgen random mod N vmap { … }" (or, from v1.36, "dnat ip
+// addr . port to numgen random mod N map { … }") the trace forks, each
 // branch weighted 1/N, so the result lists every reachable endpoint with
 // its exact probability, the rules on each path, whether the packet is
 // masqueraded, and how many rules and verdict-map lookups it cost.

@@ -22,6 +22,7 @@ type state struct {
 	masq      bool
 	dnat      netip.AddrPort
 	prob      float64
+	eff       float64 // the probability as the kernel's numgen gives it
 	hook      string
 	nat       bool // the base chain being run is of type nat
 	path      []Step
@@ -29,6 +30,44 @@ type state struct {
 	lookups   int
 	affSet    string
 	affExpiry time.Duration
+
+	// Conntrack and interfaces.
+	untracked, established, looped bool
+	in, out                        string // "" when there is none at this hook
+	inKnown, outKnown              bool
+	givenIn, givenOut              string
+	unknown                        string // why the verdict cannot be known
+}
+
+// ctState is the packet's conntrack state bit.
+func (st *state) ctState() uint32 {
+	switch {
+	case st.untracked:
+		return ctUntracked
+	case st.established:
+		return ctEstablished
+	}
+	return ctNew
+}
+
+// setIfaces sets the interfaces the packet has at hook (see iptrace).
+func (st *state) setIfaces(hook string, fromNode, local bool) {
+	switch {
+	case hook == "output" || (fromNode && !st.looped):
+		st.in, st.inKnown = "", true
+	case st.looped:
+		st.in, st.inKnown = "lo", true
+	default:
+		st.in, st.inKnown = st.givenIn, st.givenIn != ""
+	}
+	switch {
+	case hook == "prerouting" || hook == "input":
+		st.out, st.outKnown = "", true
+	case local:
+		st.out, st.outKnown = "lo", true
+	default:
+		st.out, st.outKnown = st.givenOut, st.givenOut != ""
+	}
 }
 
 // clone copies a branch so a fork can diverge.
@@ -87,17 +126,21 @@ func (tr *tracer) run(st *state, stack []frame, policy string, done func(*state,
 			}
 		case actFork:
 			return tr.fork(st, stack, policy, act, done)
+		case actForkNAT:
+			return tr.forkNumgenNAT(st, stack, policy, act.fork, done)
 		}
 	}
 	return done(st, policy)
 }
 
-// fork continues each numgen branch with probability 1/N.
+// fork continues each numgen branch with probability 1/N (as written) and
+// NumgenEffective (as the kernel draws it).
 func (tr *tracer) fork(st *state, stack []frame, policy string, act action, done func(*state, string) error) error {
 	n := float64(len(act.fork.entries))
 	for i, v := range act.fork.entries {
 		b := st.clone()
 		b.prob /= n
+		b.eff *= NumgenEffective(i, len(act.fork.entries))
 		if len(b.path) > 0 {
 			b.path[len(b.path)-1].Note = act.fork.notes[i]
 		}
@@ -144,4 +187,18 @@ func apply(v *verdict, stack []frame) ([]frame, string, error) {
 		return stack, v.kind, nil
 	}
 	return nil, "", fmt.Errorf("verdict %q is not supported", v.kind)
+}
+
+// NumgenEffective is the probability that "numgen random mod n" gives k in
+// the kernel: nft_ng_random_eval takes reciprocal_scale(get_random_u32(),
+// n), i.e. floor(r·n/2^32) for a uniform 32-bit r, so k is drawn for
+// ceil((k+1)·2^32/n) − ceil(k·2^32/n) of the 2^32 values.
+func NumgenEffective(k, n int) float64 {
+	if n <= 0 || k < 0 || k >= n {
+		return 0
+	}
+	ceilDiv := func(a, b uint64) uint64 { return (a + b - 1) / b }
+	lo := ceilDiv(uint64(k)<<32, uint64(n))
+	hi := ceilDiv(uint64(k+1)<<32, uint64(n))
+	return float64(hi-lo) / (1 << 32)
 }

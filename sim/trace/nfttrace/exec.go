@@ -3,6 +3,7 @@ package nfttrace
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 )
 
 // actKind is what a rule asks the chain walker to do next.
@@ -13,6 +14,7 @@ const (
 	actVerdict                // jump, goto, return, accept, drop
 	actFinal                  // reject, or a NAT statement ending a nat chain
 	actFork                   // numgen: one branch per generated value
+	actForkNAT                // numgen DNAT map: one DNAT per generated value
 )
 
 // action is the result of one rule.
@@ -55,6 +57,13 @@ func (tr *tracer) exec(st *state, c *cchain, r *crule) (action, error) {
 			st.lookups++
 			tr.step(st, c, r, &stepped, "")
 			return action{kind: actFork, fork: o}, nil
+		case opNumgenDNAT:
+			if !st.nat {
+				return action{}, fmt.Errorf("chain %s, line %d: dnat outside a nat base chain", c.name, r.line)
+			}
+			st.lookups++
+			tr.step(st, c, r, &stepped, "")
+			return action{kind: actForkNAT, fork: o}, nil
 		case opVerdict:
 			tr.step(st, c, r, &stepped, "")
 			return action{kind: actVerdict, v: o.verdict}, nil
@@ -87,8 +96,23 @@ func (tr *tracer) exec(st *state, c *cchain, r *crule) (action, error) {
 			st.affSet, st.affExpiry = o.set.name, o.set.timeout
 			tr.step(st, c, r, &stepped, o.note)
 		case opNoop:
+		case opNotrack:
+			st.untracked = true
+			tr.step(st, c, r, &stepped, o.note)
+		case opUndecided:
+			if !r.decidesNothing(i) {
+				tr.step(st, c, r, &stepped, "undecided: "+o.note)
+				st.unknown = fmt.Sprintf("chain %s rule %d (line %d): %s", c.name, r.index+1, r.line, o.note)
+				return action{kind: actFinal, final: "unknown"}, nil
+			}
 		default:
-			if !tr.match(st, o) {
+			ok, why := tr.match(st, o)
+			if why != "" {
+				tr.step(st, c, r, &stepped, "undecided: "+why)
+				st.unknown = fmt.Sprintf("chain %s rule %d (line %d): %s", c.name, r.index+1, r.line, why)
+				return action{kind: actFinal, final: "unknown"}, nil
+			}
+			if !ok {
 				return action{}, nil
 			}
 		}
@@ -110,9 +134,20 @@ func markOp(op string, mark, v uint32) uint32 {
 	return v
 }
 
-// match evaluates one match op.
-func (tr *tracer) match(st *state, o *op) bool {
-	var ok bool
+// decidesNothing reports whether the ops after op i of r neither end the
+// rule's chain walk nor change the packet (counter, log): an undecided
+// match there cannot change the outcome.
+func (r *crule) decidesNothing(i int) bool {
+	for _, o := range r.ops[i+1:] {
+		if o.kind != opNoop {
+			return false
+		}
+	}
+	return true
+}
+
+// match evaluates one match op; why is set when it cannot be decided.
+func (tr *tracer) match(st *state, o *op) (ok bool, why string) {
 	switch o.kind {
 	case opMatchAddr:
 		a := st.src
@@ -149,9 +184,40 @@ func (tr *tracer) match(st *state, o *op) bool {
 		if o.field == fieldFibDst {
 			a = st.dst
 		}
-		ok = tr.p.isLocal(a)
+		ok = contains(o.fibTypes, tr.p.addrType(a))
+	case opMatchCt:
+		ok = st.ctState()&o.value != 0
+	case opMatchCtStatus:
+		ok = st.ctStatus()&o.value != 0
+	case opMatchIface:
+		name, known := st.in, st.inKnown
+		if o.field == fieldOIf {
+			name, known = st.out, st.outKnown
+		}
+		if !known {
+			return false, fmt.Sprintf("%s %v (give the interface)", map[bool]string{true: "oifname", false: "iifname"}[o.field == fieldOIf], o.names)
+		}
+		for _, n := range o.names {
+			if p, wild := strings.CutSuffix(n, "*"); (wild && strings.HasPrefix(name, p)) || name == n {
+				ok = true
+			}
+		}
 	}
-	return ok != o.neg
+	return ok != o.neg, ""
+}
+
+// addrType is what fib ... type says of a: local, broadcast, multicast or
+// unicast.
+func (p *Program) addrType(a netip.Addr) string {
+	switch {
+	case p.isLocal(a):
+		return "local"
+	case a == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
+		return "broadcast"
+	case a.IsMulticast():
+		return "multicast"
+	}
+	return "unicast"
 }
 
 // contains reports whether v is in list.

@@ -1,6 +1,7 @@
 package nfttrace
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -21,7 +22,20 @@ const (
 	fieldCtState
 	fieldFibSrc
 	fieldFibDst
+	fieldIIf
+	fieldOIf
 )
+
+// Conntrack state bits as nft stores them (NF_CT_STATE_*_BIT).
+const (
+	ctInvalid     uint32 = 1
+	ctEstablished uint32 = 2
+	ctRelated     uint32 = 4
+	ctNew         uint32 = 8
+	ctUntracked   uint32 = 64
+)
+
+var ctStateBits = map[string]uint32{"invalid": ctInvalid, "established": ctEstablished, "related": ctRelated, "new": ctNew, "untracked": ctUntracked}
 
 // key is a concatenated lookup key: fields packed big-endian, zero padded.
 type key [16]byte
@@ -45,6 +59,10 @@ func fieldOf(s nftables.Selector) (field, error) {
 		return fieldFibSrc, nil
 	case "fib daddr type":
 		return fieldFibDst, nil
+	case "meta iifname":
+		return fieldIIf, nil
+	case "meta oifname":
+		return fieldOIf, nil
 	}
 	return 0, fmt.Errorf("selector %q is not supported", s)
 }
@@ -52,8 +70,10 @@ func fieldOf(s nftables.Selector) (field, error) {
 // width is how many key bytes a field takes.
 func (f field) width() int {
 	switch f {
-	case fieldSrc, fieldDst, fieldMark:
+	case fieldSrc, fieldDst, fieldMark, fieldCtState:
 		return 4
+	case fieldIIf, fieldOIf:
+		return 16
 	case fieldProto:
 		return 1
 	case fieldDPort:
@@ -78,6 +98,14 @@ func keyOfPacket(st *state, fields []field) key {
 			k[n] = st.proto
 		case fieldDPort:
 			k[n], k[n+1] = byte(st.dport>>8), byte(st.dport)
+		case fieldMark:
+			binary.BigEndian.PutUint32(k[n:], st.mark)
+		case fieldCtState:
+			binary.BigEndian.PutUint32(k[n:], st.ctState())
+		case fieldIIf:
+			copy(k[n:n+16], st.in)
+		case fieldOIf:
+			copy(k[n:n+16], st.out)
 		}
 		n += f.width()
 	}
@@ -112,6 +140,24 @@ func keyOfText(parts []string, fields []field) (key, error) {
 				return k, fmt.Errorf("key field %q: not a port", parts[i])
 			}
 			k[n], k[n+1] = byte(p>>8), byte(p)
+		case fieldMark:
+			v, err := strconv.ParseUint(parts[i], 0, 32)
+			if err != nil {
+				return k, fmt.Errorf("key field %q: not a mark", parts[i])
+			}
+			binary.BigEndian.PutUint32(k[n:], uint32(v))
+		case fieldCtState:
+			b, ok := ctStateBits[parts[i]]
+			if !ok {
+				return k, fmt.Errorf("key field %q: not a conntrack state", parts[i])
+			}
+			binary.BigEndian.PutUint32(k[n:], b)
+		case fieldIIf, fieldOIf:
+			name := strings.Trim(parts[i], `"`)
+			if len(name) > 15 {
+				return k, fmt.Errorf("key field %q: interface name too long", parts[i])
+			}
+			copy(k[n:n+16], name)
 		default:
 			return k, fmt.Errorf("field %d cannot be part of a key", f)
 		}
@@ -131,6 +177,12 @@ func typeFields(types []string) ([]field, error) {
 			out = append(out, fieldProto)
 		case "inet_service":
 			out = append(out, fieldDPort)
+		case "mark":
+			out = append(out, fieldMark)
+		case "ct_state":
+			out = append(out, fieldCtState)
+		case "ifname":
+			out = append(out, fieldIIf)
 		default:
 			return nil, fmt.Errorf("set key type %q is not supported", t)
 		}
@@ -146,7 +198,8 @@ func compatible(sel, set []field) bool {
 	}
 	for i := range sel {
 		addr := func(f field) bool { return f == fieldSrc || f == fieldDst }
-		if sel[i] != set[i] && !(addr(sel[i]) && addr(set[i])) {
+		iface := func(f field) bool { return f == fieldIIf || f == fieldOIf }
+		if sel[i] != set[i] && !(addr(sel[i]) && addr(set[i])) && !(iface(sel[i]) && iface(set[i])) {
 			return false
 		}
 	}

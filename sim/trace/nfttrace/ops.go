@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strconv"
+	"strings"
 
 	"github.com/svclab/svclab/sim/nftables"
 )
@@ -28,6 +29,14 @@ const (
 	opMarkSet
 	opSetUpdate
 	opNoop
+	opMatchCt    // ct state: value is a bit mask
+	opMatchIface // iifname/oifname: names, a trailing * is a prefix
+	opNotrack
+	opUndecided // a statement or match the tracer cannot decide
+
+	// kube-proxy v1.36+ (v137.go).
+	opMatchCtStatus // ct status: value is a bit mask
+	opNumgenDNAT    // dnat to numgen … map: one target per generated value
 )
 
 // op is one compiled expression. Only the fields of its kind are set.
@@ -50,13 +59,23 @@ type op struct {
 	constant bool
 	note     string   // path note, computed once
 	notes    []string // numgen: one path note per generated value
+	names    []string // iface names
+	fibTypes []string // fib ... type values
+
+	// targets are a numgen DNAT's destinations, one per generated value.
+	targets []natTarget
 }
 
 // compileExpr turns a parsed expression into an op.
 func (c *compiler) compileExpr(x nftables.Expr) (op, error) {
 	switch e := x.(type) {
 	case nftables.Match:
+		if isCtStatus(e) {
+			return compileCtStatus(e)
+		}
 		return c.compileMatch(e)
+	case nftables.NumgenNAT:
+		return compileNumgenNAT(e)
 	case nftables.VerdictMap:
 		return c.compileVmap(e)
 	case nftables.Numgen:
@@ -85,10 +104,14 @@ func (c *compiler) compileExpr(x nftables.Expr) (op, error) {
 			return op{}, fmt.Errorf("set %s does not exist", e.Set)
 		}
 		return op{kind: opSetUpdate, set: s, note: "client recorded in @" + s.name}, nil
-	case nftables.Counter:
+	case nftables.Counter, nftables.NamedCounter, nftables.Log:
 		return op{kind: opNoop}, nil
+	case nftables.Notrack:
+		return op{kind: opNotrack, note: "notrack"}, nil
+	case nftables.Limit:
+		return op{kind: opUndecided, note: "limit rate " + e.Rate + " (depends on earlier traffic)"}, nil
 	case nftables.Unknown:
-		return op{}, fmt.Errorf("statement %v is not supported by the tracer", e.Tokens)
+		return op{kind: opUndecided, note: fmt.Sprintf("%q is not modelled", strings.Join(e.Tokens, " "))}, nil
 	}
 	return op{}, fmt.Errorf("expression %T is not supported by the tracer", x)
 }
@@ -153,13 +176,20 @@ func compileLiteralMatch(o op, m nftables.Match, values []string) (op, error) {
 				o.mask = m.Mask
 			}
 		case fieldCtState:
-			// The traced packet opens a connection: its state is "new".
-			o.kind, o.constant = opMatchConst, o.constant || v == "new"
+			b, ok := ctStateBits[v]
+			if !ok {
+				return op{}, fmt.Errorf("ct state %q is not supported", v)
+			}
+			o.kind, o.value = opMatchCt, o.value|b
 		case fieldFibSrc, fieldFibDst:
-			if v != "local" {
+			switch v {
+			case "local", "unicast", "broadcast", "multicast":
+			default:
 				return op{}, fmt.Errorf("fib type %q is not supported", v)
 			}
-			o.kind = opMatchFib
+			o.kind, o.fibTypes = opMatchFib, append(o.fibTypes, v)
+		case fieldIIf, fieldOIf:
+			o.kind, o.names = opMatchIface, append(o.names, strings.Trim(v, `"`))
 		}
 	}
 	if len(values) == 0 {

@@ -51,7 +51,7 @@ func compileSet(s *nftables.Set, chains map[string]*cchain) (*cset, error) {
 			return nil, fmt.Errorf("set %s: %w", s.Name, err)
 		}
 		var v *verdict
-		if s.IsMap {
+		if s.IsMap && s.DataType == "verdict" {
 			if v, err = compileVerdictValue(e, chains); err != nil {
 				return nil, fmt.Errorf("set %s: element %s: %w", s.Name, e.KeyString(), err)
 			}

@@ -35,7 +35,15 @@ func (p *Program) Trace(pkt Packet) (Result, error) {
 		return Result{}, fmt.Errorf("trace packet: from %q: want pod or node", pkt.From)
 	}
 	tr := &tracer{p: p, from: pkt.From}
-	st := &state{src: pkt.Src, dst: pkt.Dst, proto: proto, dport: pkt.DPort, prob: 1}
+	st := &state{src: pkt.Src, dst: pkt.Dst, proto: proto, dport: pkt.DPort, prob: 1, eff: 1,
+		mark: pkt.Mark, givenIn: pkt.InIface, givenOut: pkt.OutIface}
+	switch pkt.State {
+	case "", "new":
+	case "established":
+		st.established = true
+	default:
+		return Result{}, fmt.Errorf("trace packet: state %q: want new or established", pkt.State)
+	}
 	if err := tr.stage(st, first, 0); err != nil {
 		return Result{}, fmt.Errorf("trace %s %s → %s:%d: %w", pkt.Proto, pkt.Src, pkt.Dst, pkt.DPort, err)
 	}
@@ -55,6 +63,10 @@ func (tr *tracer) stage(st *state, hook string, idx int) error {
 	}
 	bc := chains[idx]
 	st.hook, st.nat = hook, bc.typ == "nat"
+	if st.nat && (st.untracked || st.established || st.looped) {
+		return tr.stage(st, hook, idx+1) // conntrack does not consult nat
+	}
+	st.setIfaces(hook, tr.from == "node", tr.p.isLocal(st.dst))
 	return tr.run(st, []frame{{chain: bc}}, bc.policy, func(st *state, verdict string) error {
 		if verdict == "accept" {
 			return tr.stage(st, hook, idx+1)
@@ -78,8 +90,9 @@ func (tr *tracer) nextHook(st *state, hook string) string {
 	case "output":
 		return "postrouting"
 	case "postrouting":
-		if tr.from == "node" && local {
-			return "input"
+		if tr.from == "node" && local && !st.looped {
+			st.looped = true
+			return "prerouting" // back in on lo
 		}
 	}
 	return ""
@@ -88,7 +101,7 @@ func (tr *tracer) nextHook(st *state, hook string) string {
 // finish records a branch's outcome.
 func (tr *tracer) finish(st *state, verdict string) {
 	tr.outcomes = append(tr.outcomes, Outcome{
-		Probability: st.prob, Verdict: verdict, Endpoint: st.dnat, Masquerade: st.masq,
+		Probability: st.prob, Effective: st.eff, Verdict: verdict, Unknown: st.unknown, Endpoint: st.dnat, Masquerade: st.masq,
 		Path: st.path, RulesEvaluated: st.rules, MapLookups: st.lookups,
 		AffinitySet: st.affSet, AffinityTimeout: st.affExpiry,
 	})
@@ -102,8 +115,13 @@ func (tr *tracer) result() Result {
 		switch {
 		case i == 0:
 			r.Verdict = o.Verdict
+		case o.Verdict == "unknown" || r.Verdict == "unknown":
+			r.Verdict = "unknown"
 		case o.Verdict != r.Verdict:
 			r.Verdict = "mixed"
+		}
+		if o.Unknown != "" && !contains(r.Undecided, o.Unknown) {
+			r.Undecided = append(r.Undecided, o.Unknown)
 		}
 		r.Masquerade = r.Masquerade || o.Masquerade
 		r.RulesEvaluated = max(r.RulesEvaluated, o.RulesEvaluated)
@@ -112,9 +130,10 @@ func (tr *tracer) result() Result {
 			k := o.Endpoint
 			if j, ok := index[k]; ok {
 				r.Endpoints[j].Probability += o.Probability
+				r.Endpoints[j].Effective += o.Effective
 			} else {
 				index[k] = len(r.Endpoints)
-				r.Endpoints = append(r.Endpoints, Endpoint{Addr: o.Endpoint, Probability: o.Probability})
+				r.Endpoints = append(r.Endpoints, Endpoint{Addr: o.Endpoint, Probability: o.Probability, Effective: o.Effective})
 			}
 		}
 	}

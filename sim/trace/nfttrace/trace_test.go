@@ -10,6 +10,7 @@ import (
 
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/nftables"
+	"github.com/svclab/svclab/sim/render"
 	rendernft "github.com/svclab/svclab/sim/render/nftables"
 )
 
@@ -42,7 +43,9 @@ func fixture(t testing.TB) *Program {
 	}
 	m := &model.Model{Cluster: model.Cluster{ClusterCIDR: netip.MustParsePrefix("10.0.0.0/8"), ServiceCIDR: netip.MustParsePrefix("172.30.0.0/16"), MasqueradeBit: 14}, Services: svcs}
 	var buf bytes.Buffer
-	if _, err := rendernft.Render(&buf, m, rendernft.Options{}); err != nil {
+	// The v1.35 layout (endpoint chains), as the listing TestTraceListing
+	// reads; v137_test.go covers v1.37.
+	if _, err := rendernft.Render(&buf, m, rendernft.Options{Version: render.KubeProxy135}); err != nil {
 		t.Fatal(err)
 	}
 	return compileText(t, buf.String())
@@ -161,7 +164,7 @@ func TestAffinityExplained(t *testing.T) {
 
 // TestTraceListing traces the kernel's own listing of the same rules.
 func TestTraceListing(t *testing.T) {
-	src, err := os.ReadFile("../nftables/testdata/listing-shapes.txt")
+	src, err := os.ReadFile("../../nftables/testdata/listing-shapes.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,5 +191,28 @@ func TestTraceErrors(t *testing.T) {
 	loop := "add table ip t\nadd chain ip t a\nadd chain ip t nat-output { type nat hook output priority -100 ; }\nadd rule ip t nat-output jump a\nadd rule ip t a jump a\n"
 	if _, err := compileText(t, loop).Trace(Packet{Src: nodeIP, Dst: addr("10.1.1.1"), Proto: "tcp", DPort: 1, From: "node"}); err == nil {
 		t.Error("jump loop not reported")
+	}
+}
+
+// TestNumgenEffective: the kernel's numgen draws floor(r·n/2^32), so a
+// modulus that is not a power of two is not exactly uniform.
+func TestNumgenEffective(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 5, 7, 1000} {
+		sum := 0.0
+		for k := range n {
+			sum += NumgenEffective(k, n)
+		}
+		if sum != 1 {
+			t.Errorf("n=%d: probabilities sum to %v", n, sum)
+		}
+	}
+	if NumgenEffective(1, 4) != 0.25 {
+		t.Errorf("power of two not exact")
+	}
+	if got, want := NumgenEffective(0, 3), 1431655766.0/(1<<32); got != want {
+		t.Errorf("n=3 k=0: %v, want %v", got, want)
+	}
+	if got, want := NumgenEffective(2, 3), 1431655765.0/(1<<32); got != want {
+		t.Errorf("n=3 k=2: %v, want %v", got, want)
 	}
 }

@@ -13,6 +13,13 @@ type Packet struct {
 	// From is "pod" (arrives from a pod: prerouting) or "node" (sent by
 	// the node itself: output).
 	From string
+	// InIface and OutIface are the interfaces, "" when not known (an
+	// iifname/oifname match then makes the verdict unknown).
+	InIface, OutIface string
+	// Mark is the mark the packet enters with.
+	Mark uint32
+	// State is "new" (default) or "established" (nat is not consulted).
+	State string
 }
 
 // Options describe the node the ruleset runs on.
@@ -38,10 +45,16 @@ type Step struct {
 // Outcome is one way the packet can go, with its probability.
 type Outcome struct {
 	Probability float64
-	Verdict     string         // "accept", "drop" or "reject"
-	Endpoint    netip.AddrPort // where DNAT sent it; invalid if not DNATed
-	Masquerade  bool
-	Path        []Step
+	// Effective is the probability as the kernel applies it (see
+	// NumgenEffective): 1/N is not exact unless N is a power of two.
+	Effective float64
+	Verdict   string // "accept", "drop", "reject" or "unknown" (see Unknown)
+	// Unknown says why the verdict is unknown: a statement or match the
+	// tracer cannot decide.
+	Unknown    string
+	Endpoint   netip.AddrPort // where DNAT sent it; invalid if not DNATed
+	Masquerade bool
+	Path       []Step
 	// RulesEvaluated counts every rule whose evaluation started;
 	// MapLookups counts verdict-map lookups (named or anonymous).
 	RulesEvaluated int
@@ -56,6 +69,7 @@ type Outcome struct {
 type Endpoint struct {
 	Addr        netip.AddrPort
 	Probability float64
+	Effective   float64 // as the kernel applies it
 }
 
 // Result is the trace of one packet.
@@ -63,8 +77,11 @@ type Result struct {
 	Outcomes []Outcome
 	// Endpoints merges the outcomes' DNAT destinations, in first-seen order.
 	Endpoints []Endpoint
-	// Verdict is the outcomes' verdict when they agree, else "mixed".
+	// Verdict is the outcomes' verdict when they agree, "unknown" when one
+	// is unknown, else "mixed".
 	Verdict string
+	// Undecided lists what made outcomes unknown.
+	Undecided []string
 	// Masquerade is true when any outcome is masqueraded.
 	Masquerade bool
 	// Path is the part of the path every outcome shares (up to the fork).

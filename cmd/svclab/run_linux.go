@@ -1,0 +1,166 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/sim/report"
+	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+func init() {
+	register(&command{name: "run", summary: "run a scenario in the lab and record the results", usage: runUsage, run: runRun})
+}
+
+const runUsage = `Usage: svclab run SCENARIO [options]
+
+Builds a lab (network namespaces for a node, a client and the pods), programs
+the rules kube-proxy would, sends real traffic, and records the results in a
+run directory: results.jsonl (appended as the run goes), meta.json and
+summary.json. SCENARIO is a file path or the name of an embedded scenario
+(svclab --help lists them). Needs root.
+
+Ctrl-C (or SIGTERM) stops the run: it removes the lab, appends an
+"interrupted" record and exits 130 (143). After kill -9, 'svclab cleanup'
+removes what the run left.
+
+Options:
+  --out DIR          run directory (default results/runs/NAME-TIMESTAMP); must not hold results
+  --json             print summary.json on stdout (the table goes to stderr)
+  --dataplane LIST   override the scenario's dataplanes, e.g. iptables-legacy,nftables
+  --connections N    override the number of connections per measurement
+  --kernel K         auto (default): the host kernel, or a user-mode-linux guest when a
+                     dataplane is ipvs and the host has no IPVS; host; uml (always the guest)
+
+Examples:
+  sudo svclab run split-2
+  sudo svclab run split-5 --dataplane iptables-legacy,iptables-nft,nftables
+  sudo svclab run keepalive-skew --json | jq '.runs[0].endpoints'
+  sudo svclab run ./my-scenario.yaml --out /tmp/run1
+  sudo svclab run ipvs-rr            # boots a user-mode-linux guest when the host lacks IPVS
+`
+
+type runFlags struct {
+	out, dataplanes, kernel string
+	json                    bool
+	connections             int
+	// dataplaneSet and connectionsSet say the flag was given (even as ""/0).
+	dataplaneSet, connectionsSet bool
+}
+
+// guestArgs repeats the overrides for the same command in a guest.
+func (f runFlags) guestArgs() []string {
+	var args []string
+	if f.dataplaneSet {
+		args = append(args, "--dataplane", f.dataplanes)
+	}
+	if f.connectionsSet {
+		args = append(args, "--connections", strconv.Itoa(f.connections))
+	}
+	if f.json {
+		args = append(args, "--json")
+	}
+	return args
+}
+
+func runRun(args []string, stdout, stderr io.Writer) error {
+	var f runFlags
+	fs := newFlagSet("run")
+	fs.StringVar(&f.out, "out", "", "")
+	fs.StringVar(&f.dataplanes, "dataplane", "", "")
+	fs.BoolVar(&f.json, "json", false, "")
+	fs.IntVar(&f.connections, "connections", 0, "")
+	fs.StringVar(&f.kernel, "kernel", "auto", "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("give exactly one scenario (a path or an embedded name)")
+	}
+	fs.Visit(func(fl *flag.Flag) {
+		f.dataplaneSet = f.dataplaneSet || fl.Name == "dataplane"
+		f.connectionsSet = f.connectionsSet || fl.Name == "connections"
+	})
+	sc, err := scenario.Load(rest[0])
+	if err != nil {
+		return err
+	}
+	if sc, err = applyRunOverrides(sc, f); err != nil {
+		return err
+	}
+	return runAndPrint(sc, rest[0], f, stdout, stderr)
+}
+
+func applyRunOverrides(sc *scenario.Scenario, f runFlags) (*scenario.Scenario, error) {
+	var err error
+	if f.dataplaneSet {
+		if sc, err = sc.WithDataplanes(strings.Split(f.dataplanes, ",")); err != nil {
+			return nil, usagef("--dataplane %q: %v", f.dataplanes, err)
+		}
+	}
+	if f.connectionsSet {
+		if sc, err = sc.WithConnections(f.connections); err != nil {
+			return nil, usagef("--connections %d: %v", f.connections, err)
+		}
+	}
+	return sc, nil
+}
+
+// runAndPrint runs sc with the runner and prints its summary.
+func runAndPrint(sc *scenario.Scenario, source string, f runFlags, stdout, stderr io.Writer) error {
+	ctx, in, stop := interruptContext(stderr)
+	defer stop()
+	bar := newProgress(stderr)
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	opts := runner.RunOptions{
+		Options: runner.Options{OutDir: f.out, Log: bar.logf(logf), Progress: bar.set},
+		Kernel:  f.kernel, Source: source, GuestArgs: f.guestArgs(), Stdout: stdout, Stderr: stderr, Signal: in.name,
+	}
+	out, err := runner.Run(ctx, sc, opts)
+	bar.finish()
+	if out != nil && out.Summary != nil && out.Guest == "" {
+		printSummary(out.Summary, f.json, stdout, stderr)
+	}
+	if errors.Is(err, runner.ErrInterrupted) {
+		return &exitError{code: in.exitCode(), msg: err.Error() + completedHint(out)}
+	}
+	if err != nil {
+		return fmt.Errorf("%w%s", err, completedHint(out))
+	}
+	fmt.Fprintf(stderr, "\nresults: %s\n", out.Dir)
+	return nil
+}
+
+// completedHint points at the run directory when it holds measurements.
+func completedHint(out *runner.Outcome) string {
+	if out == nil || out.Summary == nil || len(out.Summary.Runs)+len(out.Summary.Points) == 0 {
+		return ""
+	}
+	return " (completed results are in " + out.Dir + ")"
+}
+
+func printSummary(s *results.Summary, asJSON bool, stdout, stderr io.Writer) {
+	table := stdout
+	if asJSON {
+		table = stderr
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(s)
+	}
+	_ = report.FairnessTable(table, s)
+	if len(s.Points) > 0 {
+		fmt.Fprintln(table)
+		_ = report.SweepTable(table, s)
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+}

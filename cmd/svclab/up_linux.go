@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+func init() {
+	register(&command{name: "up", summary: "build a lab, program it and leave it running to explore", usage: upUsage, run: runUp})
+	register(&command{name: runner.DaemonCommand, summary: "serve a lab for svclab up", usage: "internal\n", run: runLabDaemon, hidden: true})
+}
+
+const upUsage = `Usage: svclab up SCENARIO [--dataplane D] [--json]
+
+Builds the scenario's lab, programs one dataplane and leaves it running, with
+the pods' servers answering, so you can explore it with your own tools. A
+background svclab process serves the pods until 'svclab down RUN'. Needs root.
+
+Options:
+  --dataplane D   iptables-legacy, iptables-nft (default) or nftables
+  --json          print {"run", "node_netns", "client_netns", "services": [...]}
+
+Examples:
+  sudo svclab up split-2
+  sudo ip netns exec svl-3f9a-cli curl -s http://10.96.0.10/
+  sudo ip netns exec svl-3f9a-node iptables-nft -t nat -vnL KUBE-SERVICES
+  sudo svclab down svl-3f9a
+`
+
+func runUp(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("up")
+	dataplane := fs.String("dataplane", "iptables-nft", "")
+	asJSON := fs.Bool("json", false, "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("give exactly one scenario")
+	}
+	if !slices.Contains(runner.UpDataplanes, *dataplane) {
+		return usagef("--dataplane %q: want %s", *dataplane, strings.Join(runner.UpDataplanes, ", "))
+	}
+	if _, err := scenario.Load(rest[0]); err != nil {
+		return err
+	}
+	st, err := runner.StartUp(rest[0], *dataplane)
+	if err != nil {
+		return err
+	}
+	return printUp(st, *asJSON, stdout)
+}
+
+func printUp(st runner.UpState, asJSON bool, w io.Writer) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	fmt.Fprintf(w, "lab %s is up (%s on scenario %s, served by pid %d)\n\n", st.Run, st.Dataplane, st.Scenario, st.PID)
+	fmt.Fprintf(w, "node (the rules):   sudo ip netns exec %s bash\n", st.NodeNetns)
+	fmt.Fprintf(w, "client pod:         sudo ip netns exec %s bash\n", st.ClientNetns)
+	for pod, ns := range st.PodNetns {
+		fmt.Fprintf(w, "pod %-14s  sudo ip netns exec %s bash\n", pod+":", ns)
+	}
+	fmt.Fprintln(w, "\nservices:")
+	for _, s := range st.Services {
+		fmt.Fprintf(w, "  %s  %s\n", s.Name, s.Describe())
+		fmt.Fprintf(w, "    sudo ip netns exec %s curl -s http://%s:%d/\n", st.ClientNetns, s.ClusterIP, s.Port)
+	}
+	fmt.Fprintf(w, "\nrules:   sudo ip netns exec %s iptables-nft -t nat -vnL KUBE-SERVICES   (or nft list ruleset)\n", st.NodeNetns)
+	fmt.Fprintf(w, "flows:   sudo ip netns exec %s conntrack -L\n", st.NodeNetns)
+	fmt.Fprintf(w, "remove:  sudo svclab down %s\n", st.Run)
+	return nil
+}
+
+// runLabDaemon serves an `up` lab until SIGTERM or SIGINT, then tears it down.
+func runLabDaemon(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet(runner.DaemonCommand)
+	dataplane := fs.String("dataplane", "iptables-nft", "")
+	prefix := fs.String("prefix", "", "")
+	rest, err := parseFlags(fs, args)
+	if err != nil || len(rest) != 1 || *prefix == "" {
+		return usagef("internal command: bad arguments")
+	}
+	sc, err := scenario.Load(rest[0])
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	return runner.ServeUp(ctx, sc, *dataplane, *prefix, func(st runner.UpState) {
+		fmt.Fprintf(stdout, "lab %s up\n", st.Run)
+	})
+}

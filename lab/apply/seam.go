@@ -1,0 +1,112 @@
+package apply
+
+import (
+	"context"
+	"net/netip"
+	"time"
+
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
+)
+
+// Sync is the outcome of programming a model or applying one change: the
+// payload's size and how long the sync took. Engine is true when the
+// duration is the engine's own measurement (kube-proxy's syncProxyRules),
+// not svclab's timing of a tool it ran.
+type Sync struct {
+	Payload  render.Stats
+	Duration time.Duration
+	Engine   bool
+}
+
+// Change is one change to a programmed model: Endpoint added to the
+// service at index Service of the model.
+type Change struct {
+	Service  int
+	Endpoint model.Endpoint
+}
+
+// Target is one service port whose traffic is counted.
+type Target struct {
+	Service *model.Service
+	Port    model.Port
+}
+
+// Counters are the kernel's own count of new connections to one target,
+// in one shape for every dataplane.
+type Counters struct {
+	// Source says what was counted, e.g. "iptables DNAT rule packets",
+	// "ipvs real-server connections", "BPF backend map",
+	// "conntrack NEW events by NAT destination".
+	Source string
+	// Endpoints maps an endpoint ("IP:port") to its count.
+	Endpoints map[string]uint64
+	// Cascade is the per-rule view of an iptables statistic cascade; nil
+	// for dataplanes without one.
+	Cascade *Cascade
+}
+
+// Cascade is the kernel's counters for one service chain's statistic
+// cascade: how many packets entered the chain, and each endpoint rule's
+// counter in order.
+type Cascade struct {
+	Chain   string
+	Entered uint64
+	Rules   []CascadeRule
+}
+
+// CascadeRule is one rule of a statistic cascade.
+type CascadeRule struct {
+	Index       int // 1-based position in the chain
+	Target      string
+	Probability float64 // nominal; 1 for the last rule
+	Packets     uint64
+}
+
+// Counting is an open count of one target's connections: started before
+// traffic, stopped after it.
+type Counting interface {
+	// Stop ends the count and returns what the kernel counted since it began.
+	Stop(ctx context.Context) (Counters, error)
+}
+
+// Dataplane is the one seam between the runner and every backend: rules
+// loaded by a restore tool, netlink objects, BPF maps, or an external engine
+// that programs the kernel itself. The runner never looks behind it.
+type Dataplane interface {
+	// Name is the dataplane's name (sim/dataplane), e.g. "iptables-nft".
+	Name() string
+	// Version names the tool or engine that programs the kernel.
+	Version() string
+	// FullSync programs m from scratch the way kube-proxy does and times it.
+	FullSync(ctx context.Context, m *model.Model) (Sync, error)
+	// Program loads m from scratch by the fastest method that leaves the
+	// same state in the kernel; for measurements that need the rules, not
+	// their loading time.
+	Program(ctx context.Context, m *model.Model) (Sync, error)
+	// Apply makes one change to the programmed model m (m is the state
+	// before the change) the way kube-proxy's partial sync does, and times it.
+	Apply(ctx context.Context, m *model.Model, c Change) (Sync, error)
+	// Count starts counting new connections to t.
+	Count(ctx context.Context, t Target) (Counting, error)
+	// Reset removes everything the dataplane programmed, leaving it usable.
+	Reset(ctx context.Context) error
+	// Close resets and releases the dataplane.
+	Close() error
+}
+
+// After returns the model with the change made; m is not modified.
+func (c Change) After(m *model.Model) *model.Model {
+	svc := *m.Services.At(c.Service)
+	svc.Endpoints = append(append([]model.Endpoint(nil), svc.Endpoints...), c.Endpoint)
+	return &model.Model{Cluster: m.Cluster, Services: model.Replace(m.Services, c.Service, svc)}
+}
+
+// Address is the target's ClusterIP and port.
+func (t Target) Address() netip.AddrPort {
+	return netip.AddrPortFrom(t.Service.ClusterIP, uint16(t.Port.Port))
+}
+
+// Name is the target's service port name as kube-proxy writes it
+// ("namespace/name:port").
+func (t Target) Name() string { return t.Service.PortName(t.Port) }

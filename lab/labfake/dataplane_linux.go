@@ -1,0 +1,213 @@
+package labfake
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/svclab/svclab/lab/apply"
+	simipt "github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/kpname"
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/nftables"
+	"github.com/svclab/svclab/sim/render"
+	"github.com/svclab/svclab/sim/render/iptables"
+	rendernft "github.com/svclab/svclab/sim/render/nftables"
+)
+
+// Dataplane is a validating fake dataplane. Every model it programs is
+// rendered, and the payload checked as the kernel tool would check it.
+type Dataplane struct {
+	name  string
+	lab   *Lab
+	model *model.Model
+	dump  *simipt.Dump // iptables dataplanes: the tables after the restores
+	// index maps ClusterIP:port to the service and port that own it, and
+	// the service's position (the rules a lookup walks in iptables mode).
+	index map[netip.AddrPort]located
+	// counts are the fake kernel's per-endpoint counters.
+	counts map[string]uint64
+	// Syncs counts the full syncs, Changes the applied changes.
+	Syncs, Changes int
+}
+
+type located struct {
+	svc      *model.Service
+	port     model.Port
+	position int
+}
+
+// Name is the dataplane's name.
+func (d *Dataplane) Name() string { return d.name }
+
+// Version says it is a fake.
+func (d *Dataplane) Version() string { return "labfake " + d.name }
+
+// FullSync renders, validates and programs m.
+func (d *Dataplane) FullSync(ctx context.Context, m *model.Model) (apply.Sync, error) {
+	return d.program(ctx, m, true)
+}
+
+// Program is FullSync without --noflush.
+func (d *Dataplane) Program(ctx context.Context, m *model.Model) (apply.Sync, error) {
+	return d.program(ctx, m, false)
+}
+
+func (d *Dataplane) program(ctx context.Context, m *model.Model, noflush bool) (apply.Sync, error) {
+	if err := ctx.Err(); err != nil {
+		return apply.Sync{}, err
+	}
+	stats, dump, err := d.validate(m, nil, noflush, nil)
+	if err != nil {
+		return apply.Sync{}, err
+	}
+	d.load(m, dump)
+	d.Syncs++
+	return apply.Sync{Payload: stats, Duration: time.Duration(stats.Rules) * time.Microsecond}, nil
+}
+
+// Apply validates kube-proxy's partial-sync payload for the change on top
+// of what is loaded and programs the changed model.
+func (d *Dataplane) Apply(ctx context.Context, m *model.Model, c apply.Change) (apply.Sync, error) {
+	if d.model == nil {
+		return apply.Sync{}, fmt.Errorf("fake %s: Apply before any sync", d.name)
+	}
+	after := c.After(m)
+	stats, dump, err := d.validate(after, d.dump, true, func(i int) bool { return i == c.Service })
+	if err != nil {
+		return apply.Sync{}, err
+	}
+	d.load(after, dump)
+	d.Changes++
+	return apply.Sync{Payload: stats, Duration: time.Duration(stats.Rules) * time.Microsecond}, nil
+}
+
+// validate renders m as the real dataplane would and checks the payload.
+func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, *simipt.Dump, error) {
+	var payload bytes.Buffer
+	switch {
+	case strings.HasPrefix(d.name, "iptables-"):
+		var stats render.Stats
+		var err error
+		if partial != nil {
+			stats, err = iptables.RenderPartial(&payload, m, iptables.DefaultOptions(), partial)
+		} else {
+			stats, err = iptables.Render(&payload, m, iptables.DefaultOptions())
+		}
+		if err != nil {
+			return stats, nil, err
+		}
+		dump, err := simipt.Apply(current, bytes.NewReader(payload.Bytes()), noflush)
+		if err != nil {
+			return stats, nil, fmt.Errorf("fake %s: iptables-restore would refuse the payload: %w", d.name, err)
+		}
+		return stats, dump, nil
+	case d.name == "nftables":
+		stats, err := rendernft.Render(&payload, m, rendernft.Options{})
+		if err != nil {
+			return stats, nil, err
+		}
+		if _, err := nftables.Parse(bytes.NewReader(payload.Bytes())); err != nil {
+			return stats, nil, fmt.Errorf("fake nftables: nft would refuse the script: %w", err)
+		}
+		return stats, nil, nil
+	}
+	n := 0
+	for i := 0; i < m.Services.Len(); i++ {
+		n += len(m.Services.At(i).Endpoints)
+	}
+	return render.Stats{Rules: n, Lines: n}, nil, nil
+}
+
+// load makes m the fake kernel's state and this dataplane the lab's.
+func (d *Dataplane) load(m *model.Model, dump *simipt.Dump) {
+	d.model, d.dump = m, dump
+	d.index = map[netip.AddrPort]located{}
+	for i := 0; i < m.Services.Len(); i++ {
+		s := m.Services.At(i)
+		for _, p := range s.Ports {
+			d.index[netip.AddrPortFrom(s.ClusterIP, uint16(p.Port))] = located{svc: s, port: p, position: i}
+		}
+	}
+	if d.counts == nil {
+		d.counts = map[string]uint64{}
+	}
+	d.lab.mu.Lock()
+	d.lab.active = d
+	d.lab.mu.Unlock()
+}
+
+// costMicros is the fake first-packet cost: 20 µs plus 20 ns per rule an
+// iptables lookup walks before it reaches the service.
+func (d *Dataplane) costMicros(target netip.AddrPort) float64 {
+	loc, ok := d.index[target]
+	if !ok || !strings.HasPrefix(d.name, "iptables-") {
+		return 20
+	}
+	return 20 + 0.02*float64(loc.position+1)
+}
+
+// Reset forgets the programmed model.
+func (d *Dataplane) Reset(context.Context) error {
+	d.model, d.dump, d.index = nil, nil, nil
+	return nil
+}
+
+// Close resets.
+func (d *Dataplane) Close() error { return d.Reset(context.Background()) }
+
+// Count starts counting t's connections.
+func (d *Dataplane) Count(_ context.Context, t apply.Target) (apply.Counting, error) {
+	if d.model == nil {
+		return nil, fmt.Errorf("fake %s: Count before any sync", d.name)
+	}
+	before := map[string]uint64{}
+	for k, v := range d.counts {
+		before[k] = v
+	}
+	return &counting{d: d, t: t, before: before}, nil
+}
+
+type counting struct {
+	d      *Dataplane
+	t      apply.Target
+	before map[string]uint64
+}
+
+// Stop returns the fake kernel's counts since Count, and for iptables the
+// cascade of the service chain as the rule counters would show it.
+func (c *counting) Stop(context.Context) (apply.Counters, error) {
+	out := apply.Counters{Source: "labfake kernel", Endpoints: map[string]uint64{}}
+	eps := c.t.Service.ReadyEndpoints(c.t.Port)
+	var total uint64
+	for i, ep := range eps {
+		out.Endpoints[ep] = c.d.counts[ep] - c.before[ep]
+		if i == 0 && c.d.lab.machine.MiscountKernel && out.Endpoints[ep] > 0 {
+			out.Endpoints[ep]--
+		}
+		total += out.Endpoints[ep]
+	}
+	if strings.HasPrefix(c.d.name, "iptables-") {
+		out.Cascade = cascade(c.t, eps, out.Endpoints, total)
+	}
+	return out, nil
+}
+
+// cascade is what the statistic cascade's counters show for the counts.
+func cascade(t apply.Target, eps []string, counts map[string]uint64, total uint64) *apply.Cascade {
+	name, proto := t.Name(), t.Port.Protocol.Lower()
+	c := &apply.Cascade{Chain: kpname.ServiceChain(name, proto), Entered: total}
+	for i, ep := range eps {
+		p := 1.0
+		if n := len(eps) - i; n > 1 {
+			p = 1 / float64(n)
+		}
+		c.Rules = append(c.Rules, apply.CascadeRule{Index: i + 2, Target: kpname.EndpointChain(name, proto, ep), Probability: p, Packets: counts[ep]})
+	}
+	return c
+}
+
+var _ apply.Dataplane = (*Dataplane)(nil)

@@ -1,0 +1,144 @@
+package labfake
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"sync"
+
+	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/pktgen"
+	"github.com/svclab/svclab/lab/podserver"
+	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/sim/dataplane"
+)
+
+// Machine is a simulated host. Its zero value is ready; it records every
+// lab it built.
+type Machine struct {
+	mu   sync.Mutex
+	cpu  float64
+	Labs []*Lab
+	// Seed makes the traffic's endpoint choices reproducible.
+	Seed uint64
+	// Missing, when set, is returned by Prerequisites.
+	Missing error
+	// BuildError, when set, is returned by BuildLab.
+	BuildError error
+	// MiscountKernel makes the fake kernel count one connection fewer on
+	// each target's first endpoint than the servers did.
+	MiscountKernel bool
+}
+
+// BuildLab records the spec and returns a lab whose pods are the targets'
+// endpoints. It fails if ctx has ended, like the real build.
+func (m *Machine) BuildLab(ctx context.Context, spec runner.LabSpec) (runner.Lab, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("build fake lab %s: %w", spec.Prefix, err)
+	}
+	if m.BuildError != nil {
+		return nil, fmt.Errorf("build fake lab %s: %w", spec.Prefix, m.BuildError)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l := &Lab{Spec: spec, machine: m, served: map[string]*podserver.Stats{}, rng: rand.New(rand.NewPCG(m.Seed, uint64(len(m.Labs))))}
+	for _, s := range spec.Targets {
+		for _, e := range s.Endpoints {
+			l.served[podName(e.IP)] = &podserver.Stats{}
+		}
+	}
+	m.Labs = append(m.Labs, l)
+	return l, nil
+}
+
+// CPUSeconds advances with the simulated traffic.
+func (m *Machine) CPUSeconds() (float64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cpu, nil
+}
+
+func (m *Machine) addCPU(s float64) {
+	m.mu.Lock()
+	m.cpu += s
+	m.mu.Unlock()
+}
+
+// KernelMemory is constant: the fake kernel's rules cost nothing.
+func (m *Machine) KernelMemory() (int64, error) { return 1 << 30, nil }
+
+// Hold claims nothing: a fake run leaves nothing on the host.
+func (m *Machine) Hold(string) (runner.Hold, error) { return noHold{}, nil }
+
+type noHold struct{}
+
+func (noHold) Done(err error) error { return err }
+
+// Prerequisites returns m.Missing.
+func (m *Machine) Prerequisites([]string) error { return m.Missing }
+
+// Lab is a simulated lab.
+type Lab struct {
+	Spec    runner.LabSpec
+	machine *Machine
+	mu      sync.Mutex
+	rng     *rand.Rand
+	served  map[string]*podserver.Stats
+	active  *Dataplane // the dataplane whose rules are loaded
+	Closed  bool
+}
+
+func podName(ip netip.Addr) string { return "pod-" + ip.String() }
+
+// Dataplane returns a validating fake of the named dataplane.
+func (l *Lab) Dataplane(name string, s apply.Settings) (apply.Dataplane, error) {
+	if _, err := dataplane.Parse(name); err != nil {
+		return nil, err
+	}
+	return &Dataplane{name: name, lab: l}, nil
+}
+
+// ServerStats is what the fake pod servers counted.
+func (l *Lab) ServerStats() map[string]podserver.Stats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := map[string]podserver.Stats{}
+	for pod, s := range l.served {
+		out[pod] = *s
+	}
+	return out
+}
+
+// PodOf names the pod of an endpoint IP.
+func (l *Lab) PodOf(ip netip.Addr) string { return podName(ip) }
+
+// FlushConntrack does nothing: the fake keeps no flows.
+func (l *Lab) FlushConntrack() error { return nil }
+
+// PacketRate reports a rate that falls with the rules a packet walks.
+func (l *Lab) PacketRate(ctx context.Context, target netip.AddrPort, startRate float64) (pktgen.Rate, error) {
+	d := l.loaded()
+	if d == nil {
+		return pktgen.Rate{}, fmt.Errorf("fake lab %s: no rules loaded", l.Spec.Prefix)
+	}
+	cost := d.costMicros(target)
+	return pktgen.Rate{FlowsPerSec: 1e6 / cost, Offered: 1e6 / cost, CPUMicrosPerPacket: cost, Saturated: true}, nil
+}
+
+// Close marks the lab closed; the runner must close every lab it built.
+func (l *Lab) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.Closed = true
+	return nil
+}
+
+func (l *Lab) loaded() *Dataplane {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.active
+}
+
+var _ runner.Lab = (*Lab)(nil)
+var _ runner.Machine = (*Machine)(nil)

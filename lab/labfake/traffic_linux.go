@@ -1,0 +1,100 @@
+package labfake
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/svclab/svclab/lab/traffic"
+)
+
+// Connect simulates spec's connections: each lands on a ready endpoint of
+// the target's service, chosen uniformly, and is counted by the fake kernel
+// and by the endpoint's pod server.
+func (l *Lab) Connect(ctx context.Context, spec traffic.Spec, sink func(traffic.Record)) (traffic.Summary, error) {
+	d := l.loaded()
+	if d == nil {
+		return traffic.Summary{}, fmt.Errorf("fake lab %s: no rules loaded", l.Spec.Prefix)
+	}
+	if spec.Connections <= 0 {
+		return traffic.Summary{}, fmt.Errorf("connections = %d, want > 0", spec.Connections)
+	}
+	sum := traffic.Summary{}
+	cost := time.Duration(d.costMicros(spec.Target) * float64(time.Microsecond))
+	for i := 0; i < spec.Connections; i++ {
+		if err := ctx.Err(); err != nil {
+			return sum, fmt.Errorf("fake traffic to %s: %w", spec.Target, err)
+		}
+		rec := traffic.Record{Seq: i, Connect: cost, Total: cost}
+		if ep, ok := l.pick(d, spec.Target); ok {
+			l.deliver(d, ep, spec)
+			rec.Requests = max(spec.RequestsPerConn, 1)
+			sum.Requests += rec.Requests
+		} else {
+			rec.Err = "connection refused"
+			sum.Errors++
+		}
+		sum.Connections++
+		if sink != nil {
+			sink(rec)
+		}
+	}
+	sum.Elapsed = time.Duration(spec.Connections) * cost
+	sum.ConnPerSec = float64(sum.Connections-sum.Errors) / sum.Elapsed.Seconds()
+	l.machine.addCPU(sum.Elapsed.Seconds())
+	return sum, nil
+}
+
+// pick chooses the endpoint a new connection to target reaches.
+func (l *Lab) pick(d *Dataplane, target netip.AddrPort) (netip.AddrPort, bool) {
+	loc, ok := d.index[target]
+	if !ok {
+		return netip.AddrPort{}, false
+	}
+	eps := loc.svc.ReadyEndpoints(loc.port)
+	if len(eps) == 0 {
+		return netip.AddrPort{}, false
+	}
+	l.mu.Lock()
+	i := l.rng.IntN(len(eps))
+	l.mu.Unlock()
+	return netip.MustParseAddrPort(eps[i]), true
+}
+
+// deliver counts one connection at the kernel and at the pod.
+func (l *Lab) deliver(d *Dataplane, ep netip.AddrPort, spec traffic.Spec) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	d.counts[ep.String()]++
+	s, ok := l.served[podName(ep.Addr())]
+	if !ok {
+		return // a filler endpoint: the sink answers
+	}
+	s.Accepted++
+	s.Requests += uint64(max(spec.RequestsPerConn, 1))
+}
+
+// Probe simulates blocking connects: every latency is the fake cost of the
+// target's lookup.
+func (l *Lab) Probe(ctx context.Context, spec traffic.ProbeSpec) (traffic.ProbeResult, error) {
+	d := l.loaded()
+	if d == nil {
+		return traffic.ProbeResult{}, fmt.Errorf("fake lab %s: no rules loaded", l.Spec.Prefix)
+	}
+	res := traffic.ProbeResult{}
+	for i := 0; i < spec.Warmup+spec.Count; i++ {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		target := spec.Target(i)
+		if _, ok := l.pick(d, target); !ok {
+			res.Errors++
+			continue
+		}
+		if i >= spec.Warmup {
+			res.Latencies = append(res.Latencies, time.Duration(d.costMicros(target)*float64(time.Microsecond)))
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,95 @@
+package lease
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Entry is one lease file found on disk.
+type Entry struct {
+	Path   string
+	Record Record
+	// Held is true while its owner lives.
+	Held bool
+}
+
+// List reads every lease file, sorted by prefix. A file that cannot be
+// parsed is reported with an empty Record and its Prefix taken from the
+// file name.
+func List() ([]Entry, error) {
+	matches, err := filepath.Glob(filepath.Join(Dir, "*"+suffix))
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, path := range matches {
+		e, err := read(path)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Record.Prefix < out[j].Record.Prefix })
+	return out, nil
+}
+
+func read(path string) (Entry, error) {
+	e := Entry{Path: path}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return e, nil
+	}
+	if err != nil {
+		return e, fmt.Errorf("open lease %s: %w", path, err)
+	}
+	defer f.Close()
+	e.Held = held(f)
+	data, err := os.ReadFile(path)
+	if err == nil {
+		_ = json.Unmarshal(data, &e.Record)
+	}
+	if e.Record.Prefix == "" {
+		e.Record.Prefix = strings.TrimSuffix(filepath.Base(path), suffix)
+	}
+	return e, nil
+}
+
+// held reports whether another process holds f's lock: a free lock is
+// taken and dropped at once.
+func held(f *os.File) bool {
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return true
+	}
+	_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return false
+}
+
+// Claim takes the lock of a lease whose owner is gone, so that no one
+// else cleans it up at the same time; Forget removes it afterwards.
+func Claim(e Entry) (*os.File, bool) {
+	f, err := os.OpenFile(e.Path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, false
+	}
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+		f.Close()
+		return nil, false
+	}
+	return f, true
+}
+
+// Forget removes a claimed lease file and drops its lock.
+func Forget(e Entry, f *os.File) error {
+	err := os.Remove(e.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		err = nil
+	}
+	return errors.Join(err, f.Close())
+}

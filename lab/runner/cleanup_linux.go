@@ -1,0 +1,181 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/svclab/svclab/lab/ebpf"
+	"github.com/svclab/svclab/lab/lease"
+	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/lab/topo"
+)
+
+// CleanupOptions say what `svclab cleanup` may remove.
+type CleanupOptions struct {
+	// Prefix limits cleanup to one run (e.g. "svl-3f9a"); empty means every
+	// run whose owner is gone.
+	Prefix string
+	// Force also stops live runs and labs (their owner gets SIGTERM, then
+	// their objects are removed).
+	Force bool
+}
+
+// CleanupReport is what cleanup did and left.
+type CleanupReport struct {
+	// Removed are the objects removed, e.g. "netns svl-3f9a-node".
+	Removed []string
+	// Live are the runs left alone because their owner still lives.
+	Live []lease.Record
+	// Unowned are svclab-looking namespaces that no lease records; cleanup
+	// never removes them.
+	Unowned []string
+}
+
+// Cleanup removes what runs whose owner died left behind: for each lease
+// file whose lock is free, its namespaces, processes (only if still the
+// same process), cgroups and directories, then the lease itself. Live runs
+// are left alone unless opts.Force. It needs root.
+func Cleanup(opts CleanupOptions) (CleanupReport, error) {
+	var rep CleanupReport
+	if os.Geteuid() != 0 {
+		return rep, ErrNeedsRoot
+	}
+	entries, err := lease.List()
+	if err != nil {
+		return rep, err
+	}
+	covered := map[string]bool{}
+	var errs []error
+	for _, e := range entries {
+		if opts.Prefix != "" && e.Record.Prefix != opts.Prefix {
+			covered[e.Record.Prefix] = true
+			continue
+		}
+		covered[e.Record.Prefix] = true
+		if e.Held && !opts.Force {
+			rep.Live = append(rep.Live, e.Record)
+			continue
+		}
+		removed, err := cleanupLease(e)
+		rep.Removed = append(rep.Removed, removed...)
+		errs = append(errs, err)
+	}
+	rep.Unowned = unownedNamespaces(covered)
+	return rep, errors.Join(errs...)
+}
+
+// ErrNeedsRoot: the command changes network namespaces.
+var ErrNeedsRoot = errors.New("needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN) to inspect and remove lab namespaces; run it with sudo")
+
+// cleanupLease removes one lease's objects. A live owner (Force) is asked
+// to stop first and given time to tear down itself.
+func cleanupLease(e lease.Entry) ([]string, error) {
+	if e.Held {
+		if sent, _ := e.Record.Owner.Signal(syscall.SIGTERM); sent {
+			waitGone(e.Record.Owner, 30*time.Second)
+		}
+		if e.Record.Owner.Alive() {
+			_, _ = e.Record.Owner.Signal(syscall.SIGKILL)
+			waitGone(e.Record.Owner, 5*time.Second)
+		}
+	}
+	f, ok := lease.Claim(e)
+	if !ok {
+		if _, err := os.Stat(e.Path); errors.Is(err, os.ErrNotExist) {
+			return nil, nil // its owner removed it on the way out
+		}
+		return nil, fmt.Errorf("lease %s is still held", e.Path)
+	}
+	var removed []string
+	var errs []error
+	for _, p := range e.Record.Processes {
+		if p.Group {
+			if n, err := p.KillGroup(); err != nil {
+				errs = append(errs, err)
+			} else if n > 0 {
+				removed = append(removed, fmt.Sprintf("process group %d (%d processes)", p.PID, n))
+			}
+		} else if sent, err := p.Signal(syscall.SIGKILL); sent {
+			removed = append(removed, fmt.Sprintf("process %d", p.PID))
+		} else if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	names, err := topo.Cleanup(e.Record.Prefix)
+	for _, n := range names {
+		removed = append(removed, "netns "+n)
+	}
+	errs = append(errs, err)
+	cgroups, err := ebpf.Cleanup(e.Record.Prefix)
+	for _, c := range cgroups {
+		removed = append(removed, "cgroup "+c)
+	}
+	errs = append(errs, err)
+	for _, dir := range append(append([]string(nil), e.Record.Cgroups...), e.Record.Dirs...) {
+		if gone, err := removeRecordedDir(dir); err != nil {
+			errs = append(errs, err)
+		} else if gone {
+			removed = append(removed, "dir "+dir)
+		}
+	}
+	removeUpFiles(e.Record.Prefix)
+	if err := errors.Join(errs...); err != nil {
+		_ = f.Close() // keep the lease: its objects are not all gone
+		return removed, fmt.Errorf("run %s: %w (run `svclab cleanup --prefix %s` again)", e.Record.Prefix, err, e.Record.Prefix)
+	}
+	return removed, lease.Forget(e, f)
+}
+
+func waitGone(p lease.Process, d time.Duration) {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline) && p.Alive(); {
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// removeRecordedDir removes a directory a lease recorded, only where svclab
+// makes them (temp dirs, /dev/shm, /run/svclab, cgroup trees) and only if
+// its name carries svclab's prefix. A cgroup directory is removed with
+// rmdir (its processes are gone).
+func removeRecordedDir(dir string) (bool, error) {
+	clean := filepath.Clean(dir)
+	if !strings.HasPrefix(filepath.Base(clean), topo.PrefixBase) {
+		return false, fmt.Errorf("refusing to remove %s: not a svclab name", dir)
+	}
+	if _, err := os.Lstat(clean); errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	switch {
+	case strings.HasPrefix(clean, "/sys/fs/cgroup/"):
+		return true, syscall.Rmdir(clean)
+	case strings.HasPrefix(clean, os.TempDir()+"/"), strings.HasPrefix(clean, "/dev/shm/"), strings.HasPrefix(clean, lease.Dir+"/"):
+		return true, os.RemoveAll(clean)
+	}
+	return false, fmt.Errorf("refusing to remove %s: outside the temp, shm and %s directories", dir, lease.Dir)
+}
+
+// unownedNamespaces lists svclab-prefixed namespaces that no lease covers.
+func unownedNamespaces(covered map[string]bool) []string {
+	names, err := netns.List(topo.PrefixBase)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range names {
+		owned := false
+		for p := range covered {
+			if topo.BelongsToRun(n, p) {
+				owned = true
+				break
+			}
+		}
+		if !owned {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,145 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+
+	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/host"
+	"github.com/svclab/svclab/lab/lease"
+	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/lab/pktgen"
+	"github.com/svclab/svclab/lab/podserver"
+	"github.com/svclab/svclab/lab/traffic"
+	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+// Kernel is the real Machine: labs of network namespaces and veths on this
+// host's kernel, real pod servers, real traffic.
+type Kernel struct{}
+
+// BuildLab builds the topology and starts a server on every endpoint port.
+func (Kernel) BuildLab(ctx context.Context, spec LabSpec) (Lab, error) {
+	return newKernelLab(ctx, spec)
+}
+
+// CPUSeconds reads /proc/stat (see cpuSeconds).
+func (Kernel) CPUSeconds() (float64, error) { return cpuSeconds() }
+
+// KernelMemory reads /proc/meminfo (see kernelMemory).
+func (Kernel) KernelMemory() (int64, error) { return kernelMemory() }
+
+// Hold takes the run's lease.
+func (Kernel) Hold(prefix string) (Hold, error) {
+	l, err := lease.Acquire(prefix, "run")
+	if err != nil {
+		return nil, err
+	}
+	return leaseHold{l: l, prefix: prefix}, nil
+}
+
+type leaseHold struct {
+	l      *lease.Lease
+	prefix string
+}
+
+// Done releases the lease once nothing of the run is left (see finishLease).
+func (h leaseHold) Done(err error) error { return finishLease(h.l, h.prefix, err) }
+
+// Prerequisites checks root, working namespaces and every tool the
+// dataplanes need.
+func (Kernel) Prerequisites(dataplanes []string) error {
+	return host.Error(host.Check(host.Requirements{Root: true, Netns: true, Binaries: host.ToolsFor(dataplanes)}))
+}
+
+// Dataplane returns the named dataplane for the lab's node: restore-text
+// and netlink dataplanes from package apply, BPF-map dataplanes attached
+// to the client's node-side veth.
+func (l *kernelLab) Dataplane(name string, s apply.Settings) (apply.Dataplane, error) {
+	info, err := dataplane.Parse(name)
+	if err != nil {
+		return nil, err
+	}
+	if s.Engine == scenario.EngineKubeProxy {
+		return newKubeProxyDataplane(l, info, s)
+	}
+	if maker, ok := extraDataplanes[info.Sync]; ok {
+		return maker(l, info, s)
+	}
+	return apply.New(name, l.topo.NodeNetns, s)
+}
+
+// extraDataplanes builds the dataplanes package apply does not: BPF maps
+// and external engines register here.
+var extraDataplanes = map[dataplane.SyncKind]func(*kernelLab, dataplane.Info, apply.Settings) (apply.Dataplane, error){}
+
+// Connect runs traffic from the client namespace.
+func (l *kernelLab) Connect(ctx context.Context, spec traffic.Spec, sink func(traffic.Record)) (traffic.Summary, error) {
+	spec.Netns = l.topo.ClientNetns
+	return traffic.Run(ctx, spec, sink)
+}
+
+// Probe measures connect latency from the client namespace.
+func (l *kernelLab) Probe(ctx context.Context, spec traffic.ProbeSpec) (traffic.ProbeResult, error) {
+	spec.Netns = l.topo.ClientNetns
+	return traffic.Probe(ctx, spec)
+}
+
+// ServerStats is each pod server's counts.
+func (l *kernelLab) ServerStats() map[string]podserver.Stats { return l.servers.Stats() }
+
+// PodOf names the pod that owns ip.
+func (l *kernelLab) PodOf(ip netip.Addr) string { return l.podOf[ip] }
+
+// FlushConntrack empties the node's conntrack table.
+func (l *kernelLab) FlushConntrack() error { return netns.FlushConntrack(l.topo.NodeNetns) }
+
+// PacketRate finds the knee of the node's new-flow rate for target: raw
+// SYNs with distinct source ports from the client pod over AF_PACKET,
+// counted as new flows at the pods, with conntrack flushed between batches.
+// It separates the lookup cost from the TCP stack.
+//
+// startRate (flows/s) is where the search begins, e.g. half the TCP
+// connection rate just measured, so points with many services do not start
+// far above what the node can forward. When even the first rate overloads
+// the node, the most flows per second it forwarded is its capacity.
+func (l *kernelLab) PacketRate(ctx context.Context, target netip.AddrPort, startRate float64) (pktgen.Rate, error) {
+	var counters []func() (uint64, error)
+	for _, p := range l.topo.Pods {
+		c, err := pktgen.NewSynCounter(p.Netns, "eth0")
+		if err != nil {
+			return pktgen.Rate{}, err
+		}
+		defer c.Close()
+		counters = append(counters, c.Count)
+	}
+	blast := pktgen.Spec{
+		ClientNetns: l.topo.ClientNetns, Iface: "eth0", SrcIP: l.topo.ClientIP,
+		Targets:        []netip.AddrPort{target},
+		FlushConntrack: pktgen.FlushConntrackIn(l.topo.NodeNetns),
+	}
+	rate, err := pktgen.Measure(ctx, pktgen.MeasureSpec{Blast: blast, Forwarded: pktgen.SumCounts(counters...),
+		ConntrackNetns: l.topo.NodeNetns, StartRate: max(1000, startRate)})
+	if err != nil && ctx.Err() == nil && saturatedFromStart(&rate) {
+		return rate, nil
+	}
+	if err != nil {
+		return rate, fmt.Errorf("packet rate in lab %s: %w", l.topo.Prefix, err)
+	}
+	return rate, nil
+}
+
+// saturatedFromStart handles a search whose every step lost flows: the node
+// was saturated at each offered rate, so the most flows per second it
+// forwarded is the knee.
+func saturatedFromStart(r *pktgen.Rate) bool {
+	for _, s := range r.Steps {
+		if s.FlowsPerSec > r.FlowsPerSec {
+			r.FlowsPerSec, r.Offered, r.CPUMicrosPerPacket = s.FlowsPerSec, s.Offered, s.CPUMicrosPerPacket
+		}
+	}
+	r.Saturated = true
+	return r.FlowsPerSec > 0
+}

@@ -1,0 +1,61 @@
+package runner
+
+import (
+	"context"
+	"net/netip"
+
+	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/pktgen"
+	"github.com/svclab/svclab/lab/podserver"
+	"github.com/svclab/svclab/lab/traffic"
+)
+
+// Machine is everything a run asks of the host: labs to build and the
+// machine-wide CPU and kernel memory readings. Kernel is the real one;
+// lab/labfake has a simulated one, so whole runs are tested without root.
+type Machine interface {
+	// BuildLab builds the topology spec asks for and starts its pod
+	// servers. It stops between objects when ctx ends, removing what it
+	// made.
+	BuildLab(ctx context.Context, spec LabSpec) (Lab, error)
+	// CPUSeconds is the machine's busy CPU time so far.
+	CPUSeconds() (float64, error)
+	// KernelMemory is the kernel memory that holds rules and maps, in bytes.
+	KernelMemory() (int64, error)
+	// Hold claims the run prefix for this process while the run lives
+	// (the kernel's: a lease, see lab/lease).
+	Hold(prefix string) (Hold, error)
+	// Prerequisites says what the machine lacks to run the dataplanes
+	// (root, tools, namespaces), with the fix; nil when nothing.
+	Prerequisites(dataplanes []string) error
+}
+
+// Lab is one built topology: a node, a client, pods answering on their
+// endpoints and, for synthetic services, a sink.
+type Lab interface {
+	// Dataplane returns the named dataplane (sim/dataplane) programming
+	// this lab's node.
+	Dataplane(name string, s apply.Settings) (apply.Dataplane, error)
+	// Connect opens spec's connections from the client (spec.Netns is
+	// ignored) and calls sink with each record.
+	Connect(ctx context.Context, spec traffic.Spec, sink func(traffic.Record)) (traffic.Summary, error)
+	// Probe measures connect latency from the client (spec.Netns is ignored).
+	Probe(ctx context.Context, spec traffic.ProbeSpec) (traffic.ProbeResult, error)
+	// PacketRate finds the node's new-flow knee for target.
+	PacketRate(ctx context.Context, target netip.AddrPort, startRate float64) (pktgen.Rate, error)
+	// ServerStats is what each pod's server has counted so far, by pod.
+	ServerStats() map[string]podserver.Stats
+	// PodOf names the pod that owns an endpoint IP ("" if none).
+	PodOf(ip netip.Addr) string
+	// FlushConntrack empties the node's connection tracking table.
+	FlushConntrack() error
+	// Close stops the servers and removes the topology.
+	Close() error
+}
+
+// Hold is a run's claim on the machine.
+type Hold interface {
+	// Done ends the claim once the run has torn down; it returns err
+	// joined with anything the run could not remove, and how to remove it.
+	Done(err error) error
+}

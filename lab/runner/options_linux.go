@@ -1,0 +1,55 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/topo"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+// Options are a run's settings that do not come from the scenario.
+type Options struct {
+	// OutDir is the run directory; empty means results/runs/NAME-TIMESTAMP.
+	OutDir string
+	// Prefix is the run prefix every lab object's name starts with; empty
+	// means a new random one.
+	Prefix string
+	// Progress is told how many steps of the run are done (optional).
+	Progress func(done, total int)
+	// Log receives one line per notable event (optional).
+	Log func(format string, args ...any)
+	// Machine builds labs and reads the machine's counters; nil is the real
+	// kernel (Kernel).
+	Machine Machine
+}
+
+func (o Options) withDefaults() Options {
+	if o.Machine == nil {
+		o.Machine = Kernel{}
+	}
+	if o.Prefix == "" {
+		o.Prefix = topo.NewPrefix()
+	}
+	return o
+}
+
+func (o Options) logf(format string, args ...any) {
+	if o.Log != nil {
+		o.Log(format, args...)
+	}
+}
+
+// closeLab closes l and joins its error to err.
+func closeLab(l Lab, err error) error {
+	if cerr := l.Close(); cerr != nil {
+		return fmt.Errorf("%w (and teardown: %v)", err, cerr)
+	}
+	return err
+}
+
+// settingsFor is what a dataplane of the scenario needs: the IPVS
+// scheduler, the kube-proxy version and the engine.
+func settingsFor(sc *scenario.Scenario, scheduler string) apply.Settings {
+	return apply.Settings{IPVSScheduler: scheduler, Version: sc.KubeProxy.Version, Engine: sc.KubeProxy.Engine}
+}

@@ -1,0 +1,210 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/svclab/svclab/lab/labfake"
+	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+// runOnFakes runs a scenario against the simulated machine, as any user.
+func runOnFakes(t *testing.T, ctx context.Context, sc *scenario.Scenario) (*runner.Outcome, *labfake.Machine, error) {
+	t.Helper()
+	return runOn(t, ctx, sc, &labfake.Machine{Seed: 7})
+}
+
+func runOn(t *testing.T, ctx context.Context, sc *scenario.Scenario, m *labfake.Machine) (*runner.Outcome, *labfake.Machine, error) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	out, err := runner.Run(ctx, sc, runner.RunOptions{Options: runner.Options{OutDir: dir, Prefix: "svl-fake", Machine: m}, Kernel: "host"})
+	return out, m, err
+}
+
+func records(t *testing.T, dir string) map[string][]results.Record {
+	t.Helper()
+	recs, warnings, err := results.ReadRecords(dir)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("read %s: %v %v", dir, err, warnings)
+	}
+	by := map[string][]results.Record{}
+	for _, r := range recs {
+		by[r.Type] = append(by[r.Type], r)
+	}
+	return by
+}
+
+func TestFairnessRunOnFakes(t *testing.T) {
+	sc, err := scenario.Load("split-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, m, err := runOnFakes(t, t.Context(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := records(t, out.Dir)
+	if len(by[results.TypeMeta]) != 1 || len(by[results.TypeFairness]) != 3 {
+		t.Fatalf("records: %d meta, %d fairness; want 1 and 3 (one per dataplane)", len(by[results.TypeMeta]), len(by[results.TypeFairness]))
+	}
+	for _, r := range by[results.TypeFairness] {
+		f := r.Fairness
+		if f.Connections != 20000 || f.Errors != 0 || !f.CountsAgree || len(f.Endpoints) != 2 {
+			t.Errorf("%s: %d connections, %d errors, agree %v, %d endpoints", f.Dataplane, f.Connections, f.Errors, f.CountsAgree, len(f.Endpoints))
+		}
+		for _, ep := range f.Endpoints {
+			if math.Abs(ep.Share-0.5) > 0.02 {
+				t.Errorf("%s %s share %.4f, want 0.5 ± 0.02", f.Dataplane, ep.Endpoint, ep.Share)
+			}
+		}
+		if wantRules := f.Dataplane != "nftables"; (len(f.Rules) == 2) != wantRules {
+			t.Errorf("%s: %d cascade rules", f.Dataplane, len(f.Rules))
+		}
+	}
+	s, err := results.ReadSummary(out.Dir)
+	if err != nil || !s.Complete || len(s.Runs) != 3 {
+		t.Fatalf("summary: %v, complete %v, %d runs", err, s != nil && s.Complete, len(s.Runs))
+	}
+	if len(m.Labs) != 1 || !m.Labs[0].Closed {
+		t.Errorf("labs built %d, closed %v; want one, closed", len(m.Labs), len(m.Labs) == 1 && m.Labs[0].Closed)
+	}
+}
+
+const fakeSweep = `name: fake-sweep
+sweep:
+  services: [3, 200, 400]
+  dataplanes: [iptables-legacy, nftables]
+  positions: [first, last]
+  endpointsPerService: 1
+  connections: 50
+  warmup: 5
+  repetitions: 2
+  throughputConnections: 100
+  seed: 1
+`
+
+func TestSweepPlanOnFakes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fake-sweep.yaml")
+	if err := os.WriteFile(path, []byte(fakeSweep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, m, err := runOnFakes(t, t.Context(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	points := records(t, out.Dir)[results.TypePoint]
+	if want := 3 * 2 * 2 * 2; len(points) != want { // counts × dataplanes × positions × repetitions
+		t.Fatalf("%d point records, want %d", len(points), want)
+	}
+	if len(m.Labs) != 6 {
+		t.Errorf("%d labs built, want one per (dataplane, count) = 6", len(m.Labs))
+	}
+	s, err := results.ReadSummary(out.Dir)
+	if err != nil || !s.Complete {
+		t.Fatalf("summary: %v (complete %v)", err, s != nil && s.Complete)
+	}
+	slopes := map[string]float64{}
+	for _, f := range s.Fits {
+		if f.Position == "last" && f.Metric == "p50_us" {
+			slopes[f.Dataplane] = f.SlopeNsPerService
+		}
+	}
+	if slopes["iptables-legacy"] < 15 || math.Abs(slopes["nftables"]) > 1 {
+		t.Errorf("last-position slopes %v: want ≈20 ns/service for the fake iptables walk and ≈0 for nftables", slopes)
+	}
+}
+
+func TestCancelledRunRecordsInterruption(t *testing.T) {
+	sc, err := scenario.Load("split-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	out, m, err := runOnFakes(t, ctx, sc)
+	if !errors.Is(err, runner.ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	last := records(t, out.Dir)[results.TypeInterrupted]
+	if len(last) != 1 || last[0].Interrupted.Signal != "cancelled" {
+		t.Fatalf("interrupted records %+v", last)
+	}
+	if s, _ := results.ReadSummary(out.Dir); s == nil || s.Complete {
+		t.Errorf("summary of an interrupted run must say complete: false")
+	}
+	for _, l := range m.Labs {
+		if !l.Closed {
+			t.Errorf("lab %s left open", l.Spec.Prefix)
+		}
+	}
+}
+
+// Point 4 of the reliability issue: summary.json says complete only when
+// every planned measurement was made: not for a run whose lab could not be
+// built, nor for one whose only service has no ready endpoint.
+func TestPoint04NothingMeasuredIsNotComplete(t *testing.T) {
+	noReady := "services:\n  - namespace: demo\n    name: web\n    clusterIP: 10.96.0.10\n" +
+		"    ports: [{name: http, protocol: TCP, port: 80, targetPort: 8080}]\n" +
+		"    endpoints: [{ip: 10.244.1.2, ready: false}]\nfairness: {dataplanes: [iptables-nft]}\n"
+	sc, err := scenario.Parse("no-ready.yaml", []byte(noReady))
+	if err != nil {
+		t.Fatal(err)
+	}
+	split2, err := scenario.Load("split-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		sc *scenario.Scenario
+		m  *labfake.Machine
+	}{
+		"no ready endpoint": {sc, &labfake.Machine{}},
+		"lab build failed":  {split2, &labfake.Machine{BuildError: errors.New("no room")}},
+	} {
+		out, _, err := runOn(t, t.Context(), tc.sc, tc.m)
+		if err == nil {
+			t.Errorf("%s: the run succeeded though it measured nothing", name)
+		}
+		s, serr := results.ReadSummary(out.Dir)
+		if serr != nil || s.Complete {
+			t.Errorf("%s: summary %v, complete %v; want complete: false", name, serr, s != nil && s.Complete)
+		}
+	}
+}
+
+// Point 16: when the servers and the kernel count differently, the summary
+// says so in a warning (and the run record says the counts differ).
+func TestPoint16CountDisagreementIsAWarning(t *testing.T) {
+	sc, err := scenario.Load("split-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runOn(t, t.Context(), sc, &labfake.Machine{MiscountKernel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := results.ReadSummary(out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := 0
+	for _, w := range s.Warnings {
+		if strings.Contains(w, "differ") {
+			warned++
+		}
+	}
+	if warned != len(s.Runs) || len(s.Runs) == 0 {
+		t.Errorf("%d disagreement warnings for %d runs: %v", warned, len(s.Runs), s.Warnings)
+	}
+}

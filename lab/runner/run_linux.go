@@ -1,0 +1,225 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/svclab/svclab/lab/lease"
+	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/lab/topo"
+	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+// RunOptions are Options plus what a whole run needs to know.
+type RunOptions struct {
+	Options
+	// Kernel is "auto" (the host kernel, or a user-mode-linux guest when a
+	// dataplane needs what the host lacks), "host" or "uml".
+	Kernel string
+	// Source is how the scenario was named (a path or an embedded name),
+	// for a run repeated inside a guest, and GuestArgs the overrides to
+	// repeat there (e.g. --dataplane ipvs).
+	Source    string
+	GuestArgs []string
+	// Stdout and Stderr receive a guest run's output as it runs.
+	Stdout, Stderr io.Writer
+	// Signal names what stopped the run when ctx ends (e.g. "interrupt");
+	// it is recorded in the interrupted record.
+	Signal func() string
+}
+
+// Outcome is a finished (or stopped) run.
+type Outcome struct {
+	// Dir is the run directory.
+	Dir string
+	// Summary is summary.json's content; nil when nothing was measured.
+	Summary *results.Summary
+	// Guest is the guest kernel's release when the run ran in a guest.
+	Guest string
+}
+
+// ErrInterrupted wraps the error of a run that ctx stopped.
+var ErrInterrupted = errors.New("interrupted")
+
+// Run runs a scenario from start to end: it checks the prerequisites,
+// takes the run's lease, creates the run directory, records meta.json, runs
+// the fairness and sweep sections, writes summary.json and tears every lab
+// down, also when ctx ends (the error then wraps ErrInterrupted and
+// results.jsonl ends with an interrupted record). When a dataplane needs a
+// kernel feature the host lacks (IPVS), it runs the scenario again inside a
+// user-mode-linux guest.
+func Run(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outcome, error) {
+	if sc.Fairness == nil && sc.Sweep == nil {
+		return nil, inputErrorf("scenario %s has neither a fairness: nor a sweep: section; nothing to run (svclab render shows its rules)", sc.Name)
+	}
+	opts.Options = opts.Options.withDefaults()
+	guest, err := needsGuest(sc, opts.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	if opts.OutDir == "" {
+		opts.OutDir = defaultRunDir(sc.Name)
+	}
+	if guest {
+		return runInGuest(ctx, opts)
+	}
+	if err := opts.Machine.Prerequisites(sc.Dataplanes()); err != nil {
+		return nil, err
+	}
+	hold, err := opts.Machine.Hold(opts.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	out, err := runHere(ctx, sc, opts)
+	return out, hold.Done(err)
+}
+
+// runHere runs the scenario on this kernel into opts.OutDir.
+func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outcome, error) {
+	w, err := results.Create(opts.OutDir)
+	if err != nil {
+		return nil, &InputError{Err: err} // a used or unwritable --out
+	}
+	defer w.Close()
+	out := &Outcome{Dir: opts.OutDir}
+	meta := CollectMeta(opts.Prefix, sc, runKind(sc))
+	if err := results.WriteJSON(opts.OutDir, results.MetaFile, meta); err != nil {
+		return out, err
+	}
+	if err := w.Append(results.Record{Type: results.TypeMeta, Meta: &meta}); err != nil {
+		return out, err
+	}
+	plan := sc.Plan()
+	if err := w.Append(results.Record{Type: results.TypePlan, Plan: plan}); err != nil {
+		return out, err
+	}
+	opts.logf("svclab: run %s of scenario %s → %s", opts.Prefix, sc.Name, opts.OutDir)
+	summary, runErr := runSections(ctx, sc, opts.Options, w)
+	out.Summary = summary
+	if ctx.Err() != nil {
+		runErr = interrupted(w, opts, summary)
+	}
+	done := completeness(opts.OutDir, plan)
+	summary.SetCompleteness(done)
+	if runErr == nil && done.Made == 0 {
+		runErr = fmt.Errorf("nothing was measured: %s", strings.Join(summary.Warnings, "; "))
+	}
+	if err := results.WriteJSON(opts.OutDir, results.SummaryFile, summary); err != nil && runErr == nil {
+		runErr = err
+	}
+	return out, runErr
+}
+
+// completeness checks the run's records against its plan.
+func completeness(dir string, plan *results.Plan) results.Completeness {
+	records, _, err := results.ReadRecords(dir)
+	if err != nil {
+		return results.Completeness{Planned: plan.Len()}
+	}
+	return results.CheckPlan(plan, records)
+}
+
+// interrupted appends the interrupted record and wraps the error.
+func interrupted(w *results.Writer, opts RunOptions, s *results.Summary) error {
+	sig := "cancelled"
+	if opts.Signal != nil {
+		sig = opts.Signal()
+	}
+	s.Complete = false
+	done := fmt.Sprintf("%d fairness measurements, %d sweep points", len(s.Runs), len(s.Points))
+	if records, _, err := results.ReadRecords(w.Dir()); err == nil {
+		if plan := results.PlanOf(records); plan != nil {
+			done = results.CheckPlan(plan, records).String()
+		}
+	}
+	rec := results.Record{Type: results.TypeInterrupted, Interrupted: &results.Interruption{Signal: sig, At: time.Now().UTC().Format(time.RFC3339), Completed: done}}
+	if aerr := w.Append(rec); aerr != nil {
+		return errors.Join(fmt.Errorf("%w by %s after %s", ErrInterrupted, sig, done), aerr)
+	}
+	return fmt.Errorf("%w by %s after %s", ErrInterrupted, sig, done)
+}
+
+func runKind(sc *scenario.Scenario) string {
+	switch {
+	case sc.Fairness != nil && sc.Sweep != nil:
+		return "mixed"
+	case sc.Fairness != nil:
+		return "fairness"
+	}
+	return "sweep"
+}
+
+// runSections runs the scenario's fairness and sweep sections.
+func runSections(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
+	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.Name, Complete: true}
+	if sc.Fairness != nil {
+		s, err := RunFairness(ctx, sc, opts, w)
+		merge(summary, s)
+		if err != nil {
+			return summary, err
+		}
+	}
+	if sc.Sweep != nil {
+		s, err := RunSweep(ctx, sc, opts, w)
+		merge(summary, s)
+		if err != nil {
+			return summary, err
+		}
+	}
+	return summary, nil
+}
+
+// merge adds a section's summary to the run's; a section that returned no
+// summary leaves the run incomplete.
+func merge(into, s *results.Summary) {
+	if s == nil {
+		into.Complete = false
+		return
+	}
+	into.Runs = append(into.Runs, s.Runs...)
+	into.Points = append(into.Points, s.Points...)
+	into.Fits = append(into.Fits, s.Fits...)
+	into.Warnings = append(into.Warnings, s.Warnings...)
+	into.Complete = into.Complete && s.Complete
+	switch {
+	case into.Kind == "":
+		into.Kind = s.Kind
+	case into.Kind != s.Kind:
+		into.Kind = "mixed"
+	}
+}
+
+// finishLease releases the run's lease once nothing of the run is left;
+// otherwise it keeps the lease file (for cleanup) and says what to run.
+func finishLease(l *lease.Lease, prefix string, err error) error {
+	left := leftovers(prefix)
+	if len(left) == 0 {
+		return errors.Join(err, l.Release())
+	}
+	l.Abandon()
+	hint := fmt.Errorf("could not remove %v: run `svclab cleanup --prefix %s`", left, prefix)
+	return errors.Join(err, hint)
+}
+
+// leftovers lists the namespaces of the run that still exist.
+func leftovers(prefix string) []string {
+	names, _ := netns.List(prefix)
+	var out []string
+	for _, n := range names {
+		if topo.BelongsToRun(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// defaultRunDir is results/runs/NAME-TIMESTAMP.
+func defaultRunDir(name string) string {
+	return filepath.Join("results", "runs", name+"-"+time.Now().Format("20060102-150405"))
+}

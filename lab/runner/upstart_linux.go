@@ -1,0 +1,69 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/svclab/svclab/lab/topo"
+)
+
+// DaemonCommand is the hidden svclab subcommand that serves an `up` lab
+// (it calls ServeUp).
+const DaemonCommand = "__lab-daemon"
+
+// upStartTimeout bounds how long StartUp waits for the lab to answer.
+const upStartTimeout = 2 * time.Minute
+
+// StartUp starts the `svclab up` daemon for the scenario named source (a
+// path or an embedded name) in a session of its own and waits until its lab
+// answers. On failure it removes what the daemon made, its log included,
+// and returns the daemon's output.
+func StartUp(source, dataplane string) (UpState, error) {
+	if os.Geteuid() != 0 {
+		return UpState{}, ErrNeedsRoot
+	}
+	prefix := topo.NewPrefix()
+	if err := os.MkdirAll(StateDir, 0o755); err != nil {
+		return UpState{}, err
+	}
+	logFile, err := os.Create(logPath(prefix))
+	if err != nil {
+		return UpState{}, err
+	}
+	defer logFile.Close()
+	self, err := os.Executable()
+	if err != nil {
+		return UpState{}, err
+	}
+	cmd := exec.Command(self, DaemonCommand, "--dataplane", dataplane, "--prefix", prefix, source)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		removeUpFiles(prefix)
+		return UpState{}, fmt.Errorf("start the lab daemon: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for deadline := time.Now().Add(upStartTimeout); time.Now().Before(deadline); {
+		if st, err := LoadState(prefix); err == nil {
+			return st, nil
+		}
+		select {
+		case err := <-exited:
+			log, _ := os.ReadFile(logPath(prefix))
+			_, cerr := Cleanup(CleanupOptions{Prefix: prefix})
+			removeUpFiles(prefix)
+			return UpState{}, errors.Join(fmt.Errorf("the lab daemon exited (%v):\n%s", err, log), cerr)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	<-exited
+	_, cerr := Cleanup(CleanupOptions{Prefix: prefix})
+	removeUpFiles(prefix)
+	return UpState{}, errors.Join(fmt.Errorf("the lab daemon did not come up within %v", upStartTimeout), cerr)
+}

@@ -1,0 +1,169 @@
+package verifytrace
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net/netip"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	"github.com/svclab/svclab/lab/netns"
+)
+
+// Meta is what a corpus dump says about its node in "# verify-trace:"
+// header lines: "local=A,B" (the node's addresses besides its eth0
+// address, put on a dummy interface), "ifaces=docker0,cni0" (dummy
+// interfaces the rules name).
+type Meta struct {
+	Local  []netip.Addr
+	Ifaces []string
+}
+
+// Fixed addresses of the scratch topology: the node's eth0 and the client.
+var (
+	NodeAddr   = netip.MustParseAddr("192.168.0.2")
+	ClientAddr = netip.MustParseAddr("192.168.0.1")
+)
+
+// ReadMeta reads the "# verify-trace:" lines of a dump.
+func ReadMeta(text []byte) (Meta, error) {
+	var m Meta
+	sc := bufio.NewScanner(bytes.NewReader(text))
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "# verify-trace:")
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Fields(rest) {
+			k, v, _ := strings.Cut(kv, "=")
+			for _, item := range strings.Split(v, ",") {
+				switch k {
+				case "local":
+					a, err := netip.ParseAddr(item)
+					if err != nil {
+						return m, fmt.Errorf("verify-trace header: local %q: %w", item, err)
+					}
+					m.Local = append(m.Local, a)
+				case "ifaces":
+					m.Ifaces = append(m.Ifaces, item)
+				default:
+					return m, fmt.Errorf("verify-trace header: unknown key %q", k)
+				}
+			}
+		}
+	}
+	return m, nil
+}
+
+// lab is one node and one client namespace joined by a veth pair.
+type lab struct {
+	node, client string
+}
+
+var labSeq atomic.Int64
+
+// newLab creates the namespaces, links, addresses and routes.
+func newLab(m Meta) (*lab, error) {
+	n := labSeq.Add(1)
+	l := &lab{node: fmt.Sprintf("svl-vt-%d-%d-node", os.Getpid(), n), client: fmt.Sprintf("svl-vt-%d-%d-client", os.Getpid(), n)}
+	for _, ns := range []string{l.node, l.client} {
+		if err := netns.Create(ns); err != nil {
+			l.close()
+			return nil, fmt.Errorf("create netns %s: %w", ns, err)
+		}
+	}
+	if err := l.configure(m); err != nil {
+		l.close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *lab) configure(m Meta) error {
+	nodeMAC, clientMAC := "02:00:00:00:00:02", "02:00:00:00:00:01"
+	cmds := [][]string{
+		{l.node, "ip", "link", "add", "eth0", "address", nodeMAC, "type", "veth", "peer", "name", "eth0c", "address", clientMAC, "netns", l.client},
+		{l.client, "ip", "link", "set", "eth0c", "name", "eth0"},
+		{l.node, "ip", "link", "set", "lo", "up"}, {l.client, "ip", "link", "set", "lo", "up"},
+		{l.node, "ip", "link", "set", "eth0", "up"}, {l.client, "ip", "link", "set", "eth0", "up"},
+		// /32 on both sides: every forwarded packet goes to the client's
+		// permanent neighbour entry, so no neighbour resolution times out
+		// into ICMP errors (which would add OUTPUT traffic).
+		{l.node, "ip", "addr", "add", NodeAddr.String() + "/32", "dev", "eth0"},
+		{l.node, "ip", "route", "add", ClientAddr.String(), "dev", "eth0"},
+		// /32 on the client, so every packet it sends goes via the node.
+		{l.client, "ip", "addr", "add", ClientAddr.String() + "/32", "dev", "eth0"},
+		{l.client, "ip", "route", "add", NodeAddr.String(), "dev", "eth0"},
+		{l.node, "ip", "neigh", "replace", ClientAddr.String(), "lladdr", clientMAC, "dev", "eth0", "nud", "permanent"},
+		{l.client, "ip", "neigh", "replace", NodeAddr.String(), "lladdr", nodeMAC, "dev", "eth0", "nud", "permanent"},
+		{l.node, "ip", "route", "add", "default", "via", ClientAddr.String(), "dev", "eth0"},
+		{l.client, "ip", "route", "add", "default", "via", NodeAddr.String(), "dev", "eth0"},
+		// No dummy module here: a veth pair inside the node stands in.
+		{l.node, "ip", "link", "add", "svl-local0", "type", "veth", "peer", "name", "svl-local0p"},
+		{l.node, "ip", "link", "set", "svl-local0", "up"},
+	}
+	for _, a := range m.Local {
+		cmds = append(cmds, []string{l.node, "ip", "addr", "add", a.String() + "/32", "dev", "svl-local0"})
+	}
+	// Each interface the dump names is a veth to the client, both ends with
+	// one MAC and the client end NOARP, so the client can send any
+	// destination in on it (bound to its end) without neighbour resolution.
+	for n, i := range m.Ifaces {
+		mac, peer := fmt.Sprintf("02:00:00:00:01:%02x", n), clientIface(n)
+		cmds = append(cmds,
+			[]string{l.node, "ip", "link", "add", i, "address", mac, "type", "veth", "peer", "name", peer, "address", mac, "netns", l.client},
+			[]string{l.node, "ip", "link", "set", i, "up"},
+			[]string{l.client, "ip", "link", "set", peer, "arp", "off", "up"},
+			[]string{l.node, "sysctl", "-qw", "net.ipv4.conf." + strings.ReplaceAll(i, ".", "/") + ".rp_filter=0"})
+	}
+	for _, kv := range []string{
+		"net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0",
+		"net.ipv4.conf.eth0.rp_filter=0", "net.ipv4.conf.all.send_redirects=0", "net.ipv4.conf.eth0.send_redirects=0", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv4.conf.all.route_localnet=1",
+		// Packets carry a wrong L4 checksum so that no RST, ICMP error or
+		// REJECT reply adds OUTPUT traffic; conntrack must not mind.
+		"net.netfilter.nf_conntrack_checksum=0",
+	} {
+		cmds = append(cmds, []string{l.node, "sysctl", "-qw", kv})
+	}
+	for _, c := range cmds {
+		if _, err := netns.Output(c[0], nil, c[1:]...); err != nil {
+			return fmt.Errorf("set up the verify-trace lab: %w", err)
+		}
+	}
+	return nil
+}
+
+// clientIface is the client end of the n-th named interface.
+func clientIface(n int) string { return fmt.Sprintf("svl-c%d", n) }
+
+// loadIPSets restores `ipset save` output into the node namespace.
+func (l *lab) loadIPSets(text []byte) error {
+	if _, err := netns.Output(l.node, text, "ipset", "restore"); err != nil {
+		return fmt.Errorf("load the ipsets: %w", err)
+	}
+	return nil
+}
+
+// load restores the dump into the node namespace with iptables-legacy,
+// with --noflush as kube-proxy does (a table given twice continues).
+func (l *lab) load(dump []byte) error {
+	if _, err := netns.Output(l.node, dump, "iptables-legacy-restore", "--counters", "--noflush"); err != nil {
+		return fmt.Errorf("load the dump: %w", err)
+	}
+	return nil
+}
+
+// save reads the node's rules with their counters.
+func (l *lab) save() ([]byte, error) {
+	return netns.Output(l.node, nil, "iptables-legacy-save", "-c")
+}
+
+func (l *lab) close() {
+	for _, ns := range []string{l.node, l.client} {
+		if netns.Exists(ns) {
+			_ = netns.Delete(ns)
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package verifytrace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/ipvs"
+	"github.com/svclab/svclab/sim/trace/iptrace"
+)
+
+// Result counts one dump's packets.
+type Result struct {
+	Dump      string   `json:"dump"`
+	Packets   int      `json:"packets"`
+	Agreed    int      `json:"agreed"`    // a verdict, and the kernel took one of the predicted paths
+	Unknown   int      `json:"unknown"`   // verdict unknown
+	Disagreed int      `json:"disagreed"` // a verdict the kernel contradicted
+	Examples  []string `json:"examples,omitempty"`
+}
+
+// Options of a run.
+type Options struct {
+	Packets int    // per dump
+	Seed    uint64 // for the random packets
+}
+
+// VerifyFile loads the dump at path into a scratch lab and checks opts.Packets
+// random packets.
+func VerifyFile(path string, opts Options) (Result, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return Result{}, fmt.Errorf("verify-trace: %w", err)
+	}
+	// DUMP.ipsets next to the dump holds its ipsets.
+	ipsets, err := os.ReadFile(strings.TrimSuffix(path, filepath.Ext(path)) + ".ipsets")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Result{}, fmt.Errorf("verify-trace: %w", err)
+	}
+	res, err := Verify(text, ipsets, opts)
+	res.Dump = path
+	return res, err
+}
+
+// Verify checks the dump text against the kernel; ipsets is the `ipset
+// save` output the dump's -m set matches need (nil for none).
+func Verify(text, ipsets []byte, opts Options) (Result, error) {
+	meta, err := ReadMeta(text)
+	if err != nil {
+		return Result{}, err
+	}
+	d, err := iptables.ParseString(string(text))
+	if err != nil {
+		return Result{}, fmt.Errorf("verify-trace: parse the dump: %w", err)
+	}
+	sets, err := ipvs.ParseIPSetSave(bytes.NewReader(ipsets))
+	if err != nil {
+		return Result{}, fmt.Errorf("verify-trace: %w", err)
+	}
+	if ipsets == nil {
+		sets = nil
+	}
+	tr, err := iptrace.NewIPTablesTracer(d, iptrace.Options{LocalAddrs: append(meta.Local, NodeAddr), IPSets: sets})
+	if err != nil {
+		return Result{}, fmt.Errorf("verify-trace: compile the dump: %w", err)
+	}
+	l, err := newLab(meta)
+	if err != nil {
+		return Result{}, err
+	}
+	defer l.close()
+	if ipsets != nil {
+		if err := l.loadIPSets(ipsets); err != nil {
+			return Result{}, err
+		}
+	}
+	if err := l.load(text); err != nil {
+		return Result{}, err
+	}
+	return l.run(d, meta, sets, tr, opts)
+}
+
+func (l *lab) run(d *iptables.Dump, meta Meta, sets ipvs.IPSets, tr *iptrace.IPTablesTracer, opts Options) (Result, error) {
+	var res Result
+	clients := map[string]*sender{}
+	for n, iface := range append([]string{"eth0"}, meta.Ifaces...) {
+		dev := "eth0"
+		if n > 0 {
+			dev = clientIface(n - 1)
+		}
+		s, err := openSender(l.client, dev)
+		if err != nil {
+			return res, err
+		}
+		defer s.close()
+		clients[iface] = s
+	}
+	node, err := openSender(l.node, "")
+	if err != nil {
+		return res, err
+	}
+	defer node.close()
+	before, err := l.snapshot()
+	if err != nil {
+		return res, err
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x5eed))
+	pool := newPool(d, meta, sets)
+	for i := range opts.Packets {
+		p := pool.draw(rng, uint16(10000+i%50000))
+		s := clients[p.InIface]
+		if p.FromNode {
+			s = node
+		}
+		if err := s.send(p); err != nil {
+			return res, err
+		}
+		after, err := l.snapshot()
+		if err != nil {
+			return res, err
+		}
+		k := outcomeOf(before, after)
+		before = after
+		t, err := tr.Trace(tracerPacket(p, pool))
+		if err != nil {
+			return res, fmt.Errorf("trace %v: %w", p, err)
+		}
+		res.Packets++
+		switch {
+		case t.Verdict == iptrace.Unknown:
+			res.Unknown++
+		case agrees(t, k):
+			res.Agreed++
+		default:
+			res.Disagreed++
+			if len(res.Examples) < 5 {
+				res.Examples = append(res.Examples, fmt.Sprintf("%v: kernel %v; tracer:\n%s", p, k, t))
+			}
+		}
+	}
+	return res, nil
+}
+
+func (l *lab) snapshot() (snapshot, error) {
+	out, err := l.save()
+	if err != nil {
+		return snapshot{}, err
+	}
+	return parseSnapshot(out)
+}
+
+// tracerPacket is what the tracer is told: the interfaces of the topology
+// (in on eth0 from the client; out on eth0 unless local).
+func tracerPacket(p Packet, pool *pool) iptrace.Packet {
+	tp := iptrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, SPort: p.SPort, DPort: p.DPort, From: "pod",
+		InIface: p.InIface, OutIface: "eth0", Mark: p.Mark}
+	if p.FromNode {
+		tp.From, tp.InIface = "node", ""
+	}
+	return tp
+}

@@ -1,0 +1,24 @@
+package cost
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestDefaultCalibrationIsTheRecordedRun: the embedded default calibration
+// is the recorded sweep, byte for byte (`go generate ./sim/cost` copies it
+// again after results/sweep-full is re-recorded).
+func TestDefaultCalibrationIsTheRecordedRun(t *testing.T) {
+	for embedded, recorded := range map[string][]byte{"summary.json": defaultSummary, "meta.json": defaultMeta} {
+		path := filepath.Join("..", "..", "results", "sweep-full", embedded)
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(recorded, want) {
+			t.Errorf("the embedded copy of %s differs from the recorded run: run go generate ./sim/cost", path)
+		}
+	}
+}

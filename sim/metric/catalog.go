@@ -1,0 +1,44 @@
+package metric
+
+import "github.com/svclab/svclab/sim/results"
+
+// catalog is every metric svclab records.
+var catalog = []Metric{
+	{Name: P50, Unit: "µs", Label: "connect latency p50 (µs)", BenchUnit: "p50-µs", NsPerUnit: 1e3, Direction: HigherIsWorse, ZeroIsMissing: true,
+		Point: func(p results.Point) float64 { return p.P50us }, Fairness: func(f results.FairnessRun) float64 { return f.P50us }},
+	{Name: P90, Unit: "µs", Label: "connect latency p90 (µs)", BenchUnit: "p90-µs", NsPerUnit: 1e3, Direction: HigherIsWorse, ZeroIsMissing: true,
+		Point: func(p results.Point) float64 { return p.P90us }},
+	{Name: P99, Unit: "µs", Label: "connect latency p99 (µs)", BenchUnit: "p99-µs", NsPerUnit: 1e3, Direction: HigherIsWorse, ZeroIsMissing: true,
+		Point: func(p results.Point) float64 { return p.P99us }, Fairness: func(f results.FairnessRun) float64 { return f.P99us }},
+	{Name: P999, Unit: "µs", Label: "connect latency p99.9 (µs)", BenchUnit: "p99.9-µs", NsPerUnit: 1e3, Direction: HigherIsWorse, ZeroIsMissing: true,
+		Point: func(p results.Point) float64 { return p.P999us }},
+	{Name: Mean, Unit: "µs", Label: "connect latency mean (µs)", BenchUnit: "mean-µs", NsPerUnit: 1e3, Direction: HigherIsWorse, ZeroIsMissing: true,
+		Point: func(p results.Point) float64 { return p.MeanUs }},
+	{Name: CPUPerConn, Unit: "µs", Label: "CPU time per new connection (µs)", BenchUnit: "cpu-µs/conn", NsPerUnit: 1e3, Direction: HigherIsWorse, ZeroIsMissing: true,
+		Point: func(p results.Point) float64 { return p.CPUusPerConn }},
+	{Name: ConnPerSec, Unit: "conn/s", Label: "new connections per second", BenchUnit: "conn/s", NsPerUnit: 1, Direction: LowerIsWorse, ZeroIsMissing: true,
+		Point: func(p results.Point) float64 { return p.ConnPerSec }, Fairness: func(f results.FairnessRun) float64 { return f.ConnPerSec }},
+	{Name: FlowsPerSec, Unit: "flows/s", Label: "flows per second", BenchUnit: "flows/s", NsPerUnit: 1, Direction: LowerIsWorse, ZeroIsMissing: true,
+		Point: func(p results.Point) float64 { return p.FlowsPerSec }},
+	{Name: SyncFull, Unit: "s", Label: "full sync (s)", BenchUnit: "sync-full-s", NsPerUnit: 1e9, Direction: HigherIsWorse, ZeroIsMissing: true, Aggregation: OncePerPoint,
+		Point: func(p results.Point) float64 { return p.SyncFullS }},
+	{Name: SyncIncremental, Unit: "s", Label: "incremental sync (s)", BenchUnit: "sync-incremental-s", NsPerUnit: 1e9, Direction: HigherIsWorse, ZeroIsMissing: true, Aggregation: OncePerPoint,
+		Point: func(p results.Point) float64 { return p.SyncIncrementalS }},
+	{Name: Rules, Label: "rules", BenchUnit: "rules", NsPerUnit: 1, Direction: HigherIsWorse, ZeroIsMissing: true, Aggregation: OncePerPoint,
+		Point: func(p results.Point) float64 { return float64(p.Rules) }},
+	{Name: Bytes, Unit: "bytes", Label: "rule-set size (bytes)", BenchUnit: "B", NsPerUnit: 1, Direction: HigherIsWorse, ZeroIsMissing: true, Aggregation: OncePerPoint,
+		Point: func(p results.Point) float64 { return float64(p.Bytes) }},
+	{Name: Lines, Label: "rule-set size (lines)", BenchUnit: "lines", NsPerUnit: 1, Direction: HigherIsWorse, ZeroIsMissing: true, Aggregation: OncePerPoint,
+		Point: func(p results.Point) float64 { return float64(p.Lines) }},
+	{Name: KernelMem, Unit: "bytes", Label: "kernel memory (bytes)", BenchUnit: "kernel-B", NsPerUnit: 1, Direction: HigherIsWorse, ZeroIsMissing: true, Aggregation: OncePerPoint,
+		Point: func(p results.Point) float64 { return float64(p.KernelMemBytes) }},
+	{Name: RulesEvaluated, Label: "rules evaluated per first packet", BenchUnit: "rules-evaluated", NsPerUnit: 1, Direction: HigherIsWorse, ZeroIsMissing: true, Aggregation: OncePerPoint,
+		Point: func(p results.Point) float64 { return float64(p.RulesEvaluated) }},
+	// A chi-square p-value of 0 is a measurement, not a gap.
+	{Name: ChiSquareP, Label: "chi-square p-value of the split", BenchUnit: "chi2-p", NsPerUnit: 1, Direction: LowerIsWorse,
+		Fairness: func(f results.FairnessRun) float64 { return f.ChiSquareP }},
+	{Name: Jain, Label: "Jain's fairness index", BenchUnit: "jain", NsPerUnit: 1, Direction: LowerIsWorse, ZeroIsMissing: true,
+		Fairness: func(f results.FairnessRun) float64 { return f.Jain }},
+	{Name: MaxMinRatio, Label: "most over least loaded endpoint", BenchUnit: "max/min", NsPerUnit: 1, Direction: HigherIsWorse, ZeroIsMissing: true,
+		Fairness: func(f results.FairnessRun) float64 { return f.MaxMinRatio }},
+}

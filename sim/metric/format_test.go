@@ -1,0 +1,50 @@
+package metric
+
+import (
+	"math"
+	"testing"
+
+	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/stats"
+)
+
+func TestFormatNumberAndSlope(t *testing.T) {
+	tests := []struct {
+		v    float64
+		want string
+	}{
+		{21.34, "21.3"}, {0.0123, "0.01"}, {-0.001, "0.00"}, {-0.2, "-0.20"}, {1234.5, "1234"}, {100, "100"}, {0, "0.00"},
+	}
+	for _, tc := range tests {
+		if got := FormatNumber(tc.v); got != tc.want {
+			t.Errorf("FormatNumber(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	fit := results.Fit{SlopeNsPerService: 21.3, SlopeCI95: [2]float64{19.8, 22.9}}
+	if got, want := FormatSlope(fit), "21.3 ns/service [19.8, 22.9]"; got != want {
+		t.Errorf("FormatSlope = %q, want %q", got, want)
+	}
+}
+
+func TestFitValueAndMedian(t *testing.T) {
+	us, _ := Lookup(P50)
+	s, _ := Lookup(SyncFull)
+	tests := []struct {
+		name string
+		got  float64
+		want float64
+	}{
+		{"µs metric", FitValue(us, results.Fit{InterceptUs: 50, SlopeNsPerService: 20}, 1000), 70},
+		{"seconds metric", FitValue(s, results.Fit{InterceptUs: 10000, SlopeNsPerService: 20000}, 1000), 0.03},
+		{"odd median", stats.Median([]float64{3, 1, 2}), 2},
+		{"even median", stats.Median([]float64{4, 1, 3, 2}), 2.5},
+	}
+	for _, tc := range tests {
+		if math.Abs(tc.got-tc.want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+	if !math.IsNaN(stats.Median(nil)) {
+		t.Error("stats.Median(nil) is not NaN")
+	}
+}

@@ -1,0 +1,142 @@
+package scenario
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/svclab/svclab/sim/render"
+
+	"github.com/svclab/svclab/sim/dataplane"
+)
+
+// fieldDoc documents one YAML field. It is the one table the reference is
+// printed from; integer fields also carry the range and default that
+// validation applies (see rangeOf).
+type fieldDoc struct {
+	path   string    // YAML path; [] marks a list element
+	typ    string    // YAML type
+	def    string    // default, as text; "" when it has none
+	limits string    // limits other than an integer range
+	r      *intRange // integer range and default, enforced by validation
+	doc    string
+}
+
+func ints(min, max, def int) *intRange { return &intRange{min, max, def} }
+
+var dataplaneList = strings.Join(dataplane.Names(), ", ")
+
+var reference = []fieldDoc{
+	{path: "name", typ: "string", def: "the file's base name", limits: "1-63 characters of A-Z a-z 0-9 . _ -, not starting with . or -", doc: "The scenario's name, used in run directories and reports."},
+	{path: "description", typ: "string", limits: "no control characters other than newline and tab", doc: "Free text shown by svclab help and reports."},
+	{path: "placement", typ: "string", def: "first", limits: "first, middle, last or an index", doc: "Where the explicit services go among the synthetic ones in KUBE-SERVICES."},
+	{path: "cluster", typ: "mapping", doc: "Cluster-wide settings."},
+	{path: "cluster.clusterCIDR", typ: "IPv4 CIDR", def: "10.0.0.0/8", limits: "masked", doc: "kube-proxy's local detector (`! -s CIDR` is masqueraded)."},
+	{path: "cluster.serviceCIDR", typ: "IPv4 CIDR", def: "10.96.0.0/12", limits: "masked; holds every clusterIP and synthetic service", doc: "Where clusterIPs live."},
+	{path: "cluster.masqueradeBit", typ: "int", r: ints(0, 31, 14), doc: "The fwmark bit kube-proxy uses to mark packets for masquerading."},
+	{path: "cluster.podCIDR", typ: "IPv4 CIDR", def: "10.244.0.0/16", limits: "masked", doc: "Where the lab's real pods live; synthetic endpoints avoid it."},
+	{path: "cluster.fillerCIDR", typ: "IPv4 CIDR", def: "10.128.0.0/9", limits: "masked", doc: "Where synthetic endpoints live (served by the lab's sink pod)."},
+	{path: "services", typ: "list", limits: fmt.Sprintf("at most %d distinct endpoint IPs in all (each is a pod) unless lab.allowLargeLabs", MaxLabPods), doc: "Explicit services; their endpoints become lab pods."},
+	{path: "services[].namespace", typ: "string", def: "default", limits: "a DNS-1123 label: 1-63 of a-z 0-9 -, starting and ending alphanumeric", doc: "The service's namespace."},
+	{path: "services[].name", typ: "string", limits: "required; a DNS-1035 label: 1-63 of a-z 0-9 -, starting with a letter, ending alphanumeric; namespace/name unique", doc: "The service's name."},
+	{path: "services[].type", typ: "string", def: "ClusterIP", limits: "ClusterIP or NodePort", doc: "The service type."},
+	{path: "services[].clusterIP", typ: "IPv4 address", limits: "required; inside cluster.serviceCIDR; unicast; unique", doc: "The service's virtual IP."},
+	{path: "services[].sessionAffinity", typ: "string", def: "None", limits: "None or ClientIP", doc: "ClientIP pins a client to one endpoint (the recent match)."},
+	{path: "services[].sessionAffinityTimeout", typ: "int (seconds)", r: ints(1, 86400, 10800), doc: "How long ClientIP affinity lasts."},
+	{path: "services[].ports", typ: "list", limits: "required, at least one; names and port/protocol pairs unique", doc: "The service's ports."},
+	{path: "services[].ports[].name", typ: "string", def: "\"\" (only when the service has one port)", limits: "an IANA service name: 1-15 of a-z 0-9 -, at least one letter, no leading, trailing or double -", doc: "The port's name, part of kube-proxy's chain names and comments."},
+	{path: "services[].ports[].protocol", typ: "string", def: "TCP", limits: "TCP, UDP or SCTP", doc: "The port's protocol."},
+	{path: "services[].ports[].port", typ: "int", r: ints(1, 65535, 0), limits: "required", doc: "The service port."},
+	{path: "services[].ports[].targetPort", typ: "int", def: "the port", r: ints(1, 65535, 0), doc: "The endpoints' port."},
+	{path: "services[].ports[].nodePort", typ: "int", r: ints(1, 65535, 0), limits: "required for type NodePort; unique", doc: "The node port (Kubernetes allocates 30000-32767)."},
+	{path: "services[].endpoints", typ: "list", limits: "unique IPs within a service", doc: "The service's endpoints: each a bare IP or a mapping with ip, ready and node."},
+	{path: "services[].endpoints[].ip", typ: "IPv4 address", limits: "unicast (not 0.0.0.0, loopback, link-local, multicast or broadcast); not a clusterIP, not in cluster.serviceCIDR, not the client pod's " + ClientPodIP, doc: "The pod IP."},
+	{path: "services[].endpoints[].ready", typ: "bool", def: "true", doc: "An endpoint that is not ready gets no traffic."},
+	{path: "services[].endpoints[].node", typ: "string", def: "node-1", limits: "a DNS-1123 subdomain", doc: "The node the pod runs on (node-1 is the lab's node)."},
+	{path: "synthetic", typ: "mapping", doc: "Generated filler services, for rendering and for a lab's rule set."},
+	{path: "synthetic.services", typ: "int", r: ints(0, MaxSyntheticServices, 0), limits: "and what cluster.serviceCIDR holds", doc: "How many filler services."},
+	{path: "synthetic.endpointsPerService", typ: "int", r: ints(0, MaxEndpointsPerService, 0), limits: "and what cluster.fillerCIDR holds", doc: "Endpoints of each filler service."},
+	{path: "synthetic.seed", typ: "uint64", def: "0", doc: "Seeds the generated addresses."},
+	{path: "fairness", typ: "mapping", doc: "A fairness run: new connections to each explicit service, counted per endpoint by the servers and by the kernel."},
+	{path: "fairness.dataplanes", typ: "list of string", def: "[iptables-nft]", limits: "unique; " + dataplaneList, doc: "Dataplanes to measure, one after the other."},
+	{path: "fairness.connections", typ: "int", r: ints(1, MaxConnections, 20000), doc: "New connections per service and dataplane."},
+	{path: "fairness.concurrency", typ: "int", r: ints(1, MaxConcurrency, 4), doc: "Connections in flight at once."},
+	{path: "fairness.rate", typ: "float (conn/s)", def: "0 (as fast as possible)", limits: fmt.Sprintf("0..%g, finite", MaxRate), doc: "Connection rate."},
+	{path: "fairness.mode", typ: "string", def: "http", limits: "connect, http or keepalive", doc: "connect: handshake only; http: one request per connection; keepalive: requestsPerConn requests per connection."},
+	{path: "fairness.requestsPerConn", typ: "int", def: "100 in keepalive mode, else 0", r: ints(0, 1_000_000, 0), doc: "Requests per connection in keepalive mode."},
+	{path: "fairness.clientOnNode", typ: "bool", def: "false", doc: "Send from the node's own namespace instead of a client pod."},
+	{path: "fairness.scheduler", typ: "string", def: "rr", limits: "rr, wrr, lc, sh or mh", doc: "The IPVS scheduler."},
+	{path: "sweep", typ: "mapping", doc: "A scaling sweep: latency, throughput and sync times against the number of services."},
+	{path: "sweep.services", typ: "list of int", limits: fmt.Sprintf("required; unique; each 1..%d (up to %d with lab.allowLargeLabs) and within cluster.serviceCIDR", MaxSweepServices, MaxSyntheticServices), doc: "Service counts to measure (three of them are targets)."},
+	{path: "sweep.endpointsPerService", typ: "int", r: ints(1, MaxEndpointsPerService, 1), limits: "and what cluster.fillerCIDR holds", doc: "Endpoints of each filler service."},
+	{path: "sweep.dataplanes", typ: "list of string", def: "[iptables-nft, nftables]", limits: "unique; " + dataplaneList, doc: "Dataplanes to measure."},
+	{path: "sweep.positions", typ: "list of string", def: "[last]", limits: "unique; first, middle, last, uniform", doc: "Where the probed target sits among the services; uniform spreads probes over all."},
+	{path: "sweep.connections", typ: "int", r: ints(1, MaxConnections, 2000), doc: "Probe connections per point and repetition."},
+	{path: "sweep.warmup", typ: "int", r: ints(0, 1_000_000, 200), doc: "Probe connections made and discarded first."},
+	{path: "sweep.repetitions", typ: "int", r: ints(1, 1000, 3), doc: "Interleaved repetitions of every point."},
+	{path: "sweep.concurrency", typ: "int", r: ints(1, MaxConcurrency, 1), doc: "Probe connections in flight at once."},
+	{path: "sweep.packetRate", typ: "bool", def: "false", doc: "Also measure the packet rate the rules sustain."},
+	{path: "sweep.seed", typ: "uint64", def: "0", doc: "Seeds filler addresses and the order points are visited in."},
+	{path: "sweep.maxServices", typ: "map dataplane → int", limits: "known dataplanes; values 1..MaxSyntheticServices", doc: "Caps the service count per dataplane (points above are skipped)."},
+	{path: "sweep.syncLimit", typ: "map dataplane → int", limits: fmt.Sprintf("known dataplanes; values 0..%d", MaxSyntheticServices), doc: "Full syncs are timed up to this many services; above, rules load the fastest way and sync_full_s is not measured."},
+	{path: "sweep.incrementalLimit", typ: "map dataplane → int", limits: fmt.Sprintf("known dataplanes; values 0..%d", MaxSyntheticServices), doc: "The same for incremental syncs."},
+	{path: "sweep.throughputConnections", typ: "int", r: ints(1, MaxConnections, 2000), doc: "Batch size for conn/s and CPU per connection."},
+	{path: "sweep.scheduler", typ: "string", def: "rr", limits: "rr, wrr, lc, sh or mh", doc: "The IPVS scheduler."},
+	{path: "sweep.syncEachRepetition", typ: "bool", def: "false", doc: "Reload the rules in every repetition, so sync times get one sample per repetition."},
+	{path: "kubeProxy", typ: "mapping", doc: "Whose code writes the rules, and which kube-proxy release's rules they are."},
+	{path: "kubeProxy.engine", typ: "string", def: EngineNative, limits: EngineNative + " or " + EngineKubeProxy, doc: "native: svclab's renderer (fast, any OS); kube-proxy: kube-proxy's own proxier, run by the driver built with `make kube-proxy` (render, and sync in the lab's node)."},
+	{path: "kubeProxy.version", typ: "string", def: string(render.LatestKubeProxy), limits: "1.35 or 1.37 (or a patch release of either)", doc: "The kube-proxy release whose rules are written, for both engines (v1.36+ changed the nftables layout)."},
+	{path: "lab", typ: "mapping", doc: "Settings of the lab a run builds."},
+	{path: "lab.allowLargeLabs", typ: "bool", def: "false", limits: fmt.Sprintf("needed above %d explicit pods or %d sweep services", MaxLabPods, MaxSweepServices), doc: "Allow labs larger than this machine is known to hold."},
+}
+
+// rangeOf returns the integer range of a field of the reference table.
+func rangeOf(path string) intRange {
+	for _, f := range reference {
+		if f.path == path && f.r != nil {
+			return *f.r
+		}
+	}
+	panic("scenario: no integer range for " + path)
+}
+
+// Reference writes the scenario file reference: every field, its type,
+// default and limits (what `svclab help scenario` prints).
+func Reference(w io.Writer) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, `Scenario files (YAML): svclab render --scenario FILE, svclab run FILE, svclab up FILE.
+
+A file is one YAML document of at most %d MiB and %d lines plus list items.
+Unknown fields are errors. A field left out takes its default; a field written
+as 0 must be valid as 0. Every problem is reported, before anything runs, as
+    file:line: field: message (hint)
+The embedded scenarios (svclab run NAME; see svclab --help) are examples.
+
+Fields (a[] is an element of list a):
+`, MaxFileSize>>20, MaxItems)
+	for _, f := range reference {
+		def, lim := f.def, f.limits
+		if f.r != nil {
+			if def == "" && f.r.def != 0 {
+				def = strconv.Itoa(f.r.def)
+			}
+			rng := fmt.Sprintf("%d..%d", f.r.min, f.r.max)
+			if lim == "" {
+				lim = rng
+			} else {
+				lim = rng + "; " + lim
+			}
+		}
+		head := f.typ
+		if def != "" {
+			head += ", default " + def
+		}
+		fmt.Fprintf(b, "\n%s  (%s)\n    %s\n", f.path, head, f.doc)
+		if lim != "" {
+			fmt.Fprintf(b, "    limits: %s\n", lim)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

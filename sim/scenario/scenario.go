@@ -1,0 +1,162 @@
+package scenario
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/netip"
+	"slices"
+
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
+)
+
+// Scenario is a decoded, defaulted and validated scenario. Its fields are
+// read-only: to change a run's settings use the With… methods, which
+// re-validate and return a new Scenario.
+type Scenario struct {
+	// Name is the scenario's name (the file's base name when it sets none).
+	Name        string
+	Description string
+	// Source is the path, or "embedded:NAME".
+	Source string
+	// Raw is the file's bytes, for hashing and recording.
+	Raw []byte
+	// Synthetic asks for generated filler services; nil when absent.
+	Synthetic *Synthetic
+	// Placement is where the explicit services go among the synthetic ones
+	// (first, middle, last or an index; default first).
+	Placement string
+	// Fairness configures a fairness run; nil when the file has none.
+	Fairness *Fairness
+	// Sweep configures a scaling sweep; nil when the file has none.
+	Sweep *Sweep
+	// KubeProxy is the engine and the kube-proxy release (defaulted).
+	KubeProxy KubeProxy
+
+	f          file // the validated YAML, defaults filled
+	cluster    model.Cluster
+	podCIDR    netip.Prefix
+	fillerCIDR netip.Prefix
+	explicit   model.Slice
+	overrides  []override
+}
+
+// Synthetic asks for generated filler services.
+type Synthetic struct {
+	Services            int
+	EndpointsPerService int
+	Seed                uint64
+}
+
+// Fairness configures a fairness run: new connections to each explicit
+// service, counted per endpoint by the servers and by the kernel.
+type Fairness struct {
+	// Dataplanes are known dataplane names (see sim/dataplane), at least one.
+	Dataplanes      []string
+	Connections     int
+	Concurrency     int
+	Rate            float64 // connections per second; 0 is as fast as possible
+	Mode            string  // connect, http or keepalive
+	RequestsPerConn int
+	ClientOnNode    bool
+	// Scheduler is the IPVS scheduler (rr, wrr, lc, sh, mh); "" is rr.
+	Scheduler string
+}
+
+// Sweep configures a scaling sweep.
+type Sweep struct {
+	Services            []int
+	EndpointsPerService int
+	Dataplanes          []string
+	Positions           []string
+	Connections         int
+	Warmup              int
+	Repetitions         int
+	Concurrency         int
+	PacketRate          bool
+	Seed                uint64
+	// MaxServices caps the service count per dataplane.
+	MaxServices map[string]int
+	// SyncLimit: full syncs are timed up to this many services per dataplane.
+	SyncLimit map[string]int
+	// IncrementalLimit does the same for incremental syncs.
+	IncrementalLimit map[string]int
+	// ThroughputConnections is the batch size for conn/s and CPU per connection.
+	ThroughputConnections int
+	// Scheduler is the IPVS scheduler; "" is rr.
+	Scheduler string
+	// SyncEachRepetition reloads the rules in every repetition.
+	SyncEachRepetition bool
+}
+
+// typed builds the typed form of a validated file.
+func typed(f file, source string, raw []byte) *Scenario {
+	s := &Scenario{Name: f.Name, Description: f.Description, Source: source, Raw: raw, Placement: f.Placement, f: f,
+		KubeProxy: KubeProxy{Engine: f.KubeProxy.Engine, Version: render.KubeProxyVersion(f.KubeProxy.Version)}}
+	s.cluster = model.DefaultCluster()
+	s.cluster.ClusterCIDR = netip.MustParsePrefix(f.Cluster.ClusterCIDR)
+	s.cluster.ServiceCIDR = netip.MustParsePrefix(f.Cluster.ServiceCIDR)
+	s.cluster.MasqueradeBit = *f.Cluster.MasqueradeBit
+	s.podCIDR = netip.MustParsePrefix(f.Cluster.PodCIDR)
+	s.fillerCIDR = netip.MustParsePrefix(f.Cluster.FillerCIDR)
+	for _, fs := range f.Services {
+		s.explicit = append(s.explicit, toModelService(fs))
+	}
+	if y := f.Synthetic; y != nil {
+		s.Synthetic = &Synthetic{Services: y.Services, EndpointsPerService: y.EndpointsPerService, Seed: y.Seed}
+	}
+	if r := f.Fairness; r != nil {
+		s.Fairness = &Fairness{Dataplanes: slices.Clone(r.Dataplanes), Connections: *r.Connections,
+			Concurrency: *r.Concurrency, Rate: r.Rate, Mode: r.Mode, RequestsPerConn: *r.RequestsPerConn,
+			ClientOnNode: r.ClientOnNode, Scheduler: r.Scheduler}
+	}
+	if w := f.Sweep; w != nil {
+		s.Sweep = &Sweep{Services: slices.Clone(w.Services), EndpointsPerService: *w.EndpointsPerService,
+			Dataplanes: slices.Clone(w.Dataplanes), Positions: slices.Clone(w.Positions),
+			Connections: *w.Connections, Warmup: *w.Warmup, Repetitions: *w.Repetitions,
+			Concurrency: *w.Concurrency, PacketRate: w.PacketRate, Seed: w.Seed,
+			MaxServices: cloneMap(w.MaxServices), SyncLimit: cloneMap(w.SyncLimit),
+			IncrementalLimit: cloneMap(w.IncrementalLimit), ThroughputConnections: *w.ThroughputConnections,
+			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition}
+	}
+	return s
+}
+
+func cloneMap(m map[string]int) map[string]int {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Hash identifies what was run: the SHA-256 of the file's bytes, and, when
+// With… overrides were applied, of those overrides too (so a run with
+// --connections 100 does not pass for one of the file as written).
+func (s *Scenario) Hash() string {
+	h := sha256.New()
+	h.Write(s.Raw)
+	for _, o := range s.overrides {
+		if !o.unhashed {
+			h.Write([]byte("\x00override " + o.desc))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Dataplanes returns every dataplane the scenario's fairness and sweep
+// sections use, each once, in order.
+func (s *Scenario) Dataplanes() []string {
+	var out []string
+	if s.Fairness != nil {
+		out = append(out, s.Fairness.Dataplanes...)
+	}
+	if s.Sweep != nil {
+		out = append(out, s.Sweep.Dataplanes...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
