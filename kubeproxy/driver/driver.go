@@ -49,15 +49,17 @@ type host struct {
 
 // Driver is one kube-proxy proxier and the objects it has been given.
 type Driver struct {
-	mode     string
-	render   bool
-	proxier  proxy.Provider
-	ipt      *recIPTables
-	nft      *recNFT
-	fakeIPVS *ipvstest.FakeIPVS
-	fakeSet  *ipsettest.FakeIPSet
-	store    *store
-	syncs    int
+	mode   string
+	render bool
+	// validating selects knftables' Fake over lightNFT in render mode.
+	validating bool
+	proxier    proxy.Provider
+	ipt        *recIPTables
+	nft        *recNFT
+	fakeIPVS   *ipvstest.FakeIPVS
+	fakeSet    *ipsettest.FakeIPSet
+	store      *store
+	syncs      int
 }
 
 // New builds the proxier for req.Mode. With render set nothing touches the
@@ -68,13 +70,18 @@ func New(ctx context.Context, req *kube.Request, render bool) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Driver{mode: req.Mode, render: render, store: newStore()}
+	d := &Driver{mode: req.Mode, render: render, validating: req.ValidatingFake, store: newStore()}
 	h := d.host(render)
 	switch req.Mode {
 	case kube.ModeIPTables:
 		d.proxier, err = newIPTables(ctx, s, h)
 	case kube.ModeNFTables:
-		d.proxier, err = newNFTables(ctx, s)
+		build := func() (err error) { d.proxier, err = newNFTables(ctx, s); return err }
+		if render {
+			err = withoutNFT(build)
+		} else {
+			err = build()
+		}
 	case kube.ModeIPVS:
 		d.proxier, err = newIPVS(ctx, s, h)
 	default:

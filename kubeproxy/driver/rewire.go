@@ -56,7 +56,11 @@ func (d *Driver) rewire(s settings) error {
 	case kube.ModeIPTables:
 		fields["nfacct"] = nil
 	case kube.ModeNFTables:
-		d.nft = &recNFT{Interface: knftables.NewFake(knftables.IPv4Family, "kube-proxy")}
+		var inner knftables.Interface = newLightNFT()
+		if d.validating {
+			inner = knftables.NewFake(knftables.IPv4Family, "kube-proxy")
+		}
+		d.nft = &recNFT{Interface: inner}
 		fields["nftables"] = knftables.Interface(d.nft)
 	case kube.ModeIPVS:
 		h := ipvsnetlinktest.NewFakeNetlinkHandle(false)

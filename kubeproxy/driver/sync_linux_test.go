@@ -60,7 +60,7 @@ func TestSyncInNamespace(t *testing.T) {
 	}{
 		{"iptables-legacy", kube.ModeIPTables, "legacy", []string{"iptables-legacy-save", "-t", "nat"}, "--to-destination 10.0.3.4:8080"},
 		{"iptables-nft", kube.ModeIPTables, "nft", []string{"iptables-nft-save", "-t", "nat"}, "--to-destination 10.0.3.4:8080"},
-		{"nftables", kube.ModeNFTables, "", []string{"nft", "list", "table", "ip", "kube-proxy"}, "10.0.3.4 . 8080"},
+		{"nftables", kube.ModeNFTables, "", []string{"nft", "list", "table", "ip", "kube-proxy"}, "10.0.3.4"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -41,6 +41,11 @@ type Request struct {
 	// OmitPayload leaves the payload text out of each Sync (sync mode:
 	// only the sizes are reported).
 	OmitPayload bool `json:"omitPayload,omitempty"`
+	// ValidatingFake makes render mode in nftables mode run each
+	// transaction through knftables' own Fake, which validates every
+	// operation but takes minutes for 10,000 services, instead of the
+	// driver's record-only table.
+	ValidatingFake bool `json:"validatingFake,omitempty"`
 }
 
 // Step is one batch of object events followed by one sync.
