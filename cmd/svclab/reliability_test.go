@@ -125,7 +125,7 @@ func TestPoint12OversizedScenarioRefusedFast(t *testing.T) {
 // stderr, whatever the command.
 func TestPoint13BadInputExitsTwo(t *testing.T) {
 	empty := t.TempDir()
-	badInput(t, "not a svclab run directory", "report", empty)
+	badInput(t, "nothing to report", "report", empty)
 	badInput(t, "no such file", "trace", "--dump", filepath.Join(empty, "missing.rules"), "--dst", "10.96.0.1:80")
 	badInput(t, "no such file", "analyze", "--dump", filepath.Join(empty, "missing.rules"))
 	badInput(t, "--services -1", "render", "--services", "-1")

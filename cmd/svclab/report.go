@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/svclab/svclab/sim/compare"
 	"github.com/svclab/svclab/sim/report"
-	"github.com/svclab/svclab/sim/results"
 )
 
 func init() {
@@ -44,9 +42,6 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if len(rest) != 1 {
 		return usagef("give one run directory")
 	}
-	if !isRunDir(rest[0]) {
-		return usagef("%s is not a svclab run directory (it has no results.jsonl or summary.json)", rest[0])
-	}
 	rep, err := report.WriteReport(rest[0])
 	if errors.Is(err, report.ErrEmptyRun) {
 		return &exitError{code: 2, msg: err.Error()}
@@ -66,14 +61,4 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return writeHTMLFile(filepath.Join(rest[0], "compare.html"), res, stderr)
-}
-
-// isRunDir reports whether dir holds a run's results.
-func isRunDir(dir string) bool {
-	for _, name := range []string{results.ResultsFile, results.SummaryFile} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return true
-		}
-	}
-	return false
 }
