@@ -50,14 +50,14 @@ func TestParseIPVSAdm(t *testing.T) {
 			s.Protocol, s.Scheduler, s.Flags = cipvs.SCTP, "mh", cipvs.ServiceSchedulerOpt2
 		})}}, ""},
 		{"real server first", "-a -t 10.96.0.10:80 -r 10.244.0.2:8080 -m -w 1\n", nil, "before its virtual server"},
-		{"twice", vs + vs, nil, "defined twice"},
-		{"no scheduler", "-A -t 10.96.0.10:80\n", nil, "no scheduler"},
-		{"IPv6", "-A -t [fd00::1]:80 -s rr\n", nil, "want IPv4"},
-		{"direct routing", vs + "-a -t 10.96.0.10:80 -r 10.244.0.2:8080 -g -w 1\n", nil, "-m -w weight"},
+		{"twice", vs + vs, nil, "given twice"},
+				{"IPv6", "-A -t [fd00::1]:80 -s rr\n", nil, "want an IPv4"},
+		{"direct routing", vs + "-a -t 10.96.0.10:80 -r 10.244.0.2:8080 -g -w 1\n", nil, "masquerading (-m)"},
 		{"bad weight", vs + "-a -t 10.96.0.10:80 -r 10.244.0.2:8080 -m -w x\n", nil, "weight"},
 		{"unknown flag", "-A -t 10.96.0.10:80 -s mh -b fast\n", nil, "scheduler flag"},
-		{"unknown option", "-A -t 10.96.0.10:80 -s rr -M 255.255.255.0\n", nil, "unsupported"},
-		{"unknown protocol", "-A -f 10 -s rr\n", nil, "protocol"},
+		{"persistence netmask", "-A -t 10.96.0.10:80 -s rr -p 60 -M 255.255.255.0\n", nil, "netmask"},
+		{"unknown option", "-A -t 10.96.0.10:80 -s rr -Z 1\n", nil, "unknown option"},
+		{"firewall mark", "-A -f 10 -s rr\n", nil, "no firewall marks"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

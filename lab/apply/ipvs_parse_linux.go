@@ -46,6 +46,9 @@ func toVirtualServer(s *simipvs.Service) (virtualServer, error) {
 	if svc.Scheduler == "" {
 		return virtualServer{}, errors.New("no scheduler (-s)")
 	}
+	if s.Netmask != "" {
+		return virtualServer{}, fmt.Errorf("persistence netmask -M %s: kube-proxy never sets one, and svclab does not apply it", s.Netmask)
+	}
 	if s.Persistent > 0 {
 		svc.Flags |= cipvs.ServicePersistent
 		svc.Timeout = uint32(s.Persistent)
