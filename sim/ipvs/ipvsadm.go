@@ -180,7 +180,11 @@ func parseDest(f []string) (Dest, error) {
 				return 0, fmt.Errorf("option %s needs a value", f[i])
 			}
 			i++
-			return strconv.Atoi(f[i])
+			n, err := strconv.Atoi(f[i])
+			if err != nil {
+				return 0, fmt.Errorf("option %s: %q is not a number", f[i-1], f[i])
+			}
+			return n, nil
 		}
 		var err error
 		switch f[i] {
