@@ -38,6 +38,9 @@ Options:
   --connections N    override the number of connections per measurement
   --kernel K         auto (default): the host kernel, or a user-mode-linux guest when a
                      dataplane is ipvs and the host has no IPVS; host; uml (always the guest)
+  --engine E         native (svclab's renderer) or kube-proxy (kube-proxy's own proxier
+                     programs the node and times its own syncs; make kube-proxy builds it)
+  --kube-proxy-version V   1.35 or 1.37: whose rules (default the scenario's, else the newest)
 
 Examples:
   sudo svclab run split-2
@@ -45,10 +48,13 @@ Examples:
   sudo svclab run keepalive-skew --json | jq '.runs[0].endpoints'
   sudo svclab run ./my-scenario.yaml --out /tmp/run1
   sudo svclab run ipvs-rr            # boots a user-mode-linux guest when the host lacks IPVS
+  sudo svclab run split-2 --engine kube-proxy --kube-proxy-version 1.35
+  sudo svclab run kube-proxy-sync --kube-proxy-version 1.37 --out /tmp/kp137
 `
 
 type runFlags struct {
 	out, dataplanes, kernel string
+	engine, version         string
 	json                    bool
 	connections             int
 	// dataplaneSet and connectionsSet say the flag was given (even as ""/0).
@@ -67,6 +73,12 @@ func (f runFlags) guestArgs() []string {
 	if f.json {
 		args = append(args, "--json")
 	}
+	if f.engine != "" {
+		args = append(args, "--engine", f.engine)
+	}
+	if f.version != "" {
+		args = append(args, "--kube-proxy-version", f.version)
+	}
 	return args
 }
 
@@ -78,6 +90,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.json, "json", false, "")
 	fs.IntVar(&f.connections, "connections", 0, "")
 	fs.StringVar(&f.kernel, "kernel", "auto", "")
+	fs.StringVar(&f.engine, "engine", "", "")
+	fs.StringVar(&f.version, "kube-proxy-version", "", "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -109,6 +123,11 @@ func applyRunOverrides(sc *scenario.Scenario, f runFlags) (*scenario.Scenario, e
 	if f.connectionsSet {
 		if sc, err = sc.WithConnections(f.connections); err != nil {
 			return nil, usagef("--connections %d: %v", f.connections, err)
+		}
+	}
+	if f.engine != "" || f.version != "" {
+		if sc, err = sc.WithKubeProxy(f.engine, f.version); err != nil {
+			return nil, usagef("--engine %q --kube-proxy-version %q: %v", f.engine, f.version, err)
 		}
 	}
 	return sc, nil

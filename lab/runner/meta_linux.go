@@ -33,7 +33,7 @@ func CollectMeta(run string, sc *scenario.Scenario, kind string) results.Meta {
 		Schema: results.SchemaVersion, Run: run, Scenario: sc.Name, ScenarioHash: sc.Hash(), Kind: kind,
 		Started: time.Now().UTC().Format(time.RFC3339), Kernel: KernelRelease(), CPU: cpuModel(), CPUs: runtime.NumCPU(),
 		GoVersion: runtime.Version(), GitCommit: gitCommit(), SvclabVersion: Version, Hostname: host,
-		Tools: toolVersions(),
+		Tools: toolVersions(), Engine: sc.KubeProxy.Engine, KubeProxyVersion: string(sc.KubeProxy.Version),
 	}
 }
 

@@ -62,6 +62,10 @@ type Meta struct {
 	SvclabVersion string            `json:"svclab_version"`
 	Tools         map[string]string `json:"tools"` // tool → version line, e.g. "iptables-nft": "iptables v1.8.9 (nf_tables)"
 	Hostname      string            `json:"hostname,omitempty"`
+	// Engine wrote the rules: "native" (svclab's renderer) or "kube-proxy"
+	// (kube-proxy's own proxier); KubeProxyVersion is whose rules they are.
+	Engine           string `json:"engine,omitempty"`
+	KubeProxyVersion string `json:"kube_proxy_version,omitempty"`
 }
 
 // Endpoint is one endpoint's result in a fairness run.
