@@ -27,15 +27,7 @@ import (
 const ipvsGuestSideEnv = "SVCLAB_TEST_IPVS_GUEST_SIDE"
 
 // The test binary is its own guest init, as the svclab binary is.
-func init() {
-	if len(os.Args) > 1 && os.Args[1] == uml.GuestInitCommand {
-		if err := uml.GuestInit(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-}
+func init() { uml.InitIfGuest(os.Args[1:]) }
 
 // TestIPVSInGuest boots a user-mode-linux guest that runs
 // TestIPVSGuestSide: the real IPVS dataplane, end to end.

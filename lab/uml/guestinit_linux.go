@@ -136,3 +136,18 @@ func kernelRelease() string {
 	}
 	return unix.ByteSliceToString(u.Release[:])
 }
+
+// InitIfGuest makes a binary this package boots serve as the guest's init:
+// when args (os.Args[1:]) start with GuestInitCommand it runs GuestInit and
+// exits the process (1 on error); otherwise it returns at once. Call it
+// first thing, e.g. from a test binary's init.
+func InitIfGuest(args []string) {
+	if len(args) == 0 || args[0] != GuestInitCommand {
+		return
+	}
+	if err := GuestInit(args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "svclab guest init:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}

@@ -26,15 +26,7 @@ import (
 const ipvsadmGuestEnv = "SVCLAB_TEST_IPVSADM_GUEST_SIDE"
 
 // The test binary is its own guest init.
-func init() {
-	if len(os.Args) > 1 && os.Args[1] == uml.GuestInitCommand {
-		if err := uml.GuestInit(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-}
+func init() { uml.InitIfGuest(os.Args[1:]) }
 
 // guestServices are programmed with the real ipvsadm in the guest: rr over
 // three real servers, wrr with weights 2:1:1.

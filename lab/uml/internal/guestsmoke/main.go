@@ -22,13 +22,7 @@ var (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == uml.GuestInitCommand {
-		if err := uml.GuestInit(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		return
-	}
+	uml.InitIfGuest(os.Args[1:])
 	if err := smoke(); err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		os.Exit(1)
