@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/lab/uml"
+	"github.com/svclab/svclab/sim/dataplane"
 )
 
 // Status is a probe's verdict.
@@ -80,17 +81,29 @@ var kernelOption = map[string]string{
 	"ipvs": "CONFIG_IP_VS", "conntrack": "CONFIG_NF_CONNTRACK", "ipset": "CONFIG_IP_SET",
 }
 
-// dataplaneNeeds lists, per dataplane, the kernel features and tools it
-// needs (netns and veth are needed by all).
+// dataplaneNeeds lists, per dataplane, the kernel features it needs
+// (netns and veth are needed by all); the tools it needs come from
+// sim/dataplane (see probedTools).
 var dataplaneNeeds = []struct {
 	name     string
 	features []string
-	tools    []string
 }{
-	{"iptables-legacy", []string{"iptables-legacy", "conntrack"}, []string{"iptables-legacy-restore"}},
-	{"iptables-nft", []string{"iptables-nft", "conntrack"}, []string{"iptables-nft-restore"}},
-	{"nftables", []string{"nftables", "conntrack"}, []string{"nft"}},
-	{"ipvs", []string{"ipvs", "dummy", "ipset", "iptables-legacy", "conntrack"}, []string{"ipset", "iptables-legacy-restore"}},
+	{"iptables-legacy", []string{"iptables-legacy", "conntrack"}},
+	{"iptables-nft", []string{"iptables-nft", "conntrack"}},
+	{"nftables", []string{"nftables", "conntrack"}},
+	{"ipvs", []string{"ipvs", "dummy", "ipset", "iptables-legacy", "conntrack"}},
+}
+
+// probedTools are the tools sim/dataplane says a dataplane needs that
+// doctor looks up (toolVersionArgs).
+func probedTools(name string) []string {
+	var out []string
+	for _, t := range dataplane.ToolsFor([]string{name}) {
+		if slices.ContainsFunc(toolVersionArgs, func(tv toolVersionArg) bool { return tv.name == t }) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Feature returns the named host kernel feature's result.
@@ -154,7 +167,7 @@ func (r *Report) summarise() {
 			dp.Host = dp.Host && r.featureOK(f)
 			dp.Guest = dp.Guest && r.guestHas(f)
 		}
-		for _, tool := range need.tools {
+		for _, tool := range probedTools(need.name) {
 			dp.Host = dp.Host && r.toolOK(tool)
 			dp.Guest = dp.Guest && r.toolOK(tool)
 		}

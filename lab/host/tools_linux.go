@@ -7,12 +7,15 @@ import (
 	"time"
 )
 
-// toolVersionArgs are the programs svclab execs and how each prints its
-// version. Version queries touch no kernel state.
-var toolVersionArgs = []struct {
+// toolVersionArg is a program and the arguments that print its version.
+type toolVersionArg struct {
 	name string
 	args []string
-}{
+}
+
+// toolVersionArgs are the programs svclab execs and how each prints its
+// version. Version queries touch no kernel state.
+var toolVersionArgs = []toolVersionArg{
 	{"ip", []string{"-V"}},
 	{"iptables-legacy-restore", []string{"--version"}},
 	{"iptables-nft-restore", []string{"--version"}},

@@ -43,7 +43,8 @@ type Info struct {
 	Name Name
 	// Summary is one line for help text and reports.
 	Summary string
-	// Tools are the host programs the lab runs for it.
+	// Tools are the host programs the lab runs for it (IPVS servers go over
+	// netlink: ipvsadm is only installed for cross-checks).
 	Tools []string
 	// Packages are the Debian packages that provide Tools.
 	Packages []string
@@ -69,7 +70,7 @@ var all = []Info{
 		Tools: []string{"nft"}, Packages: []string{"nftables"},
 		RuleCounters: false, Sync: RestoreText, KernelFeature: "nf_tables"},
 	{Name: IPVS, Summary: "kube-proxy IPVS mode (virtual/real servers, ipsets, kube-ipvs0)",
-		Tools: []string{"ipset", "ipvsadm", "iptables-legacy-restore"}, Packages: []string{"ipset", "ipvsadm", "iptables"},
+		Tools: []string{"ipset", "iptables-legacy-restore"}, Packages: []string{"ipset", "iptables"},
 		RuleCounters: false, Sync: Netlink, KernelFeature: "ip_vs"},
 	{Name: EBPF, Summary: "Cilium-style service LB: tc (tcx) programs on client veths, BPF hash maps",
 		Tools: nil, Packages: nil,

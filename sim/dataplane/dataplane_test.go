@@ -33,7 +33,7 @@ func TestParseAndTools(t *testing.T) {
 		}
 	}
 	got := ToolsFor([]string{"iptables-legacy", "ipvs", "iptables-legacy", "bogus"})
-	want := []string{"iptables-legacy", "iptables-legacy-restore", "iptables-legacy-save", "ipset", "ipvsadm"}
+	want := []string{"iptables-legacy", "iptables-legacy-restore", "iptables-legacy-save", "ipset"}
 	if !slices.Equal(got, want) {
 		t.Errorf("ToolsFor = %v, want %v", got, want)
 	}
