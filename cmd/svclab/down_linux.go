@@ -86,6 +86,9 @@ func runCleanup(args []string, stdout, stderr io.Writer) error {
 		return usagef("--prefix %q: want a run name like svl-3f9a", *prefix)
 	}
 	rep, err := runner.Cleanup(runner.CleanupOptions{Prefix: *prefix, Force: *force})
+	if errors.Is(err, runner.ErrNeedsRoot) {
+		return err
+	}
 	for _, r := range rep.Removed {
 		fmt.Fprintf(stdout, "removed %s\n", r)
 	}
@@ -96,6 +99,7 @@ func runCleanup(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "not removed: netns %s (no svclab lease records it; `ip netns delete %s` if it is yours)\n", n, n)
 	}
 	switch {
+	case err != nil:
 	case len(rep.Removed) == 0 && len(rep.Live) == 0:
 		fmt.Fprintln(stdout, "nothing to remove")
 	case len(rep.Live) > 0:

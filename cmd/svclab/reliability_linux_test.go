@@ -265,3 +265,27 @@ func TestPoint14MetaRecordsTheBinarysCommit(t *testing.T) {
 		t.Errorf("meta git commit %q, want the binary's %q", m.GitCommit, want)
 	}
 }
+
+// Point 13 (the lab half): without root, cleanup says "needs root" and
+// nothing else; a failed `up` leaves no log, state or lease behind.
+func TestPoint13LabCommandsSayWhatIsWrong(t *testing.T) {
+	bin := svclabBinary(t)
+	cleanup := exec.Command(bin, "cleanup")
+	cleanup.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var stdout, stderr strings.Builder
+	cleanup.Stdout, cleanup.Stderr = &stdout, &stderr
+	_ = cleanup.Run()
+	if stdout.Len() != 0 || !strings.Contains(stderr.String(), "needs root") {
+		t.Errorf("cleanup as nobody: stdout %q, stderr %q; want only 'needs root'", stdout.String(), stderr.String())
+	}
+	before, _ := filepath.Glob("/run/svclab/*")
+	up := exec.Command(bin, "up", "split-2", "--dataplane", "nftables")
+	up.Env = append(os.Environ(), "PATH=/nonexistent")
+	if out, err := up.CombinedOutput(); err == nil {
+		t.Fatalf("up without nft on PATH succeeded:\n%s", out)
+	}
+	after, _ := filepath.Glob("/run/svclab/*")
+	if len(after) > len(before) {
+		t.Errorf("a failed up left %v (before: %v)", after, before)
+	}
+}
