@@ -31,7 +31,14 @@ build: setup
 
 test: setup lint cross kube-proxy
 	$(GO) test $(GOTEST_FLAGS) ./...
-	cd kubeproxy && export CGO_ENABLED=0 && $(GO) test $(GOTEST_FLAGS) ./... && $(GO) test $(GOTEST_FLAGS) $(KP135) ./...
+	@mkdir -p bin
+	@for v in 1.37 1.35; do \
+	  flags=""; [ $$v = 1.35 ] && flags="$(KP135)"; \
+	  echo "go test (kubeproxy, kube-proxy v$$v) $$flags ./..."; \
+	  (cd kubeproxy && CGO_ENABLED=0 $(GO) test $(GOTEST_FLAGS) -v $$flags ./... > ../bin/kubeproxy-test-$$v.log 2>&1); s=$$?; \
+	  grep -E 'clusters, [0-9]+ syncs|^(ok|FAIL|--- FAIL)' bin/kubeproxy-test-$$v.log; \
+	  [ $$s = 0 ] || { tail -50 bin/kubeproxy-test-$$v.log; exit $$s; }; \
+	done
 
 # kube-proxy's own proxiers as svclab's engine and oracle: a nested module
 # (kubeproxy/, see its README), one driver binary per kube-proxy version.

@@ -43,8 +43,11 @@ Fairness metrics (chi2_p, jain) are gated only when given a threshold.
 The Mann-Whitney U test needs at least 4 repetitions per side to reach
 p ≤ 0.05; 6 or more let a clear regression pass the correction: with fewer
 than 4, no change can be significant and the gate refuses to decide (exit 2).
-Sync times are measured once per point, so they are one sample per point and
-are never significant with today's runner.
+Sync times are measured once per point (one sample whatever the
+repetitions) unless the scenario sets sweep.syncEachRepetition, which reloads
+the rules in every repetition (kube-proxy-sync does). Gate fewer metrics
+(--threshold latency=off,...) when only some matter: the correction is over
+every gated comparison.
 
 Options:
   --threshold METRIC=PCT  set a threshold; repeat or separate with commas.
