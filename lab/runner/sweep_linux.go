@@ -9,6 +9,7 @@ import (
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/traffic"
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/results"
@@ -197,7 +198,7 @@ func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.Sweep, rep in
 		return nil, err
 	}
 	var flows pktRate
-	if spec.PacketRate {
+	if spec.PacketRate && packetsApply(l.plan.dataplane) {
 		last := netip.AddrPortFrom(sweepTargetIPs["last"], uint16(sweepTargetPort.Port))
 		r, err := l.lab.PacketRate(ctx, last, tput.connPerSec/2)
 		if err != nil {
@@ -212,7 +213,7 @@ func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.Sweep, rep in
 			return out, err
 		}
 		p.ConnPerSec, p.CPUusPerConn = tput.connPerSec, tput.cpuUsPerConn
-		if spec.PacketRate {
+		if spec.PacketRate && packetsApply(l.plan.dataplane) {
 			p.FlowsPerSec = flows.flowsPerSec
 			p.Extra = map[string]float64{"cpu_us_per_packet": flows.cpuUsPerPacket}
 		}
@@ -290,4 +291,11 @@ func summarize(sc *scenario.Scenario, records []results.Record, complete bool) *
 func partialSummary(sc *scenario.Scenario, w *results.Writer) *results.Summary {
 	records, _, _ := results.ReadRecords(w.Dir())
 	return summarize(sc, records, false)
+}
+
+// packetsApply says whether the packet-rate mode measures the dataplane:
+// a socket LB translates connects, not raw packets.
+func packetsApply(name string) bool {
+	info, ok := dataplane.Lookup(name)
+	return ok && !info.AtConnect
 }

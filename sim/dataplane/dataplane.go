@@ -57,6 +57,10 @@ type Info struct {
 	Sync SyncKind
 	// KernelFeature names the kernel facility it needs, e.g. "ip_vs".
 	KernelFeature string
+	// AtConnect is true when it balances at connect() (socket LB): packets
+	// sent without a connect, like the packet-rate mode's raw SYNs, are
+	// not translated, so that mode does not apply to it.
+	AtConnect bool
 }
 
 var all = []Info{
@@ -77,7 +81,7 @@ var all = []Info{
 		RuleCounters: false, Sync: BPFMaps, KernelFeature: "bpf"},
 	{Name: EBPFSock, Summary: "socket LB: cgroup/connect4 rewrites the destination at connect()",
 		Tools: nil, Packages: nil,
-		RuleCounters: false, Sync: BPFMaps, KernelFeature: "cgroup-bpf"},
+		RuleCounters: false, Sync: BPFMaps, KernelFeature: "cgroup-bpf", AtConnect: true},
 }
 
 // All returns every dataplane, in a fixed order.
