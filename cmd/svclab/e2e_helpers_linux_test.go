@@ -34,6 +34,12 @@ func svclabBinary(t *testing.T) string {
 		}
 		_ = os.Chmod(dir, 0o755) // the no-root test runs it as nobody
 		binPath = filepath.Join(dir, "svclab")
+		// The kube-proxy drivers `make kube-proxy` built, for --engine kube-proxy.
+		if os.Getenv("SVCLAB_KUBE_PROXY_DRIVERS") == "" {
+			if drivers, err := filepath.Abs(filepath.Join("..", "..", "bin")); err == nil {
+				os.Setenv("SVCLAB_KUBE_PROXY_DRIVERS", drivers)
+			}
+		}
 		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
 		if err != nil {
 			buildErr = &buildFailure{out: string(out), err: err}

@@ -23,16 +23,20 @@ func TestRunSplitAcceptance(t *testing.T) {
 	tests := []struct {
 		scenario string
 		share    float64
+		flags    []string
 	}{
-		{"split-2", 0.5},
-		{"split-5", 0.2},
+		{"split-2", 0.5, nil},
+		{"split-5", 0.2, nil},
+		// kube-proxy's own proxier programs the node (needs make kube-proxy).
+		{"split-2", 0.5, []string{"--engine", "kube-proxy"}},
+		{"split-2", 0.5, []string{"--dataplane", "ebpf,ebpf-sock"}},
 	}
 	svclabBinary(t) // skips (or fails under CI) without root, before touching anything
 	before := rootSnapshot(t)
 	for _, tt := range tests {
-		t.Run(tt.scenario, func(t *testing.T) {
+		t.Run(strings.Join(append([]string{tt.scenario}, tt.flags...), " "), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")
-			stdout, stderr, code := runSvclab(t, "run", tt.scenario, "--json", "--out", out)
+			stdout, stderr, code := runSvclab(t, append([]string{"run", tt.scenario, "--json", "--out", out}, tt.flags...)...)
 			if code != 0 {
 				t.Fatalf("exit %d:\n%s", code, stderr)
 			}
@@ -67,11 +71,11 @@ func checkSplit(t *testing.T, s *results.Summary, share float64) {
 				t.Errorf("%s: endpoint %s share %.4f, want %.2f ± 0.02", r.Dataplane, e.Endpoint, e.Share, share)
 			}
 		}
+		if !r.CountsAgree {
+			t.Errorf("%s: server counts differ from the kernel's (%s): %+v", r.Dataplane, r.KernelCounter, r.Endpoints)
+		}
 		if !strings.HasPrefix(r.Dataplane, "iptables") {
 			continue
-		}
-		if !r.CountsAgree {
-			t.Errorf("%s: server counts differ from the DNAT counters: %+v", r.Dataplane, r.Endpoints)
 		}
 		if len(r.Rules) == 0 || r.ChainEntered == 0 {
 			t.Fatalf("%s: no statistic rule counters", r.Dataplane)
