@@ -51,7 +51,7 @@ func TestParseIPVSAdm(t *testing.T) {
 		})}}, ""},
 		{"real server first", "-a -t 10.96.0.10:80 -r 10.244.0.2:8080 -m -w 1\n", nil, "before its virtual server"},
 		{"twice", vs + vs, nil, "given twice"},
-				{"IPv6", "-A -t [fd00::1]:80 -s rr\n", nil, "want an IPv4"},
+		{"IPv6", "-A -t [fd00::1]:80 -s rr\n", nil, "want an IPv4"},
 		{"direct routing", vs + "-a -t 10.96.0.10:80 -r 10.244.0.2:8080 -g -w 1\n", nil, "masquerading (-m)"},
 		{"bad weight", vs + "-a -t 10.96.0.10:80 -r 10.244.0.2:8080 -m -w x\n", nil, "option -w: \"x\" is not a number"},
 		{"unknown flag", "-A -t 10.96.0.10:80 -s mh -b fast\n", nil, "scheduler flag"},
