@@ -19,7 +19,7 @@ func init() {
 	register(&command{name: runner.DaemonCommand, summary: "serve a lab for svclab up", usage: "internal\n", run: runLabDaemon, hidden: true})
 }
 
-const upUsage = `Usage: svclab up SCENARIO [--dataplane D] [--json]
+const upUsage = `Usage: svclab up SCENARIO [--dataplane D] [--engine E] [--kube-proxy-version V] [--json]
 
 Builds the scenario's lab, programs one dataplane and leaves it running, with
 the pods' servers answering, so you can explore it with your own tools. A
@@ -27,6 +27,9 @@ background svclab process serves the pods until 'svclab down RUN'. Needs root.
 
 Options:
   --dataplane D   iptables-legacy, iptables-nft (default) or nftables
+  --engine E      native (svclab's renderer) or kube-proxy (kube-proxy's own proxier
+                  programs the node and keeps running with the lab; make kube-proxy)
+  --kube-proxy-version V   1.35 or 1.37 (default the scenario's, else the newest)
   --json          print {"run", "node_netns", "client_netns", "services": [...]}
 
 Examples:
@@ -34,12 +37,15 @@ Examples:
   sudo ip netns exec svl-3f9a-cli curl -s http://10.96.0.10/
   sudo ip netns exec svl-3f9a-node iptables-nft -t nat -vnL KUBE-SERVICES
   sudo svclab down svl-3f9a
+  sudo svclab up split-2 --dataplane nftables --engine kube-proxy --kube-proxy-version 1.35
 `
 
 func runUp(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("up")
 	dataplane := fs.String("dataplane", "iptables-nft", "")
 	asJSON := fs.Bool("json", false, "")
+	engine := fs.String("engine", "", "")
+	version := fs.String("kube-proxy-version", "", "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -50,10 +56,14 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	if !slices.Contains(runner.UpDataplanes, *dataplane) {
 		return usagef("--dataplane %q: want %s", *dataplane, strings.Join(runner.UpDataplanes, ", "))
 	}
-	if _, err := scenario.Load(rest[0]); err != nil {
+	sc, err := scenario.Load(rest[0])
+	if err != nil {
 		return err
 	}
-	st, err := runner.StartUp(rest[0], *dataplane)
+	if _, err := sc.WithKubeProxy(*engine, *version); err != nil {
+		return usagef("--engine %q --kube-proxy-version %q: %v", *engine, *version, err)
+	}
+	st, err := runner.StartUp(rest[0], *dataplane, "--engine", *engine, "--kube-proxy-version", *version)
 	if err != nil {
 		return err
 	}
@@ -88,12 +98,17 @@ func runLabDaemon(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet(runner.DaemonCommand)
 	dataplane := fs.String("dataplane", "iptables-nft", "")
 	prefix := fs.String("prefix", "", "")
+	engine := fs.String("engine", "", "")
+	version := fs.String("kube-proxy-version", "", "")
 	rest, err := parseFlags(fs, args)
 	if err != nil || len(rest) != 1 || *prefix == "" {
 		return usagef("internal command: bad arguments")
 	}
 	sc, err := scenario.Load(rest[0])
 	if err != nil {
+		return err
+	}
+	if sc, err = sc.WithKubeProxy(*engine, *version); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)

@@ -20,11 +20,13 @@ type env struct {
 	uml      func() (uml.Info, error)
 	// bpf probes the eBPF dataplanes' kernel facilities; nil skips them.
 	bpf func(scratch func() (string, func() error, error)) []Feature
+	// drivers finds the kube-proxy drivers; nil skips them.
+	drivers func() []Tool
 }
 
 var realEnv = env{
 	geteuid: os.Geteuid, release: hostRelease, lookPath: exec.LookPath, run: runCommand,
-	scratch: scratchNetns, uml: uml.Available, bpf: probeBPF,
+	scratch: scratchNetns, uml: uml.Available, bpf: probeBPF, drivers: findDrivers,
 }
 
 // Inspect probes this machine. Kernel probes need root; without it they
@@ -46,6 +48,9 @@ func inspect(e env) Report {
 		}
 	}
 	r.UML = checkUML(e.uml)
+	if e.drivers != nil {
+		r.Drivers = e.drivers()
+	}
 	r.summarise()
 	return r
 }

@@ -31,6 +31,8 @@ type Report struct {
 	UML UML `json:"uml"`
 	// BPF is what the kernel offers the eBPF dataplanes (root only).
 	BPF []Feature `json:"bpf,omitempty"`
+	// Drivers are the kube-proxy drivers of the kube-proxy engine.
+	Drivers []Tool `json:"kube_proxy_drivers,omitempty"`
 	// Dataplanes says where each dataplane can run.
 	Dataplanes []Dataplane `json:"dataplanes"`
 	// Fixes are what to do about what is missing, most useful first.

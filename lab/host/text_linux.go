@@ -30,6 +30,12 @@ func (r Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Status, f.Name, f.Detail)
 		}
 	}
+	if len(r.Drivers) > 0 {
+		fmt.Fprintln(tw, "\nkube-proxy drivers (--engine kube-proxy)")
+		for _, d := range r.Drivers {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", d.Status, d.Name, strings.TrimSpace(d.Path+"  "+d.Version))
+		}
+	}
 	fmt.Fprintln(tw, "\nuser-mode-linux")
 	writeUML(tw, r.UML)
 	fmt.Fprintln(tw, "\ndataplanes")

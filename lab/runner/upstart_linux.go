@@ -19,10 +19,10 @@ const DaemonCommand = "__lab-daemon"
 const upStartTimeout = 2 * time.Minute
 
 // StartUp starts the `svclab up` daemon for the scenario named source (a
-// path or an embedded name) in a session of its own and waits until its lab
-// answers. On failure it removes what the daemon made, its log included,
-// and returns the daemon's output.
-func StartUp(source, dataplane string) (UpState, error) {
+// path or an embedded name) in a session of its own, with daemonArgs added
+// to its flags, and waits until its lab answers. On failure it removes what
+// the daemon made, its log included, and returns the daemon's output.
+func StartUp(source, dataplane string, daemonArgs ...string) (UpState, error) {
 	if os.Geteuid() != 0 {
 		return UpState{}, ErrNeedsRoot
 	}
@@ -39,7 +39,8 @@ func StartUp(source, dataplane string) (UpState, error) {
 	if err != nil {
 		return UpState{}, err
 	}
-	cmd := exec.Command(self, DaemonCommand, "--dataplane", dataplane, "--prefix", prefix, source)
+	args := append([]string{DaemonCommand, "--dataplane", dataplane, "--prefix", prefix}, daemonArgs...)
+	cmd := exec.Command(self, append(args, source)...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
