@@ -16,6 +16,36 @@ type Cluster struct {
 	MasqueradeBit int
 	// NodeName is the name of the node the rules are rendered for.
 	NodeName string
+	// NodeZone is that node's topology.kubernetes.io/zone label ("":
+	// none), which topology-aware routing compares with endpoint hints.
+	NodeZone string
+	// NodeIP is the node's primary address of the model's family
+	// (kube-proxy's --bind-address / node IP), NodeIPv6 the IPv6 one of a
+	// dual-stack node. ForFamily moves the selected family's into NodeIP.
+	NodeIP   netip.Addr
+	NodeIPv6 netip.Addr
+	// ClusterCIDRv6 and ServiceCIDRv6 are the IPv6 pod and service CIDRs
+	// of a dual-stack or IPv6 cluster (ForFamily moves them into
+	// ClusterCIDR and ServiceCIDR).
+	ClusterCIDRv6 netip.Prefix
+	ServiceCIDRv6 netip.Prefix
+	// Proxy is kube-proxy's configuration where it changes the rules.
+	Proxy ProxyConfig
+}
+
+// ProxyConfig holds the kube-proxy flags and host facts that change the
+// rules it writes (the zero value is kube-proxy's default, except where a
+// field says otherwise).
+type ProxyConfig struct {
+	// MasqueradeAll is --masquerade-all.
+	MasqueradeAll bool
+	// NodePortAddresses is --nodeport-addresses as CIDRs (empty: every
+	// local address); NodePortPrimary is its special value "primary" (the
+	// node IPs).
+	NodePortAddresses []netip.Prefix
+	NodePortPrimary   bool
+	// NoLocalhostNodePorts is --iptables-localhost-nodeports=false.
+	NoLocalhostNodePorts bool
 }
 
 // DefaultCluster returns kube-proxy's defaults as svclab uses them.
@@ -35,10 +65,13 @@ func (c Cluster) MasqueradeMark() string {
 }
 
 // Model is the whole input of a renderer: the cluster and its services in
-// rendering order.
+// rendering order, seen by the proxier of one family (Family; the zero
+// value is IPv4). Services of a dual-stack model carry both families'
+// addresses until ForFamily projects them.
 type Model struct {
 	Cluster  Cluster
 	Services List
+	Family   Family
 }
 
 // List is an ordered, indexable collection of services. At may build the

@@ -23,10 +23,13 @@ func (p Protocol) Lower() string { return strings.ToLower(string(p)) }
 // ServiceType is the Kubernetes Service type.
 type ServiceType string
 
-// The service types svclab renders.
+// The service types. kube-proxy writes no rules for ExternalName services
+// (nor for headless ones, whose ClusterIP is not valid); see Skipped.
 const (
-	ClusterIP ServiceType = "ClusterIP"
-	NodePort  ServiceType = "NodePort"
+	ClusterIP    ServiceType = "ClusterIP"
+	NodePort     ServiceType = "NodePort"
+	LoadBalancer ServiceType = "LoadBalancer"
+	ExternalName ServiceType = "ExternalName"
 )
 
 // DefaultAffinityTimeout is Kubernetes' default ClientIP affinity timeout.
@@ -38,7 +41,7 @@ type Port struct {
 	Protocol   Protocol
 	Port       int
 	TargetPort int
-	NodePort   int // only for NodePort services
+	NodePort   int // NodePort and LoadBalancer services (0: none allocated)
 }
 
 // Endpoint is one backend address of a Service. Its port for a given service
@@ -49,12 +52,19 @@ type Port struct {
 // ready endpoint is serving whatever Serving says (IsServing). kube-proxy
 // uses the ready endpoints of a service, and falls back to the endpoints
 // that are serving and terminating when none is ready.
+//
+// Zone is the endpoint's zone; ZoneHints and NodeHints are its
+// EndpointSlice hints (hints.forZones, hints.forNodes), which kube-proxy's
+// topology-aware routing uses.
 type Endpoint struct {
 	IP          netip.Addr
 	Ready       bool
 	Serving     bool
 	Terminating bool
 	Node        string
+	Zone        string
+	ZoneHints   []string
+	NodeHints   []string
 }
 
 // IsServing reports whether the endpoint can take traffic: it is ready, or
@@ -68,14 +78,47 @@ type Affinity struct {
 }
 
 // Service is a Kubernetes Service and its endpoints.
+//
+// A dual-stack service has a ClusterIP of each family: ClusterIP is the
+// primary one (spec.clusterIPs[0]) and SecondaryClusterIP the other.
+// Endpoints, ExternalIPs, LoadBalancerIPs and LoadBalancerSourceRanges may
+// mix families; ForFamily projects a model onto one family, as each of
+// kube-proxy's per-family proxiers sees it. A headless service has no valid
+// ClusterIP.
 type Service struct {
-	Namespace string
-	Name      string
-	Type      ServiceType
-	ClusterIP netip.Addr
-	Ports     []Port
-	Affinity  Affinity
-	Endpoints []Endpoint
+	Namespace          string
+	Name               string
+	Type               ServiceType
+	ClusterIP          netip.Addr
+	SecondaryClusterIP netip.Addr
+	Ports              []Port
+	Affinity           Affinity
+	Endpoints          []Endpoint
+
+	// ExternalIPs is spec.externalIPs.
+	ExternalIPs []netip.Addr
+	// LoadBalancerIPs are status.loadBalancer.ingress[].ip of a
+	// LoadBalancer service (ingress points whose ipMode is Proxy are left
+	// out, as kube-proxy leaves them out).
+	LoadBalancerIPs []netip.Addr
+	// LoadBalancerSourceRanges is spec.loadBalancerSourceRanges.
+	LoadBalancerSourceRanges []netip.Prefix
+	// ExternalPolicyLocal is spec.externalTrafficPolicy: Local.
+	ExternalPolicyLocal bool
+	// InternalPolicyLocal is spec.internalTrafficPolicy: Local.
+	InternalPolicyLocal bool
+	// HealthCheckNodePort is spec.healthCheckNodePort (0: none).
+	HealthCheckNodePort int
+	// TrafficDistribution is spec.trafficDistribution ("" or e.g.
+	// "PreferClose").
+	TrafficDistribution string
+}
+
+// Skipped reports whether kube-proxy writes no rules for s: an
+// ExternalName service, or one without a ClusterIP (headless, or none of
+// the family a projection selected).
+func (s *Service) Skipped() bool {
+	return s.Type == ExternalName || !s.ClusterIP.IsValid() || s.ClusterIP.IsUnspecified()
 }
 
 // PortName is kube-proxy's ServicePortName string: "ns/name:port", or
