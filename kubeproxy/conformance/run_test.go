@@ -49,8 +49,13 @@ func kubeProxy(mode string, ms []*model.Model) ([]kube.Sync, error) {
 		return nil, err
 	}
 	req.NodeIP = nodeIP.String()
+	return renderRequest(req)
+}
+
+// renderRequest runs req through the driver in render mode.
+func renderRequest(req *kube.Request) ([]kube.Sync, error) {
 	var syncs []kube.Sync
-	err = driver.Run(context.Background(), req, true, nil, func(s kube.Sync) error {
+	err := driver.Run(context.Background(), req, true, nil, func(s kube.Sync) error {
 		if s.Error != "" {
 			return fmt.Errorf("sync %d: %s", s.Index, s.Error)
 		}
