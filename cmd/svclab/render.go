@@ -155,7 +155,7 @@ func renderMode(w io.Writer, mode string, m *model.Model, jumps bool, v render.K
 		if err != nil || !jumps {
 			return stats, err
 		}
-		_, err = iptables.RenderJumps(w, opts)
+		_, err = iptables.RenderModelJumps(w, m, opts)
 		return stats, err
 	case "nftables":
 		return nftables.Render(w, m, nftables.Options{Version: v})

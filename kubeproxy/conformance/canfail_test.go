@@ -15,10 +15,10 @@ import (
 // without it) the first cases must differ.
 func TestSuiteCanFail(t *testing.T) {
 	wrong := func(ms []*model.Model, kp []kube.Sync) (string, error) {
-		opts := iptablesOptions()
-		opts.MasqueradeAll = true
+		m := *ms[0]
+		m.Cluster.Proxy.MasqueradeAll = true
 		var buf bytes.Buffer
-		if _, err := rendipt.Render(&buf, ms[0], opts); err != nil {
+		if _, err := rendipt.Render(&buf, &m, iptablesOptions()); err != nil {
 			return "", err
 		}
 		d, err := diffRestore(kp[0].Payload, buf.String())

@@ -3,6 +3,7 @@ package iptables
 import (
 	"io"
 
+	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
 )
 
@@ -33,13 +34,25 @@ type Jump struct {
 	Rule         string // the rule text, comment quoted
 }
 
-// Jumps returns the jump rules in the order kube-proxy ensures them. With
-// localhostNodePorts off, kube-proxy does not create KUBE-FIREWALL, so its
-// jumps are left out.
-func Jumps(opts Options) []Jump {
+// Jumps returns the jump rules in the order kube-proxy ensures them, for a
+// model with kube-proxy's default flags (IPv4, localhost NodePorts on). See
+// ModelJumps.
+func Jumps(opts Options) []Jump { return jumps(true) }
+
+// ModelJumps returns the jump rules for m in the order kube-proxy ensures
+// them. kube-proxy also creates KUBE-FIREWALL and its jumps when its
+// restore payload leaves the chain out (IPv6, or localhost NodePorts off);
+// the chain is empty then, so its jumps are left out here, and the
+// payload stays loadable on its own.
+func ModelJumps(m *model.Model, opts Options) []Jump {
+	c := m.Cluster.ForFamily(m.Family)
+	return jumps(m.Family == model.IPv4 && newNodePorts(c, m.Family).localhost)
+}
+
+func jumps(firewall bool) []Jump {
 	var out []Jump
 	for _, j := range jumpRules {
-		if !opts.LocalhostNodePorts && j.rule == "-j KUBE-FIREWALL" {
+		if !firewall && j.rule == "-j KUBE-FIREWALL" {
 			continue
 		}
 		out = append(out, Jump{Table: j.table, Chain: j.chain, Rule: j.rule})
@@ -47,15 +60,26 @@ func Jumps(opts Options) []Jump {
 	return out
 }
 
-// RenderJumps writes the jump rules from the built-in chains as a restore
-// payload to load with --noflush after Render's payload. With
-// localhostNodePorts off, kube-proxy does not create KUBE-FIREWALL, so its
-// jumps are left out.
+// RenderJumps writes Jumps(opts) as a restore payload to load with
+// --noflush after Render's payload (see RenderModelJumps).
 func RenderJumps(w io.Writer, opts Options) (render.Stats, error) {
+	return writeJumps(w, Jumps(opts))
+}
+
+// RenderModelJumps writes ModelJumps(m, opts) as a restore payload to load
+// with --noflush after Render's payload for m.
+func RenderModelJumps(w io.Writer, m *model.Model, opts Options) (render.Stats, error) {
+	if err := checkModel(m); err != nil {
+		return render.Stats{}, err
+	}
+	return writeJumps(w, ModelJumps(m, opts))
+}
+
+func writeJumps(w io.Writer, js []Jump) (render.Stats, error) {
 	rw := render.NewWriter(w)
 	for _, table := range []string{"filter", "nat"} {
 		rw.Line("*", table)
-		for _, j := range Jumps(opts) {
+		for _, j := range js {
 			if j.Table != table {
 				continue
 			}

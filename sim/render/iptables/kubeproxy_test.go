@@ -66,7 +66,7 @@ func TestKubeProxyOverallRules(t *testing.T) {
 		render.KubeProxy137: "v1.37.2-TestOverallIPTablesRules.rules",
 	} {
 		t.Run(string(v), func(t *testing.T) {
-			opts := Options{Version: v, NFAcct: true, LocalhostNodePorts: true, LargeClusterThreshold: 1000}
+			opts := Options{Version: v, NFAcct: true, LargeClusterThreshold: 1000}
 			got := renderString(t, &model.Model{Cluster: kubeProxyCluster(), Services: overallServices()}, opts)
 			got, err := simipt.Canonical(strings.ReplaceAll(got, "0x00004000", "0x4000"))
 			if err != nil {

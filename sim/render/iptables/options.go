@@ -2,9 +2,11 @@ package iptables
 
 import "github.com/svclab/svclab/sim/render"
 
-// Options are the host- and flag-dependent choices kube-proxy makes while
-// rendering. DefaultOptions gives those of a current kube-proxy on a kernel
-// without the nfacct match.
+// Options are the host facts and version that change what kube-proxy
+// writes. Its flags (--masquerade-all, --nodeport-addresses,
+// --iptables-localhost-nodeports) come from the model's Cluster.Proxy.
+// DefaultOptions gives those of a current kube-proxy on a kernel without
+// the nfacct match.
 type Options struct {
 	// Version is the kube-proxy release written ("" is the newest). The
 	// iptables rules of v1.35 and v1.37 differ only in --random-fully,
@@ -12,24 +14,17 @@ type Options struct {
 	Version render.KubeProxyVersion
 	// NFAcct adds kube-proxy's nfacct counters (the kernel must have the
 	// xt_nfacct match and the counter objects must exist): on the
-	// KUBE-FORWARD INVALID drop, and with LocalhostNodePorts a
-	// `-d 127.0.0.0/8 ... -m nfacct --nfacct-name localhost_nps_accepted_pkts`
-	// KUBE-NODEPORTS rule before each node port's own.
+	// KUBE-FORWARD INVALID drop, and, when localhost NodePorts are on
+	// (IPv4), a `-d 127.0.0.0/8 ... -m nfacct --nfacct-name
+	// localhost_nps_accepted_pkts` KUBE-NODEPORTS rule before each node
+	// port's own.
 	NFAcct bool
 	// RandomFully adds --random-fully to the MASQUERADE rule (kube-proxy
 	// v1.35 does when iptables supports it; v1.37 always does).
 	RandomFully bool
-	// LocalhostNodePorts is kube-proxy's --iptables-localhost-nodeports
-	// (default true): it adds KUBE-FIREWALL and leaves the nodeports tail
-	// rule without `! -d 127.0.0.0/8`.
-	LocalhostNodePorts bool
 	// LargeClusterThreshold: above this many endpoints in total, endpoint
 	// comments are dropped (kube-proxy's largeClusterEndpointsThreshold).
 	LargeClusterThreshold int
-	// MasqueradeAll is kube-proxy's --masquerade-all: every packet to a
-	// ClusterIP is marked for masquerading, not only those from outside the
-	// cluster CIDR.
-	MasqueradeAll bool
 	// ConntrackLiberal omits the KUBE-FORWARD INVALID drop rule, as
 	// kube-proxy does when nf_conntrack_tcp_be_liberal is set.
 	ConntrackLiberal bool
@@ -37,5 +32,5 @@ type Options struct {
 
 // DefaultOptions returns kube-proxy's defaults.
 func DefaultOptions() Options {
-	return Options{RandomFully: true, LocalhostNodePorts: true, LargeClusterThreshold: 1000}
+	return Options{RandomFully: true, LargeClusterThreshold: 1000}
 }

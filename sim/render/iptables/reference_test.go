@@ -36,7 +36,7 @@ func TestMatchesKubeProxyOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Version: render.KubeProxy135, NFAcct: true, LocalhostNodePorts: true, LargeClusterThreshold: 1000} // the fixture: nfacct on, no --random-fully
+	opts := Options{Version: render.KubeProxy135, NFAcct: true, LargeClusterThreshold: 1000} // the fixture: nfacct on, no --random-fully
 	got := renderString(t, testModel(svc("ns3", "svc3", "172.30.0.43", "10.0.3.2", "10.0.3.3")), opts)
 	got = strings.ReplaceAll(got, "0x00004000", "0x4000")
 	gotSorted, err := simipt.Canonical(got)

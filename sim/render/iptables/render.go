@@ -23,7 +23,10 @@ const (
 // renderer carries what every rule needs.
 type renderer struct {
 	w       *render.Writer
-	cluster model.Cluster
+	cluster model.Cluster // the settings of family
+	family  model.Family
+	node    node
+	ports   nodePorts
 	opts    Options
 	mark    string
 	large   bool
@@ -38,7 +41,12 @@ type renderer struct {
 func (r *renderer) writesChains(i int) bool { return r.updated == nil || r.updated(i) }
 
 // Render streams the full-sync restore payload for m to w, as kube-proxy
-// would pass it to `iptables-restore --noflush --counters`.
+// would pass it to `iptables-restore --noflush --counters`, or, when
+// m.Family is IPv6, to ip6tables-restore. m is normally one family's
+// projection (model.ForFamily); the services of another family's model
+// are projected as they are read, and those without a ClusterIP of the
+// family (headless, ExternalName, single-stack of the other family) are
+// skipped as kube-proxy skips them.
 func Render(w io.Writer, m *model.Model, opts Options) (render.Stats, error) {
 	return RenderPartial(w, m, opts, nil)
 }
@@ -66,15 +74,19 @@ func RenderPartial(w io.Writer, m *model.Model, opts Options, updated func(i int
 	if err := opts.Version.Validate(); err != nil {
 		return render.Stats{}, fmt.Errorf("render iptables: %w", err)
 	}
+	c := m.Cluster.ForFamily(m.Family)
 	r := &renderer{
 		w:       render.NewWriter(w),
-		cluster: m.Cluster,
+		cluster: c,
+		family:  m.Family,
+		node:    node{name: c.NodeName, zone: c.NodeZone},
+		ports:   newNodePorts(c, m.Family),
 		opts:    opts,
-		mark:    m.Cluster.MasqueradeMark(),
+		mark:    c.MasqueradeMark(),
 		large:   model.TotalEndpoints(m.Services) > opts.LargeClusterThreshold,
 		updated: updated,
-		stale:   newStaleChains(previous),
 	}
+	r.stale = newStaleChains(r, previous)
 	r.filterTable(m.Services)
 	r.natTable(m.Services)
 	return r.w.Flush()
@@ -104,12 +116,14 @@ func (r *renderer) filterTable(services model.List) {
 	for _, c := range []string{chainServices, chainExternalServices, chainForward, chainNodePorts, chainProxyFirewall} {
 		r.chainLine(c)
 	}
-	if r.opts.LocalhostNodePorts {
+	if r.family == model.IPv4 && r.ports.localhost {
 		r.chainLine(chainFirewall)
 		r.rule(`-A KUBE-FIREWALL -m comment --comment "block incoming localnet connections" -d 127.0.0.0/8 ! -s 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP`)
 	}
 	for i := 0; i < services.Len(); i++ {
-		r.serviceFilterRules(services.At(i))
+		if s := r.service(services, i); s != nil {
+			r.serviceFilterRules(s)
+		}
 	}
 	r.forwardRules()
 	r.w.Line("COMMIT")
@@ -133,9 +147,12 @@ func (r *renderer) natTable(services model.List) {
 		r.chainLine(c)
 	}
 	for i := 0; i < services.Len(); i++ {
-		s := services.At(i)
+		s := r.service(services, i)
+		if s == nil {
+			continue
+		}
 		if r.writesChains(i) {
-			natChains(s, r.chainLine)
+			r.natChains(s, r.chainLine)
 		}
 		r.stale.markActive(s)
 	}
@@ -145,17 +162,51 @@ func (r *renderer) natTable(services model.List) {
 	}
 	r.postroutingRules()
 	for i := 0; i < services.Len(); i++ {
-		r.serviceNatRules(services.At(i), r.writesChains(i))
+		if s := r.service(services, i); s != nil {
+			r.serviceNatRules(s, r.writesChains(i))
+		}
 	}
 	for _, c := range deleted {
 		r.w.Line("-X ", c)
 	}
-	tail := `-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS`
-	if !r.opts.LocalhostNodePorts {
-		tail = `-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL ! -d 127.0.0.0/8 -j KUBE-NODEPORTS`
-	}
-	r.rule(tail)
+	r.nodePortsTail()
 	r.w.Line("COMMIT")
+}
+
+// service returns service i as the family's proxier sees it, or nil when
+// kube-proxy skips it.
+func (r *renderer) service(services model.List, i int) *model.Service {
+	s := project(services.At(i), r.family)
+	if s.Skipped() {
+		return nil
+	}
+	return s
+}
+
+const nodePortsComment = `-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain"`
+
+// nodePortsTail writes the jump to KUBE-NODEPORTS that ends nat
+// KUBE-SERVICES: for every local address (not the loopback ones unless
+// localhost NodePorts are on), or one per node address that
+// --nodeport-addresses selects.
+func (r *renderer) nodePortsTail() {
+	if r.ports.matchAll {
+		switch {
+		case r.family == model.IPv6:
+			r.rule(nodePortsComment, " -m addrtype --dst-type LOCAL ! -d ::1/128 -j KUBE-NODEPORTS")
+		case !r.ports.localhost:
+			r.rule(nodePortsComment, " -m addrtype --dst-type LOCAL ! -d 127.0.0.0/8 -j KUBE-NODEPORTS")
+		default:
+			r.rule(nodePortsComment, " -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS")
+		}
+		return
+	}
+	for _, a := range r.ports.addrs {
+		if a.IsLoopback() && (r.family == model.IPv6 || !r.ports.localhost) {
+			continue
+		}
+		r.rule(nodePortsComment, " -d ", a.String(), " -j KUBE-NODEPORTS")
+	}
 }
 
 func (r *renderer) postroutingRules() {

@@ -41,6 +41,11 @@ func testModel(services ...model.Service) *model.Model {
 	return &model.Model{Cluster: c, Services: model.Slice(services)}
 }
 
+func noLocalhostNodePorts(m *model.Model) *model.Model {
+	m.Cluster.Proxy.NoLocalhostNodePorts = true
+	return m
+}
+
 func renderString(t *testing.T, m *model.Model, opts Options) string {
 	t.Helper()
 	var b bytes.Buffer
@@ -70,12 +75,12 @@ func TestRenderGolden(t *testing.T) {
 		{"affinity", testModel(withAffinity(svc("ns5", "svc5", "172.30.0.45", "10.180.0.3"))), DefaultOptions()},
 		{"nodeport", testModel(withNodePort(svc("ns3", "svc3", "172.30.0.43", "10.0.3.2"), 3003)), DefaultOptions()},
 		{"nodeport-no-endpoints", testModel(withNodePort(svc("ns3", "svc3", "172.30.0.43"), 3003)), DefaultOptions()},
-		{"three-endpoints-nfacct", testModel(svc("ns1", "svc1", "172.30.0.41", "10.180.0.1", "10.180.0.2", "10.180.0.3")),
-			Options{Version: render.KubeProxy135, NFAcct: true, LocalhostNodePorts: false, LargeClusterThreshold: 1000}},
+		{"three-endpoints-nfacct", noLocalhostNodePorts(testModel(svc("ns1", "svc1", "172.30.0.41", "10.180.0.1", "10.180.0.2", "10.180.0.3"))),
+			Options{Version: render.KubeProxy135, NFAcct: true, LargeClusterThreshold: 1000}},
 		{"v1.37-random-fully", testModel(svc("ns1", "svc1", "172.30.0.41", "10.180.0.1")),
-			Options{Version: render.KubeProxy137, RandomFully: false, LocalhostNodePorts: true, LargeClusterThreshold: 1000}},
+			Options{Version: render.KubeProxy137, RandomFully: false, LargeClusterThreshold: 1000}},
 		{"large-cluster", testModel(svc("ns1", "svc1", "172.30.0.41", "10.180.0.1", "10.180.0.2")),
-			Options{RandomFully: true, LocalhostNodePorts: true, LargeClusterThreshold: 1}},
+			Options{RandomFully: true, LargeClusterThreshold: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkGolden(t, tt.name, renderString(t, tt.m, tt.opts)) })

@@ -62,7 +62,7 @@ func TestKubeProxySyncRepeated(t *testing.T) {
 		if len(want) != len(steps) {
 			t.Fatalf("%s has %d payloads, the test %d steps", file, len(want), len(steps))
 		}
-		opts := Options{Version: v, NFAcct: true, LocalhostNodePorts: true, LargeClusterThreshold: 1000}
+		opts := Options{Version: v, NFAcct: true, LargeClusterThreshold: 1000}
 		syncer := NewSyncer(opts)
 		for i, step := range steps {
 			t.Run(string(v)+"/"+step.name, func(t *testing.T) {

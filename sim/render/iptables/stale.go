@@ -6,6 +6,7 @@ import "github.com/svclab/svclab/sim/model"
 // the current model no longer has: kube-proxy's existing chains (from
 // iptables-save) minus activeNATChains, restricted to service chains.
 type staleChains struct {
+	r        *renderer
 	previous []model.Service
 	names    map[serviceName]bool // namespace/name of every previous service
 	active   map[string]bool      // chains current services of those names still use
@@ -14,8 +15,8 @@ type staleChains struct {
 // serviceName identifies a service across syncs.
 type serviceName struct{ namespace, name string }
 
-func newStaleChains(previous []model.Service) *staleChains {
-	st := &staleChains{previous: previous, names: map[serviceName]bool{}, active: map[string]bool{}}
+func newStaleChains(r *renderer, previous []model.Service) *staleChains {
+	st := &staleChains{r: r, previous: previous, names: map[serviceName]bool{}, active: map[string]bool{}}
 	for i := range previous {
 		st.names[serviceName{previous[i].Namespace, previous[i].Name}] = true
 	}
@@ -29,7 +30,7 @@ func (st *staleChains) markActive(s *model.Service) {
 	if len(st.names) == 0 || !st.names[serviceName{s.Namespace, s.Name}] {
 		return
 	}
-	natChains(s, func(c string) { st.active[c] = true })
+	st.r.natChains(s, func(c string) { st.active[c] = true })
 }
 
 // list returns the stale chains, each once, in the order of the previous
@@ -38,7 +39,11 @@ func (st *staleChains) list() []string {
 	var out []string
 	seen := map[string]bool{}
 	for i := range st.previous {
-		natChains(&st.previous[i], func(c string) {
+		s := project(&st.previous[i], st.r.family)
+		if s.Skipped() {
+			continue
+		}
+		st.r.natChains(s, func(c string) {
 			if !st.active[c] && !seen[c] {
 				seen[c] = true
 				out = append(out, c)
