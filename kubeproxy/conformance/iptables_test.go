@@ -36,7 +36,7 @@ func compareIPTables(ms []*model.Model, kp []kube.Sync) (string, error) {
 }
 
 // setChains are emitted by kube-proxy in Go map order: compared as sets.
-var setChains = map[string]bool{"KUBE-SERVICES": true, "KUBE-NODEPORTS": true, "KUBE-EXTERNAL-SERVICES": true}
+var setChains = map[string]bool{"KUBE-SERVICES": true, "KUBE-NODEPORTS": true, "KUBE-EXTERNAL-SERVICES": true, "KUBE-PROXY-FIREWALL": true}
 
 // canonicalRestore parses an iptables-restore payload, applies kube-proxy's
 // canonical sort, then sorts the rules of the set chains as text (keeping

@@ -36,7 +36,7 @@ func Service(s *model.Service) *v1.Service {
 		td := s.TrafficDistribution
 		svc.Spec.TrafficDistribution = &td
 	}
-	if s.Type == model.NodePort || s.Type == model.LoadBalancer {
+	if externallyAccessible(s) { // the API server requires the policy then, and only then
 		svc.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyCluster
 		if s.ExternalPolicyLocal {
 			svc.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyLocal
@@ -61,6 +61,14 @@ func Service(s *model.Service) *v1.Service {
 		svc.Spec.Ports = append(svc.Spec.Ports, sp)
 	}
 	return svc
+}
+
+// externallyAccessible is apiservice.ExternallyAccessible: a NodePort or
+// LoadBalancer service, or a ClusterIP one with external IPs.
+func externallyAccessible(s *model.Service) bool {
+	t := serviceType(s.Type)
+	return t == v1.ServiceTypeNodePort || t == v1.ServiceTypeLoadBalancer ||
+		(t == v1.ServiceTypeClusterIP && len(s.ExternalIPs) > 0)
 }
 
 func serviceType(t model.ServiceType) v1.ServiceType {

@@ -32,7 +32,7 @@ type servicePort struct {
 	externalPolicyLocal, internalPolicyLocal bool
 	healthCheckNodePort                      int
 
-	hasEndpoints, hasInternal, hasExternal bool
+	hasEndpoints, hasInternal, hasExternal  bool
 	usesCluster, usesLocal, usesExt, usesFW bool
 }
 
