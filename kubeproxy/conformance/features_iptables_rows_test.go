@@ -122,8 +122,10 @@ func iptFeatureRows() []iptFeatureRow {
 			cluster: func(c *model.Cluster) { c.Proxy.NodePortAddresses = iptPrefixes("192.168.0.0/24", "fd00:1::/64") },
 			want:    []string{"-d 192.168.0.2 -j KUBE-NODEPORTS"}},
 		{name: "nodeport-addresses-loopback", services: model.Slice{iptSvc("a", 1, model.NodePort, two...)},
-			cluster: func(c *model.Cluster) { c.Proxy.NodePortAddresses = iptPrefixes("127.0.0.0/8", "192.168.0.2/32", "::1/128") },
-			want:    []string{"-d 127.0.0.1 -j KUBE-NODEPORTS", "KUBE-FIREWALL"}},
+			cluster: func(c *model.Cluster) {
+				c.Proxy.NodePortAddresses = iptPrefixes("127.0.0.0/8", "192.168.0.2/32", "::1/128")
+			},
+			want: []string{"-d 127.0.0.1 -j KUBE-NODEPORTS", "KUBE-FIREWALL"}},
 		{name: "nodeport-addresses-loopback-off", services: model.Slice{iptSvc("a", 1, model.NodePort, two...)},
 			cluster: func(c *model.Cluster) {
 				c.Proxy.NodePortAddresses = iptPrefixes("127.0.0.0/8", "192.168.0.2/32")
