@@ -74,11 +74,11 @@ func countFeatures(seen map[string]int, s *model.Service) {
 	for name, on := range map[string]bool{
 		"ingress IPs": len(s.LoadBalancerIPs) > 0, "pending load balancer": s.Type == model.LoadBalancer && len(s.LoadBalancerIPs) == 0,
 		"LoadBalancer without node ports": s.Type == model.LoadBalancer && !nodePorts,
-		"source ranges": len(s.LoadBalancerSourceRanges) > 0, "externalIPs": len(s.ExternalIPs) > 0,
+		"source ranges":                   len(s.LoadBalancerSourceRanges) > 0, "externalIPs": len(s.ExternalIPs) > 0,
 		"externalTrafficPolicy Local": s.ExternalPolicyLocal, "healthCheckNodePort": s.HealthCheckNodePort != 0,
 		"internalTrafficPolicy Local": s.InternalPolicyLocal, "trafficDistribution": s.TrafficDistribution != "",
-		"headless": !s.ClusterIP.IsValid() && s.Type != model.ExternalName,
-		"dual-stack service": s.SecondaryClusterIP.IsValid(),
+		"headless":                        !s.ClusterIP.IsValid() && s.Type != model.ExternalName,
+		"dual-stack service":              s.SecondaryClusterIP.IsValid(),
 		"IPv6-primary dual-stack service": s.SecondaryClusterIP.IsValid() && s.ClusterIP.Is6(),
 	} {
 		if on {
