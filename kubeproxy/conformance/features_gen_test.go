@@ -63,7 +63,7 @@ func (f Features) String() string {
 // modeFeatures are the features each mode's suite mixes in: those the
 // native renderer of that mode renders as kube-proxy does.
 var modeFeatures = map[string]Features{
-	kube.ModeIPTables: 0,
+	kube.ModeIPTables: AllFeatures,
 	kube.ModeNFTables: 0,
 	kube.ModeIPVS:     0,
 }

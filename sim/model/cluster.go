@@ -91,16 +91,26 @@ func (s Slice) Len() int { return len(s) }
 func (s Slice) At(i int) *Service { return &s[i] }
 
 // TotalEndpoints sums endpoints over every service port, ready or not, as
-// kube-proxy does to decide on large-cluster mode (the sum over service
-// ports of len(endpointsMap[servicePort]); see Service.EndpointCount).
+// kube-proxy does to decide on large-cluster mode (the sum over the
+// service ports it proxies of len(endpointsMap[servicePort]); see
+// Service.ProxiedEndpoints).
 func TotalEndpoints(l List) int {
 	if c, ok := l.(interface{ TotalEndpoints() int }); ok {
 		return c.TotalEndpoints()
 	}
 	total := 0
 	for i := 0; i < l.Len(); i++ {
-		s := l.At(i)
-		total += s.EndpointCount() * len(s.Ports)
+		total += l.At(i).ProxiedEndpoints()
 	}
 	return total
+}
+
+// ProxiedEndpoints is s's share of TotalEndpoints: EndpointCount times its
+// ports, or 0 when kube-proxy skips s (its endpoints are in no service
+// port kube-proxy counts).
+func (s *Service) ProxiedEndpoints() int {
+	if s.Skipped() {
+		return 0
+	}
+	return s.EndpointCount() * len(s.Ports)
 }

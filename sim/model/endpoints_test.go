@@ -48,13 +48,19 @@ func TestUsableEndpoints(t *testing.T) {
 func TestTotalEndpointsCountsNotReady(t *testing.T) {
 	two := Port{Name: "a", Protocol: TCP, Port: 80, TargetPort: 80}
 	other := Port{Name: "b", Protocol: UDP, Port: 53, TargetPort: 53}
-	s := Service{Ports: []Port{two, other}, Endpoints: []Endpoint{ep("10.0.0.1", true, true, false), ep("10.0.0.2", false, false, false)}}
+	vip := netip.MustParseAddr("10.96.0.1")
+	s := Service{ClusterIP: vip, Ports: []Port{two, other}, Endpoints: []Endpoint{ep("10.0.0.1", true, true, false), ep("10.0.0.2", false, false, false)}}
 	if got := TotalEndpoints(Slice{s}); got != 4 {
 		t.Fatalf("TotalEndpoints = %d, want 4 (2 endpoints, ready or not, x 2 ports)", got)
 	}
-	r := Replace(Slice{s}, 0, Service{Ports: []Port{two}, Endpoints: s.Endpoints[:1]})
+	r := Replace(Slice{s}, 0, Service{ClusterIP: vip, Ports: []Port{two}, Endpoints: s.Endpoints[:1]})
 	if got := TotalEndpoints(r); got != 1 {
 		t.Fatalf("TotalEndpoints after Replace = %d, want 1", got)
+	}
+	headless := s
+	headless.ClusterIP = netip.Addr{}
+	if got := TotalEndpoints(Slice{s, headless}); got != 4 {
+		t.Fatalf("TotalEndpoints with a headless service = %d, want 4 (kube-proxy counts only the services it proxies)", got)
 	}
 }
 

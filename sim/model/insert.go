@@ -47,7 +47,7 @@ func (l *inserted) At(i int) *Service {
 func (l *inserted) TotalEndpoints() int {
 	n := TotalEndpoints(l.fillers)
 	for _, in := range l.ins {
-		n += in.Service.EndpointCount() * len(in.Service.Ports)
+		n += in.Service.ProxiedEndpoints()
 	}
 	return n
 }
@@ -83,5 +83,5 @@ func (r *replaced) At(i int) *Service {
 // TotalEndpoints adjusts the underlying total for the replaced service.
 func (r *replaced) TotalEndpoints() int {
 	old := r.List.At(r.i)
-	return TotalEndpoints(r.List) - old.EndpointCount()*len(old.Ports) + r.svc.EndpointCount()*len(r.svc.Ports)
+	return TotalEndpoints(r.List) - old.ProxiedEndpoints() + r.svc.ProxiedEndpoints()
 }

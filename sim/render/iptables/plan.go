@@ -31,6 +31,8 @@ type servicePort struct {
 
 	externalPolicyLocal, internalPolicyLocal bool
 	healthCheckNodePort                      int
+	clientIP                                 bool // session affinity ClientIP
+	timeout                                  int  // its timeout in seconds
 
 	hasEndpoints, hasInternal, hasExternal  bool
 	usesCluster, usesLocal, usesExt, usesFW bool
@@ -52,7 +54,8 @@ func newServicePort(s *model.Service, p model.Port, n node) servicePort {
 	if s.Type == model.NodePort || s.Type == model.LoadBalancer {
 		sp.nodePort = p.NodePort
 	}
-	sp.externalPolicyLocal = s.ExternalPolicyLocal && externallyAccessible(s)
+	sp.clientIP, sp.timeout = affinity(s)
+	sp.externalPolicyLocal = externalPolicyLocal(s)
 	if s.Type == model.LoadBalancer && sp.externalPolicyLocal {
 		sp.healthCheckNodePort = s.HealthCheckNodePort
 	}
@@ -64,14 +67,17 @@ func newServicePort(s *model.Service, p model.Port, n node) servicePort {
 	return sp
 }
 
-// externallyAccessible is apiservice.ExternallyAccessible: a NodePort or
-// LoadBalancer service, or a ClusterIP one with external IPs.
-func externallyAccessible(s *model.Service) bool {
+// externalPolicyLocal is apiservice.ExternalPolicyLocal: the policy of an
+// externally accessible service (NodePort, LoadBalancer, or ClusterIP with
+// external IPs). The API server accepts externalTrafficPolicy only on
+// those, so the flag is taken as the model gives it for a ClusterIP
+// service: one family's projection of a dual-stack service may have lost
+// the external IPs of the other family that make it accessible, and
+// kube-proxy decides on the whole service.
+func externalPolicyLocal(s *model.Service) bool {
 	switch s.Type {
-	case model.NodePort, model.LoadBalancer:
-		return true
-	case model.ClusterIP, "":
-		return len(s.ExternalIPs) > 0
+	case model.NodePort, model.LoadBalancer, model.ClusterIP, "":
+		return s.ExternalPolicyLocal
 	}
 	return false
 }

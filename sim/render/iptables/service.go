@@ -56,8 +56,8 @@ func (r *renderer) comment(word string) string {
 // serviceToEndpointRules writes the affinity checks and the statistic
 // cascade of writeServiceToEndpointRules into chain (KUBE-SVC or KUBE-SVL).
 func (r *renderer) serviceToEndpointRules(sp *servicePort, chain string, endpoints []string) {
-	if sp.svc.Affinity.ClientIP {
-		seconds := strconv.Itoa(sp.svc.Affinity.Timeout)
+	if sp.clientIP {
+		seconds := strconv.Itoa(sp.timeout)
 		for _, ep := range endpoints {
 			sep := sp.sepChain(ep)
 			r.rule("-A ", chain, r.comment(sp.arrow(ep)),
@@ -84,7 +84,7 @@ func (r *renderer) endpointRules(sp *servicePort, ep string) {
 	c := r.comment(sp.bare())
 	r.rule("-A ", sep, c, " -s ", ip, " -j KUBE-MARK-MASQ")
 	affinity := ""
-	if sp.svc.Affinity.ClientIP {
+	if sp.clientIP {
 		affinity = " -m recent --name " + sep + " --set"
 	}
 	r.rule("-A ", sep, c, affinity, " -m ", sp.proto, " -p ", sp.proto, " -j DNAT --to-destination ", ep)

@@ -2,7 +2,6 @@ package iptables
 
 import (
 	"io"
-	"reflect"
 
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
@@ -47,7 +46,7 @@ func (s *Syncer) FullSync(w io.Writer, m *model.Model) (render.Stats, error) {
 }
 
 func (s *Syncer) sync(w io.Writer, m *model.Model, full bool) (render.Stats, error) {
-	changed, previous := diffServices(s.prev, m)
+	changed, previous := diffServices(s.prev, m, m.Family)
 	updated := func(i int) bool { return changed[i] }
 	if full {
 		updated = nil
@@ -72,9 +71,9 @@ func (s *Syncer) sync(w io.Writer, m *model.Model, full bool) (render.Stats, err
 }
 
 // diffServices returns which services of after differ from their namesake
-// in before (or are new), and the before versions of the services that
-// changed or were removed.
-func diffServices(before, after *model.Model) (map[int]bool, []model.Service) {
+// in before (or are new) for family f's proxier (sameForKubeProxy), and the
+// before versions of the services that changed or were removed.
+func diffServices(before, after *model.Model, f model.Family) (map[int]bool, []model.Service) {
 	prev := map[serviceName]model.Service{}
 	var order []serviceName
 	if before != nil {
@@ -93,7 +92,7 @@ func diffServices(before, after *model.Model) (map[int]bool, []model.Service) {
 		n := serviceName{s.Namespace, s.Name}
 		seen[n] = true
 		old, ok := prev[n]
-		if !ok || !reflect.DeepEqual(old, *s) {
+		if !ok || !sameForKubeProxy(&old, s, f) {
 			changed[i] = true
 		}
 		if ok && changed[i] {
