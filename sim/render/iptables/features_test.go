@@ -22,7 +22,9 @@ func featureCluster() model.Cluster {
 // family on node-1 and on node-2.
 func dual() model.Service {
 	ip := netip.MustParseAddr
-	e := func(a, node string) model.Endpoint { return model.Endpoint{IP: ip(a), Ready: true, Serving: true, Node: node} }
+	e := func(a, node string) model.Endpoint {
+		return model.Endpoint{IP: ip(a), Ready: true, Serving: true, Node: node}
+	}
 	return model.Service{
 		Namespace: "ns", Name: "web", Type: model.LoadBalancer,
 		ClusterIP: ip("10.96.0.10"), SecondaryClusterIP: ip("fd00:30::10"),
@@ -70,7 +72,9 @@ func TestRenderFeatureGolden(t *testing.T) {
 			}
 		}), nil},
 		{"nodeport-addresses", edit(dual(), func(s *model.Service) { s.Type, s.LoadBalancerIPs = model.NodePort, nil }),
-			func(c *model.Cluster) { c.Proxy.NodePortAddresses = []netip.Prefix{pfx("192.168.0.0/24"), pfx("fd00:1::/64")} }},
+			func(c *model.Cluster) {
+				c.Proxy.NodePortAddresses = []netip.Prefix{pfx("192.168.0.0/24"), pfx("fd00:1::/64")}
+			}},
 		{"masquerade-all", edit(dual(), func(s *model.Service) { s.Type, s.LoadBalancerIPs = model.ClusterIP, nil }),
 			func(c *model.Cluster) { c.Proxy.MasqueradeAll = true }},
 		{"headless-skipped", edit(dual(), func(s *model.Service) {
