@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/svclab/svclab/sim/golden"
+	simipt "github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/model"
 )
 
@@ -107,6 +109,45 @@ func TestRenderProjectsUnprojectedModels(t *testing.T) {
 		p := model.ForFamily(whole, f)
 		if a, b := renderString(t, &whole, DefaultOptions()), renderString(t, &p, DefaultOptions()); a != b {
 			t.Errorf("%s: the unprojected model renders differently from its projection:\n%s\n---\n%s", f, a, b)
+		}
+	}
+}
+
+// TestFeaturesParse: every feature's payload, in both families, parses
+// with sim/iptables (the tracer's parser), jumps only to chains it
+// declares, and prints back to the same rules.
+func TestFeaturesParse(t *testing.T) {
+	var services model.Slice
+	for i, s := range []model.Service{dual(),
+		edit(dual(), func(s *model.Service) {
+			s.LoadBalancerSourceRanges = []netip.Prefix{netip.MustParsePrefix("192.168.0.0/16"), netip.MustParsePrefix("fd00:1::/64")}
+		}),
+		edit(dual(), func(s *model.Service) { s.ExternalPolicyLocal, s.HealthCheckNodePort = true, 32000 }),
+		edit(dual(), func(s *model.Service) { s.InternalPolicyLocal = true; s.Endpoints = s.Endpoints[1:2] }),
+	} {
+		s.Name = "svc" + string(rune('a'+i))
+		services = append(services, s)
+	}
+	for _, f := range []model.Family{model.IPv4, model.IPv6} {
+		m := model.ForFamily(model.Model{Cluster: featureCluster(), Services: services}, f)
+		text := renderString(t, &m, DefaultOptions())
+		dump, err := simipt.ParseString(text)
+		if err != nil {
+			t.Fatalf("%s: the parser rejects rendered rules: %v", f, err)
+		}
+		if report := simipt.CheckJumps(dump); report.Err() != nil {
+			t.Fatalf("%s: rendered rules jump to missing chains: %v", f, report.Err())
+		}
+		printed, err := simipt.Canonical(dump.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rendered, err := simipt.Canonical(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if printed != rendered {
+			t.Fatalf("%s: render → parse → print changed the rules:\n%s", f, golden.Diff(rendered, printed))
 		}
 	}
 }
