@@ -36,7 +36,9 @@ func Service(s *model.Service) *v1.Service {
 		td := s.TrafficDistribution
 		svc.Spec.TrafficDistribution = &td
 	}
-	if s.Type == model.NodePort || s.Type == model.LoadBalancer {
+	if s.Type == model.NodePort || s.Type == model.LoadBalancer || (svc.Spec.Type == v1.ServiceTypeClusterIP && len(s.ExternalIPs) > 0) {
+		// The API server defaults the policy of every externally
+		// accessible service (apiservice.ExternallyAccessible).
 		svc.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyCluster
 		if s.ExternalPolicyLocal {
 			svc.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyLocal
