@@ -65,7 +65,7 @@ func (f Features) String() string {
 var modeFeatures = map[string]Features{
 	kube.ModeIPTables: 0,
 	kube.ModeNFTables: 0,
-	kube.ModeIPVS:     0,
+	kube.ModeIPVS:     AllFeatures,
 }
 
 // suiteFeatures returns mode's features, or those named in

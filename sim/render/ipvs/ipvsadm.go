@@ -50,11 +50,13 @@ func renderIPVSAdm(w io.Writer, m *model.Model, opts Options, n *node) (render.S
 		for _, p := range s.Ports {
 			internal, external := n.realServers(s, pol, p)
 			vs.write(rw, s, p, s.ClusterIP, p.Port, internal)
-			for _, ip := range s.ExternalIPs {
+			for _, ip := range pol.ext {
 				vs.write(rw, s, p, ip, p.Port, external)
 			}
-			for _, ip := range s.LoadBalancerIPs {
-				vs.write(rw, s, p, ip, p.Port, external)
+			for _, ip := range pol.lbs {
+				if !contains(pol.ext, ip) { // the same virtual server
+					vs.write(rw, s, p, ip, p.Port, external)
+				}
 			}
 			if np := pol.nodePort(p); np != 0 {
 				for _, ip := range n.nodePortIPs {

@@ -43,7 +43,7 @@ func (n *node) walkService(s *model.Service, k sink) {
 		proto := p.Protocol.Lower()
 		k.add(setClusterIP, entry{ip: s.ClusterIP, proto: proto, port: p.Port})
 		k.loopback(s, p, proto)
-		for _, ext := range s.ExternalIPs {
+		for _, ext := range pol.ext {
 			id := setExternalIP
 			if pol.externalLocal {
 				id = setExternalIPLocal
@@ -53,7 +53,7 @@ func (n *node) walkService(s *model.Service, k sink) {
 				k.bind(ext, true)
 			}
 		}
-		for _, lb := range s.LoadBalancerIPs {
+		for _, lb := range pol.lbs {
 			n.walkLoadBalancer(lb, proto, p.Port, pol, k)
 		}
 		if np := pol.nodePort(p); np != 0 {
@@ -80,7 +80,7 @@ func (n *node) walkLoadBalancer(lb netip.Addr, proto string, port int, pol polic
 		k.add(setLoadBalancerFW, e)
 		allowFromNode := false
 		for _, r := range pol.ranges {
-			k.add(setLoadBalancerSourceCIDR, entry{ip: lb, proto: proto, port: port, net: r.Masked()})
+			k.add(setLoadBalancerSourceCIDR, entry{ip: lb, proto: proto, port: port, net: r})
 			allowFromNode = allowFromNode || (n.ip.IsValid() && r.Contains(n.ip))
 		}
 		if allowFromNode {

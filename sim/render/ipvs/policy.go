@@ -18,9 +18,12 @@ type policy struct {
 	// healthCheck is the health-check node port kube-proxy uses (a
 	// LoadBalancer with externalTrafficPolicy Local), or 0.
 	healthCheck int
-	// ranges are the source ranges of the family; a zero-length one means
+	// ranges are the source ranges of the family, masked and once each
+	// (kube-proxy's sets hold each member once); a zero-length one means
 	// "allow any" and empties the list, as kube-proxy does.
 	ranges []netip.Prefix
+	// ext and lbs are the external and load-balancer IPs, once each.
+	ext, lbs []netip.Addr
 }
 
 func policyOf(s *model.Service) policy {
@@ -28,7 +31,9 @@ func policyOf(s *model.Service) policy {
 	p := policy{
 		externalLocal: s.ExternalPolicyLocal && (lbOrNP || len(s.ExternalIPs) > 0),
 		nodePorts:     lbOrNP,
-		ranges:        s.LoadBalancerSourceRanges,
+		ranges:        uniqPrefixes(s.LoadBalancerSourceRanges),
+		ext:           uniq(s.ExternalIPs),
+		lbs:           uniq(s.LoadBalancerIPs),
 	}
 	if s.Type == model.LoadBalancer && s.ExternalPolicyLocal {
 		p.healthCheck = s.HealthCheckNodePort
@@ -53,6 +58,41 @@ func (pol policy) nodePort(port model.Port) int {
 // externallyAccessible is BaseServicePortInfo.ExternallyAccessible.
 func (pol policy) externallyAccessible(s *model.Service, port model.Port) bool {
 	return pol.nodePort(port) != 0 || len(s.LoadBalancerIPs) > 0 || len(s.ExternalIPs) > 0
+}
+
+// uniq returns in without repeats, in order (in itself when it has none).
+func uniq(in []netip.Addr) []netip.Addr {
+	for i := 1; i < len(in); i++ {
+		if contains(in[:i], in[i]) {
+			out := append([]netip.Addr(nil), in[:i]...)
+			for _, a := range in[i:] {
+				if !contains(out, a) {
+					out = append(out, a)
+				}
+			}
+			return out
+		}
+	}
+	return in
+}
+
+// uniqPrefixes returns the masked prefixes of in, once each, in order.
+func uniqPrefixes(in []netip.Prefix) []netip.Prefix {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]netip.Prefix, 0, len(in))
+	for _, p := range in {
+		p = p.Masked()
+		dup := false
+		for _, q := range out {
+			dup = dup || q == p
+		}
+		if !dup {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // realServers returns the "IP:port" real servers of port's virtual servers
