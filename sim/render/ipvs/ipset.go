@@ -59,6 +59,18 @@ type setWriter struct {
 	// bound are the KUBE-IPVS-IPS members written, kept only when external
 	// or load-balancer IPs are bound (they may repeat; ClusterIPs do not).
 	bound map[netip.Addr]bool
+	// last and lastText cache the address formatted last (a service's
+	// ClusterIP is written twice in a row).
+	last     netip.Addr
+	lastText string
+}
+
+// text formats a, reusing the last formatting.
+func (sw *setWriter) text(a netip.Addr) string {
+	if a != sw.last || sw.lastText == "" {
+		sw.last, sw.lastText = a, a.String()
+	}
+	return sw.lastText
 }
 
 func (sw *setWriter) add(id setID, e entry) {
@@ -67,9 +79,9 @@ func (sw *setWriter) add(id setID, e entry) {
 	case bitmapPort:
 		sw.line(name, strconv.Itoa(e.port))
 	case hashIP:
-		sw.line(name, e.ip.String())
+		sw.line(name, sw.text(e.ip))
 	case hashIPPort:
-		sw.line(name, e.ip.String(), ",", e.proto, ":", strconv.Itoa(e.port))
+		sw.line(name, sw.text(e.ip), ",", e.proto, ":", strconv.Itoa(e.port))
 	case hashIPPortIP:
 		sw.line(name, e.ip.String(), ",", e.proto, ":", strconv.Itoa(e.port), ",", e.ip2.String())
 	case hashIPPortNet:
@@ -93,7 +105,7 @@ func (sw *setWriter) bind(a netip.Addr, _ bool) {
 		}
 		sw.bound[a] = true
 	}
-	sw.line(sw.n.setName(setIPVSIPs), a.String())
+	sw.line(sw.n.setName(setIPVSIPs), sw.text(a))
 }
 
 func (sw *setWriter) noNodeAccess(entry) {}
