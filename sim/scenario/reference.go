@@ -37,6 +37,8 @@ var reference = []fieldDoc{
 	{path: "cluster.masqueradeBit", typ: "int", r: ints(0, 31, 14), doc: "The fwmark bit kube-proxy uses to mark packets for masquerading."},
 	{path: "cluster.podCIDR", typ: "IPv4 CIDR", def: "10.244.0.0/16", limits: "masked", doc: "Where the lab's real pods live; synthetic endpoints avoid it."},
 	{path: "cluster.fillerCIDR", typ: "IPv4 CIDR", def: "10.128.0.0/9", limits: "masked", doc: "Where synthetic endpoints live (served by the lab's sink pod)."},
+	{path: "cluster.objects", typ: "path", limits: fmt.Sprintf("at most %d MiB; relative to the scenario file", MaxObjectsFileSize>>20), doc: "A file of Kubernetes objects (kubectl get services,endpointslices,nodes -A -o yaml or -o json: a List or a multi-document stream). Its services come first, with every Service feature, then services: and synthetic: ones. Such a file is also a scenario by itself."},
+	{path: "cluster.nodeName", typ: "string", def: "cluster.objects' first Node, else the first node an endpoint names, else node-1", limits: "a DNS-1123 subdomain", doc: "The node the rules are rendered for: its zone and InternalIPs come from its Node object; its endpoints are the local ones."},
 	{path: "services", typ: "list", limits: fmt.Sprintf("at most %d distinct endpoint IPs in all (each is a pod) unless lab.allowLargeLabs", MaxLabPods), doc: "Explicit services; their endpoints become lab pods."},
 	{path: "services[].namespace", typ: "string", def: "default", limits: "a DNS-1123 label: 1-63 of a-z 0-9 -, starting and ending alphanumeric", doc: "The service's namespace."},
 	{path: "services[].name", typ: "string", limits: "required; a DNS-1035 label: 1-63 of a-z 0-9 -, starting with a letter, ending alphanumeric; namespace/name unique", doc: "The service's name."},

@@ -1,12 +1,14 @@
 package scenario
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/netip"
 	"slices"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/objects"
 	"github.com/svclab/svclab/sim/render"
 )
 
@@ -32,12 +34,16 @@ type Scenario struct {
 	Sweep *Sweep
 	// KubeProxy is the engine and the kube-proxy release (defaulted).
 	KubeProxy KubeProxy
+	// Objects are the Kubernetes objects the scenario's services come
+	// from (the file itself, or cluster.objects); nil when none.
+	Objects *objects.Objects
 
 	f          file // the validated YAML, defaults filled
 	cluster    model.Cluster
 	podCIDR    netip.Prefix
 	fillerCIDR netip.Prefix
 	explicit   model.Slice
+	objectsRaw []byte
 	overrides  []override
 }
 
@@ -102,6 +108,7 @@ func typed(f file, source string, raw []byte) *Scenario {
 	for _, fs := range f.Services {
 		s.explicit = append(s.explicit, toModelService(fs))
 	}
+	s.applyObjects(&f)
 	if y := f.Synthetic; y != nil {
 		s.Synthetic = &Synthetic{Services: y.Services, EndpointsPerService: y.EndpointsPerService, Seed: y.Seed}
 	}
@@ -139,6 +146,10 @@ func cloneMap(m map[string]int) map[string]int {
 func (s *Scenario) Hash() string {
 	h := sha256.New()
 	h.Write(s.Raw)
+	if s.objectsRaw != nil && !bytes.Equal(s.objectsRaw, s.Raw) {
+		h.Write([]byte("\x00objects "))
+		h.Write(s.objectsRaw)
+	}
 	for _, o := range s.overrides {
 		if !o.unhashed {
 			h.Write([]byte("\x00override " + o.desc))

@@ -17,6 +17,10 @@ type file struct {
 	Sweep       *sweepSpec    `yaml:"sweep"`
 	Lab         labSpec       `yaml:"lab"`
 	KubeProxy   kubeProxySpec `yaml:"kubeProxy"`
+
+	// loaded are the Kubernetes objects of cluster.objects, or of the file
+	// itself when it is a file of objects.
+	loaded *loadedObjects `yaml:"-"`
 }
 
 // kubeProxySpec says whose code writes the rules and which release's.
@@ -32,6 +36,8 @@ type clusterSpec struct {
 	MasqueradeBit *int   `yaml:"masqueradeBit"`
 	PodCIDR       string `yaml:"podCIDR"`
 	FillerCIDR    string `yaml:"fillerCIDR"`
+	Objects       string `yaml:"objects"`
+	NodeName      string `yaml:"nodeName"`
 }
 
 // service is one explicit service.

@@ -35,6 +35,13 @@ func newGeneratorFor(f *file, services, endpoints int, seed uint64) (*model.Gene
 			reserved = append(reserved, ip)
 		}
 	}
+	for _, s := range f.objectServices() {
+		for _, ip := range []netip.Addr{s.ClusterIP, s.SecondaryClusterIP} {
+			if ip.Is4() {
+				reserved = append(reserved, ip)
+			}
+		}
+	}
 	svcCIDR, err1 := netip.ParsePrefix(f.Cluster.ServiceCIDR)
 	fillCIDR, err2 := netip.ParsePrefix(f.Cluster.FillerCIDR)
 	podCIDR, err3 := netip.ParsePrefix(f.Cluster.PodCIDR)
