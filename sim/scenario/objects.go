@@ -3,8 +3,8 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"net/netip"
 	"io/fs"
+	"net/netip"
 	"path"
 	"path/filepath"
 	"strings"
