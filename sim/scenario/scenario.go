@@ -52,6 +52,8 @@ type Synthetic struct {
 	Services            int
 	EndpointsPerService int
 	Seed                uint64
+	// Mix shapes the services; nil for uniform ClusterIP services.
+	Mix *model.Mix
 }
 
 // Fairness configures a fairness run: new connections to each explicit
@@ -110,7 +112,7 @@ func typed(f file, source string, raw []byte) *Scenario {
 	}
 	s.applyObjects(&f)
 	if y := f.Synthetic; y != nil {
-		s.Synthetic = &Synthetic{Services: y.Services, EndpointsPerService: y.EndpointsPerService, Seed: y.Seed}
+		s.Synthetic = &Synthetic{Services: y.Services, EndpointsPerService: y.EndpointsPerService, Seed: y.Seed, Mix: y.Mix.model()}
 	}
 	if r := f.Fairness; r != nil {
 		s.Fairness = &Fairness{Dataplanes: slices.Clone(r.Dataplanes), Connections: *r.Connections,

@@ -70,9 +70,25 @@ type endpoint struct {
 
 // synthetic asks for generated filler services.
 type synthetic struct {
-	Services            int    `yaml:"services"`
-	EndpointsPerService int    `yaml:"endpointsPerService"`
-	Seed                uint64 `yaml:"seed"`
+	Services            int      `yaml:"services"`
+	EndpointsPerService int      `yaml:"endpointsPerService"`
+	Seed                uint64   `yaml:"seed"`
+	Mix                 *mixSpec `yaml:"mix"`
+}
+
+// mixSpec shapes the synthetic services (model.Mix): weights by type,
+// family, endpoint and port count, and shares of features.
+type mixSpec struct {
+	Types                      map[string]float64 `yaml:"types"`
+	Families                   map[string]float64 `yaml:"families"`
+	Endpoints                  map[int]float64    `yaml:"endpoints"`
+	Ports                      map[int]float64    `yaml:"ports"`
+	ExternalTrafficPolicyLocal float64            `yaml:"externalTrafficPolicyLocal"`
+	InternalTrafficPolicyLocal float64            `yaml:"internalTrafficPolicyLocal"`
+	SessionAffinity            float64            `yaml:"sessionAffinity"`
+	ExternalIPs                float64            `yaml:"externalIPs"`
+	LoadBalancerSourceRanges   float64            `yaml:"loadBalancerSourceRanges"`
+	RemoteEndpoints            float64            `yaml:"remoteEndpoints"`
 }
 
 // fairnessSpec configures a fairness run.

@@ -20,6 +20,9 @@ func validateSynthetic(f *file) []pathError {
 	if errs := checkRange(s.EndpointsPerService, rangeOf("synthetic.endpointsPerService"), at("endpointsPerService")); errs != nil {
 		return errs
 	}
+	if errs := validateMix(s.Mix); errs != nil {
+		return errs
+	}
 	if _, err := newGeneratorFor(f, s.Services, s.EndpointsPerService, s.Seed); err != nil {
 		return []pathError{at("services")(err.Error(), "use fewer services or a larger cluster.serviceCIDR / cluster.fillerCIDR")}
 	}
@@ -48,8 +51,12 @@ func newGeneratorFor(f *file, services, endpoints int, seed uint64) (*model.Gene
 	if err1 != nil || err2 != nil || err3 != nil {
 		return nil, fmt.Errorf("the cluster CIDRs are not valid")
 	}
+	var mix *model.Mix
+	if f.Synthetic != nil {
+		mix = f.Synthetic.Mix.model()
+	}
 	return model.NewGenerator(model.GeneratorConfig{
-		Services: services, EndpointsPerService: endpoints, Seed: seed,
+		Services: services, EndpointsPerService: endpoints, Seed: seed, Mix: mix,
 		ServiceCIDR: svcCIDR, EndpointCIDR: fillCIDR, ExcludeEndpoints: []netip.Prefix{podCIDR},
 		ReservedClusterIPs: reserved,
 	})
