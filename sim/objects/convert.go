@@ -104,5 +104,9 @@ func (o *Objects) IgnoredLine() string {
 	for _, n := range o.Ignored {
 		total += n
 	}
-	return fmt.Sprintf("%s: ignored %d objects of other kinds (%s)", o.Source, total, countList(o.Ignored))
+	noun := "objects"
+	if total == 1 {
+		noun = "object"
+	}
+	return fmt.Sprintf("%s: ignored %d %s of other kinds (%s)", o.Source, total, noun, countList(o.Ignored))
 }
