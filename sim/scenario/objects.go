@@ -62,7 +62,7 @@ func loadReferenced(source string, raw []byte, name string) (*loadedObjects, err
 	}
 	o, err := objects.Decode(where, data)
 	if err != nil {
-		return nil, objectsError(err)
+		return nil, at(objectsError(err).Error(), "")
 	}
 	return &loadedObjects{objects: o, raw: data}, nil
 }
