@@ -112,6 +112,7 @@ func routedTargets(explicit model.Slice, paths Paths, spec LabSpec) ([]routedTar
 				warnings = append(warnings, err.Error()+": not measured")
 				continue
 			}
+			t.Dest = r.Address
 			out = append(out, routedTarget{fairnessTarget: t, route: r})
 		}
 	}
