@@ -169,7 +169,7 @@ func (b *podBuilder) podFor(s *model.Service, j int, e model.Endpoint, nodeName 
 	if k, seen := b.index[e.IP]; seen {
 		return k
 	}
-	remote := e.Node != "" && e.Node != nodeName
+	remote := nodeName != "" && e.Node != "" && e.Node != nodeName
 	if e.IP.Is6() {
 		n := *v6seen
 		*v6seen++

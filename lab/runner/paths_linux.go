@@ -91,7 +91,9 @@ func (p Paths) needsSecondNode(targets model.Slice) bool {
 }
 
 // remote reports whether e lives on another node than the rendered one.
-func (p Paths) remote(e model.Endpoint) bool { return e.Node != "" && e.Node != p.NodeName }
+func (p Paths) remote(e model.Endpoint) bool {
+	return p.NodeName != "" && e.Node != "" && e.Node != p.NodeName
+}
 
 // externalIPs lists the external client's addresses.
 func (p Paths) externalIPs() []netip.Addr {
