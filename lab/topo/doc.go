@@ -1,7 +1,10 @@
 // Package topo builds and tears down the lab topology of one svclab run: a
 // node network namespace where kube-proxy's rules live, one namespace per
-// backend pod, a client pod, and an optional sink pod that owns whole ranges
-// of filler endpoints.
+// backend pod, a client pod, an optional sink pod that owns whole ranges
+// of filler endpoints, an optional external client on the node's uplink
+// (NodePorts, externalIPs and load-balancer IPs reached from outside the
+// cluster, from several source addresses) and an optional second node
+// behind a node-to-node link, whose pods are remote endpoints.
 //
 // Every object is named with the run prefix (see NewPrefix), so `ip netns
 // list` shows what a run owns and Cleanup can remove what a killed run left.
