@@ -15,5 +15,9 @@
 // Addressing follows Calico: a pod owns IP/32 on eth0 and reaches everything
 // through the link-local gateway 169.254.1.1; the node routes each pod IP/32
 // to the pod's veth. Neighbour entries on both ends are permanent, so no ARP
-// exchange ever sits in a measured first packet.
+// exchange ever sits in a measured first packet. Every namespace is
+// dual-stack: IPv6 addresses are added without duplicate address detection
+// and pods route IPv6 through the link-local gateway fe80::1. The node's own
+// addresses (NodeIP, NodeIPv6) sit on its loopback, and the gateway there has
+// link scope, so a masqueraded packet leaves with the node's address.
 package topo
