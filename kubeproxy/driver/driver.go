@@ -30,12 +30,17 @@ const SyncPeriod = time.Hour
 
 // settings are the kube-proxy flags the glue passes to NewProxier.
 type settings struct {
-	nodeName      string
-	nodeIP        net.IP
-	clusterCIDR   string
-	masqueradeBit int
-	detector      proxyutil.LocalTrafficDetector
-	recorder      events.EventRecorder
+	family             v1.IPFamily
+	nodeName           string
+	nodeIP             net.IP
+	clusterCIDR        string
+	masqueradeBit      int
+	masqueradeAll      bool
+	localhostNodePorts bool
+	nodePortAddresses  []string
+	topologyLabels     map[string]string
+	detector           proxyutil.LocalTrafficDetector
+	recorder           events.EventRecorder
 }
 
 // host is what NewProxier is given to reach the kernel: real tools in sync
@@ -60,6 +65,8 @@ type Driver struct {
 	fakeSet    *ipsettest.FakeIPSet
 	store      *store
 	syncs      int
+	family     v1.IPFamily
+	topology   map[string]string
 }
 
 // New builds the proxier for req.Mode. With render set nothing touches the
@@ -70,7 +77,7 @@ func New(ctx context.Context, req *kube.Request, render bool) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Driver{mode: req.Mode, render: render, validating: req.ValidatingFake, store: newStore()}
+	d := &Driver{mode: req.Mode, render: render, validating: req.ValidatingFake, store: newStore(), family: s.family}
 	h := d.host(render)
 	switch req.Mode {
 	case kube.ModeIPTables:
@@ -93,6 +100,7 @@ func New(ctx context.Context, req *kube.Request, render bool) (*Driver, error) {
 	if err := d.rewire(s); err != nil {
 		return nil, fmt.Errorf("kube-proxy %s %s proxier: %w", Version(), req.Mode, err)
 	}
+	d.topology = s.topologyLabels
 	return d, nil
 }
 
@@ -100,12 +108,30 @@ func newSettings(req *kube.Request) (settings, error) {
 	if _, err := netip.ParsePrefix(req.ClusterCIDR); err != nil {
 		return settings{}, fmt.Errorf("cluster CIDR %q: %w", req.ClusterCIDR, err)
 	}
+	family := v1.IPv4Protocol
+	switch req.Family {
+	case "", "IPv4":
+	case "IPv6":
+		family = v1.IPv6Protocol
+	default:
+		return settings{}, fmt.Errorf("family %q: want IPv4 or IPv6", req.Family)
+	}
+	for _, c := range req.NodePortAddresses {
+		if _, err := netip.ParsePrefix(c); err != nil {
+			return settings{}, fmt.Errorf("nodePortAddresses %q: %w", c, err)
+		}
+	}
 	s := settings{
-		nodeName:      req.NodeName,
-		clusterCIDR:   req.ClusterCIDR,
-		masqueradeBit: req.MasqueradeBit,
-		detector:      proxyutil.NewDetectLocalByCIDR(req.ClusterCIDR),
-		recorder:      &events.FakeRecorder{},
+		family:             family,
+		nodeName:           req.NodeName,
+		clusterCIDR:        req.ClusterCIDR,
+		masqueradeBit:      req.MasqueradeBit,
+		masqueradeAll:      req.MasqueradeAll,
+		localhostNodePorts: req.LocalhostNodePorts,
+		nodePortAddresses:  req.NodePortAddresses,
+		topologyLabels:     req.TopologyLabels,
+		detector:           proxyutil.NewDetectLocalByCIDR(req.ClusterCIDR),
+		recorder:           &events.FakeRecorder{},
 	}
 	if req.NodeIP != "" {
 		ip, err := netip.ParseAddr(req.NodeIP)
@@ -120,13 +146,21 @@ func newSettings(req *kube.Request) (settings, error) {
 // host returns the kernel interfaces for the mode: record-only and
 // in-memory fakes for render, the real tools wrapped in recorders for sync.
 func (d *Driver) host(render bool) host {
+	proto := utiliptables.ProtocolIPv4
+	if d.family == v1.IPv6Protocol {
+		proto = utiliptables.ProtocolIPv6
+	}
 	if render {
-		d.ipt = newRecIPTables(ipttest.NewFake(), true)
+		fake := ipttest.NewFake()
+		if d.family == v1.IPv6Protocol {
+			fake = ipttest.NewIPv6Fake()
+		}
+		d.ipt = newRecIPTables(fake, true)
 		d.fakeIPVS = ipvstest.NewFake()
 		d.fakeSet = ipsettest.NewFake("7.17")
 		return host{ipt: d.ipt, ipvs: d.fakeIPVS, ipset: d.fakeSet, sysctl: sysctltest.NewFake()}
 	}
-	d.ipt = newRecIPTables(utiliptables.New(utiliptables.ProtocolIPv4), false)
+	d.ipt = newRecIPTables(utiliptables.New(proto), false)
 	return host{ipt: d.ipt, ipvs: utilipvs.New(), ipset: utilipset.New(), sysctl: utilsysctl.New()}
 }
 
@@ -135,6 +169,9 @@ func (d *Driver) host(render bool) host {
 func (d *Driver) Start(objects v1.List, serviceCIDRs []string) (kube.Sync, error) {
 	if len(serviceCIDRs) > 0 {
 		d.proxier.OnServiceCIDRsChanged(serviceCIDRs)
+	}
+	if d.topology != nil {
+		d.proxier.OnTopologyChange(d.topology)
 	}
 	for i, item := range objects.Items {
 		if err := d.apply(kube.Op{Action: kube.Add, Object: item}); err != nil {

@@ -5,7 +5,6 @@ package driver
 import (
 	"context"
 
-	v1 "k8s.io/api/core/v1"
 	"k8s.io/kubernetes/pkg/proxy"
 	"k8s.io/kubernetes/pkg/proxy/iptables"
 	"k8s.io/kubernetes/pkg/proxy/ipvs"
@@ -19,8 +18,9 @@ const kubeVersion = "v1.35.4"
 // Up to v1.35 the NewProxier functions take positional arguments.
 
 func newIPTables(ctx context.Context, s settings, h host) (proxy.Provider, error) {
-	p, err := iptables.NewProxier(ctx, v1.IPv4Protocol, h.ipt, h.sysctl, SyncPeriod, 0,
-		false, true, s.masqueradeBit, s.detector, s.nodeName, s.nodeIP, s.recorder, nil, nil, false)
+	p, err := iptables.NewProxier(ctx, s.family, h.ipt, h.sysctl, SyncPeriod, 0,
+		s.masqueradeAll, s.localhostNodePorts, s.masqueradeBit, s.detector, s.nodeName, s.nodeIP, s.recorder, nil,
+		s.nodePortAddresses, false)
 	if err != nil {
 		return nil, err
 	}
@@ -28,8 +28,9 @@ func newIPTables(ctx context.Context, s settings, h host) (proxy.Provider, error
 }
 
 func newNFTables(ctx context.Context, s settings) (proxy.Provider, error) {
-	p, err := nftables.NewProxier(ctx, v1.IPv4Protocol, SyncPeriod, 0,
-		false, s.masqueradeBit, s.detector, s.nodeName, s.nodeIP, s.recorder, nil, nil, false)
+	p, err := nftables.NewProxier(ctx, s.family, SyncPeriod, 0,
+		s.masqueradeAll, s.masqueradeBit, s.detector, s.nodeName, s.nodeIP, s.recorder, nil,
+		s.nodePortAddresses, false)
 	if err != nil {
 		return nil, err
 	}
@@ -37,9 +38,9 @@ func newNFTables(ctx context.Context, s settings) (proxy.Provider, error) {
 }
 
 func newIPVS(ctx context.Context, s settings, h host) (proxy.Provider, error) {
-	p, err := ipvs.NewProxier(ctx, v1.IPv4Protocol, h.ipt, h.ipvs, h.ipset, h.sysctl, SyncPeriod, 0,
-		nil, false, 0, 0, 0, false, s.masqueradeBit, s.detector, s.nodeName, s.nodeIP, s.recorder, nil,
-		"rr", nil, false)
+	p, err := ipvs.NewProxier(ctx, s.family, h.ipt, h.ipvs, h.ipset, h.sysctl, SyncPeriod, 0,
+		nil, false, 0, 0, 0, s.masqueradeAll, s.masqueradeBit, s.detector, s.nodeName, s.nodeIP, s.recorder, nil,
+		"rr", s.nodePortAddresses, false)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ package driver
 import (
 	"context"
 
-	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/kubernetes/pkg/proxy"
 	kubeproxyconfig "k8s.io/kubernetes/pkg/proxy/apis/config"
@@ -21,18 +20,20 @@ const kubeVersion = "v1.37.2"
 // Since v1.36 the NewProxier functions take a KubeProxyConfiguration.
 func config(s settings) *kubeproxyconfig.KubeProxyConfiguration {
 	bit := int32(s.masqueradeBit)
-	localhostNodePorts := true
+	localhostNodePorts := s.localhostNodePorts
 	return &kubeproxyconfig.KubeProxyConfiguration{
-		IPTables:      kubeproxyconfig.KubeProxyIPTablesConfiguration{MasqueradeBit: &bit, LocalhostNodePorts: &localhostNodePorts},
-		NFTables:      kubeproxyconfig.KubeProxyNFTablesConfiguration{MasqueradeBit: &bit},
-		IPVS:          kubeproxyconfig.KubeProxyIPVSConfiguration{Scheduler: "rr"},
-		SyncPeriod:    metav1.Duration{Duration: SyncPeriod},
-		MinSyncPeriod: metav1.Duration{},
+		IPTables:          kubeproxyconfig.KubeProxyIPTablesConfiguration{MasqueradeBit: &bit, LocalhostNodePorts: &localhostNodePorts},
+		NFTables:          kubeproxyconfig.KubeProxyNFTablesConfiguration{MasqueradeBit: &bit},
+		IPVS:              kubeproxyconfig.KubeProxyIPVSConfiguration{Scheduler: "rr"},
+		Linux:             kubeproxyconfig.KubeProxyLinuxConfiguration{MasqueradeAll: s.masqueradeAll},
+		NodePortAddresses: s.nodePortAddresses,
+		SyncPeriod:        metav1.Duration{Duration: SyncPeriod},
+		MinSyncPeriod:     metav1.Duration{},
 	}
 }
 
 func newIPTables(ctx context.Context, s settings, h host) (proxy.Provider, error) {
-	p, err := iptables.NewProxier(ctx, config(s), v1.IPv4Protocol, h.ipt, h.sysctl, s.detector,
+	p, err := iptables.NewProxier(ctx, config(s), s.family, h.ipt, h.sysctl, s.detector,
 		s.nodeName, s.nodeIP, s.recorder, nil, false)
 	if err != nil {
 		return nil, err
@@ -41,7 +42,7 @@ func newIPTables(ctx context.Context, s settings, h host) (proxy.Provider, error
 }
 
 func newNFTables(ctx context.Context, s settings) (proxy.Provider, error) {
-	p, err := nftables.NewProxier(ctx, config(s), v1.IPv4Protocol, s.detector,
+	p, err := nftables.NewProxier(ctx, config(s), s.family, s.detector,
 		s.nodeName, s.nodeIP, s.recorder, nil, false)
 	if err != nil {
 		return nil, err
@@ -50,7 +51,7 @@ func newNFTables(ctx context.Context, s settings) (proxy.Provider, error) {
 }
 
 func newIPVS(ctx context.Context, s settings, h host) (proxy.Provider, error) {
-	p, err := ipvs.NewProxier(ctx, config(s), v1.IPv4Protocol, h.ipt, h.ipvs, h.ipset, h.sysctl, s.detector,
+	p, err := ipvs.NewProxier(ctx, config(s), s.family, h.ipt, h.ipvs, h.ipset, h.sysctl, s.detector,
 		s.nodeName, s.nodeIP, s.recorder, nil, false)
 	if err != nil {
 		return nil, err

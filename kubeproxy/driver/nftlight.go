@@ -17,19 +17,21 @@ import (
 // each transaction's text. Rules are not kept: kube-proxy never lists them.
 type lightNFT struct {
 	ctx      knftables.Interface // a Fake, only for NewTransaction's table context
+	family   knftables.Family
 	objects  map[string]map[string]bool
 	elements map[string]map[string]*knftables.Element
 }
 
-func newLightNFT() *lightNFT {
+func newLightNFT(family knftables.Family) *lightNFT {
 	return &lightNFT{
-		ctx:      knftables.NewFake(knftables.IPv4Family, "kube-proxy"),
+		ctx:      knftables.NewFake(family, "kube-proxy"),
+		family:   family,
 		objects:  map[string]map[string]bool{"chain": {}, "set": {}, "map": {}, "counter": {}},
 		elements: map[string]map[string]*knftables.Element{},
 	}
 }
 
-// NewTransaction returns a transaction on table ip kube-proxy.
+// NewTransaction returns a transaction on table FAMILY kube-proxy.
 func (l *lightNFT) NewTransaction() *knftables.Transaction { return l.ctx.NewTransaction() }
 
 // Run applies tx's text to the kept names and elements.
@@ -51,7 +53,7 @@ func (l *lightNFT) apply(line string) {
 	w := strings.SplitN(line, " ", 6) // verb kind family table name rest
 	if len(w) < 5 || w[1] == "table" || w[1] == "rule" {
 		if len(w) >= 2 && w[0] == "delete" && w[1] == "table" {
-			*l = *newLightNFT()
+			*l = *newLightNFT(l.family)
 		}
 		return
 	}

@@ -2,6 +2,8 @@ package driver
 
 import (
 	"fmt"
+
+	v1 "k8s.io/api/core/v1"
 	"net"
 	"runtime/debug"
 
@@ -50,20 +52,20 @@ func (d *Driver) rewire(s settings) error {
 	fields := map[string]any{
 		"conntrack":           conntrack.NewFake(),
 		"serviceHealthServer": healthcheck.NewFakeServiceHealthServer(),
-		"networkInterfacer":   fakeNetwork(s.nodeIP),
+		"networkInterfacer":   fakeNetwork(s.nodeIP, s.family),
 	}
 	switch d.mode {
 	case kube.ModeIPTables:
 		fields["nfacct"] = nil
 	case kube.ModeNFTables:
-		var inner knftables.Interface = newLightNFT()
+		var inner knftables.Interface = newLightNFT(nftFamily(s.family))
 		if d.validating {
-			inner = knftables.NewFake(knftables.IPv4Family, "kube-proxy")
+			inner = knftables.NewFake(nftFamily(s.family), "kube-proxy")
 		}
 		d.nft = &recNFT{Interface: inner}
 		fields["nftables"] = knftables.Interface(d.nft)
 	case kube.ModeIPVS:
-		h := ipvsnetlinktest.NewFakeNetlinkHandle(false)
+		h := ipvsnetlinktest.NewFakeNetlinkHandle(s.family == v1.IPv6Protocol)
 		if s.nodeIP != nil {
 			if err := h.SetLocalAddresses("eth0", s.nodeIP.String()); err != nil {
 				return fmt.Errorf("fake netlink handle: %w", err)
@@ -74,15 +76,26 @@ func (d *Driver) rewire(s settings) error {
 	return setFields(p, fields)
 }
 
-// fakeNetwork is a node with lo (127.0.0.1/8) and, if nodeIP is set, eth0
-// holding nodeIP/24.
-func fakeNetwork(nodeIP net.IP) *proxyutiltest.FakeNetwork {
+// fakeNetwork is a node with lo (127.0.0.1/8, or ::1/128 for IPv6) and,
+// if nodeIP is set, eth0 holding nodeIP/24 (/64 for IPv6).
+func fakeNetwork(nodeIP net.IP, family v1.IPFamily) *proxyutiltest.FakeNetwork {
 	n := proxyutiltest.NewFakeNetwork()
-	n.AddInterfaceAddr(&net.Interface{Index: 1, Name: "lo", Flags: net.FlagUp | net.FlagLoopback},
-		[]net.Addr{&net.IPNet{IP: net.IPv4(127, 0, 0, 1), Mask: net.CIDRMask(8, 32)}})
+	lo, mask := &net.IPNet{IP: net.IPv4(127, 0, 0, 1), Mask: net.CIDRMask(8, 32)}, net.CIDRMask(24, 32)
+	if family == v1.IPv6Protocol {
+		lo, mask = &net.IPNet{IP: net.IPv6loopback, Mask: net.CIDRMask(128, 128)}, net.CIDRMask(64, 128)
+	}
+	n.AddInterfaceAddr(&net.Interface{Index: 1, Name: "lo", Flags: net.FlagUp | net.FlagLoopback}, []net.Addr{lo})
 	if nodeIP != nil {
 		n.AddInterfaceAddr(&net.Interface{Index: 2, Name: "eth0", Flags: net.FlagUp},
-			[]net.Addr{&net.IPNet{IP: nodeIP, Mask: net.CIDRMask(24, 32)}})
+			[]net.Addr{&net.IPNet{IP: nodeIP, Mask: mask}})
 	}
 	return n
+}
+
+// nftFamily is the nftables table family of kube-proxy's proxier for f.
+func nftFamily(f v1.IPFamily) knftables.Family {
+	if f == v1.IPv6Protocol {
+		return knftables.IPv6Family
+	}
+	return knftables.IPv4Family
 }

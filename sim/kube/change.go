@@ -6,33 +6,42 @@ import (
 	"reflect"
 
 	v1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"github.com/svclab/svclab/sim/model"
 )
 
 // NewRequest builds the driver's input for mode: the objects of m, and one
 // Step per later model in next, each the events that turn the model before
-// it into it (see Diff). The node and cluster settings come from m.
+// it into it (see Diff). The node and cluster settings come from m, for the
+// proxier of m.Family: m is the whole (not projected) model, since
+// kube-proxy's per-family proxier filters the objects itself.
 func NewRequest(mode string, m *model.Model, next ...*model.Model) (*Request, error) {
 	if m == nil || m.Services == nil {
 		return nil, fmt.Errorf("kube request: no model")
 	}
-	if !m.Cluster.ClusterCIDR.IsValid() {
-		return nil, fmt.Errorf("kube request: cluster CIDR (kube-proxy's local detector) is not set")
+	c := m.Cluster.ForFamily(m.Family)
+	if !c.ClusterCIDR.IsValid() {
+		return nil, fmt.Errorf("kube request: %s cluster CIDR (kube-proxy's local detector) is not set", m.Family)
 	}
 	req := &Request{
 		Mode:          mode,
-		NodeName:      m.Cluster.NodeName,
-		ClusterCIDR:   m.Cluster.ClusterCIDR.String(),
-		MasqueradeBit: m.Cluster.MasqueradeBit,
+		Family:        m.Family.String(),
+		NodeName:      c.NodeName,
+		ClusterCIDR:   c.ClusterCIDR.String(),
+		MasqueradeBit: c.MasqueradeBit,
 		Objects:       v1.List{TypeMeta: listMeta},
 	}
-	if m.Cluster.ServiceCIDR.IsValid() {
-		req.ServiceCIDRs = []string{m.Cluster.ServiceCIDR.String()}
+	setProxyConfig(req, c)
+	if c.ServiceCIDR.IsValid() {
+		req.ServiceCIDRs = []string{c.ServiceCIDR.String()}
 	}
 	for i := 0; i < m.Services.Len(); i++ {
 		s := m.Services.At(i)
-		req.Objects.Items = append(req.Objects.Items, Raw(Service(s)), Raw(EndpointSlice(s)))
+		req.Objects.Items = append(req.Objects.Items, Raw(Service(s)))
+		for _, es := range EndpointSlices(s) {
+			req.Objects.Items = append(req.Objects.Items, Raw(es))
+		}
 	}
 	prev := m.Services
 	for _, n := range next {
@@ -60,23 +69,86 @@ func Diff(old, new model.List) Step {
 		seen[Key(s)] = true
 		prev, ok := before[Key(s)]
 		if !ok {
-			st.Ops = append(st.Ops, Op{Add, Raw(Service(s))}, Op{Add, Raw(EndpointSlice(s))})
+			st.Ops = append(st.Ops, Op{Add, Raw(Service(s))})
+			for _, es := range EndpointSlices(s) {
+				st.Ops = append(st.Ops, Op{Add, Raw(es)})
+			}
 			continue
 		}
 		if svc := Service(s); !reflect.DeepEqual(svc, Service(prev)) {
 			st.Ops = append(st.Ops, Op{Update, Raw(svc)})
 		}
-		if es := EndpointSlice(s); !reflect.DeepEqual(es, EndpointSlice(prev)) {
-			st.Ops = append(st.Ops, Op{Update, Raw(es)})
-		}
+		st.Ops = append(st.Ops, sliceOps(EndpointSlices(prev), EndpointSlices(s))...)
 	}
 	for i := 0; i < old.Len(); i++ {
 		s := old.At(i)
 		if !seen[Key(s)] {
-			st.Ops = append(st.Ops, Op{Delete, Raw(EndpointSlice(s))}, Op{Delete, Raw(Service(s))})
+			for _, es := range EndpointSlices(s) {
+				st.Ops = append(st.Ops, Op{Delete, Raw(es)})
+			}
+			st.Ops = append(st.Ops, Op{Delete, Raw(Service(s))})
 		}
 	}
 	return st
+}
+
+// sliceOps returns the events that turn one service's slices old into new,
+// matched by name.
+func sliceOps(old, new []*discoveryv1.EndpointSlice) []Op {
+	var ops []Op
+	for _, es := range new {
+		prev := findSlice(old, es.Name)
+		switch {
+		case prev == nil:
+			ops = append(ops, Op{Add, Raw(es)})
+		case !reflect.DeepEqual(es, prev):
+			ops = append(ops, Op{Update, Raw(es)})
+		}
+	}
+	for _, es := range old {
+		if findSlice(new, es.Name) == nil {
+			ops = append(ops, Op{Delete, Raw(es)})
+		}
+	}
+	return ops
+}
+
+func findSlice(in []*discoveryv1.EndpointSlice, name string) *discoveryv1.EndpointSlice {
+	for _, es := range in {
+		if es.Name == name {
+			return es
+		}
+	}
+	return nil
+}
+
+// setProxyConfig copies the node addresses, topology labels and the
+// kube-proxy flags of c (one family's cluster settings) into req.
+func setProxyConfig(req *Request, c model.Cluster) {
+	if c.NodeIP.IsValid() {
+		req.NodeIP = c.NodeIP.String()
+	}
+	if c.NodeZone != "" {
+		req.TopologyLabels = map[string]string{v1.LabelTopologyZone: c.NodeZone}
+	}
+	req.MasqueradeAll = c.Proxy.MasqueradeAll
+	req.LocalhostNodePorts = !c.Proxy.NoLocalhostNodePorts
+	req.NodePortAddresses = NodePortAddresses(c)
+}
+
+// NodePortAddresses returns kube-proxy's --nodeport-addresses for c (one
+// family's settings) as CIDR strings: the configured CIDRs, "primary"
+// resolved to the node IP as kube-proxy's server does, nil for every
+// address.
+func NodePortAddresses(c model.Cluster) []string {
+	var out []string
+	for _, p := range c.Proxy.NodePortAddresses {
+		out = append(out, p.String())
+	}
+	if c.Proxy.NodePortPrimary && c.NodeIP.IsValid() {
+		out = append(out, netip.PrefixFrom(c.NodeIP, c.NodeIP.BitLen()).String())
+	}
+	return out
 }
 
 // AddEndpoint returns l with endpoint e appended to service i: the change

@@ -27,11 +27,26 @@ const (
 // it sees afterwards. The driver syncs once after the objects (kube-proxy's
 // first, full sync) and once after each Step.
 type Request struct {
-	Mode          string `json:"mode"`
-	NodeName      string `json:"nodeName"`
+	Mode string `json:"mode"`
+	// Family is the proxier's IP family, "IPv4" (also when empty) or
+	// "IPv6"; the objects may hold both (kube-proxy filters them).
+	Family   string `json:"family,omitempty"`
+	NodeName string `json:"nodeName"`
+	// NodeIP is the node's address of Family (kube-proxy's node IP); the
+	// driver's render-mode fake network holds it on eth0.
 	NodeIP        string `json:"nodeIP,omitempty"`
 	ClusterCIDR   string `json:"clusterCIDR"`
 	MasqueradeBit int    `json:"masqueradeBit"`
+	// TopologyLabels are the node's labels kube-proxy's topology-aware
+	// routing reads (OnTopologyChange), e.g. topology.kubernetes.io/zone.
+	TopologyLabels map[string]string `json:"topologyLabels,omitempty"`
+	// MasqueradeAll is --masquerade-all.
+	MasqueradeAll bool `json:"masqueradeAll,omitempty"`
+	// LocalhostNodePorts is --iptables-localhost-nodeports (NewRequest
+	// sets kube-proxy's default, true).
+	LocalhostNodePorts bool `json:"localhostNodePorts"`
+	// NodePortAddresses is --nodeport-addresses as CIDRs (empty: all).
+	NodePortAddresses []string `json:"nodePortAddresses,omitempty"`
 	// ServiceCIDRs are the cluster's ServiceCIDR objects' ranges, handed
 	// to kube-proxy's OnServiceCIDRsChanged before the first sync.
 	ServiceCIDRs []string `json:"serviceCIDRs,omitempty"`
