@@ -69,6 +69,8 @@ type Fairness struct {
 	ClientOnNode    bool
 	// Scheduler is the IPVS scheduler (rr, wrr, lc, sh, mh); "" is rr.
 	Scheduler string
+	// Paths is where the connections start and what they target.
+	Paths FairnessPaths
 }
 
 // Sweep configures a scaling sweep.
@@ -118,7 +120,7 @@ func typed(f file, source string, raw []byte) *Scenario {
 	if r := f.Fairness; r != nil {
 		s.Fairness = &Fairness{Dataplanes: slices.Clone(r.Dataplanes), Connections: *r.Connections,
 			Concurrency: *r.Concurrency, Rate: r.Rate, Mode: r.Mode, RequestsPerConn: *r.RequestsPerConn,
-			ClientOnNode: r.ClientOnNode, Scheduler: r.Scheduler}
+			ClientOnNode: r.ClientOnNode, Scheduler: r.Scheduler, Paths: fairnessPathsOf(r)}
 	}
 	if w := f.Sweep; w != nil {
 		s.Sweep = &Sweep{Services: slices.Clone(w.Services), EndpointsPerService: *w.EndpointsPerService,

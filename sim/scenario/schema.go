@@ -104,6 +104,12 @@ type fairnessSpec struct {
 	RequestsPerConn *int     `yaml:"requestsPerConn"`
 	ClientOnNode    bool     `yaml:"clientOnNode"`
 	Scheduler       string   `yaml:"scheduler"`
+	// From, Target and Family say where the connections start, which of
+	// a service's addresses they go to, and in which family (see
+	// fairness_paths.go).
+	From   string `yaml:"from"`
+	Target string `yaml:"target"`
+	Family string `yaml:"family"`
 }
 
 // sweepSpec configures a scaling sweep.

@@ -91,6 +91,7 @@ func validateFairness(r *fairnessSpec) []pathError {
 		errs = append(errs, at("rate")(fmt.Sprintf("rate %g", r.Rate), fmt.Sprintf("use 0 (as fast as possible) or a rate up to %g connections per second", float64(MaxRate))))
 	}
 	errs = append(errs, checkScheduler(r.Scheduler, at("scheduler"))...)
+	errs = append(errs, validateFairnessPaths(r, at)...)
 	if r.Mode == "" {
 		r.Mode = "http"
 	}
