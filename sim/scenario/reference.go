@@ -34,6 +34,8 @@ var reference = []fieldDoc{
 	{path: "cluster", typ: "mapping", doc: "Cluster-wide settings."},
 	{path: "cluster.clusterCIDR", typ: "IPv4 CIDR", def: "10.0.0.0/8", limits: "masked", doc: "kube-proxy's local detector (`! -s CIDR` is masqueraded)."},
 	{path: "cluster.serviceCIDR", typ: "IPv4 CIDR", def: "10.96.0.0/12", limits: "masked; holds every clusterIP and synthetic service", doc: "Where clusterIPs live."},
+	{path: "cluster.clusterCIDRv6", typ: "IPv6 CIDR", def: DefaultClusterCIDRv6, doc: "The IPv6 pod CIDR: the IPv6 proxier's local-traffic detector, as clusterCIDR is the IPv4 one (IPv6 and dual-stack services)."},
+	{path: "cluster.serviceCIDRv6", typ: "IPv6 CIDR", def: DefaultServiceCIDRv6, doc: "Where IPv6 ClusterIPs are allocated (the IPv6 proxier's drop rule for unallocated ClusterIPs)."},
 	{path: "cluster.masqueradeBit", typ: "int", r: ints(0, 31, 14), doc: "The fwmark bit kube-proxy uses to mark packets for masquerading."},
 	{path: "cluster.podCIDR", typ: "IPv4 CIDR", def: "10.244.0.0/16", limits: "masked", doc: "Where the lab's real pods live; synthetic endpoints avoid it."},
 	{path: "cluster.fillerCIDR", typ: "IPv4 CIDR", def: "10.128.0.0/9", limits: "masked", doc: "Where synthetic endpoints live (served by the lab's sink pod)."},

@@ -106,6 +106,8 @@ func typed(f file, source string, raw []byte) *Scenario {
 	s.cluster = model.DefaultCluster()
 	s.cluster.ClusterCIDR = netip.MustParsePrefix(f.Cluster.ClusterCIDR)
 	s.cluster.ServiceCIDR = netip.MustParsePrefix(f.Cluster.ServiceCIDR)
+	s.cluster.ClusterCIDRv6 = netip.MustParsePrefix(f.Cluster.ClusterCIDRv6)
+	s.cluster.ServiceCIDRv6 = netip.MustParsePrefix(f.Cluster.ServiceCIDRv6)
 	s.cluster.MasqueradeBit = *f.Cluster.MasqueradeBit
 	s.cluster.Proxy = proxyConfig(f.KubeProxy)
 	s.podCIDR = netip.MustParsePrefix(f.Cluster.PodCIDR)

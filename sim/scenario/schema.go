@@ -36,6 +36,8 @@ type kubeProxySpec struct {
 type clusterSpec struct {
 	ClusterCIDR   string `yaml:"clusterCIDR"`
 	ServiceCIDR   string `yaml:"serviceCIDR"`
+	ClusterCIDRv6 string `yaml:"clusterCIDRv6"`
+	ServiceCIDRv6 string `yaml:"serviceCIDRv6"`
 	MasqueradeBit *int   `yaml:"masqueradeBit"`
 	PodCIDR       string `yaml:"podCIDR"`
 	FillerCIDR    string `yaml:"fillerCIDR"`
