@@ -7,27 +7,60 @@ import "github.com/svclab/svclab/sim/model"
 type element struct{ set, key, value, comment string }
 
 // portElements returns the elements port sp has, in the order kube-proxy
-// ensures them: its ClusterIP, then the service-ips and service-nodeports
-// elements, or their no-endpoint-* counterparts.
-func portElements(sp *servicePort) []element {
-	out := []element{{set: setClusterIPs, key: sp.clusterIP}}
-	if sp.hasEndpoints() {
-		out = append(out, element{set: mapServiceIPs, key: sp.key(), value: "goto " + sp.svcChain})
-		if sp.nodePort != "" {
-			out = append(out, element{set: mapServiceNodePorts, key: sp.nodePortKey(), value: "goto " + sp.extChain})
+// ensures them: its ClusterIP in cluster-ips; the ClusterIP, external and
+// load-balancer IPs in service-ips, or in no-endpoint-services (reject, or
+// drop when a Local traffic policy has no local endpoint); the
+// load-balancer IPs in firewall-ips; the NodePort in
+// localhost-nodeport-reject-ports (when rejects says so), service-nodeports
+// and no-endpoint-nodeports. A key may repeat (an IP listed twice).
+func portElements(sp *servicePort, rejects func(proto string) bool) []element {
+	out := make([]element, 0, 2)
+	out = append(out, element{set: setClusterIPs, key: sp.clusterIP})
+	if sp.hasInternal() {
+		out = append(out, element{set: mapServiceIPs, key: sp.key(), value: "goto " + sp.internalChain()})
+	} else {
+		out = append(out, element{set: mapNoEPServices, key: sp.key(), value: sp.filterVerdict(sp.hasInternal()), comment: sp.comment})
+	}
+	extVerdict := sp.filterVerdict(sp.hasExternal())
+	for _, ip := range sp.externalIPs {
+		if sp.hasAny {
+			out = append(out, element{set: mapServiceIPs, key: sp.keyOf(ip), value: "goto " + sp.extChain})
 		}
+		if !sp.hasExternal() {
+			out = append(out, element{set: mapNoEPServices, key: sp.keyOf(ip), value: extVerdict, comment: sp.comment})
+		}
+	}
+	for _, ip := range sp.lbIPs {
+		if sp.hasAny {
+			out = append(out, element{set: mapServiceIPs, key: sp.keyOf(ip), value: "goto " + sp.extChain})
+		}
+		if sp.usesFWChain() {
+			out = append(out, element{set: mapFirewallIPs, key: sp.keyOf(ip), value: "goto " + sp.fwChain})
+		}
+	}
+	if !sp.hasExternal() {
+		for _, ip := range sp.lbIPs {
+			out = append(out, element{set: mapNoEPServices, key: sp.keyOf(ip), value: extVerdict, comment: sp.comment})
+		}
+	}
+	if sp.nodePort == "" {
 		return out
 	}
-	out = append(out, element{set: mapNoEPServices, key: sp.key(), value: "goto " + chainReject, comment: sp.portName})
-	if sp.nodePort != "" {
-		out = append(out, element{set: mapNoEPNodePorts, key: sp.nodePortKey(), value: "goto " + chainReject, comment: sp.portName})
+	if rejects != nil && rejects(sp.proto) {
+		out = append(out, element{set: mapLocalhostReject, key: sp.nodePortKey(), value: "goto localhost-nodeport-reject-" + sp.proto})
+	}
+	if sp.hasAny {
+		out = append(out, element{set: mapServiceNodePorts, key: sp.nodePortKey(), value: "goto " + sp.extChain})
+	}
+	if !sp.hasExternal() {
+		out = append(out, element{set: mapNoEPNodePorts, key: sp.nodePortKey(), value: extVerdict, comment: sp.comment})
 	}
 	return out
 }
 
 // writeElement adds e as knftables writes it.
 func (r *renderer) writeElement(e element) {
-	p := append(r.parts[:0], "add element ", table, " ", e.set, " { ", e.key)
+	p := append(r.parts[:0], "add element ", r.table, " ", e.set, " { ", e.key)
 	if e.comment != "" {
 		p = append(p, ` comment "`, e.comment, `"`)
 	}
@@ -42,17 +75,17 @@ func (r *renderer) writeElement(e element) {
 
 // allHairpins returns the hairpin-connections elements of every service of
 // m (none in the v1.35 layout).
-func allHairpins(m *model.Model, direct bool) (map[hairpinKey]string, error) {
+func allHairpins(m *model.Model, pc portContext) (map[hairpinKey]string, error) {
 	keys := map[hairpinKey]string{}
-	if !direct {
+	if !pc.direct {
 		return keys, nil
 	}
 	for i := 0; i < m.Services.Len(); i++ {
 		s := m.Services.At(i)
-		if !s.ClusterIP.IsValid() {
+		if s.Skipped() {
 			continue
 		}
-		sps, err := servicePorts(s, m.Cluster.NodeName, direct)
+		sps, err := servicePorts(s, pc)
 		if err != nil {
 			return nil, err
 		}
@@ -68,21 +101,22 @@ func allHairpins(m *model.Model, direct bool) (map[hairpinKey]string, error) {
 }
 
 // chainsOf returns the chains port sp has, in the order they are flushed:
-// endpoint chains (in the v1.36+ layout only with affinity), the service
-// chain, the external chain.
+// endpoint chains (in the v1.36+ layout only with affinity), then the
+// service, local, external and firewall chains.
 func (r *renderer) chainsOf(sp *servicePort) []string {
-	if !sp.hasEndpoints() {
-		return nil
-	}
 	var out []string
 	if r.endpointChains(sp) {
 		for _, ep := range sp.endpoints {
 			out = append(out, ep.chain)
 		}
 	}
-	out = append(out, sp.svcChain)
-	if sp.nodePort != "" {
-		out = append(out, sp.extChain)
+	for _, c := range [...]struct {
+		name string
+		used bool
+	}{{sp.svcChain, sp.usesClusterChain()}, {sp.localChain, sp.usesLocalChain()}, {sp.extChain, sp.usesExtChain()}, {sp.fwChain, sp.usesFWChain()}} {
+		if c.used {
+			out = append(out, c.name)
+		}
 	}
 	return out
 }

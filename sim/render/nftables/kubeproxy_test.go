@@ -44,10 +44,18 @@ func overallServices() model.Slice {
 	}
 }
 
-// kubeProxyOptions are NewFakeProxier's settings: NodePort addresses
-// 192.168.0.2/32.
-func kubeProxyOptions(v render.KubeProxyVersion) Options {
-	return Options{Version: v, NodePortAddresses: []netip.Addr{netip.MustParseAddr("192.168.0.2")}}
+// kubeProxyOptions are NewFakeProxier's settings that are not the
+// cluster's (kubeProxyCluster).
+func kubeProxyOptions(v render.KubeProxyVersion) Options { return Options{Version: v} }
+
+// kubeProxyCluster is NewFakeProxier's node: the reference cluster with
+// node IPs 192.168.0.2 and 2001:db8::1, --nodeport-addresses those two
+// addresses.
+func kubeProxyCluster() model.Cluster {
+	c := referenceCluster()
+	c.NodeIP, c.NodeIPv6 = netip.MustParseAddr("192.168.0.2"), netip.MustParseAddr("2001:db8::1")
+	c.Proxy.NodePortAddresses = []netip.Prefix{netip.MustParsePrefix("192.168.0.2/32"), netip.MustParsePrefix("2001:db8::1/128")}
+	return c
 }
 
 // finalDump applies transactions in order to an empty table and returns
@@ -85,7 +93,7 @@ func TestKubeProxyOverallRules(t *testing.T) {
 	} {
 		t.Run(string(v), func(t *testing.T) {
 			var tx bytes.Buffer
-			m := &model.Model{Cluster: referenceCluster(), Services: overallServices()}
+			m := &model.Model{Cluster: kubeProxyCluster(), Services: overallServices()}
 			if _, err := Render(&tx, m, kubeProxyOptions(v)); err != nil {
 				t.Fatal(err)
 			}
