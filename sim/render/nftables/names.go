@@ -19,18 +19,18 @@ const commentLengthMax = 128
 // sha256). Its fields follow kube-proxy's servicePortInfo and the locals
 // of syncProxyRules.
 type servicePort struct {
-	portName  string // "ns/svc:port", kube-proxy's ServicePortName
-	comment   string // portName as element comments carry it
-	proto     string // "tcp"
-	clusterIP string
-	port      string
-	nodePort  string // "" without a NodePort
-	svcChain  string // service-HASH-ns/svc/proto/port (Cluster policy)
+	portName   string // "ns/svc:port", kube-proxy's ServicePortName
+	comment    string // portName as element comments carry it
+	proto      string // "tcp"
+	clusterIP  string
+	port       string
+	nodePort   string // "" without a NodePort
+	svcChain   string // service-HASH-ns/svc/proto/port (Cluster policy)
 	localChain string // local-HASH-… (Local policy)
-	extChain  string // external-HASH-…
-	fwChain   string // firewall-HASH-…
-	affinity  bool
-	timeout   string // affinity timeout, e.g. "10800s"
+	extChain   string // external-HASH-…
+	fwChain    string // firewall-HASH-…
+	affinity   bool
+	timeout    string // affinity timeout, e.g. "10800s"
 	// externalIPs and lbIPs are the service's external and load-balancer
 	// IPs of the rendered family, deduplicated.
 	externalIPs, lbIPs []string
@@ -85,8 +85,12 @@ func (sp *servicePort) usesFWChain() bool { return len(sp.lbIPs) > 0 && sp.sourc
 
 // hasInternal and hasExternal are hasInternalEndpoints and
 // hasExternalEndpoints.
-func (sp *servicePort) hasInternal() bool { return sp.hasAny && (!sp.internalLocal || len(sp.local) > 0) }
-func (sp *servicePort) hasExternal() bool { return sp.hasAny && (!sp.externalLocal || len(sp.local) > 0) }
+func (sp *servicePort) hasInternal() bool {
+	return sp.hasAny && (!sp.internalLocal || len(sp.local) > 0)
+}
+func (sp *servicePort) hasExternal() bool {
+	return sp.hasAny && (!sp.externalLocal || len(sp.local) > 0)
+}
 
 // internalChain and externalPolicyChain are the chains internal and
 // external traffic is finally sent to.

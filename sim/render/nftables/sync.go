@@ -234,9 +234,9 @@ func (st *syncState) deleteLeftovers(set string) {
 	r := st.r
 	for _, sp := range st.gone {
 		for _, e := range portElements(sp, r.rejectsLocalhost) {
-				k := elemKey{e.set, e.key}
-				if e.set == set && !st.used[k] {
-					st.used[k] = true // once
+			k := elemKey{e.set, e.key}
+			if e.set == set && !st.used[k] {
+				st.used[k] = true // once
 				r.deleteElement(e.set, e.key)
 			}
 		}
