@@ -91,7 +91,7 @@ func hairpinUsedElsewhere(m *model.Model, skip int, k hairpinKey) bool {
 			continue
 		}
 		s := m.Services.At(i)
-		if s.Skipped() || !hasEndpointIP(s, k.ip) {
+		if s.Skipped() || !hasEndpointIP(s, k.ip()) {
 			continue
 		}
 		sps, err := servicePorts(s, pc)
@@ -189,24 +189,25 @@ func servicePorts(s *model.Service, pc portContext) ([]*servicePort, error) {
 func (r *renderer) writeElementChanges(old, cur *servicePort, dels elementDeletes) {
 	before := portElements(old, r.rejectsLocalhost)
 	after := portElements(cur, r.rejectsLocalhost)
-	for _, e := range after {
+	for n := range after {
+		e := &after[n]
 		i := findElement(before, e)
 		switch {
-		case i >= 0 && before[i].value == e.value:
+		case i >= 0 && before[i].sameValue(e):
 			continue
 		case i >= 0:
-			r.deleteElement(e.set, e.key)
+			r.deleteElem(e)
 		}
 		r.writeElement(e)
 		if i >= 0 {
-			before[i].value = e.value
+			before[i] = *e
 		} else {
-			before = append(before, e)
+			before = append(before, *e)
 		}
 	}
 	for _, e := range portElements(old, r.rejectsLocalhost) {
-		if findElement(after, e) < 0 && !containsString(dels[e.set], e.key) {
-			dels[e.set] = append(dels[e.set], e.key)
+		if findElement(after, &e) < 0 && !containsString(dels[e.set], e.key()) {
+			dels[e.set] = append(dels[e.set], e.key())
 		}
 	}
 }

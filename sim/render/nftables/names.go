@@ -19,18 +19,16 @@ const commentLengthMax = 128
 // sha256). Its fields follow kube-proxy's servicePortInfo and the locals
 // of syncProxyRules.
 type servicePort struct {
-	portName   string // "ns/svc:port", kube-proxy's ServicePortName
-	comment    string // portName as element comments carry it
-	proto      string // "tcp"
-	clusterIP  string
-	port       string
-	nodePort   string // "" without a NodePort
-	svcChain   string // service-HASH-ns/svc/proto/port (Cluster policy)
-	localChain string // local-HASH-… (Local policy)
-	extChain   string // external-HASH-…
-	fwChain    string // firewall-HASH-…
-	affinity   bool
-	timeout    string // affinity timeout, e.g. "10800s"
+	portName  string // "ns/svc:port", kube-proxy's ServicePortName
+	comment   string // portName as element comments carry it
+	proto     string // "tcp"
+	clusterIP string
+	port      string
+	nodePort  string // "" without a NodePort
+	base      string // HASH-ns/svc/proto/port
+	svcChain  string // service-HASH-ns/svc/proto/port (Cluster policy)
+	affinity  bool
+	timeout   string // affinity timeout, e.g. "10800s"
 	// externalIPs and lbIPs are the service's external and load-balancer
 	// IPs of the rendered family, deduplicated.
 	externalIPs, lbIPs []string
@@ -92,18 +90,25 @@ func (sp *servicePort) hasExternal() bool {
 	return sp.hasAny && (!sp.externalLocal || len(sp.local) > 0)
 }
 
+// localChain, extChain and fwChain are the port's local- (Local policy),
+// external- and firewall- chains, named when asked for (most ports have
+// none of them).
+func (sp *servicePort) localChain() string { return "local-" + sp.base }
+func (sp *servicePort) extChain() string   { return "external-" + sp.base }
+func (sp *servicePort) fwChain() string    { return "firewall-" + sp.base }
+
 // internalChain and externalPolicyChain are the chains internal and
 // external traffic is finally sent to.
 func (sp *servicePort) internalChain() string {
 	if sp.internalLocal {
-		return sp.localChain
+		return sp.localChain()
 	}
 	return sp.svcChain
 }
 
 func (sp *servicePort) externalPolicyChain() string {
 	if sp.externalLocal {
-		return sp.localChain
+		return sp.localChain()
 	}
 	return sp.svcChain
 }
@@ -119,15 +124,6 @@ func (sp *servicePort) filterVerdict(has bool) string {
 	}
 	return ""
 }
-
-// key is the service-ips / no-endpoint-services element key of ip.
-func (sp *servicePort) keyOf(ip string) string { return ip + " . " + sp.proto + " . " + sp.port }
-
-// key is the ClusterIP's element key.
-func (sp *servicePort) key() string { return sp.keyOf(sp.clusterIP) }
-
-// nodePortKey is the service-nodeports / no-endpoint-nodeports element key.
-func (sp *servicePort) nodePortKey() string { return sp.proto + " . " + sp.nodePort }
 
 // portContext is what naming a port needs besides the service: the node,
 // its zone and IP, the family and the layout.
@@ -158,15 +154,13 @@ func newServicePort(s *model.Service, p model.Port, pc portContext) (*servicePor
 	}
 	base := kpname.NFTServiceName(s.Namespace, s.Name, proto, p.Name)
 	sp := &servicePort{
-		portName:   s.PortName(p),
-		proto:      proto,
-		clusterIP:  s.ClusterIP.String(),
-		port:       strconv.Itoa(p.Port),
-		svcChain:   "service-" + base,
-		localChain: "local-" + base,
-		extChain:   "external-" + base,
-		fwChain:    "firewall-" + base,
-		affinity:   s.Affinity.ClientIP || s.Affinity.Timeout > 0,
+		portName:  s.PortName(p),
+		proto:     proto,
+		clusterIP: s.ClusterIP.String(),
+		port:      strconv.Itoa(p.Port),
+		base:      base,
+		svcChain:  "service-" + base,
+		affinity:  s.Affinity.ClientIP || s.Affinity.Timeout > 0,
 	}
 	sp.comment = sp.portName
 	if pc.direct && len(sp.comment) > commentLengthMax {
@@ -286,7 +280,7 @@ func (sp *servicePort) setEndpoints(s *model.Service, p model.Port, pc portConte
 		pe := &eps[j]
 		ep := &sp.endpoints[i]
 		ep.addr, ep.portNum, ep.local, ep.hostPort = pe.IP, pe.Port, pe.IsLocal(pc.node), pe.Addr
-		ep.ip, ep.port = pe.IP.String(), strconv.Itoa(pe.Port)
+		ep.ip, ep.port = splitHostPort(pe.Addr)
 		if named {
 			ep.chain = kpname.NFTEndpointChain(s.Namespace, s.Name, sp.proto, p.Name, ep.ip, ep.port)
 		}
@@ -295,6 +289,17 @@ func (sp *servicePort) setEndpoints(s *model.Service, p model.Port, pc portConte
 		}
 	}
 	return nil
+}
+
+// splitHostPort splits kube-proxy's "IP:port" / "[IP]:port" endpoint
+// string without allocating.
+func splitHostPort(hostPort string) (ip, port string) {
+	i := strings.LastIndexByte(hostPort, ':')
+	ip, port = hostPort[:i], hostPort[i+1:]
+	if strings.HasPrefix(ip, "[") {
+		ip = ip[1 : len(ip)-1]
+	}
+	return ip, port
 }
 
 // checkNames rejects names that cannot appear in an nftables chain name or

@@ -23,7 +23,7 @@ func (r *renderer) ensurePortChains(sp *servicePort, addHairpin func(hairpinKey)
 			r.chain(ep.chain)
 		}
 		if r.direct && ep.local && addHairpin(sp.hairpinKey(ep)) {
-			r.w.Line("add element ", r.table, " ", setHairpin, " { ", sp.hairpinElement(ep), " }")
+			r.w.Line("add element ", r.table, " ", setHairpin, " { ", ep.ip, " . ", ep.ip, " . ", sp.proto, " . ", ep.port, " }")
 			r.w.CountElements(1)
 		}
 	}
@@ -31,13 +31,13 @@ func (r *renderer) ensurePortChains(sp *servicePort, addHairpin func(hairpinKey)
 		r.chain(sp.svcChain)
 	}
 	if sp.usesLocalChain() {
-		r.chain(sp.localChain)
+		r.chain(sp.localChain())
 	}
 	if sp.usesExtChain() {
-		r.chain(sp.extChain)
+		r.chain(sp.extChain())
 	}
 	if sp.usesFWChain() {
-		r.chain(sp.fwChain)
+		r.chain(sp.fwChain())
 	}
 }
 
@@ -46,32 +46,30 @@ func (r *renderer) ensurePortChains(sp *servicePort, addHairpin func(hairpinKey)
 // again when its value changed. The ClusterIP goes into cluster-ips once
 // per service.
 func (r *renderer) writePortElements(sp *servicePort) {
-	seen := r.portElems[:0]
-	for _, e := range portElements(sp, r.rejectsLocalhost) {
+	r.elemBuf = appendPortElements(r.elemBuf[:0], sp, r.rejectsLocalhost)
+	for n := range r.elemBuf {
+		e := &r.elemBuf[n]
 		if e.set == setClusterIPs {
-			if e.key == r.lastClusterIP {
+			if e.ip == r.lastClusterIP {
 				continue
 			}
-			r.lastClusterIP = e.key
+			r.lastClusterIP = e.ip
 		}
-		if i := findElement(seen, e); i >= 0 {
-			if seen[i].value == e.value {
+		if i := findElement(r.elemBuf[:n], e); i >= 0 {
+			if r.elemBuf[i].sameValue(e) {
 				continue
 			}
-			r.deleteElement(e.set, e.key)
-			seen[i] = e
-		} else {
-			seen = append(seen, e)
+			r.deleteElem(e)
 		}
 		r.writeElement(e)
 	}
-	r.portElems = seen[:0]
 }
 
-// findElement returns the index of e's container and key in elems, or -1.
-func findElement(elems []element, e element) int {
-	for i := range elems {
-		if elems[i].set == e.set && elems[i].key == e.key {
+// findElement returns the index of the last element of elems with e's
+// container and key, or -1.
+func findElement(elems []element, e *element) int {
+	for i := len(elems) - 1; i >= 0; i-- {
+		if elems[i].sameKey(e) {
 			return i
 		}
 	}
@@ -85,7 +83,7 @@ func (r *renderer) writePortRules(sp *servicePort) {
 	}
 	r.writeExternalRules(sp)
 	if sp.usesFWChain() {
-		r.rule(sp.fwChain, r.ipX+" saddr != { "+sp.sourceRanges+" } drop")
+		r.rule(sp.fwChain(), r.ipX+" saddr != { "+sp.sourceRanges+" } drop")
 	}
 	if sp.affinity {
 		for i := range sp.endpoints {
@@ -98,7 +96,7 @@ func (r *renderer) writePortRules(sp *servicePort) {
 			r.writeServiceDNAT(sp, sp.svcChain, sp.cluster)
 		}
 		if sp.usesLocalChain() {
-			r.writeServiceDNAT(sp, sp.localChain, sp.local)
+			r.writeServiceDNAT(sp, sp.localChain(), sp.local)
 		}
 		return
 	}
@@ -106,7 +104,7 @@ func (r *renderer) writePortRules(sp *servicePort) {
 		r.writeServiceToEndpoints(sp, sp.svcChain, sp.cluster)
 	}
 	if sp.usesLocalChain() {
-		r.writeServiceToEndpoints(sp, sp.localChain, sp.local)
+		r.writeServiceToEndpoints(sp, sp.localChain(), sp.local)
 	}
 	for i := range sp.endpoints {
 		r.writeEndpointChain(sp, &sp.endpoints[i])
@@ -134,21 +132,22 @@ func (r *renderer) writeExternalRules(sp *servicePort) {
 	if r.direct {
 		masq = "mark set mark or " + r.mark
 	}
+	ext := sp.extChain()
 	if !sp.externalLocal {
 		if r.direct {
-			r.rule(sp.extChain, masq+` comment "masquerade"`)
+			r.rule(ext, masq+` comment "masquerade"`)
 		} else {
-			r.rule(sp.extChain, masq)
+			r.rule(ext, masq)
 		}
 	} else {
 		if r.hasLocalDetector() {
-			r.rule(sp.extChain, r.isLocal+"goto "+sp.svcChain+` comment "short-circuit pod traffic"`)
+			r.rule(ext, r.isLocal+"goto "+sp.svcChain+` comment "short-circuit pod traffic"`)
 		}
-		r.rule(sp.extChain, "fib saddr type local "+masq+` comment "masquerade local traffic"`)
-		r.rule(sp.extChain, "fib saddr type local goto "+sp.svcChain+` comment "short-circuit local traffic"`)
+		r.rule(ext, "fib saddr type local "+masq+` comment "masquerade local traffic"`)
+		r.rule(ext, "fib saddr type local goto "+sp.svcChain+` comment "short-circuit local traffic"`)
 	}
 	if sp.hasExternal() {
-		r.rule(sp.extChain, "goto "+sp.externalPolicyChain())
+		r.rule(ext, "goto "+sp.externalPolicyChain())
 	}
 }
 

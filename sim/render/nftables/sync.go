@@ -124,7 +124,7 @@ func newSyncState(r *renderer, before, after *model.Model) (*syncState, error) {
 		st.gone = append(st.gone, sps...)
 		for _, sp := range sps {
 			for _, e := range portElements(sp, r.rejectsLocalhost) {
-				st.elems[elemKey{e.set, e.key}] = e.value
+				st.elems[elemKey{e.set, e.key()}] = e.value()
 			}
 		}
 	}
@@ -148,7 +148,7 @@ func (st *syncState) writeService(s *model.Service) error {
 			return !had && r.firstHairpin(k)
 		})
 		for _, e := range portElements(sp, r.rejectsLocalhost) {
-			st.ensure(e)
+			st.ensure(&e)
 		}
 		r.writePortRules(sp)
 		for name, keep := range r.keptNames(sp) {
@@ -162,23 +162,23 @@ func (st *syncState) writeService(s *model.Service) error {
 
 // ensure is kube-proxy's ensureElem against its element storage: the
 // elements before the sync, updated as the transaction adds them.
-func (st *syncState) ensure(e element) {
-	k := elemKey{e.set, e.key}
+func (st *syncState) ensure(e *element) {
 	if e.set == setClusterIPs {
-		if e.key == st.r.lastClusterIP {
+		if e.ip == st.r.lastClusterIP {
 			return
 		}
-		st.r.lastClusterIP = e.key
+		st.r.lastClusterIP = e.ip
 	}
+	k, v := elemKey{e.set, e.key()}, e.value()
 	old, had := st.elems[k]
 	st.used[k] = true
 	switch {
-	case had && old == e.value:
+	case had && old == v:
 		return
 	case had:
-		st.r.deleteElement(e.set, e.key)
+		st.r.deleteElem(e)
 	}
-	st.elems[k] = e.value
+	st.elems[k] = v
 	st.r.writeElement(e)
 }
 
@@ -234,10 +234,12 @@ func (st *syncState) deleteLeftovers(set string) {
 	r := st.r
 	for _, sp := range st.gone {
 		for _, e := range portElements(sp, r.rejectsLocalhost) {
-			k := elemKey{e.set, e.key}
-			if e.set == set && !st.used[k] {
+			if e.set != set {
+				continue
+			}
+			if k := (elemKey{e.set, e.key()}); !st.used[k] {
 				st.used[k] = true // once
-				r.deleteElement(e.set, e.key)
+				r.deleteElem(&e)
 			}
 		}
 	}

@@ -23,6 +23,10 @@ func categorize(eps []model.PortEndpoint, usesCluster, usesLocal bool, node, zon
 	if len(eps) == 0 {
 		return c
 	}
+	if usesCluster && !usesLocal && plain(eps) {
+		c.reachable, c.cluster, c.hasAny = identity(len(eps)), identity(len(eps)), true
+		return c
+	}
 	var cluster []int
 	if usesCluster {
 		mode := topologyMode(eps, node, zone)
@@ -43,6 +47,17 @@ func categorize(eps []model.PortEndpoint, usesCluster, usesLocal bool, node, zon
 	// Without topology or the terminating fallback local ⊆ cluster and
 	// the union is cluster, as kube-proxy takes it.
 	return indexed(c, cluster, local)
+}
+
+// plain reports whether every endpoint is ready and without hints: the
+// Cluster policy takes them all (the common case, without allocations).
+func plain(eps []model.PortEndpoint) bool {
+	for i := range eps {
+		if !eps[i].Ready || eps[i].NodeHints != nil || eps[i].ZoneHints != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // localEndpoints returns the Local policy's endpoints (local ready ones,
@@ -97,11 +112,22 @@ func indexed(c categories, cluster, local []int) categories {
 	return c
 }
 
-// identity returns 0, 1, …, n-1 (nil for 0).
+// identities is 0, 1, …, shared read-only by the identity slices of
+// ports with up to that many endpoints.
+var identities = identitySlice(4096)
+
+// identity returns 0, 1, …, n-1 (nil for 0), not to be modified.
 func identity(n int) []int {
-	if n == 0 {
+	switch {
+	case n == 0:
 		return nil
+	case n <= len(identities):
+		return identities[:n:n]
 	}
+	return identitySlice(n)
+}
+
+func identitySlice(n int) []int {
 	out := make([]int, n)
 	for i := range out {
 		out[i] = i

@@ -30,22 +30,30 @@ type renderer struct {
 	// lastClusterIP is the ClusterIP whose cluster-ips element was written
 	// last, so a multi-port service adds it once (kube-proxy's ensureElem).
 	lastClusterIP string
-	// portElems is the element buffer of the port being written.
-	portElems []element
+	// elemBuf and portElems are the element buffers of the port being
+	// written: all its elements, and those written so far.
+	elemBuf, portElems []element
 }
 
-// hairpinKey is a hairpin-connections element: endpoint address (source
-// and destination), protocol and port.
+// hairpinKey is a hairpin-connections element, packed small for the
+// per-transaction maps: endpoint address (source and destination, as 16
+// bytes), protocol and port.
 type hairpinKey struct {
-	ip    netip.Addr
-	proto string
-	port  int
+	addr  [16]byte
+	port  uint16
+	proto uint8
 }
+
+// protoCodes number the protocols in hairpin keys.
+var protoCodes = map[string]uint8{"tcp": 1, "udp": 2, "sctp": 3}
 
 // newHairpinKey is the element of an endpoint.
 func newHairpinKey(ip netip.Addr, proto string, port int) hairpinKey {
-	return hairpinKey{ip: ip, proto: proto, port: port}
+	return hairpinKey{addr: ip.As16(), port: uint16(port), proto: protoCodes[proto]}
 }
+
+// ip returns the key's address.
+func (k hairpinKey) ip() netip.Addr { return netip.AddrFrom16(k.addr).Unmap() }
 
 func newRenderer(w *render.Writer, c model.Cluster, f model.Family, opts Options) *renderer {
 	r := &renderer{w: w, cluster: c, opts: opts, syntax: syntaxOf(f), mark: c.MasqueradeMark(), direct: opts.Version.NFTablesDirectDNAT()}
