@@ -14,7 +14,9 @@ func nftFeatureCases() []nftFeatureCase {
 	lb := nftType(model.LoadBalancer, 3001)
 	np := nftType(model.NodePort, 3001)
 	twoEPs := []nftSvcOpt{nftEP(1, node, "r"), nftEP(2, other, "r")}
-	with := func(base []nftSvcOpt, more ...nftSvcOpt) []nftSvcOpt { return append(append([]nftSvcOpt(nil), base...), more...) }
+	with := func(base []nftSvcOpt, more ...nftSvcOpt) []nftSvcOpt {
+		return append(append([]nftSvcOpt(nil), base...), more...)
+	}
 	cases := []nftFeatureCase{
 		nftOne("clusterip", c, nftSvc(1, twoEPs...)),
 		nftOne("clusterip-no-endpoints", c, nftSvc(1)),
@@ -57,7 +59,11 @@ func nftFeatureCases() []nftFeatureCase {
 		nftOne("affinity-loadbalancer", c, nftSvc(1, with(twoEPs, lb, nftLBIP(1), nftAffinity(10800), nftSourceRanges("203.0.113.0/25", "2001:db8:203::/64"))...)),
 		nftOne("skipped-headless-externalname", c,
 			nftSvc(1, twoEPs...),
-			func() model.Service { s := nftSvc(2, twoEPs...); s.ClusterIP, s.SecondaryClusterIP = netip.Addr{}, netip.Addr{}; return s }(),
+			func() model.Service {
+				s := nftSvc(2, twoEPs...)
+				s.ClusterIP, s.SecondaryClusterIP = netip.Addr{}, netip.Addr{}
+				return s
+			}(),
 			func() model.Service { s := nftSvc(3); s.Type = model.ExternalName; return s }()),
 		nftOne("single-stack-each", c,
 			func() model.Service { s := nftSvc(1, twoEPs...); s.SecondaryClusterIP = netip.Addr{}; return s }(),

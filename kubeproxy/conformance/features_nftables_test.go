@@ -128,8 +128,12 @@ func nftEP(h int, node, conds string, hints ...func(*model.Endpoint)) nftSvcOpt 
 
 func nftPair(a, b netip.Addr) []netip.Addr { return []netip.Addr{a, b} }
 
-func nftZoneHints(z ...string) func(*model.Endpoint) { return func(e *model.Endpoint) { e.ZoneHints = z } }
-func nftNodeHints(n ...string) func(*model.Endpoint) { return func(e *model.Endpoint) { e.NodeHints = n } }
+func nftZoneHints(z ...string) func(*model.Endpoint) {
+	return func(e *model.Endpoint) { e.ZoneHints = z }
+}
+func nftNodeHints(n ...string) func(*model.Endpoint) {
+	return func(e *model.Endpoint) { e.NodeHints = n }
+}
 
 func nftType(t model.ServiceType, nodePort int) nftSvcOpt {
 	return func(s *model.Service) {
@@ -144,12 +148,16 @@ func nftType(t model.ServiceType, nodePort int) nftSvcOpt {
 
 // nftLBIP adds load-balancer ingress IPs 1.2.3.h / 5555::h.
 func nftLBIP(h int) nftSvcOpt {
-	return func(s *model.Service) { s.LoadBalancerIPs = append(s.LoadBalancerIPs, nftPair(nftDual("1.2.3.", "5555::", h))...) }
+	return func(s *model.Service) {
+		s.LoadBalancerIPs = append(s.LoadBalancerIPs, nftPair(nftDual("1.2.3.", "5555::", h))...)
+	}
 }
 
 // nftExtIP adds external IPs 192.168.99.h / 2001:db8:99::h.
 func nftExtIP(h int) nftSvcOpt {
-	return func(s *model.Service) { s.ExternalIPs = append(s.ExternalIPs, nftPair(nftDual("192.168.99.", "2001:db8:99::", h))...) }
+	return func(s *model.Service) {
+		s.ExternalIPs = append(s.ExternalIPs, nftPair(nftDual("192.168.99.", "2001:db8:99::", h))...)
+	}
 }
 
 func nftSourceRanges(cidrs ...string) nftSvcOpt {
