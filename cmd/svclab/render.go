@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/svclab/svclab/sim/model"
@@ -32,6 +34,12 @@ Options:
   --seed S                        generator seed (default 1)
   --position first|middle|last|K  where the scenario's own services sit in KUBE-SERVICES
   --jumps                         iptables: also print the jump rules from the built-in chains
+  --family ipv4|ipv6              print only that family's proxier's payload (default every
+                                  family the services use; a dual-stack model prints IPv4's,
+                                  then IPv6's, each after a "# svclab: ..." comment line)
+  --masquerade-all                kube-proxy's --masquerade-all (default the scenario's)
+  --nodeport-addresses LIST       kube-proxy's --nodeport-addresses: CIDRs, or primary
+  --localhost-nodeports=BOOL      kube-proxy's --iptables-localhost-nodeports (default true)
   --summary                       print services, endpoints, rules and bytes per mode instead
   --engine native|kube-proxy      who writes the rules (default the scenario's, else native):
                                   kube-proxy runs kube-proxy's own proxier (make kube-proxy; Linux)
@@ -45,6 +53,8 @@ Examples:
   svclab render --summary --scenario two-endpoints
   svclab render --mode nftables --scenario two-endpoints --kube-proxy-version 1.35
   svclab render --mode nftables --scenario two-endpoints --engine kube-proxy   # kube-proxy v1.37's transaction
+  svclab render --mode iptables --scenario cluster.yaml --family ipv6 | ip6tables-restore --test
+  svclab render --mode iptables --scenario two-endpoints --nodeport-addresses 192.168.0.0/24 --masquerade-all
 `
 
 type renderFlags struct {
@@ -54,6 +64,8 @@ type renderFlags struct {
 	jumps, summary           bool
 	servicesSet              bool // --services was given
 	engine, version          string
+	family                   string
+	proxy                    scenario.ProxyFlags
 }
 
 func runRender(args []string, stdout, stderr io.Writer) error {
@@ -69,6 +81,13 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.summary, "summary", false, "")
 	fs.StringVar(&f.engine, "engine", "", "")
 	fs.StringVar(&f.version, "kube-proxy-version", "", "")
+	fs.StringVar(&f.family, "family", "", "")
+	fs.Var(optionalBool{&f.proxy.MasqueradeAll}, "masquerade-all", "")
+	fs.Var(optionalBool{&f.proxy.LocalhostNodePorts}, "localhost-nodeports", "")
+	fs.Func("nodeport-addresses", "", func(v string) error {
+		f.proxy.NodePortAddresses = strings.Split(v, ",")
+		return nil
+	})
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -84,12 +103,66 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 	if f.summary {
 		return renderSummary(stdout, m, kp.Version)
 	}
-	if kp.Engine == scenario.EngineKubeProxy {
-		return renderWithKubeProxy(stdout, f.mode, m, kp.Version)
+	fams, err := familiesFor(f.family, m)
+	if err != nil {
+		return err
 	}
-	_, err = renderMode(stdout, f.mode, m, f.jumps, kp.Version)
-	return err
+	for _, fam := range fams {
+		if len(fams) > 1 {
+			fmt.Fprintln(stdout, render.FamilyHeader(fam.String()))
+		}
+		if kp.Engine == scenario.EngineKubeProxy {
+			whole := *m
+			whole.Family = fam
+			if err := renderWithKubeProxy(stdout, f.mode, &whole, kp.Version); err != nil {
+				return err
+			}
+			continue
+		}
+		projected := model.ForFamily(*m, fam)
+		if _, err := renderMode(stdout, f.mode, &projected, f.jumps, kp.Version); err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// familiesFor returns the proxiers to render: --family's, or every family
+// the model's services use.
+func familiesFor(flag string, m *model.Model) ([]model.Family, error) {
+	switch strings.ToLower(flag) {
+	case "":
+		return model.Families(m.Services), nil
+	case "ipv4":
+		return []model.Family{model.IPv4}, nil
+	case "ipv6":
+		return []model.Family{model.IPv6}, nil
+	}
+	return nil, usagef("--family %q: want ipv4 or ipv6", flag)
+}
+
+// optionalBool is a boolean flag that remembers whether it was given
+// (nil: keep the scenario's value); `--name` alone means true.
+type optionalBool struct{ p **bool }
+
+func (o optionalBool) String() string {
+	if o.p == nil || *o.p == nil {
+		return ""
+	}
+	return strconv.FormatBool(**o.p)
+}
+
+func (o optionalBool) Set(v string) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("want true or false")
+	}
+	*o.p = &b
+	return nil
+}
+
+// IsBoolFlag lets the flag be given without a value.
+func (o optionalBool) IsBoolFlag() bool { return true }
 
 // modelFor builds the model from a scenario, synthetic flags, or both,
 // and says which engine and kube-proxy version write it.
@@ -111,6 +184,11 @@ func modelFor(f renderFlags) (*model.Model, scenario.KubeProxy, error) {
 	if f.engine != "" || f.version != "" {
 		if sc, err = sc.WithKubeProxy(f.engine, f.version); err != nil {
 			return nil, kp, usagef("--engine %q --kube-proxy-version %q: %v", f.engine, f.version, err)
+		}
+	}
+	if f.proxy.MasqueradeAll != nil || f.proxy.NodePortAddresses != nil || f.proxy.LocalhostNodePorts != nil {
+		if sc, err = sc.WithProxyFlags(f.proxy); err != nil {
+			return nil, kp, usagef("kube-proxy flags: %v", err)
 		}
 	}
 	m, err := scenarioModel(sc, f)

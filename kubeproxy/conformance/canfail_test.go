@@ -25,7 +25,7 @@ func TestSuiteCanFail(t *testing.T) {
 		return d, err
 	}
 	for seed := range uint64(20) {
-		tc := Generate(seed)
+		tc := Generate(seed, 0)
 		if len(tc.Services) == 0 {
 			continue
 		}

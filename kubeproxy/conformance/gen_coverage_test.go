@@ -11,7 +11,7 @@ import (
 func TestGeneratorCoverage(t *testing.T) {
 	seen := map[string]int{}
 	for seed := range uint64(1000) {
-		tc := Generate(seed)
+		tc := Generate(seed, AllFeatures)
 		total := 0
 		for _, s := range tc.Services {
 			total += len(s.Endpoints) * len(s.Ports)
@@ -26,12 +26,19 @@ func TestGeneratorCoverage(t *testing.T) {
 		for _, c := range tc.Changes {
 			seen["change "+string(c.Kind)]++
 		}
+		countCluster(seen, tc)
 	}
 	for _, f := range []string{
 		"ClusterIP", "NodePort", "ClientIP affinity", "TCP", "UDP", "SCTP", "several ports", "no endpoints",
 		"20 endpoints", "ready", "not ready", "serving terminating", "terminating not serving", "local", "remote",
 		"large, just above the threshold", "large, at or just below the threshold",
 		"change add-service", "change remove-service", "change add-endpoint", "change remove-endpoint", "change replace-endpoint",
+		"LoadBalancer", "ingress IPs", "pending load balancer", "LoadBalancer without node ports", "source ranges",
+		"source range holding the node IP", "externalIPs", "externalTrafficPolicy Local", "healthCheckNodePort",
+		"internalTrafficPolicy Local", "hinted endpoints", "node hints", "trafficDistribution", "headless", "ExternalName",
+		"IPv6-only cluster", "dual-stack cluster", "dual-stack service", "IPv6-primary dual-stack service", "IPv6 endpoint",
+		"masquerade-all", "nodeport-addresses CIDRs", "nodeport-addresses primary", "localhost NodePorts off", "node zone",
+		"change update-service",
 	} {
 		if seen[f] < 10 {
 			t.Errorf("%q in %d cases of 1000, want at least 10", f, seen[f])
@@ -40,7 +47,64 @@ func TestGeneratorCoverage(t *testing.T) {
 	}
 }
 
+func countCluster(seen map[string]int, tc *Case) {
+	switch {
+	case len(tc.Families) == 2:
+		seen["dual-stack cluster"]++
+	case tc.Families[0] == model.IPv6:
+		seen["IPv6-only cluster"]++
+	}
+	p := tc.Cluster.Proxy
+	for name, on := range map[string]bool{
+		"masquerade-all": p.MasqueradeAll, "nodeport-addresses CIDRs": len(p.NodePortAddresses) > 0,
+		"nodeport-addresses primary": p.NodePortPrimary, "localhost NodePorts off": p.NoLocalhostNodePorts,
+		"node zone": tc.Cluster.NodeZone != "",
+	} {
+		if on {
+			seen[name]++
+		}
+	}
+}
+
+func countFeatures(seen map[string]int, s *model.Service) {
+	nodePorts := false
+	for _, p := range s.Ports {
+		nodePorts = nodePorts || p.NodePort != 0
+	}
+	for name, on := range map[string]bool{
+		"ingress IPs": len(s.LoadBalancerIPs) > 0, "pending load balancer": s.Type == model.LoadBalancer && len(s.LoadBalancerIPs) == 0,
+		"LoadBalancer without node ports": s.Type == model.LoadBalancer && !nodePorts,
+		"source ranges":                   len(s.LoadBalancerSourceRanges) > 0, "externalIPs": len(s.ExternalIPs) > 0,
+		"externalTrafficPolicy Local": s.ExternalPolicyLocal, "healthCheckNodePort": s.HealthCheckNodePort != 0,
+		"internalTrafficPolicy Local": s.InternalPolicyLocal, "trafficDistribution": s.TrafficDistribution != "",
+		"headless":                        !s.ClusterIP.IsValid() && s.Type != model.ExternalName,
+		"dual-stack service":              s.SecondaryClusterIP.IsValid(),
+		"IPv6-primary dual-stack service": s.SecondaryClusterIP.IsValid() && s.ClusterIP.Is6(),
+	} {
+		if on {
+			seen[name]++
+		}
+	}
+	for _, r := range s.LoadBalancerSourceRanges {
+		if r.Contains(nodeIP) || r.Contains(nodeIPv6) {
+			seen["source range holding the node IP"]++
+		}
+	}
+	for _, e := range s.Endpoints {
+		if len(e.ZoneHints) > 0 {
+			seen["hinted endpoints"]++
+		}
+		if len(e.NodeHints) > 0 {
+			seen["node hints"]++
+		}
+		if e.IP.Is6() {
+			seen["IPv6 endpoint"]++
+		}
+	}
+}
+
 func countService(seen map[string]int, s *model.Service) {
+	countFeatures(seen, s)
 	seen[string(s.Type)]++
 	if s.Affinity.ClientIP {
 		seen["ClientIP affinity"]++

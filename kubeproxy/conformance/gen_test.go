@@ -12,6 +12,11 @@ import (
 // each.
 type Case struct {
 	Seed     uint64
+	Features Features
+	// Cluster is the node and kube-proxy flags; Families the proxiers
+	// (IPv4, IPv6 or both) each sync is compared for.
+	Cluster  model.Cluster
+	Families []model.Family
 	Services model.Slice
 	Changes  []Change
 }
@@ -26,13 +31,14 @@ const (
 	AddEndpoint     ChangeKind = "add-endpoint"
 	RemoveEndpoint  ChangeKind = "remove-endpoint"
 	ReplaceEndpoint ChangeKind = "replace-endpoint"
+	UpdateService   ChangeKind = "update-service"
 )
 
 // Change is one change, addressed by service name so that shrinking the
 // cluster leaves it meaningful (a change whose target is gone is a no-op).
 type Change struct {
 	Kind     ChangeKind
-	Service  model.Service // AddService
+	Service  model.Service // AddService; UpdateService: the new spec (its endpoints are not used)
 	Target   string        // "ns/name" of the service changed or removed
 	IP       netip.Addr    // endpoint removed or replaced
 	Endpoint model.Endpoint
@@ -44,6 +50,8 @@ func (c Change) String() string {
 		return fmt.Sprintf("%s %s", c.Kind, describeService(&c.Service))
 	case RemoveService:
 		return fmt.Sprintf("%s %s", c.Kind, c.Target)
+	case UpdateService:
+		return fmt.Sprintf("%s %s", c.Kind, describeService(&c.Service))
 	case AddEndpoint:
 		return fmt.Sprintf("%s %s %s", c.Kind, c.Target, describeEndpoint(c.Endpoint))
 	case RemoveEndpoint:
@@ -59,7 +67,11 @@ func (c Change) apply(services model.Slice) model.Slice {
 		if c.Kind == RemoveService && key(&s) == c.Target {
 			continue
 		}
-		if key(&s) == c.Target {
+		if key(&s) == c.Target && c.Kind == UpdateService {
+			eps := s.Endpoints
+			s = c.Service
+			s.Endpoints = eps
+		} else if key(&s) == c.Target {
 			s.Endpoints = c.endpoints(s.Endpoints)
 		}
 		out = append(out, s)
@@ -105,15 +117,17 @@ type gen struct {
 	nextNode  int    // node ports from 30000
 	nextName  int
 	nodeNames []string
+	deco      *decorator
 }
 
 // Generate builds case seed: usually 1 to 6 services, in one case out of
 // eight a large cluster whose endpoint count (every endpoint times ports,
 // as kube-proxy counts) lies around the 1,000 threshold; then 0 to 4
-// changes.
-func Generate(seed uint64) *Case {
-	g := &gen{r: rand.New(rand.NewPCG(seed, 0x6b7072)), nodeNames: []string{"node-1", "node-2", "node-3"}}
-	tc := &Case{Seed: seed}
+// changes. The features f are mixed in from their own random stream: with
+// none, a case is the same as before features existed.
+func Generate(seed uint64, f Features) *Case {
+	g := &gen{r: rand.New(rand.NewPCG(seed, 0x6b7072)), nodeNames: []string{"node-1", "node-2", "node-3"}, deco: newDecorator(seed, f)}
+	tc := &Case{Seed: seed, Features: f, Cluster: g.deco.cluster(), Families: g.deco.caseFamilies()}
 	if g.r.IntN(8) == 0 {
 		target := 900 + g.r.IntN(200)
 		total := 0
@@ -132,6 +146,10 @@ func Generate(seed uint64) *Case {
 		c := g.change(states)
 		tc.Changes = append(tc.Changes, c)
 		states = c.apply(states)
+		if u, ok := g.deco.update(g, states); ok {
+			tc.Changes = append(tc.Changes, u)
+			states = u.apply(states)
+		}
 	}
 	return tc
 }
@@ -180,6 +198,7 @@ func (g *gen) service(ports, endpoints int) model.Service {
 	for range endpoints {
 		s.Endpoints = append(s.Endpoints, g.endpoint())
 	}
+	g.deco.service(&s)
 	return s
 }
 
@@ -216,12 +235,12 @@ func (g *gen) change(services model.Slice) Change {
 	case x < 3:
 		c.Kind = RemoveService
 	case x < 6 || len(s.Endpoints) == 0:
-		c.Kind, c.Endpoint = AddEndpoint, g.endpoint()
+		c.Kind, c.Endpoint = AddEndpoint, g.deco.endpoint(&s, g.endpoint())
 	case x < 8:
 		c.Kind, c.IP = RemoveEndpoint, s.Endpoints[g.r.IntN(len(s.Endpoints))].IP
 	default:
 		old := s.Endpoints[g.r.IntN(len(s.Endpoints))]
-		c.Kind, c.IP, c.Endpoint = ReplaceEndpoint, old.IP, g.endpoint()
+		c.Kind, c.IP, c.Endpoint = ReplaceEndpoint, old.IP, g.deco.endpoint(&s, g.endpoint())
 		if g.r.IntN(2) == 0 {
 			c.Endpoint.IP = old.IP // same address, new node and conditions
 		}
@@ -235,6 +254,27 @@ func ipv4(v uint32) netip.Addr {
 
 func describeService(s *model.Service) string {
 	out := fmt.Sprintf("%s %s %s", key(s), s.Type, s.ClusterIP)
+	if s.SecondaryClusterIP.IsValid() {
+		out += "," + s.SecondaryClusterIP.String()
+	}
+	if len(s.ExternalIPs) > 0 {
+		out += fmt.Sprintf(" externalIPs=%v", s.ExternalIPs)
+	}
+	if len(s.LoadBalancerIPs) > 0 {
+		out += fmt.Sprintf(" ingress=%v", s.LoadBalancerIPs)
+	}
+	if len(s.LoadBalancerSourceRanges) > 0 {
+		out += fmt.Sprintf(" sourceRanges=%v", s.LoadBalancerSourceRanges)
+	}
+	if s.ExternalPolicyLocal {
+		out += fmt.Sprintf(" externalTrafficPolicy=Local healthCheckNodePort=%d", s.HealthCheckNodePort)
+	}
+	if s.InternalPolicyLocal {
+		out += " internalTrafficPolicy=Local"
+	}
+	if s.TrafficDistribution != "" {
+		out += " trafficDistribution=" + s.TrafficDistribution
+	}
 	if s.Affinity.ClientIP {
 		out += fmt.Sprintf(" affinity=ClientIP/%ds", s.Affinity.Timeout)
 	}
@@ -252,5 +292,9 @@ func describeService(s *model.Service) string {
 }
 
 func describeEndpoint(e model.Endpoint) string {
-	return fmt.Sprintf("%s on %s ready=%v serving=%v terminating=%v", e.IP, e.Node, e.Ready, e.Serving, e.Terminating)
+	out := fmt.Sprintf("%s on %s ready=%v serving=%v terminating=%v", e.IP, e.Node, e.Ready, e.Serving, e.Terminating)
+	if e.Zone != "" || e.ZoneHints != nil || e.NodeHints != nil {
+		out += fmt.Sprintf(" zone=%s hints=%v nodeHints=%v", e.Zone, e.ZoneHints, e.NodeHints)
+	}
+	return out
 }

@@ -19,7 +19,8 @@ func TestLightNFTMatchesFake(t *testing.T) {
 	}
 	n := clusters(t)
 	for seed := range uint64(n) {
-		ms := models(Generate(seed))
+		tc := Generate(seed, modeFeatures[kube.ModeNFTables])
+		ms := models(tc, families(tc)[len(families(tc))-1])
 		req, err := kube.NewRequest(kube.ModeNFTables, ms[0], ms[1:]...)
 		if err != nil {
 			t.Fatal(err)

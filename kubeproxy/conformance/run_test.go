@@ -32,13 +32,39 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// models returns the case's states as models of the default cluster.
-func models(tc *Case) []*model.Model {
+// models returns the case's states as models of its cluster, for the
+// proxier of family f (whole models: kube-proxy filters by family).
+func models(tc *Case, f model.Family) []*model.Model {
+	c := tc.Cluster
+	if !c.ClusterCIDR.IsValid() { // a case built by hand
+		c = model.DefaultCluster()
+		c.NodeIP = nodeIP
+	}
 	var out []*model.Model
 	for _, s := range tc.States() {
-		out = append(out, &model.Model{Cluster: model.DefaultCluster(), Services: s})
+		out = append(out, &model.Model{Cluster: c, Services: s, Family: f})
 	}
 	return out
+}
+
+// project returns the models as the native renderer is given them: each
+// projected onto its family (model.ForFamily).
+func project(ms []*model.Model) []*model.Model {
+	out := make([]*model.Model, len(ms))
+	for i, m := range ms {
+		p := model.ForFamily(*m, m.Family)
+		out[i] = &p
+	}
+	return out
+}
+
+// families returns the families a case is compared for (IPv4 for a case
+// built by hand).
+func families(tc *Case) []model.Family {
+	if len(tc.Families) == 0 {
+		return []model.Family{model.IPv4}
+	}
+	return tc.Families
 }
 
 // kubeProxy renders tc with kube-proxy's own proxier in mode: one Sync
@@ -48,7 +74,6 @@ func kubeProxy(mode string, ms []*model.Model) ([]kube.Sync, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.NodeIP = nodeIP.String()
 	return renderRequest(req)
 }
 
@@ -98,15 +123,27 @@ func enabled(mode string) bool {
 // first sync that differs.
 type comparer func(ms []*model.Model, kp []kube.Sync) (string, error)
 
-// check runs one case through both engines.
+// check runs one case through both engines, for each of its families:
+// kube-proxy's proxier of that family is given the whole objects, the
+// native renderer the model projected onto the family.
 func check(mode string, cmp comparer, tc *Case) (string, int, error) {
-	ms := models(tc)
-	kp, err := kubeProxy(mode, ms)
-	if err != nil {
-		return "", 0, fmt.Errorf("kube-proxy %s: %w", mode, err)
+	syncs := 0
+	for _, f := range families(tc) {
+		ms := models(tc, f)
+		kp, err := kubeProxy(mode, ms)
+		if err != nil {
+			return "", syncs, fmt.Errorf("kube-proxy %s %s: %w", mode, f, err)
+		}
+		syncs += len(kp)
+		d, err := cmp(project(ms), kp)
+		if err != nil || d != "" {
+			if d != "" && len(families(tc)) > 1 {
+				d = strings.Replace(d, "\n", fmt.Sprintf(" [%s proxier]\n", f), 1)
+			}
+			return d, syncs, err
+		}
 	}
-	d, err := cmp(ms, kp)
-	return d, len(kp), err
+	return "", syncs, nil
 }
 
 // runSuite generates the cases of one mode and reports the differences,
@@ -117,11 +154,15 @@ func runSuite(t *testing.T, mode string, cmp comparer) {
 		t.Skipf("%s not in SVCLAB_CONFORMANCE_MODES=%q", mode, os.Getenv("SVCLAB_CONFORMANCE_MODES"))
 	}
 	n := clusters(t)
+	features, err := suiteFeatures(mode)
+	if err != nil {
+		t.Fatal(err)
+	}
 	syncs, differ := 0, 0
 	kinds := map[string]int{}
 	var shown int
 	for seed := range uint64(n) {
-		tc := Generate(seed)
+		tc := Generate(seed, features)
 		d, k, err := check(mode, cmp, tc)
 		if err != nil {
 			t.Fatalf("case %d: %v", seed, err)
@@ -143,7 +184,7 @@ func runSuite(t *testing.T, mode string, cmp comparer) {
 	if differ > 0 {
 		report = t.Errorf
 	}
-	report("%s %s: %d clusters, %d syncs, %d clusters differ", mode, driver.Version(), n, syncs, differ)
+	report("%s %s: %d clusters, %d syncs, %d clusters differ (features: %s)", mode, driver.Version(), n, syncs, differ, features)
 	for _, k := range sortedKeys(kinds) {
 		report("  %d× %s", kinds[k], k)
 	}
@@ -192,7 +233,11 @@ func firstLine(s string) string {
 
 func describeCase(tc *Case) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d, %d services:\n", tc.Seed, len(tc.Services))
+	fmt.Fprintf(&b, "seed %d, features %s, families %v, %d services:\n", tc.Seed, tc.Features, families(tc), len(tc.Services))
+	if p := tc.Cluster.Proxy; p.MasqueradeAll || p.NoLocalhostNodePorts || p.NodePortPrimary || len(p.NodePortAddresses) > 0 || tc.Cluster.NodeZone != "" {
+		fmt.Fprintf(&b, "  kube-proxy: masqueradeAll=%v localhostNodePorts=%v nodePortAddresses=%v primary=%v nodeZone=%q\n",
+			p.MasqueradeAll, !p.NoLocalhostNodePorts, p.NodePortAddresses, p.NodePortPrimary, tc.Cluster.NodeZone)
+	}
 	for _, s := range tc.Services {
 		fmt.Fprintf(&b, "  %s\n", describeService(&s))
 	}

@@ -27,7 +27,9 @@ func shrink(mode string, cmp comparer, tc *Case, diff string) (*Case, string) {
 func candidates(tc *Case) []*Case {
 	var out []*Case
 	with := func(svcs model.Slice, changes []Change) *Case {
-		return &Case{Seed: tc.Seed, Services: svcs, Changes: changes}
+		c := *tc
+		c.Services, c.Changes = svcs, changes
+		return &c
 	}
 	if n := len(tc.Services); n > 1 {
 		out = append(out, with(clone(tc.Services[:n/2]), tc.Changes), with(clone(tc.Services[n/2:]), tc.Changes))

@@ -74,3 +74,15 @@ func (w *Writer) Flush() (Stats, error) {
 	}
 	return w.stats, w.err
 }
+
+// FamilyHeader is the comment line that precedes each family's payload
+// when one output holds the payloads of both of a dual-stack node's
+// proxiers (iptables-restore, ip6tables-restore and nft -f all skip it):
+// "# svclab: IPv6 proxier (ip6tables-restore input in iptables mode)".
+func FamilyHeader(family string) string {
+	tool := "iptables-restore"
+	if family == "IPv6" {
+		tool = "ip6tables-restore"
+	}
+	return "# svclab: " + family + " proxier (" + tool + " input in iptables and ipvs modes)"
+}

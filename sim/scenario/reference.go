@@ -87,6 +87,9 @@ var reference = []fieldDoc{
 	{path: "kubeProxy", typ: "mapping", doc: "Whose code writes the rules, and which kube-proxy release's rules they are."},
 	{path: "kubeProxy.engine", typ: "string", def: EngineNative, limits: EngineNative + " or " + EngineKubeProxy, doc: "native: svclab's renderer (fast, any OS); kube-proxy: kube-proxy's own proxier, run by the driver built with `make kube-proxy` (render, and sync in the lab's node)."},
 	{path: "kubeProxy.version", typ: "string", def: string(render.LatestKubeProxy), limits: "1.35 or 1.37 (or a patch release of either)", doc: "The kube-proxy release whose rules are written, for both engines (v1.36+ changed the nftables layout)."},
+	{path: "kubeProxy.masqueradeAll", typ: "bool", def: "false", doc: "kube-proxy's --masquerade-all: masquerade every packet to a ClusterIP, not only those from outside the cluster CIDR (render --masquerade-all)."},
+	{path: "kubeProxy.nodePortAddresses", typ: "list of strings", def: "every local address", limits: "CIDRs, or [primary] (the node's IP)", doc: "kube-proxy's --nodeport-addresses: the node addresses NodePorts answer on (render --nodeport-addresses)."},
+	{path: "kubeProxy.localhostNodePorts", typ: "bool", def: "true", doc: "kube-proxy's --iptables-localhost-nodeports: NodePorts also answer on 127.0.0.1 (iptables mode, IPv4; render --localhost-nodeports=false)."},
 	{path: "lab", typ: "mapping", doc: "Settings of the lab a run builds."},
 	{path: "lab.allowLargeLabs", typ: "bool", def: "false", limits: fmt.Sprintf("needed above %d explicit pods or %d sweep services", MaxLabPods, MaxSweepServices), doc: "Allow labs larger than this machine is known to hold."},
 }

@@ -97,6 +97,7 @@ func typed(f file, source string, raw []byte) *Scenario {
 	s.cluster.ClusterCIDR = netip.MustParsePrefix(f.Cluster.ClusterCIDR)
 	s.cluster.ServiceCIDR = netip.MustParsePrefix(f.Cluster.ServiceCIDR)
 	s.cluster.MasqueradeBit = *f.Cluster.MasqueradeBit
+	s.cluster.Proxy = proxyConfig(f.KubeProxy)
 	s.podCIDR = netip.MustParsePrefix(f.Cluster.PodCIDR)
 	s.fillerCIDR = netip.MustParsePrefix(f.Cluster.FillerCIDR)
 	for _, fs := range f.Services {

@@ -21,8 +21,11 @@ type file struct {
 
 // kubeProxySpec says whose code writes the rules and which release's.
 type kubeProxySpec struct {
-	Engine  string `yaml:"engine"`
-	Version string `yaml:"version"`
+	Engine             string   `yaml:"engine"`
+	Version            string   `yaml:"version"`
+	MasqueradeAll      bool     `yaml:"masqueradeAll"`
+	NodePortAddresses  []string `yaml:"nodePortAddresses"`
+	LocalhostNodePorts *bool    `yaml:"localhostNodePorts"`
 }
 
 // clusterSpec holds cluster-wide settings.
