@@ -3,7 +3,6 @@ package nftables
 import (
 	"fmt"
 	"io"
-	"reflect"
 
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
@@ -50,7 +49,7 @@ func renderSync(w io.Writer, before, after *model.Model, stale []string, opts Op
 	for i := 0; i < after.Services.Len(); i++ {
 		s := after.Services.At(i)
 		old, existed := st.prev[nameOf(s)]
-		if existed && reflect.DeepEqual(*s, old) {
+		if existed && unchanged(&old, s, after.Family) {
 			continue
 		}
 		if err := st.writeService(s); err != nil {
@@ -111,7 +110,7 @@ func newSyncState(r *renderer, before, after *model.Model) (*syncState, error) {
 	for i := 0; i < before.Services.Len(); i++ {
 		s := *before.Services.At(i)
 		st.prev[nameOf(&s)] = s
-		if now, ok := cur[nameOf(&s)]; ok && reflect.DeepEqual(*now, s) {
+		if now, ok := cur[nameOf(&s)]; ok && unchanged(&s, now, after.Family) {
 			continue
 		}
 		if s.Skipped() {
