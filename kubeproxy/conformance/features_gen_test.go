@@ -64,7 +64,7 @@ func (f Features) String() string {
 // native renderer of that mode renders as kube-proxy does.
 var modeFeatures = map[string]Features{
 	kube.ModeIPTables: 0,
-	kube.ModeNFTables: 0,
+	kube.ModeNFTables: AllFeatures,
 	kube.ModeIPVS:     AllFeatures,
 }
 

@@ -36,9 +36,7 @@ func Service(s *model.Service) *v1.Service {
 		td := s.TrafficDistribution
 		svc.Spec.TrafficDistribution = &td
 	}
-	if s.Type == model.NodePort || s.Type == model.LoadBalancer || (svc.Spec.Type == v1.ServiceTypeClusterIP && len(s.ExternalIPs) > 0) {
-		// The API server defaults the policy of every externally
-		// accessible service (apiservice.ExternallyAccessible).
+	if externallyAccessible(s) {
 		svc.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyCluster
 		if s.ExternalPolicyLocal {
 			svc.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyLocal
@@ -63,6 +61,14 @@ func Service(s *model.Service) *v1.Service {
 		svc.Spec.Ports = append(svc.Spec.Ports, sp)
 	}
 	return svc
+}
+
+// externallyAccessible is the API server's test for a service that takes
+// externalTrafficPolicy (it defaults it to Cluster): NodePort and
+// LoadBalancer services, and ClusterIP services with external IPs.
+func externallyAccessible(s *model.Service) bool {
+	return s.Type == model.NodePort || s.Type == model.LoadBalancer ||
+		(s.Type == model.ClusterIP || s.Type == "") && len(s.ExternalIPs) > 0
 }
 
 func serviceType(t model.ServiceType) v1.ServiceType {
