@@ -64,8 +64,8 @@ func (f Features) String() string {
 // native renderer of that mode renders as kube-proxy does.
 var modeFeatures = map[string]Features{
 	kube.ModeIPTables: AllFeatures,
-	kube.ModeNFTables: 0,
-	kube.ModeIPVS:     0,
+	kube.ModeNFTables: AllFeatures,
+	kube.ModeIPVS:     AllFeatures,
 }
 
 // suiteFeatures returns mode's features, or those named in

@@ -18,7 +18,12 @@ import (
 func TestIPVS(t *testing.T) { runSuite(t, kube.ModeIPVS, compareIPVS) }
 
 func compareIPVS(ms []*model.Model, kp []kube.Sync) (string, error) {
-	opts := ipvsOptions()
+	return compareIPVSWith(ms, kp, ipvsOptions())
+}
+
+// compareIPVSWith compares every sync of kube-proxy with the native
+// renderer's payloads of the same model (one family's projection).
+func compareIPVSWith(ms []*model.Model, kp []kube.Sync, opts rendipvs.Options) (string, error) {
 	for i, s := range kp {
 		var ipt, adm, set bytes.Buffer
 		if _, err := rendipvs.RenderIPTables(&ipt, ms[i], opts); err != nil {
@@ -30,7 +35,7 @@ func compareIPVS(ms []*model.Model, kp []kube.Sync) (string, error) {
 		if _, err := rendipvs.RenderIPSet(&set, ms[i], opts); err != nil {
 			return "", fmt.Errorf("native ipset, sync %d: %w", i, err)
 		}
-		d, err := diffRestore(s.Payload, ipt.String())
+		d, err := diffRestore(sortOutFilter(s.Payload), sortOutFilter(ipt.String()))
 		if err != nil || d != "" {
 			return fmt.Sprintf("sync %d iptables payload differs\n%s", i, d), err
 		}
@@ -42,6 +47,25 @@ func compareIPVS(ms []*model.Model, kp []kube.Sync) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// sortOutFilter sorts the KUBE-IPVS-OUT-FILTER rules of a payload in place:
+// kube-proxy writes one per load balancer in service-map order.
+func sortOutFilter(text string) string {
+	lines := strings.Split(text, "\n")
+	var idx []int
+	var rules []string
+	for i, l := range lines {
+		if strings.HasPrefix(l, "-A KUBE-IPVS-OUT-FILTER ") {
+			idx = append(idx, i)
+			rules = append(rules, l)
+		}
+	}
+	sort.Strings(rules)
+	for k, i := range idx {
+		lines[i] = rules[k]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // canonicalIPVSAdm sorts ipvsadm -R input as the driver's dump is sorted:

@@ -38,8 +38,8 @@ func (s *nftState) apply(tx string) error {
 
 func (s *nftState) line(line string) error {
 	w := strings.SplitN(line, " ", 6) // verb kind family table name rest
-	if len(w) < 4 || w[2] != "ip" || w[3] != "kube-proxy" {
-		return fmt.Errorf("not a command on table ip kube-proxy")
+	if len(w) < 4 || w[2] != "ip" && w[2] != "ip6" || w[3] != "kube-proxy" {
+		return fmt.Errorf("not a command on table ip (or ip6) kube-proxy")
 	}
 	if w[1] == "table" {
 		if w[0] == "delete" {

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"fmt"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,9 +49,10 @@ func dumpIPVS(f *ipvstest.FakeIPVS) string {
 }
 
 // ipvsService is ipvsadm's service option: "-t IP:PORT", "-u IP:PORT" or
-// "--sctp-service IP:PORT".
+// "--sctp-service IP:PORT", an IPv6 address in brackets as ipvsadm -Sn
+// prints it.
 func ipvsService(vs *utilipvs.VirtualServer) string {
-	addr := vs.Address.String() + ":" + strconv.Itoa(int(vs.Port))
+	addr := net.JoinHostPort(vs.Address.String(), strconv.Itoa(int(vs.Port)))
 	switch strings.ToUpper(vs.Protocol) {
 	case "UDP":
 		return "-u " + addr

@@ -3,6 +3,7 @@ package apply
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/svclab/svclab/sim/dataplane"
@@ -41,7 +42,7 @@ func New(name, nodeNetns string, s Settings) (Dataplane, error) {
 		}
 		opts := iptables.DefaultOptions()
 		opts.Version = s.Version
-		return &iptablesDataplane{ipt: ipt, opts: opts}, nil
+		return &iptablesDataplane{ipt: ipt, ipt6: ipt.ForFamily(model.IPv6), opts: opts}, nil
 	case dataplane.NFTables:
 		return &nftablesDataplane{nft: &NFTables{Netns: nodeNetns, Options: nftables.Options{Version: s.Version}}}, nil
 	case dataplane.IPVS:
@@ -55,19 +56,38 @@ func New(name, nodeNetns string, s Settings) (Dataplane, error) {
 	return nil, fmt.Errorf("dataplane %s is not programmed by package apply (%s)", name, info.Sync)
 }
 
+// iptablesDataplane loads one payload per family of the model, as
+// kube-proxy runs one proxier per family: iptables-restore for IPv4,
+// ip6tables-restore for IPv6.
 type iptablesDataplane struct {
-	ipt  *IPTables
-	opts iptables.Options
+	ipt, ipt6 *IPTables
+	opts      iptables.Options
+	// v6 says IPv6 rules were loaded, so Reset flushes ip6tables too.
+	v6 bool
+}
+
+func (d *iptablesDataplane) forFamily(f model.Family) *IPTables {
+	if f == model.IPv6 {
+		return d.ipt6
+	}
+	return d.ipt
 }
 
 func (d *iptablesDataplane) Name() string    { return "iptables-" + d.ipt.Backend }
 func (d *iptablesDataplane) Version() string { return d.ipt.Version() }
 
-// Reset flushes the lab node's filter and nat tables.
-func (d *iptablesDataplane) Reset(context.Context) error { return d.ipt.Reset() }
+// Reset flushes the lab node's filter and nat tables (of both families
+// once IPv6 rules were loaded).
+func (d *iptablesDataplane) Reset(context.Context) error {
+	err := d.ipt.Reset()
+	if d.v6 {
+		err = errors.Join(err, d.ipt6.Reset())
+	}
+	return err
+}
 
 // Close resets the tables.
-func (d *iptablesDataplane) Close() error { return d.ipt.Reset() }
+func (d *iptablesDataplane) Close() error { return d.Reset(context.Background()) }
 
 // FullSync loads the payload in one restore (timed), then the jump rules from
 // the built-in chains (not timed: kube-proxy ensures them separately).
@@ -83,46 +103,67 @@ func (d *iptablesDataplane) Program(_ context.Context, m *model.Model) (Sync, er
 }
 
 func (d *iptablesDataplane) load(m *model.Model, noflush bool) (Sync, error) {
-	var payload bytes.Buffer
-	stats, err := iptables.Render(&payload, m, d.opts)
-	if err != nil {
-		return Sync{}, err
+	var sync Sync
+	for _, f := range model.Families(m.Services) {
+		mf := model.ForFamily(*m, f)
+		var payload bytes.Buffer
+		stats, err := iptables.Render(&payload, &mf, d.opts)
+		if err != nil {
+			return Sync{}, fmt.Errorf("%s %s payload: %w", d.Name(), f, err)
+		}
+		ipt := d.forFamily(f)
+		d.v6 = d.v6 || f == model.IPv6
+		took, err := ipt.Restore(payload.Bytes(), noflush)
+		if err != nil {
+			return Sync{}, fmt.Errorf("%s %s full sync: %w", d.Name(), f, err)
+		}
+		if err := ipt.EnsureJumps(iptables.Jumps(d.opts)); err != nil {
+			return Sync{}, fmt.Errorf("%s %s jump rules: %w", d.Name(), f, err)
+		}
+		sync.Payload, sync.Duration = addStats(sync.Payload, stats), sync.Duration+took
 	}
-	took, err := d.ipt.Restore(payload.Bytes(), noflush)
-	if err != nil {
-		return Sync{}, fmt.Errorf("%s full sync: %w", d.Name(), err)
-	}
-	if err := d.ipt.EnsureJumps(iptables.Jumps(d.opts)); err != nil {
-		return Sync{}, fmt.Errorf("%s jump rules: %w", d.Name(), err)
-	}
-	return Sync{Payload: stats, Duration: took}, nil
+	return sync, nil
 }
 
 // Apply renders kube-proxy's partial-sync payload (top-level chains in full,
-// only the changed service's chains) and restores it with --noflush.
+// only the changed service's chains) of each family and restores it with
+// --noflush.
 func (d *iptablesDataplane) Apply(_ context.Context, m *model.Model, c Change) (Sync, error) {
 	after := c.After(m)
-	var payload bytes.Buffer
-	stats, err := iptables.RenderPartial(&payload, after, d.opts, func(k int) bool { return k == c.Service })
-	if err != nil {
-		return Sync{}, err
+	var sync Sync
+	for _, f := range model.Families(after.Services) {
+		mf := model.ForFamily(*after, f)
+		var payload bytes.Buffer
+		stats, err := iptables.RenderPartial(&payload, &mf, d.opts, func(k int) bool { return k == c.Service })
+		if err != nil {
+			return Sync{}, fmt.Errorf("%s %s payload: %w", d.Name(), f, err)
+		}
+		d.v6 = d.v6 || f == model.IPv6
+		took, err := d.forFamily(f).Restore(payload.Bytes(), true)
+		if err != nil {
+			return Sync{}, fmt.Errorf("%s %s partial sync: %w", d.Name(), f, err)
+		}
+		sync.Payload, sync.Duration = addStats(sync.Payload, stats), sync.Duration+took
 	}
-	took, err := d.ipt.Restore(payload.Bytes(), true)
-	if err != nil {
-		return Sync{}, fmt.Errorf("%s partial sync: %w", d.Name(), err)
-	}
-	return Sync{Payload: stats, Duration: took}, nil
+	return sync, nil
+}
+
+// addStats sums two payloads' sizes.
+func addStats(a, b render.Stats) render.Stats {
+	return render.Stats{Lines: a.Lines + b.Lines, Bytes: a.Bytes + b.Bytes, Rules: a.Rules + b.Rules,
+		Chains: a.Chains + b.Chains, Sets: a.Sets + b.Sets, Elements: a.Elements + b.Elements}
 }
 
 // Count snapshots the nat table's counters now; Stop reads them again and
 // reports the statistic cascade of the target's service chain and each
 // endpoint's DNAT rule, as differences.
 func (d *iptablesDataplane) Count(_ context.Context, t Target) (Counting, error) {
-	before, err := d.ipt.Snapshot("nat")
+	ipt := d.forFamily(t.Family())
+	before, err := ipt.Snapshot("nat")
 	if err != nil {
 		return nil, err
 	}
-	return &iptablesCounting{ipt: d.ipt, target: t, before: before}, nil
+	return &iptablesCounting{ipt: ipt, target: t, before: before}, nil
 }
 
 type nftablesDataplane struct{ nft *NFTables }

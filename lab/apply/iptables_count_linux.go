@@ -28,11 +28,14 @@ func (c *iptablesCounting) Stop(context.Context) (Counters, error) {
 	name, proto := c.target.Name(), c.target.Port.Protocol.Lower()
 	svcChain := kpname.ServiceChain(name, proto)
 	cascade, err := cascadeDelta(c.before, after, svcChain)
-	if err != nil {
+	if err != nil && c.target.ViaClusterIP() {
 		return Counters{}, err
 	}
+	// Traffic to a NodePort, externalIP or load-balancer IP enters the
+	// service chain through KUBE-EXT (or never, under a Local policy): the
+	// cascade is read only for ClusterIP traffic; the DNAT counters always.
 	out := Counters{Source: "iptables DNAT rule packets", Endpoints: map[string]uint64{}, Cascade: cascade}
-	for _, ep := range c.target.Service.ReadyEndpoints(c.target.Port) {
+	for _, ep := range c.target.Service.UsableEndpointAddrs(c.target.Port) {
 		sep := kpname.EndpointChain(name, proto, ep)
 		a, err := dnatPackets(after, sep)
 		if err != nil {

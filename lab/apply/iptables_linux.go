@@ -8,13 +8,16 @@ import (
 
 	"github.com/svclab/svclab/lab/netns"
 	simipt "github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/model"
 )
 
 // IPTables applies iptables-restore payloads in one namespace with one
-// backend: "legacy" or "nft".
+// backend: "legacy" or "nft", for one family: IPv4 (iptables) or IPv6
+// (ip6tables).
 type IPTables struct {
 	Netns   string
 	Backend string
+	Family  model.Family
 }
 
 // NewIPTables returns an applier for dataplane "iptables-legacy" or
@@ -27,7 +30,20 @@ func NewIPTables(nsName, dataplane string) (*IPTables, error) {
 	return &IPTables{Netns: nsName, Backend: backend}, nil
 }
 
-func (p *IPTables) tool(suffix string) string { return "iptables-" + p.Backend + suffix }
+func (p *IPTables) tool(suffix string) string {
+	if p.Family == model.IPv6 {
+		return "ip6tables-" + p.Backend + suffix
+	}
+	return "iptables-" + p.Backend + suffix
+}
+
+// ForFamily returns the applier of the same namespace and backend for
+// family f.
+func (p *IPTables) ForFamily(f model.Family) *IPTables {
+	out := *p
+	out.Family = f
+	return &out
+}
 
 // Restore loads payload in one iptables-restore call and returns how long
 // the call took. With noflush, chains the payload does not declare are kept

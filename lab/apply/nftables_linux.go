@@ -36,13 +36,25 @@ func (p *NFTables) Load(script []byte) (time.Duration, error) {
 	return time.Since(start), nil
 }
 
-// Reset deletes the kube-proxy table; a missing table is not an error.
+// Reset deletes the kube-proxy tables of both families (ip and ip6); a
+// missing table is not an error.
 func (p *NFTables) Reset() error {
-	_, err := netns.Output(p.Netns, nil, "nft", "delete", "table", "ip", p.table())
-	if err != nil && strings.Contains(err.Error(), "No such file or directory") {
-		return nil
+	var errs []error
+	for _, family := range []string{"ip", "ip6"} {
+		_, err := netns.Output(p.Netns, nil, "nft", "delete", "table", family, p.table())
+		if err != nil && !strings.Contains(err.Error(), "No such file or directory") {
+			errs = append(errs, err)
+		}
 	}
-	return err
+	return errors.Join(errs...)
+}
+
+// nftFamily is the nftables family of a model family's table.
+func nftFamily(f model.Family) string {
+	if f == model.IPv6 {
+		return "ip6"
+	}
+	return "ip"
 }
 
 // List returns `nft list table ip kube-proxy`.
@@ -63,30 +75,39 @@ func (p *NFTables) Version() string {
 	return strings.TrimSpace(string(out))
 }
 
-// sync renders m and loads it in one transaction.
+// sync renders m and loads it, one transaction per family (kube-proxy's
+// proxier of each family owns its own table: ip, ip6).
 func (p *NFTables) sync(m *model.Model) (Sync, error) {
-	var script bytes.Buffer
-	stats, err := nftables.Render(&script, m, p.Options)
-	if err != nil {
-		return Sync{}, err
+	var sync Sync
+	for _, f := range model.Families(m.Services) {
+		mf := model.ForFamily(*m, f)
+		var script bytes.Buffer
+		stats, err := nftables.Render(&script, &mf, p.Options)
+		if err != nil {
+			return Sync{}, fmt.Errorf("nftables %s script: %w", f, err)
+		}
+		took, err := p.Load(script.Bytes())
+		if err != nil {
+			return Sync{}, fmt.Errorf("nftables %s full sync in netns %s: %w", f, p.Netns, err)
+		}
+		sync.Payload, sync.Duration = addStats(sync.Payload, stats), sync.Duration+took
 	}
-	took, err := p.Load(script.Bytes())
-	if err != nil {
-		return Sync{}, fmt.Errorf("nftables full sync in netns %s: %w", p.Netns, err)
-	}
-	return Sync{Payload: stats, Duration: took}, nil
+	return sync, nil
 }
 
-// syncChange loads the transaction kube-proxy runs for change c to m.
+// syncChange loads the transaction kube-proxy runs for change c to m: the
+// proxier of the new endpoint's family runs it.
 func (p *NFTables) syncChange(m *model.Model, c Change) (Sync, error) {
+	f := model.FamilyOf(c.Endpoint.IP)
+	mf := model.ForFamily(*m, f)
 	var script bytes.Buffer
-	stats, err := nftables.RenderIncremental(&script, m, c.Service, c.Endpoint, p.Options)
+	stats, err := nftables.RenderIncremental(&script, &mf, c.Service, c.Endpoint, p.Options)
 	if err != nil {
 		return Sync{}, err
 	}
 	took, err := p.Load(script.Bytes())
 	if err != nil {
-		return Sync{}, fmt.Errorf("nftables incremental sync in netns %s: %w", p.Netns, err)
+		return Sync{}, fmt.Errorf("nftables %s incremental sync in netns %s: %w", f, p.Netns, err)
 	}
 	return Sync{Payload: stats, Duration: took}, nil
 }

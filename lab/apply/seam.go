@@ -30,6 +30,9 @@ type Change struct {
 type Target struct {
 	Service *model.Service
 	Port    model.Port
+	// Dest is the address the traffic goes to when it is not the
+	// ClusterIP and port (a NodePort, externalIP or load-balancer IP).
+	Dest netip.AddrPort
 }
 
 // Counters are the kernel's own count of new connections to one target,
@@ -102,10 +105,23 @@ func (c Change) After(m *model.Model) *model.Model {
 	return &model.Model{Cluster: m.Cluster, Services: model.Replace(m.Services, c.Service, svc)}
 }
 
-// Address is the target's ClusterIP and port.
+// Address is where the target's traffic goes: Dest when set, else the
+// ClusterIP and port.
 func (t Target) Address() netip.AddrPort {
+	if t.Dest.IsValid() {
+		return t.Dest
+	}
 	return netip.AddrPortFrom(t.Service.ClusterIP, uint16(t.Port.Port))
 }
+
+// ViaClusterIP reports whether the traffic goes to the ClusterIP, so that
+// KUBE-SERVICES jumps straight to the service chain.
+func (t Target) ViaClusterIP() bool {
+	return t.Address() == netip.AddrPortFrom(t.Service.ClusterIP, uint16(t.Port.Port))
+}
+
+// Family is the IP family of the target's traffic.
+func (t Target) Family() model.Family { return model.FamilyOf(t.Address().Addr()) }
 
 // Name is the target's service port name as kube-proxy writes it
 // ("namespace/name:port").

@@ -19,24 +19,28 @@ import (
 const witnessTable = "svclab-witness"
 
 // witness counts the first packet of every new connection to one target,
-// per endpoint, at the end of postrouting.
+// per endpoint, at the end of postrouting, in the table of the target's
+// family (ip or ip6).
 type witness struct {
 	netns  string
 	target Target
+	family string
 }
 
-// startWitness loads the counting table for t's ready endpoints.
+// startWitness loads the counting table for t's usable endpoints.
 func startWitness(nsName string, t Target) (*witness, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "table ip %s {\n\tchain count {\n\t\ttype filter hook postrouting priority 1000; policy accept;\n", witnessTable)
+	family := nftFamily(t.Family())
+	fmt.Fprintf(&b, "table %s %s {\n\tchain count {\n\t\ttype filter hook postrouting priority 1000; policy accept;\n", family, witnessTable)
 	proto := t.Port.Protocol.Lower()
-	for _, ep := range t.Service.ReadyEndpoints(t.Port) {
+	dest := t.Address()
+	for _, ep := range t.Service.UsableEndpointAddrs(t.Port) {
 		ap := netip.MustParseAddrPort(ep)
-		fmt.Fprintf(&b, "\t\tct state new meta l4proto %s ct original ip daddr %s ct original proto-dst %d ip daddr %s %s dport %d counter\n",
-			proto, t.Service.ClusterIP, t.Port.Port, ap.Addr(), proto, ap.Port())
+		fmt.Fprintf(&b, "\t\tct state new meta l4proto %s ct original %s daddr %s ct original proto-dst %d %s daddr %s %s dport %d counter\n",
+			proto, family, dest.Addr(), dest.Port(), family, ap.Addr(), proto, ap.Port())
 	}
 	b.WriteString("\t}\n}\n")
-	w := &witness{netns: nsName, target: t}
+	w := &witness{netns: nsName, target: t, family: family}
 	_ = w.remove()
 	if _, err := netns.Output(nsName, []byte(b.String()), "nft", "-f", "-"); err != nil {
 		return nil, fmt.Errorf("load the counting table %s in netns %s: %w", witnessTable, nsName, err)
@@ -44,11 +48,11 @@ func startWitness(nsName string, t Target) (*witness, error) {
 	return w, nil
 }
 
-var witnessRule = regexp.MustCompile(`ip daddr (\S+) \S+ dport (\d+) counter packets (\d+)`)
+var witnessRule = regexp.MustCompile(`ip6? daddr (\S+) \S+ dport (\d+) counter packets (\d+)`)
 
 // Stop reads the counters and removes the table.
 func (w *witness) Stop(context.Context) (Counters, error) {
-	out, err := netns.Output(w.netns, nil, "nft", "list", "table", "ip", witnessTable)
+	out, err := netns.Output(w.netns, nil, "nft", "list", "table", w.family, witnessTable)
 	rerr := w.remove()
 	if err != nil {
 		return Counters{}, fmt.Errorf("read the counting table %s in netns %s: %w", witnessTable, w.netns, err)
@@ -56,13 +60,18 @@ func (w *witness) Stop(context.Context) (Counters, error) {
 	c := Counters{Source: "nftables counter of new connections by DNAT destination", Endpoints: map[string]uint64{}}
 	for _, m := range witnessRule.FindAllStringSubmatch(string(out), -1) {
 		n, _ := strconv.ParseUint(m[3], 10, 64)
-		c.Endpoints[m[1]+":"+m[2]] += n
+		ip, perr := netip.ParseAddr(m[1])
+		port, _ := strconv.ParseUint(m[2], 10, 16)
+		if perr != nil {
+			return Counters{}, fmt.Errorf("counting table %s in netns %s: rule for %q: %w", witnessTable, w.netns, m[1], perr)
+		}
+		c.Endpoints[netip.AddrPortFrom(ip, uint16(port)).String()] += n
 	}
 	return c, rerr
 }
 
 func (w *witness) remove() error {
-	_, err := netns.Output(w.netns, nil, "nft", "delete", "table", "ip", witnessTable)
+	_, err := netns.Output(w.netns, nil, "nft", "delete", "table", w.family, witnessTable)
 	if err != nil && strings.Contains(err.Error(), "No such file or directory") {
 		return nil
 	}

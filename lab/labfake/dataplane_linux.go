@@ -24,10 +24,10 @@ type Dataplane struct {
 	name  string
 	lab   *Lab
 	model *model.Model
-	dump  *simipt.Dump // iptables dataplanes: the tables after the restores
+	dumps [2]*simipt.Dump // iptables dataplanes: each family's tables after the restores
 	// index maps ClusterIP:port to the service and port that own it, and
 	// the service's position (the rules a lookup walks in iptables mode).
-	index map[netip.AddrPort]located
+	index map[netip.AddrPort]located // see paths_linux.go
 	// counts are the fake kernel's per-endpoint counters.
 	counts map[string]uint64
 	// Syncs counts the full syncs, Changes the applied changes.
@@ -35,9 +35,10 @@ type Dataplane struct {
 }
 
 type located struct {
-	svc      *model.Service
+	svc      *model.Service // projected onto the address's family
 	port     model.Port
 	position int
+	kind     string // scenario.TargetKind of the address
 }
 
 // Name is the dataplane's name.
@@ -60,11 +61,11 @@ func (d *Dataplane) program(ctx context.Context, m *model.Model, noflush bool) (
 	if err := ctx.Err(); err != nil {
 		return apply.Sync{}, err
 	}
-	stats, dump, err := d.validate(m, nil, noflush, nil)
+	stats, dumps, err := d.validateFamilies(m, [2]*simipt.Dump{}, noflush, nil)
 	if err != nil {
 		return apply.Sync{}, err
 	}
-	d.load(m, dump)
+	d.load(m, dumps)
 	d.Syncs++
 	return apply.Sync{Payload: stats, Duration: time.Duration(stats.Rules) * time.Microsecond}, nil
 }
@@ -76,13 +77,36 @@ func (d *Dataplane) Apply(ctx context.Context, m *model.Model, c apply.Change) (
 		return apply.Sync{}, fmt.Errorf("fake %s: Apply before any sync", d.name)
 	}
 	after := c.After(m)
-	stats, dump, err := d.validate(after, d.dump, true, func(i int) bool { return i == c.Service })
+	stats, dumps, err := d.validateFamilies(after, d.dumps, true, func(i int) bool { return i == c.Service })
 	if err != nil {
 		return apply.Sync{}, err
 	}
-	d.load(after, dump)
+	d.load(after, dumps)
 	d.Changes++
 	return apply.Sync{Payload: stats, Duration: time.Duration(stats.Rules) * time.Microsecond}, nil
+}
+
+// validateFamilies renders and checks one payload per family of m, as the
+// real dataplanes load one per family (iptables and ip6tables, the ip and
+// ip6 nftables tables), and sums their sizes.
+func (d *Dataplane) validateFamilies(m *model.Model, current [2]*simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, [2]*simipt.Dump, error) {
+	var total render.Stats
+	var dumps [2]*simipt.Dump
+	for _, f := range model.Families(m.Services) {
+		mf := model.ForFamily(*m, f)
+		stats, dump, err := d.validate(&mf, current[f], noflush, partial)
+		if err != nil {
+			return total, dumps, fmt.Errorf("%s payload: %w", f, err)
+		}
+		dumps[f] = dump
+		total.Rules += stats.Rules
+		total.Lines += stats.Lines
+		total.Bytes += stats.Bytes
+		total.Chains += stats.Chains
+		total.Sets += stats.Sets
+		total.Elements += stats.Elements
+	}
+	return total, dumps, nil
 }
 
 // validate renders m as the real dataplane would and checks the payload.
@@ -123,15 +147,9 @@ func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool,
 }
 
 // load makes m the fake kernel's state and this dataplane the lab's.
-func (d *Dataplane) load(m *model.Model, dump *simipt.Dump) {
-	d.model, d.dump = m, dump
-	d.index = map[netip.AddrPort]located{}
-	for i := 0; i < m.Services.Len(); i++ {
-		s := m.Services.At(i)
-		for _, p := range s.Ports {
-			d.index[netip.AddrPortFrom(s.ClusterIP, uint16(p.Port))] = located{svc: s, port: p, position: i}
-		}
-	}
+func (d *Dataplane) load(m *model.Model, dumps [2]*simipt.Dump) {
+	d.model, d.dumps = m, dumps
+	d.index = d.lab.addresses(m)
 	if d.counts == nil {
 		d.counts = map[string]uint64{}
 	}
@@ -152,7 +170,7 @@ func (d *Dataplane) costMicros(target netip.AddrPort) float64 {
 
 // Reset forgets the programmed model.
 func (d *Dataplane) Reset(context.Context) error {
-	d.model, d.dump, d.index = nil, nil, nil
+	d.model, d.dumps, d.index = nil, [2]*simipt.Dump{}, nil
 	return nil
 }
 
@@ -181,7 +199,7 @@ type counting struct {
 // cascade of the service chain as the rule counters would show it.
 func (c *counting) Stop(context.Context) (apply.Counters, error) {
 	out := apply.Counters{Source: "labfake kernel", Endpoints: map[string]uint64{}}
-	eps := c.t.Service.ReadyEndpoints(c.t.Port)
+	eps := c.t.Service.UsableEndpointAddrs(c.t.Port)
 	var total uint64
 	for i, ep := range eps {
 		out.Endpoints[ep] = c.d.counts[ep] - c.before[ep]

@@ -42,7 +42,7 @@ func (m *Machine) BuildLab(ctx context.Context, spec runner.LabSpec) (runner.Lab
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	l := &Lab{Spec: spec, machine: m, served: map[string]*podserver.Stats{}, rng: rand.New(rand.NewPCG(m.Seed, uint64(len(m.Labs))))}
+	l := &Lab{Spec: spec, machine: m, served: map[string]*podserver.Stats{}, sources: map[string]map[netip.Addr]uint64{}, rng: rand.New(rand.NewPCG(m.Seed, uint64(len(m.Labs))))}
 	for _, s := range spec.Targets {
 		for _, e := range s.Endpoints {
 			l.served[podName(e.IP)] = &podserver.Stats{}
@@ -85,7 +85,8 @@ type Lab struct {
 	mu      sync.Mutex
 	rng     *rand.Rand
 	served  map[string]*podserver.Stats
-	active  *Dataplane // the dataplane whose rules are loaded
+	sources map[string]map[netip.Addr]uint64 // per pod: connections by the source address it saw
+	active  *Dataplane                       // the dataplane whose rules are loaded
 	Closed  bool
 }
 

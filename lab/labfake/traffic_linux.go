@@ -27,8 +27,8 @@ func (l *Lab) Connect(ctx context.Context, spec traffic.Spec, sink func(traffic.
 			return sum, fmt.Errorf("fake traffic to %s: %w", spec.Target, err)
 		}
 		rec := traffic.Record{Seq: i, Connect: cost, Total: cost}
-		if ep, ok := l.pick(d, spec.Target); ok {
-			l.deliver(d, ep, spec)
+		if ep, loc, ok := l.pickFrom(d, spec.Target, spec.Source); ok {
+			l.deliver(d, ep, spec, l.seenSource(loc, spec.Source, spec.Target))
 			rec.Requests = max(spec.RequestsPerConn, 1)
 			sum.Requests += rec.Requests
 		} else {
@@ -46,33 +46,47 @@ func (l *Lab) Connect(ctx context.Context, spec traffic.Spec, sink func(traffic.
 	return sum, nil
 }
 
-// pick chooses the endpoint a new connection to target reaches.
+// pick chooses the endpoint a new connection to target from the client
+// pod reaches.
 func (l *Lab) pick(d *Dataplane, target netip.AddrPort) (netip.AddrPort, bool) {
+	ep, _, ok := l.pickFrom(d, target, netip.Addr{})
+	return ep, ok
+}
+
+// pickFrom chooses the endpoint a new connection from src to target
+// reaches, uniformly among those the rules allow (see endpointsFor).
+func (l *Lab) pickFrom(d *Dataplane, target netip.AddrPort, src netip.Addr) (netip.AddrPort, located, bool) {
 	loc, ok := d.index[target]
 	if !ok {
-		return netip.AddrPort{}, false
+		return netip.AddrPort{}, loc, false
 	}
-	eps := loc.svc.ReadyEndpoints(loc.port)
+	eps := l.endpointsFor(loc, src)
 	if len(eps) == 0 {
-		return netip.AddrPort{}, false
+		return netip.AddrPort{}, loc, false
 	}
 	l.mu.Lock()
 	i := l.rng.IntN(len(eps))
 	l.mu.Unlock()
-	return netip.MustParseAddrPort(eps[i]), true
+	return netip.MustParseAddrPort(eps[i].Addr), loc, true
 }
 
-// deliver counts one connection at the kernel and at the pod.
-func (l *Lab) deliver(d *Dataplane, ep netip.AddrPort, spec traffic.Spec) {
+// deliver counts one connection at the kernel and at the pod, which sees
+// it come from seen.
+func (l *Lab) deliver(d *Dataplane, ep netip.AddrPort, spec traffic.Spec, seen netip.Addr) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	d.counts[ep.String()]++
-	s, ok := l.served[podName(ep.Addr())]
+	pod := podName(ep.Addr())
+	s, ok := l.served[pod]
 	if !ok {
 		return // a filler endpoint: the sink answers
 	}
 	s.Accepted++
 	s.Requests += uint64(max(spec.RequestsPerConn, 1))
+	if l.sources[pod] == nil {
+		l.sources[pod] = map[netip.Addr]uint64{}
+	}
+	l.sources[pod][seen]++
 }
 
 // Probe simulates blocking connects: every latency is the fake cost of the

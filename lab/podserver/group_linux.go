@@ -45,6 +45,23 @@ func (g *Group) Stats() map[string]Stats {
 	return out
 }
 
+// Sources returns, per pod name, how many connections each source address
+// made to it (summed over the pod's servers).
+func (g *Group) Sources() map[string]map[netip.Addr]uint64 {
+	out := make(map[string]map[netip.Addr]uint64)
+	for _, s := range g.Servers() {
+		m := out[s.Pod()]
+		if m == nil {
+			m = make(map[netip.Addr]uint64)
+			out[s.Pod()] = m
+		}
+		for ip, n := range s.AcceptedBySource() {
+			m[ip] += n
+		}
+	}
+	return out
+}
+
 // Close closes every server in the group and forgets them; it returns all
 // their errors joined.
 func (g *Group) Close() error {

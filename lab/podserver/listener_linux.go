@@ -46,6 +46,7 @@ type countingListener struct {
 	net.Listener
 	accepted atomic.Uint64
 	byLocal  sync.Map // netip.Addr -> *atomic.Uint64
+	byRemote sync.Map // netip.Addr -> *atomic.Uint64: the source addresses seen
 }
 
 // Accept waits for the next connection and counts it.
@@ -57,24 +58,34 @@ func (l *countingListener) Accept() (net.Conn, error) {
 	l.accepted.Add(1)
 	if tcp, ok := c.LocalAddr().(*net.TCPAddr); ok {
 		if ip, ok := netip.AddrFromSlice(tcp.IP); ok {
-			l.countLocal(ip.Unmap())
+			countIn(&l.byLocal, ip.Unmap())
+		}
+	}
+	if tcp, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		if ip, ok := netip.AddrFromSlice(tcp.IP); ok {
+			countIn(&l.byRemote, ip.Unmap())
 		}
 	}
 	return c, nil
 }
 
-func (l *countingListener) countLocal(ip netip.Addr) {
-	v, ok := l.byLocal.Load(ip)
+func countIn(m *sync.Map, ip netip.Addr) {
+	v, ok := m.Load(ip)
 	if !ok {
-		v, _ = l.byLocal.LoadOrStore(ip, new(atomic.Uint64))
+		v, _ = m.LoadOrStore(ip, new(atomic.Uint64))
 	}
 	v.(*atomic.Uint64).Add(1)
 }
 
 // acceptedByLocal returns a snapshot of the per-local-address counts.
-func (l *countingListener) acceptedByLocal() map[netip.Addr]uint64 {
+func (l *countingListener) acceptedByLocal() map[netip.Addr]uint64 { return snapshot(&l.byLocal) }
+
+// acceptedByRemote returns a snapshot of the per-source-address counts.
+func (l *countingListener) acceptedByRemote() map[netip.Addr]uint64 { return snapshot(&l.byRemote) }
+
+func snapshot(m *sync.Map) map[netip.Addr]uint64 {
 	out := make(map[netip.Addr]uint64)
-	l.byLocal.Range(func(k, v any) bool {
+	m.Range(func(k, v any) bool {
 		out[k.(netip.Addr)] = v.(*atomic.Uint64).Load()
 		return true
 	})

@@ -99,6 +99,14 @@ func (s *Server) AcceptedByLocalAddr() map[netip.Addr]uint64 {
 	return s.listener.acceptedByLocal()
 }
 
+// AcceptedBySource returns how many connections were accepted per source
+// address: the client's own address when nothing rewrote it, the node's
+// when the node masqueraded (the reply body's "remote" line says the same
+// per request).
+func (s *Server) AcceptedBySource() map[netip.Addr]uint64 {
+	return s.listener.acceptedByRemote()
+}
+
 // Close stops accepting, closes every open connection and waits for the
 // serve loop to end. It returns the serve loop's error, if it failed
 // before Close. Calling Close again returns the same result.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/podserver"
+	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/lab/traffic"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/results"
@@ -27,12 +28,20 @@ func RunFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *re
 		return nil, err
 	}
 	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.Name, Kind: "fairness"}
-	targets := fairnessTargets(sc.Explicit())
+	paths := pathsFor(m, sc.Explicit(), f.Paths)
+	m = withNodeAddrs(m, paths)
+	spec := labSpecFor(sc, opts.Prefix, sc.Synthetic != nil && sc.Synthetic.Services > 0, f.ClientOnNodeFor())
+	targets, warnings := routedTargets(sc.Explicit(), paths, spec)
+	summary.Warnings = append(summary.Warnings, warnings...)
 	if len(targets) == 0 {
-		summary.Warnings = append(summary.Warnings, "no explicit TCP service has a ready endpoint: nothing to measure")
+		summary.Warnings = append(summary.Warnings, "no explicit TCP service has a usable endpoint and an address of the target kind: nothing to measure")
 		return summary, nil
 	}
-	lab, err := opts.Machine.BuildLab(ctx, labSpecFor(sc, opts.Prefix, sc.Synthetic != nil && sc.Synthetic.Services > 0, f.ClientOnNode))
+	spec.NodeIP, spec.NodeIPv6, spec.SecondNode = paths.NodeIP, paths.NodeIPv6, paths.needsSecondNode(spec.Targets)
+	if paths.needsExternal() {
+		spec.ExternalIPs = paths.externalIPs()
+	}
+	lab, err := opts.Machine.BuildLab(ctx, spec)
 	if err != nil {
 		return summary, err
 	}
@@ -55,8 +64,15 @@ func RunFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *re
 	return summary, nil
 }
 
-// countWarnings says when the servers and the kernel counted differently.
+// countWarnings says when the servers and the kernel counted differently,
+// or a path promised to drop connections that were answered.
 func countWarnings(run *results.FairnessRun) []string {
+	if run.ExpectDropped {
+		if answered := run.Connections - run.Errors; answered > 0 {
+			return []string{fmt.Sprintf("%s %s: the rules promise to drop every connection from %s to %s, but %d of %d were answered", run.Dataplane, run.Service, run.Source, run.Address, answered, run.Connections)}
+		}
+		return nil
+	}
 	if run.CountsAgree || run.Mode == "keepalive" || run.KernelCounter == "" {
 		return nil
 	}
@@ -72,25 +88,47 @@ func countWarnings(run *results.FairnessRun) []string {
 // fairnessTarget is one service port of the scenario whose split is measured.
 type fairnessTarget = apply.Target
 
-func fairnessTargets(explicit model.Slice) []fairnessTarget {
-	var out []fairnessTarget
+// routedTarget is a fairness target and how the run's path reaches it.
+type routedTarget struct {
+	fairnessTarget
+	route Route
+}
+
+// routedTargets lists the TCP ports of the explicit services, projected
+// onto the run's family, that have a usable endpoint, with their routes;
+// the warnings say which were left out and why.
+func routedTargets(explicit model.Slice, paths Paths, spec LabSpec) ([]routedTarget, []string) {
+	var out []routedTarget
+	var warnings []string
 	for i := range explicit {
-		s := &explicit[i]
-		if s.ReadyCount() == 0 {
-			continue
-		}
+		s := model.ProjectService(&explicit[i], paths.Family)
 		for _, p := range s.Ports {
-			if p.Protocol == model.TCP {
-				out = append(out, fairnessTarget{Service: s, Port: p})
+			if p.Protocol != model.TCP || len(model.UsableEndpoints(s.PortEndpoints(p))) == 0 {
+				continue
 			}
+			t := fairnessTarget{Service: &s, Port: p}
+			r, err := paths.Route(t, topo.DefaultClientIP, spec.ClientIPv6)
+			if err != nil {
+				warnings = append(warnings, err.Error()+": not measured")
+				continue
+			}
+			t.Dest = r.Address
+			out = append(out, routedTarget{fairnessTarget: t, route: r})
 		}
 	}
-	return out
+	return out, warnings
+}
+
+// withNodeAddrs returns m with the lab node's addresses as its node IPs.
+func withNodeAddrs(m *model.Model, p Paths) *model.Model {
+	out := *m
+	out.Cluster.NodeIP, out.Cluster.NodeIPv6 = p.NodeIP, p.NodeIPv6
+	return &out
 }
 
 // fairnessOnDataplane programs one dataplane, measures every target, and
 // removes the rules again.
-func fairnessOnDataplane(ctx context.Context, lab Lab, name string, m *model.Model, targets []fairnessTarget, s apply.Settings, f *scenario.Fairness, opts Options) ([]results.FairnessRun, error) {
+func fairnessOnDataplane(ctx context.Context, lab Lab, name string, m *model.Model, targets []routedTarget, s apply.Settings, f *scenario.Fairness, opts Options) ([]results.FairnessRun, error) {
 	dp, err := lab.Dataplane(name, s)
 	if err != nil {
 		return nil, err
@@ -107,6 +145,7 @@ func fairnessOnDataplane(ctx context.Context, lab Lab, name string, m *model.Mod
 	var runs []results.FairnessRun
 	for _, t := range targets {
 		run, err := measureSplit(ctx, lab, dp, t, f)
+		run.From, run.Target, run.Family = string(f.Paths.From), string(f.Paths.Target), f.Paths.Family.String()
 		if err != nil {
 			return runs, fmt.Errorf("%s: service %s: %w", name, t.Name(), err)
 		}
@@ -115,16 +154,27 @@ func fairnessOnDataplane(ctx context.Context, lab Lab, name string, m *model.Mod
 	return runs, nil
 }
 
+// droppedConnections caps the connections sent on a path the rules promise
+// to drop, each of which waits out droppedTimeout.
+const (
+	droppedConnections = 20
+	droppedTimeout     = time.Second
+)
+
 // measureSplit sends the connections to one service and compares the
-// servers' counts, the kernel's counters and the expected split.
-func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t fairnessTarget, f *scenario.Fairness) (results.FairnessRun, error) {
-	before := lab.ServerStats()
+// servers' counts, the kernel's counters and the expected split; on a path
+// the rules promise to drop it counts the drops instead.
+func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t routedTarget, f *scenario.Fairness) (results.FairnessRun, error) {
+	before, sourcesBefore := lab.ServerStats(), lab.ServerSources()
 	hist := stats.NewLatencyHistogram()
 	spec := traffic.Spec{
-		Target: t.Address(), Connections: f.Connections, Concurrency: f.Concurrency, Rate: f.Rate,
+		Target: t.route.Address, Source: t.route.Source, Connections: f.Connections, Concurrency: f.Concurrency, Rate: f.Rate,
 		Mode: traffic.Mode(f.Mode), RequestsPerConn: f.RequestsPerConn,
 	}
-	counting, err := dp.Count(ctx, t)
+	if t.route.Dropped {
+		spec.Connections, spec.Timeout = min(spec.Connections, droppedConnections), droppedTimeout
+	}
+	counting, err := dp.Count(ctx, t.fairnessTarget)
 	if err != nil {
 		return results.FairnessRun{}, err
 	}
@@ -133,6 +183,9 @@ func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t fairnessTa
 			_ = hist.Record(r.Connect)
 		}
 	})
+	if err != nil && t.route.Dropped && ctx.Err() == nil && sum.Connections > 0 {
+		err = nil // every connection failed, as the rules promise
+	}
 	counters, cerr := counting.Stop(ctx)
 	if err == nil {
 		err = cerr
@@ -140,24 +193,49 @@ func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t fairnessTa
 	if err != nil {
 		return results.FairnessRun{}, err
 	}
-	after := lab.ServerStats()
+	after, sourcesAfter := lab.ServerStats(), lab.ServerSources()
 	run := results.FairnessRun{
-		Dataplane: dp.Name(), Service: t.Name(), ClusterIP: spec.Target.String(), Mode: f.Mode,
+		Dataplane: dp.Name(), Service: t.Name(), ClusterIP: t.Service.ClusterIP.String(), Mode: f.Mode,
 		Connections: sum.Connections, Requests: sum.Requests, Errors: sum.Errors, ConnPerSec: sum.ConnPerSec,
 		P50us: us(hist.Quantile(0.5)), P99us: us(hist.Quantile(0.99)),
+		Address: spec.Target.String(), ExpectDropped: t.route.Dropped,
 	}
-	eps := t.Service.ReadyEndpoints(t.Port)
+	if spec.Source.IsValid() {
+		run.Source = spec.Source.String()
+	}
+	eps := t.route.Expected
+	if t.route.Dropped {
+		eps = t.Service.UsableEndpointAddrs(t.Port)
+	}
 	counts := make([]uint64, len(eps))
 	for i, ep := range eps {
 		pod := lab.PodOf(netip.MustParseAddrPort(ep).Addr())
 		counts[i] = served(before[pod], after[pod], f.Mode)
-		run.Endpoints = append(run.Endpoints, results.Endpoint{Endpoint: ep, Pod: pod, Count: counts[i]})
+		run.Endpoints = append(run.Endpoints, results.Endpoint{Endpoint: ep, Pod: pod, Count: counts[i],
+			Sources: sourcesSeen(sourcesBefore[pod], sourcesAfter[pod])})
+	}
+	if t.route.Dropped {
+		return run, nil
 	}
 	if err := fillFairness(&run, counts); err != nil {
 		return run, err
 	}
 	fillKernelCounts(&run, counters)
 	return run, nil
+}
+
+// sourcesSeen is the per-source difference of two snapshots, by address.
+func sourcesSeen(before, after map[netip.Addr]uint64) map[string]uint64 {
+	var out map[string]uint64
+	for ip, n := range after {
+		if d := n - before[ip]; d > 0 {
+			if out == nil {
+				out = map[string]uint64{}
+			}
+			out[ip.String()] = d
+		}
+	}
+	return out
 }
 
 // served is what a pod's server counted between two snapshots: requests in

@@ -75,11 +75,20 @@ func (l *kernelLab) Dataplane(name string, s apply.Settings) (apply.Dataplane, e
 // and external engines register here.
 var extraDataplanes = map[dataplane.SyncKind]func(*kernelLab, dataplane.Info, apply.Settings) (apply.Dataplane, error){}
 
-// Connect runs traffic from the client namespace.
+// Connect runs traffic from the client namespace, or from the external
+// client when spec.Source is one of its addresses.
 func (l *kernelLab) Connect(ctx context.Context, spec traffic.Spec, sink func(traffic.Record)) (traffic.Summary, error) {
 	spec.Netns = l.topo.ClientNetns
+	for _, ip := range l.topo.ExternalIPs {
+		if spec.Source.IsValid() && ip == spec.Source {
+			spec.Netns = l.topo.ExternalNetns
+		}
+	}
 	return traffic.Run(ctx, spec, sink)
 }
+
+// ServerSources is each pod server's per-source counts.
+func (l *kernelLab) ServerSources() map[string]map[netip.Addr]uint64 { return l.servers.Sources() }
 
 // Probe measures connect latency from the client namespace.
 func (l *kernelLab) Probe(ctx context.Context, spec traffic.ProbeSpec) (traffic.ProbeResult, error) {

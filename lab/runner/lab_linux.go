@@ -29,16 +29,42 @@ type LabSpec struct {
 	FillerPort   int            // the port synthetic endpoints listen on
 	ServiceCIDRs []netip.Prefix // for a client on the node
 	ClientOnNode bool
+	// NodeName is the node whose rules are rendered: endpoints of other
+	// nodes live behind a second node namespace (SecondNode).
+	NodeName   string
+	SecondNode bool
+	// NodeIP and NodeIPv6 are the node's addresses (zero: none).
+	NodeIP, NodeIPv6 netip.Addr
+	// ClientIPv6 is the client pod's IPv6 address.
+	ClientIPv6 netip.Addr
+	// ExternalIPs, when set, are the addresses of an external client on
+	// the node's uplink.
+	ExternalIPs []netip.Addr
+}
+
+// topoSpecFor is the topology of a lab spec with its pods.
+func topoSpecFor(spec LabSpec, pods []topo.Pod) topo.Spec {
+	t := topo.Spec{Prefix: spec.Prefix, Pods: pods, ClientOnNode: spec.ClientOnNode, ServiceCIDRs: spec.ServiceCIDRs,
+		ClientIPv6: spec.ClientIPv6, NodeIP: spec.NodeIP, NodeIPv6: spec.NodeIPv6}
+	if spec.ClientOnNode {
+		t.ClientIPv6 = netip.Addr{}
+	}
+	if spec.Fillers {
+		t.SinkPrefixes = []netip.Prefix{spec.FillerCIDR}
+	}
+	if len(spec.ExternalIPs) > 0 {
+		t.External = &topo.External{IPs: spec.ExternalIPs}
+	}
+	if spec.SecondNode {
+		t.SecondNode = &topo.SecondNode{}
+	}
+	return t
 }
 
 // newKernelLab builds the topology and starts a server on every endpoint port.
 func newKernelLab(ctx context.Context, spec LabSpec) (*kernelLab, error) {
-	pods, ports := podsFor(spec.Targets)
-	tspec := topo.Spec{Prefix: spec.Prefix, Pods: pods, ClientOnNode: spec.ClientOnNode, ServiceCIDRs: spec.ServiceCIDRs}
-	if spec.Fillers {
-		tspec.SinkPrefixes = []netip.Prefix{spec.FillerCIDR}
-	}
-	t, err := topo.Build(ctx, tspec)
+	pods, ports := podsFor(spec.Targets, spec.NodeName)
+	t, err := topo.Build(ctx, topoSpecFor(spec, pods))
 	if err != nil {
 		return nil, fmt.Errorf("build lab topology %s: %w", spec.Prefix, err)
 	}
@@ -49,12 +75,18 @@ func newKernelLab(ctx context.Context, spec LabSpec) (*kernelLab, error) {
 	return lab, nil
 }
 
-func (l *kernelLab) serve(pods []topo.Pod, ports map[netip.Addr][]int, spec LabSpec) error {
+// serve starts each pod's servers on its target ports, on the wildcard
+// address of each family the pod has.
+func (l *kernelLab) serve(pods []topo.Pod, ports map[int][]int, spec LabSpec) error {
 	for i, p := range pods {
-		l.podOf[p.IP] = p.Name
-		for _, port := range ports[p.IP] {
-			if _, err := l.servers.Serve(l.topo.Pods[i].Netns, p.Name, netip.AddrPortFrom(netip.IPv4Unspecified(), uint16(port))); err != nil {
-				return fmt.Errorf("serve pod %s port %d: %w", p.Name, port, err)
+		for _, ip := range p.Addrs() {
+			l.podOf[ip] = p.Name
+		}
+		for _, port := range ports[i] {
+			for _, any := range wildcards(p) {
+				if _, err := l.servers.Serve(l.topo.Pods[i].Netns, p.Name, netip.AddrPortFrom(any, uint16(port))); err != nil {
+					return fmt.Errorf("serve pod %s port %d: %w", p.Name, port, err)
+				}
 			}
 		}
 	}
@@ -64,6 +96,18 @@ func (l *kernelLab) serve(pods []topo.Pod, ports map[netip.Addr][]int, spec LabS
 		}
 	}
 	return nil
+}
+
+// wildcards are the unspecified addresses of the families p has.
+func wildcards(p topo.Pod) []netip.Addr {
+	var out []netip.Addr
+	if p.IP.IsValid() {
+		out = append(out, netip.IPv4Unspecified())
+	}
+	if p.IPv6.IsValid() {
+		out = append(out, netip.IPv6Unspecified())
+	}
+	return out
 }
 
 func (l *kernelLab) closeWith(err error) error {
@@ -83,32 +127,89 @@ func (l *kernelLab) Close() error {
 	return terr
 }
 
-// podsFor turns every distinct endpoint IP of the targets into a pod named
-// after the first service that uses it, with the target ports it serves.
-func podsFor(targets model.Slice) ([]topo.Pod, map[netip.Addr][]int) {
-	ports := map[netip.Addr][]int{}
-	names := map[string]bool{}
-	var pods []topo.Pod
+// podsFor turns the targets' endpoint addresses into pods named after the
+// first service that uses them, with the target ports each serves (by pod
+// index). A service's i-th IPv6 endpoint joins the pod of its i-th IPv4
+// endpoint on the same node, as one dual-stack pod has an address of each
+// family; an IPv4-only pod gets a mapped IPv6 address, so every namespace is
+// dual-stack. Endpoints of another node than nodeName go behind the second
+// node.
+func podsFor(targets model.Slice, nodeName string) ([]topo.Pod, map[int][]int) {
+	b := podBuilder{index: map[netip.Addr]int{}, names: map[string]bool{}, ports: map[int][]int{}}
 	for i := range targets {
 		s := &targets[i]
+		var v4pods []int
+		v6seen := 0
 		for j, e := range s.Endpoints {
-			if _, seen := ports[e.IP]; !seen {
-				name := podName(s.Name, j)
-				if names[name] {
-					name += "-" + strconv.Itoa(len(pods))
-				}
-				names[name] = true
-				pods = append(pods, topo.Pod{Name: name, IP: e.IP})
+			k := b.podFor(s, j, e, nodeName, v4pods, &v6seen)
+			if e.IP.Is4() {
+				v4pods = append(v4pods, k)
 			}
 			for _, p := range s.Ports {
-				ports[e.IP] = appendUnique(ports[e.IP], p.TargetPort)
+				b.ports[k] = appendUnique(b.ports[k], p.TargetPort)
 			}
 		}
 	}
-	for ip := range ports {
-		sort.Ints(ports[ip])
+	b.mapIPv6()
+	for k := range b.ports {
+		sort.Ints(b.ports[k])
 	}
-	return pods, ports
+	return b.pods, b.ports
+}
+
+type podBuilder struct {
+	pods  []topo.Pod
+	index map[netip.Addr]int // address → pod index
+	names map[string]bool
+	ports map[int][]int
+}
+
+// podFor returns the index of e's pod, making or extending one.
+func (b *podBuilder) podFor(s *model.Service, j int, e model.Endpoint, nodeName string, v4pods []int, v6seen *int) int {
+	if k, seen := b.index[e.IP]; seen {
+		return k
+	}
+	remote := nodeName != "" && e.Node != "" && e.Node != nodeName
+	if e.IP.Is6() {
+		n := *v6seen
+		*v6seen++
+		if n < len(v4pods) {
+			if k := v4pods[n]; !b.pods[k].IPv6.IsValid() && b.pods[k].OnSecondNode == remote {
+				b.pods[k].IPv6 = e.IP
+				b.index[e.IP] = k
+				return k
+			}
+		}
+	}
+	name := podName(s.Name, j)
+	if b.names[name] {
+		name += "-" + strconv.Itoa(len(b.pods))
+	}
+	b.names[name] = true
+	p := topo.Pod{Name: name, OnSecondNode: remote}
+	if e.IP.Is6() {
+		p.IPv6 = e.IP
+	} else {
+		p.IP = e.IP
+	}
+	b.pods = append(b.pods, p)
+	b.index[e.IP] = len(b.pods) - 1
+	return len(b.pods) - 1
+}
+
+// mapIPv6 gives every IPv4-only pod its mapped IPv6 address.
+func (b *podBuilder) mapIPv6() {
+	for k := range b.pods {
+		p := &b.pods[k]
+		if p.IPv6.IsValid() {
+			continue
+		}
+		a := mappedIPv6(p.IP)
+		if _, used := b.index[a]; !used {
+			p.IPv6 = a
+			b.index[a] = k
+		}
+	}
 }
 
 // podName is "<service>-<j>", cut so the namespace name stays readable.
@@ -133,12 +234,13 @@ func labSpecFor(sc *scenario.Scenario, prefix string, fillers bool, clientOnNode
 	targets := sc.Explicit()
 	cidrs := []netip.Prefix{sc.Cluster().ServiceCIDR}
 	for _, s := range targets {
-		if !cidrs[0].Contains(s.ClusterIP) {
+		if s.ClusterIP.Is4() && !cidrs[0].Contains(s.ClusterIP) {
 			cidrs = append(cidrs, netip.PrefixFrom(s.ClusterIP, 32))
 		}
 	}
 	return LabSpec{
 		Prefix: prefix, Targets: targets, FillerCIDR: sc.FillerCIDR(), Fillers: fillers,
 		FillerPort: model.DefaultPort.TargetPort, ServiceCIDRs: cidrs, ClientOnNode: clientOnNode,
+		NodeName: sc.Cluster().NodeName, ClientIPv6: defaultClientIPv6,
 	}
 }

@@ -37,7 +37,9 @@ type Lab interface {
 	// this lab's node.
 	Dataplane(name string, s apply.Settings) (apply.Dataplane, error)
 	// Connect opens spec's connections from the client (spec.Netns is
-	// ignored) and calls sink with each record.
+	// ignored): the namespace that owns spec.Source (the external client
+	// for one of its addresses), the client's when it is zero. It calls
+	// sink with each record.
 	Connect(ctx context.Context, spec traffic.Spec, sink func(traffic.Record)) (traffic.Summary, error)
 	// Probe measures connect latency from the client (spec.Netns is ignored).
 	Probe(ctx context.Context, spec traffic.ProbeSpec) (traffic.ProbeResult, error)
@@ -45,6 +47,9 @@ type Lab interface {
 	PacketRate(ctx context.Context, target netip.AddrPort, startRate float64) (pktgen.Rate, error)
 	// ServerStats is what each pod's server has counted so far, by pod.
 	ServerStats() map[string]podserver.Stats
+	// ServerSources is how many connections each pod accepted so far per
+	// source address it saw, by pod.
+	ServerSources() map[string]map[netip.Addr]uint64
 	// PodOf names the pod that owns an endpoint IP ("" if none).
 	PodOf(ip netip.Addr) string
 	// FlushConntrack empties the node's connection tracking table.

@@ -20,8 +20,11 @@ const podSideLink = "eth0"
 type attachment struct {
 	netns    string
 	hostVeth string
-	ip       netip.Addr // address on eth0; zero for the sink
-	sysctls  []sysctl   // besides hostSysctls
+	ips      []netip.Addr // addresses on eth0; none for the sink
+	sysctls  []sysctl     // besides hostSysctls
+	// gateway is the IPv4 next hop of the default route; zero means
+	// GatewayIP (a second node owns GatewayIP itself, so it needs another).
+	gateway netip.Addr
 }
 
 // joined is what attach leaves open for the caller to finish the wiring:
@@ -95,34 +98,49 @@ func (j *joined) createVeth(b *builder, a attachment, podNs vnetns.NsHandle) err
 	return setUp(b.node, b.nodeNetns, a.hostVeth)
 }
 
-// addressPod gives the pod end its address, the gateway route and the
-// gateway's permanent neighbour entry.
+// addressPod gives the pod end its addresses, the default routes of both
+// families and the gateways' permanent neighbour entries: IPv4 through
+// GatewayIP (or a.gateway), IPv6 through the link-local GatewayIPv6.
 func (j *joined) addressPod(a attachment) error {
 	eth0 := j.podLink.Attrs().Index
-	if a.ip.IsValid() {
-		if err := addAddr(j.pod, a.netns, j.podLink, a.ip); err != nil {
+	for _, ip := range a.ips {
+		if err := addAddr(j.pod, a.netns, j.podLink, ip); err != nil {
 			return err
 		}
 	}
-	gatewayRoute := &netlink.Route{LinkIndex: eth0, Dst: hostPrefix(GatewayIP), Scope: netlink.SCOPE_LINK}
-	defaultRoute := &netlink.Route{LinkIndex: eth0, Gw: GatewayIP.AsSlice()}
-	for _, r := range []*netlink.Route{gatewayRoute, defaultRoute} {
+	gw := a.gateway
+	if !gw.IsValid() {
+		gw = GatewayIP
+	}
+	gatewayRoute := &netlink.Route{LinkIndex: eth0, Dst: hostPrefix(gw), Scope: netlink.SCOPE_LINK}
+	defaultRoute := &netlink.Route{LinkIndex: eth0, Gw: gw.AsSlice()}
+	defaultRoute6 := &netlink.Route{LinkIndex: eth0, Dst: prefixNet(netip.MustParsePrefix("::/0")), Gw: GatewayIPv6.AsSlice()}
+	for _, r := range []*netlink.Route{gatewayRoute, defaultRoute, defaultRoute6} {
 		if err := addRoute(j.pod, a.netns, r); err != nil {
 			return err
 		}
 	}
-	return addNeighbour(j.pod, a.netns, eth0, GatewayIP, j.hostLink.Attrs().HardwareAddr)
-}
-
-// routeToPod makes the node reach ip through the veth of j: a link-scoped
-// /32 route and a permanent neighbour entry with the pod end's MAC.
-func (b *builder) routeToPod(j *joined, ip netip.Addr) error {
-	host := j.hostLink.Attrs().Index
-	route := &netlink.Route{LinkIndex: host, Dst: hostPrefix(ip), Scope: netlink.SCOPE_LINK}
-	if err := addRoute(b.node, b.nodeNetns, route); err != nil {
+	mac := j.hostLink.Attrs().HardwareAddr
+	if err := addNeighbour(j.pod, a.netns, eth0, gw, mac); err != nil {
 		return err
 	}
-	return addNeighbour(b.node, b.nodeNetns, host, ip, j.podLink.Attrs().HardwareAddr)
+	return addNeighbour(j.pod, a.netns, eth0, GatewayIPv6, mac)
+}
+
+// routeToPod makes the node reach ips through the veth of j: a link-scoped
+// host route each and a permanent neighbour entry with the pod end's MAC.
+func (b *builder) routeToPod(j *joined, ips ...netip.Addr) error {
+	host := j.hostLink.Attrs().Index
+	for _, ip := range ips {
+		route := &netlink.Route{LinkIndex: host, Dst: hostPrefix(ip), Scope: netlink.SCOPE_LINK}
+		if err := addRoute(b.node, b.nodeNetns, route); err != nil {
+			return err
+		}
+		if err := addNeighbour(b.node, b.nodeNetns, host, ip, j.podLink.Attrs().HardwareAddr); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func setUp(h *netlink.Handle, nsName, linkName string) error {
@@ -136,8 +154,13 @@ func setUp(h *netlink.Handle, nsName, linkName string) error {
 	return nil
 }
 
+// addAddr adds ip as a host address; an IPv6 one skips duplicate address
+// detection, so it is usable at once.
 func addAddr(h *netlink.Handle, nsName string, link netlink.Link, ip netip.Addr) error {
 	addr := &netlink.Addr{IPNet: hostPrefix(ip)}
+	if ip.Is6() {
+		addr.Flags = unix.IFA_F_NODAD
+	}
 	if err := h.AddrAdd(link, addr); err != nil {
 		return fmt.Errorf("add address %s to %s in netns %s: %w", ip, link.Attrs().Name, nsName, err)
 	}
@@ -154,7 +177,7 @@ func addRoute(h *netlink.Handle, nsName string, r *netlink.Route) error {
 func addNeighbour(h *netlink.Handle, nsName string, linkIndex int, ip netip.Addr, mac net.HardwareAddr) error {
 	neigh := &netlink.Neigh{
 		LinkIndex:    linkIndex,
-		Family:       unix.AF_INET,
+		Family:       familyOf(ip),
 		State:        netlink.NUD_PERMANENT,
 		IP:           ip.AsSlice(),
 		HardwareAddr: mac,
@@ -165,7 +188,15 @@ func addNeighbour(h *netlink.Handle, nsName string, linkIndex int, ip netip.Addr
 	return nil
 }
 
-// hostPrefix is ip/32 as the net.IPNet netlink wants.
+// familyOf is ip's address family as netlink numbers it.
+func familyOf(ip netip.Addr) int {
+	if ip.Is6() && !ip.Is4In6() {
+		return unix.AF_INET6
+	}
+	return unix.AF_INET
+}
+
+// hostPrefix is ip/32 (ip/128) as the net.IPNet netlink wants.
 func hostPrefix(ip netip.Addr) *net.IPNet {
 	return prefixNet(netip.PrefixFrom(ip, ip.BitLen()))
 }

@@ -2,6 +2,7 @@ package topo
 
 import (
 	"fmt"
+	"net/netip"
 
 	"github.com/vishvananda/netlink"
 	vnetns "github.com/vishvananda/netns"
@@ -43,7 +44,11 @@ func openNode(spec Spec, name string, td *Teardown) (*builder, error) {
 		return nil, fmt.Errorf("netlink handle for netns %s: %w", name, err)
 	}
 	b := &builder{spec: spec, teardown: td, nodeNetns: name, nodeNs: ns, node: node}
-	if err := b.setUpLoopback(); err != nil {
+	addrs := validAddrs(spec.NodeIP, spec.NodeIPv6)
+	if spec.ClientOnNode {
+		addrs = append(addrs, validAddrs(spec.ClientIP, spec.ClientIPv6)...)
+	}
+	if err := b.setUpLoopback(addrs...); err != nil {
 		b.close()
 		return nil, err
 	}
@@ -57,9 +62,11 @@ func (b *builder) close() {
 }
 
 // setUpLoopback brings the node's lo up with GatewayIP on it, so the node
-// answers ARP for the gateway and has a source for ICMP errors; with a
-// client on the node, ClientIP lives there too.
-func (b *builder) setUpLoopback() error {
+// answers ARP for the gateway and has a source for ICMP errors, and with
+// addrs: the node's own addresses, and with a client on the node, the
+// client's. GatewayIP has link scope, so masquerading never picks it as a
+// source: it picks the node's address.
+func (b *builder) setUpLoopback(addrs ...netip.Addr) error {
 	lo, err := b.node.LinkByName("lo")
 	if err != nil {
 		return fmt.Errorf("find lo in netns %s: %w", b.nodeNetns, err)
@@ -67,11 +74,14 @@ func (b *builder) setUpLoopback() error {
 	if err := b.node.LinkSetUp(lo); err != nil {
 		return fmt.Errorf("set lo up in netns %s: %w", b.nodeNetns, err)
 	}
-	if err := addAddr(b.node, b.nodeNetns, lo, GatewayIP); err != nil {
-		return err
+	gw := &netlink.Addr{IPNet: hostPrefix(GatewayIP), Scope: int(netlink.SCOPE_LINK)}
+	if err := b.node.AddrAdd(lo, gw); err != nil {
+		return fmt.Errorf("add address %s to lo in netns %s: %w", GatewayIP, b.nodeNetns, err)
 	}
-	if b.spec.ClientOnNode {
-		return addAddr(b.node, b.nodeNetns, lo, b.spec.ClientIP)
+	for _, ip := range addrs {
+		if err := addAddr(b.node, b.nodeNetns, lo, ip); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -86,28 +96,31 @@ func (b *builder) buildClient(t *Topology) error {
 		return b.addServiceUplink()
 	}
 	t.ClientNetns, t.ClientVeth = clientNetnsName(b.spec.Prefix), clientVethName(b.spec.Prefix)
-	j, err := b.attach(attachment{netns: t.ClientNetns, hostVeth: t.ClientVeth, ip: b.spec.ClientIP, sysctls: clientSysctls})
+	ips := validAddrs(b.spec.ClientIP, b.spec.ClientIPv6)
+	j, err := b.attach(attachment{netns: t.ClientNetns, hostVeth: t.ClientVeth, ips: ips, sysctls: clientSysctls})
 	if err != nil {
 		return err
 	}
 	defer j.close()
-	return b.routeToPod(j, b.spec.ClientIP)
+	return b.routeToPod(j, ips...)
 }
 
-// buildPod makes the index-th backend pod.
+// buildPod makes the index-th backend pod on the node of b.
 func (b *builder) buildPod(pod Pod, index int) (PodNetns, error) {
 	p := PodNetns{
-		Name:     pod.Name,
-		Netns:    podNetnsName(b.spec.Prefix, pod, index),
-		IP:       pod.IP,
-		HostVeth: podVethName(b.spec.Prefix, index),
+		Name:         pod.Name,
+		Netns:        podNetnsName(b.spec.Prefix, pod, index),
+		IP:           pod.IP,
+		IPv6:         pod.IPv6,
+		HostVeth:     podVethName(b.spec.Prefix, index),
+		OnSecondNode: pod.OnSecondNode,
 	}
-	j, err := b.attach(attachment{netns: p.Netns, hostVeth: p.HostVeth, ip: p.IP})
+	j, err := b.attach(attachment{netns: p.Netns, hostVeth: p.HostVeth, ips: pod.Addrs()})
 	if err != nil {
 		return PodNetns{}, err
 	}
 	defer j.close()
-	return p, b.routeToPod(j, p.IP)
+	return p, b.routeToPod(j, pod.Addrs()...)
 }
 
 // addServiceUplink gives the node a route to the service ranges, like a

@@ -48,6 +48,14 @@ func sinkNetnsName(prefix string) string   { return prefix + "-sink" }
 func clientVethName(prefix string) string  { return prefix + "c" }
 func sinkVethName(prefix string) string    { return prefix + "s" }
 func serviceLinkName(prefix string) string { return prefix + "u" }
+func externalNetnsName(prefix string) string {
+	return prefix + "-ext"
+}
+func externalVethName(prefix string) string { return prefix + "x" }
+func secondNodeNetnsName(prefix string) string {
+	return prefix + "-node2"
+}
+func peerLinkName(prefix string) string { return prefix + "n" }
 func serviceFarLinkName(prefix string) string {
 	return prefix + "w"
 }

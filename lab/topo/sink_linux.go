@@ -76,9 +76,15 @@ func (b *builder) claimRangesInSink(j *joined, name string) error {
 // inside a sink range.
 func (b *builder) addressesInSinkRanges() []netip.Addr {
 	var inside []netip.Addr
-	candidates := []netip.Addr{b.spec.ClientIP}
+	candidates := []netip.Addr{b.spec.ClientIP, b.spec.NodeIP}
 	for _, pod := range b.spec.Pods {
 		candidates = append(candidates, pod.IP)
+	}
+	if e := b.spec.External; e != nil {
+		candidates = append(candidates, e.IPs...)
+	}
+	if n := b.spec.SecondNode; n != nil {
+		candidates = append(candidates, n.NodeIP)
 	}
 	for _, ip := range candidates {
 		for _, p := range b.spec.SinkPrefixes {

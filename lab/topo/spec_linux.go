@@ -27,15 +27,36 @@ type Spec struct {
 	// DefaultServiceCIDR. They matter only with ClientOnNode, where the node
 	// needs a route to a ClusterIP before its OUTPUT chain can DNAT it.
 	ServiceCIDRs []netip.Prefix
+	// ClientIPv6 is the client's IPv6 address; zero means none (with
+	// ClientOnNode it lives on the node, like ClientIP).
+	ClientIPv6 netip.Addr
+	// NodeIP and NodeIPv6 are the node's own addresses (kube-proxy's node
+	// IPs), on its loopback: what NodePorts are reached at and what the node
+	// masquerades to. Zero means none; External and SecondNode default
+	// them to DefaultNodeIP and DefaultNodeIPv6.
+	NodeIP, NodeIPv6 netip.Addr
+	// External, when set, adds the external client namespace on the node's
+	// uplink (see External).
+	External *External
+	// SecondNode, when set, adds a second node namespace joined to the node
+	// by a node-to-node link; pods with OnSecondNode live behind it.
+	SecondNode *SecondNode
 }
 
 // Pod is one real backend pod.
 type Pod struct {
 	// Name names the pod's namespace (<prefix>-<name>); empty means p<index>.
 	Name string
-	// IP is the pod's IPv4 address.
+	// IP is the pod's IPv4 address; zero for an IPv6-only pod.
 	IP netip.Addr
+	// IPv6 is the pod's IPv6 address; zero for an IPv4-only pod.
+	IPv6 netip.Addr
+	// OnSecondNode puts the pod behind the second node (Spec.SecondNode).
+	OnSecondNode bool
 }
+
+// Addrs lists the pod's addresses, IPv4 first.
+func (p Pod) Addrs() []netip.Addr { return validAddrs(p.IP, p.IPv6) }
 
 var (
 	// DefaultClientIP is the client pod's address when Spec.ClientIP is zero.
@@ -61,7 +82,7 @@ const uplinkRulePriority = 100
 var podNamePattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$`)
 
 // reservedPodNames would collide with the namespaces Build makes itself.
-var reservedPodNames = map[string]bool{"node": true, "cli": true, "sink": true}
+var reservedPodNames = map[string]bool{"node": true, "cli": true, "sink": true, "ext": true, "node2": true}
 
 // withDefaults fills in the zero fields of spec.
 func (s Spec) withDefaults() Spec {
@@ -70,6 +91,24 @@ func (s Spec) withDefaults() Spec {
 	}
 	if len(s.ServiceCIDRs) == 0 {
 		s.ServiceCIDRs = []netip.Prefix{DefaultServiceCIDR}
+	}
+	if s.External != nil || s.SecondNode != nil {
+		if !s.NodeIP.IsValid() {
+			s.NodeIP = DefaultNodeIP
+		}
+		if !s.NodeIPv6.IsValid() {
+			s.NodeIPv6 = DefaultNodeIPv6
+		}
+	}
+	if n := s.SecondNode; n != nil {
+		c := *n
+		if !c.NodeIP.IsValid() {
+			c.NodeIP = DefaultSecondNodeIP
+		}
+		if !c.NodeIPv6.IsValid() {
+			c.NodeIPv6 = DefaultSecondNodeIPv6
+		}
+		s.SecondNode = &c
 	}
 	return s
 }
@@ -82,20 +121,22 @@ func (s Spec) validate() error {
 	if err := checkUnicastIPv4("client", s.ClientIP); err != nil {
 		return err
 	}
-	seenIP := map[netip.Addr]string{s.ClientIP: "client"}
+	seen := addrOwners{}
+	if err := seen.claim("client", s.ClientIP); err != nil {
+		return err
+	}
+	if err := s.validatePaths(seen); err != nil {
+		return err
+	}
 	seenNetns := map[string]bool{}
 	for i, pod := range s.Pods {
 		label := fmt.Sprintf("pod %d (%s)", i, pod.Name)
 		if pod.Name != "" && (!podNamePattern.MatchString(pod.Name) || reservedPodNames[pod.Name]) {
-			return fmt.Errorf("%s: name must be a DNS label other than node, cli or sink", label)
+			return fmt.Errorf("%s: name must be a DNS label other than node, cli, sink, ext or node2", label)
 		}
-		if err := checkUnicastIPv4(label, pod.IP); err != nil {
+		if err := s.validatePod(label, pod, seen); err != nil {
 			return err
 		}
-		if other, dup := seenIP[pod.IP]; dup {
-			return fmt.Errorf("%s: address %s already used by %s", label, pod.IP, other)
-		}
-		seenIP[pod.IP] = label
 		name := podNetnsName(s.Prefix, pod, i)
 		if seenNetns[name] {
 			return fmt.Errorf("%s: netns name %s used twice", label, name)

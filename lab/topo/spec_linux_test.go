@@ -46,6 +46,15 @@ func TestSpecValidation(t *testing.T) {
 		{"sink overlaps gateways", Spec{Prefix: "svl-a", SinkPrefixes: []netip.Prefix{netip.MustParsePrefix("169.254.0.0/16")}}, "overlaps"},
 		{"sink prefix IPv6", Spec{Prefix: "svl-a", SinkPrefixes: []netip.Prefix{netip.MustParsePrefix("fd00::/8")}}, "IPv4"},
 		{"service CIDR bad", Spec{Prefix: "svl-a", ServiceCIDRs: []netip.Prefix{{}}}, "IPv4"},
+		{"dual-stack lab with external client and second node", pathsSpec("svl-a"), ""},
+		{"IPv6-only pod", Spec{Prefix: "svl-a", Pods: []Pod{{IPv6: ip("fd00::5")}}}, ""},
+		{"pod IPv6 is IPv4", Spec{Prefix: "svl-a", Pods: []Pod{{IP: ip("10.0.0.1"), IPv6: ip("10.0.0.2")}}}, "not a usable IPv6"},
+		{"pod IPv6 is link-local", Spec{Prefix: "svl-a", Pods: []Pod{{IPv6: ip("fe80::5")}}}, "not a usable IPv6"},
+		{"pod IPv6 collides with the client's", Spec{Prefix: "svl-a", ClientIPv6: ip("fd00::5"), Pods: []Pod{{IPv6: ip("fd00::5")}}}, "already used by client"},
+		{"pod on a second node that is not there", Spec{Prefix: "svl-a", Pods: []Pod{{IP: ip("10.0.0.1"), OnSecondNode: true}}}, "no SecondNode"},
+		{"external client without addresses", Spec{Prefix: "svl-a", External: &External{}}, "at least one address"},
+		{"external client takes the node IP", Spec{Prefix: "svl-a", External: &External{IPs: []netip.Addr{DefaultNodeIP}}}, "already used by node"},
+		{"reserved pod name ext", Spec{Prefix: "svl-a", Pods: []Pod{{Name: "ext", IP: ip("10.0.0.1")}}}, "DNS label"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,7 +71,7 @@ func TestSpecValidation(t *testing.T) {
 
 func TestNamesFitTheKernelLimits(t *testing.T) {
 	prefix := "svl-3f9a"
-	for _, name := range []string{podVethName(prefix, 999999), clientVethName(prefix), sinkVethName(prefix), serviceLinkName(prefix), serviceFarLinkName(prefix)} {
+	for _, name := range []string{podVethName(prefix, 999999), clientVethName(prefix), sinkVethName(prefix), serviceLinkName(prefix), serviceFarLinkName(prefix), externalVethName(prefix), peerLinkName(prefix)} {
 		if len(name) > maxLinkName {
 			t.Errorf("link name %s has %d characters, limit %d", name, len(name), maxLinkName)
 		}

@@ -18,13 +18,23 @@ type sysctl struct {
 // No rp_filter: a pod's replies and the sink's AnyIP answers must never be
 // dropped by reverse-path checks. "default" covers links created later.
 var (
+	// IPv6 is on everywhere, without duplicate address detection, so an
+	// address is usable the moment it is added (addresses also carry
+	// IFA_F_NODAD, see addAddr).
 	hostSysctls = []sysctl{
 		{"net.ipv4.conf.all.rp_filter", "0"},
 		{"net.ipv4.conf.default.rp_filter", "0"},
+		{"net.ipv6.conf.all.disable_ipv6", "0"},
+		{"net.ipv6.conf.default.disable_ipv6", "0"},
+		{"net.ipv6.conf.all.accept_dad", "0"},
+		{"net.ipv6.conf.default.accept_dad", "0"},
 	}
-	nodeSysctls = append([]sysctl{
+	// forwardSysctls make a namespace a router for both families.
+	forwardSysctls = []sysctl{
 		{"net.ipv4.ip_forward", "1"},
-	}, hostSysctls...)
+		{"net.ipv6.conf.all.forwarding", "1"},
+	}
+	nodeSysctls = append(append([]sysctl{}, forwardSysctls...), hostSysctls...)
 	// clientSysctls let one client open many short connections in a row.
 	clientSysctls = []sysctl{
 		{"net.ipv4.ip_local_port_range", "1024 65535"},

@@ -33,6 +33,22 @@ type Topology struct {
 	ServiceCIDRs []netip.Prefix
 	// Pods are the backend pods in spec order.
 	Pods []PodNetns
+	// ClientIPv6 is the client's IPv6 address (zero when it has none).
+	ClientIPv6 netip.Addr
+	// NodeIP and NodeIPv6 are the node's own addresses (zero: none).
+	NodeIP, NodeIPv6 netip.Addr
+	// ExternalNetns is the external client's namespace, ExternalIPs its
+	// addresses and ExternalVeth the node end of its uplink; empty
+	// without an external client.
+	ExternalNetns string
+	ExternalIPs   []netip.Addr
+	ExternalVeth  string
+	// SecondNodeNetns is the second node's namespace and PeerLink the
+	// node end of the node-to-node link; empty without a second node.
+	SecondNodeNetns string
+	PeerLink        string
+	// SecondNodeIP and SecondNodeIPv6 are the second node's addresses.
+	SecondNodeIP, SecondNodeIPv6 netip.Addr
 
 	closeMu  sync.Mutex
 	teardown Teardown
@@ -46,8 +62,13 @@ type PodNetns struct {
 	Netns string
 	// IP is the pod's address.
 	IP netip.Addr
-	// HostVeth is the node-side end of the pod's veth.
+	// IPv6 is the pod's IPv6 address (zero when it has none).
+	IPv6 netip.Addr
+	// HostVeth is the node-side end of the pod's veth (in the second
+	// node's namespace for a pod on it).
 	HostVeth string
+	// OnSecondNode says the pod lives behind the second node.
+	OnSecondNode bool
 }
 
 // Build creates the topology of spec. It checks ctx between objects: when
@@ -65,6 +86,9 @@ func Build(ctx context.Context, spec Spec) (*Topology, error) {
 		ClientIP:     spec.ClientIP,
 		SinkPrefixes: spec.SinkPrefixes,
 		ServiceCIDRs: spec.ServiceCIDRs,
+		ClientIPv6:   spec.ClientIPv6,
+		NodeIP:       spec.NodeIP,
+		NodeIPv6:     spec.NodeIPv6,
 	}
 	if err := t.build(ctx, spec); err != nil {
 		err = fmt.Errorf("build topology %s: %w", spec.Prefix, err)
@@ -89,11 +113,21 @@ func (t *Topology) build(ctx context.Context, spec Spec) error {
 	if err := b.buildClient(t); err != nil {
 		return err
 	}
+	if err := b.buildExternal(t); err != nil {
+		return err
+	}
+	peer, err := b.buildSecondNode(t)
+	if err != nil {
+		return err
+	}
+	if peer != nil {
+		defer peer.close()
+	}
 	for i, pod := range spec.Pods {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("stopped after %d of %d pods: %w", i, len(spec.Pods), err)
 		}
-		p, err := b.buildPod(pod, i)
+		p, err := b.buildPodOn(peer, pod, i)
 		if err != nil {
 			return err
 		}
@@ -114,6 +148,11 @@ func (t *Topology) Namespaces() []string {
 	names := []string{t.NodeNetns}
 	if t.ClientNetns != t.NodeNetns && t.ClientNetns != "" {
 		names = append(names, t.ClientNetns)
+	}
+	for _, n := range []string{t.ExternalNetns, t.SecondNodeNetns} {
+		if n != "" {
+			names = append(names, n)
+		}
 	}
 	for _, p := range t.Pods {
 		names = append(names, p.Netns)

@@ -28,7 +28,7 @@ type conn struct {
 }
 
 func newConn(spec *Spec) *conn {
-	return &conn{
+	c := &conn{
 		spec:   spec,
 		target: spec.Target.String(),
 		// KeepAlive < 0: no TCP keep-alive probes on these short connections.
@@ -36,6 +36,10 @@ func newConn(spec *Spec) *conn {
 		request: fmt.Appendf(nil, "GET / HTTP/1.1\r\nHost: %s\r\nUser-Agent: svclab\r\n\r\n", spec.Target),
 		reader:  bufio.NewReaderSize(nil, 4096),
 	}
+	if spec.Source.IsValid() {
+		c.dialer.LocalAddr = &net.TCPAddr{IP: spec.Source.AsSlice()}
+	}
+	return c
 }
 
 // run opens connection seq, does what the mode asks and closes it. It

@@ -32,6 +32,9 @@ type Spec struct {
 	Netns string `json:"netns,omitempty" yaml:"netns,omitempty"`
 	// Target is the address every connection goes to.
 	Target netip.AddrPort `json:"target" yaml:"target"`
+	// Source is the local address every connection is bound to (e.g. one
+	// of an external client's addresses); zero lets the kernel choose.
+	Source netip.Addr `json:"source,omitempty" yaml:"source,omitempty"`
 	// Connections is the number of connections to open in total.
 	Connections int `json:"connections" yaml:"connections"`
 	// Concurrency is the number of workers; 0 means 1. It is capped at
@@ -55,6 +58,9 @@ func (s Spec) withDefaults() (Spec, error) {
 	var errs []error
 	if !s.Target.IsValid() || s.Target.Port() == 0 {
 		errs = append(errs, fmt.Errorf("target %q needs an address and a port", s.Target))
+	}
+	if s.Source.IsValid() && s.Target.IsValid() && s.Source.Is4() != s.Target.Addr().Is4() {
+		errs = append(errs, fmt.Errorf("source %s and target %s are of different families", s.Source, s.Target))
 	}
 	if s.Connections <= 0 {
 		errs = append(errs, fmt.Errorf("connections = %d, want > 0", s.Connections))

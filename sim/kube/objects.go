@@ -36,7 +36,7 @@ func Service(s *model.Service) *v1.Service {
 		td := s.TrafficDistribution
 		svc.Spec.TrafficDistribution = &td
 	}
-	if externallyAccessible(s) { // the API server requires the policy then, and only then
+	if externallyAccessible(s) {
 		svc.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyCluster
 		if s.ExternalPolicyLocal {
 			svc.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyLocal
@@ -63,12 +63,12 @@ func Service(s *model.Service) *v1.Service {
 	return svc
 }
 
-// externallyAccessible is apiservice.ExternallyAccessible: a NodePort or
-// LoadBalancer service, or a ClusterIP one with external IPs.
+// externallyAccessible is the API server's test for a service that takes
+// externalTrafficPolicy (it defaults it to Cluster): NodePort and
+// LoadBalancer services, and ClusterIP services with external IPs.
 func externallyAccessible(s *model.Service) bool {
-	t := serviceType(s.Type)
-	return t == v1.ServiceTypeNodePort || t == v1.ServiceTypeLoadBalancer ||
-		(t == v1.ServiceTypeClusterIP && len(s.ExternalIPs) > 0)
+	return s.Type == model.NodePort || s.Type == model.LoadBalancer ||
+		(s.Type == model.ClusterIP || s.Type == "") && len(s.ExternalIPs) > 0
 }
 
 func serviceType(t model.ServiceType) v1.ServiceType {

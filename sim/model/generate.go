@@ -25,6 +25,15 @@ type GeneratorConfig struct {
 	// Namespace prefixes namespaces; ServicesPerNamespace services share one.
 	Namespace            string
 	ServicesPerNamespace int
+	// Mix, when set, shapes the services (types, policies, families,
+	// endpoint and port counts; see Mix). nil keeps the classic generator:
+	// one ClusterIP service after another, byte for byte as before.
+	Mix *Mix
+	// ServiceCIDRv6 and EndpointCIDRv6 hold a Mix's IPv6 addresses,
+	// ExternalCIDR and ExternalCIDRv6 its load-balancer and external IPs
+	// (defaults DefaultServiceCIDRv6 etc.).
+	ServiceCIDRv6, EndpointCIDRv6 netip.Prefix
+	ExternalCIDR, ExternalCIDRv6  netip.Prefix
 }
 
 // Defaults for synthetic services.
@@ -39,6 +48,7 @@ type Generator struct {
 	cfg       GeneratorConfig
 	services  *addrPool
 	endpoints *addrPool
+	plan      mixPlan // with a Mix
 }
 
 // NewGenerator validates cfg, fills defaults and prepares the address pools.
@@ -59,10 +69,18 @@ func NewGenerator(cfg GeneratorConfig) (*Generator, error) {
 		return nil, fmt.Errorf("endpoint CIDR: %w", err)
 	}
 	need := uint64(cfg.Services) * uint64(cfg.EndpointsPerService)
+	var plan mixPlan
+	if cfg.Mix != nil {
+		if err := cfg.Mix.Validate(); err != nil {
+			return nil, err
+		}
+		plan = newMixPlan(&cfg)
+		need = plan.offsets[cfg.Services]
+	}
 	if need > epPool.capacity() {
 		return nil, fmt.Errorf("%d endpoints do not fit in endpoint CIDR %s (room for %d)", need, cfg.EndpointCIDR, epPool.capacity())
 	}
-	return &Generator{cfg: cfg, services: svcPool, endpoints: epPool}, nil
+	return &Generator{cfg: cfg, services: svcPool, endpoints: epPool, plan: plan}, nil
 }
 
 func fillGeneratorDefaults(cfg *GeneratorConfig) {
@@ -84,6 +102,17 @@ func fillGeneratorDefaults(cfg *GeneratorConfig) {
 	if cfg.ServicesPerNamespace <= 0 {
 		cfg.ServicesPerNamespace = 1000
 	}
+	for _, d := range []struct {
+		p   *netip.Prefix
+		def netip.Prefix
+	}{
+		{&cfg.ServiceCIDRv6, DefaultServiceCIDRv6}, {&cfg.EndpointCIDRv6, DefaultEndpointCIDRv6},
+		{&cfg.ExternalCIDR, DefaultExternalCIDR}, {&cfg.ExternalCIDRv6, DefaultExternalCIDRv6},
+	} {
+		if !d.p.IsValid() {
+			*d.p = d.def
+		}
+	}
 }
 
 // Config returns the configuration with defaults filled in.
@@ -94,6 +123,9 @@ func (g *Generator) Len() int { return g.cfg.Services }
 
 // At builds synthetic service i.
 func (g *Generator) At(i int) *Service {
+	if g.cfg.Mix != nil {
+		return g.mixedAt(i)
+	}
 	m := g.cfg.EndpointsPerService
 	eps := make([]Endpoint, m)
 	for j := range eps {
@@ -111,4 +143,9 @@ func (g *Generator) At(i int) *Service {
 
 // TotalEndpoints returns the endpoint count over all service ports without
 // building the services.
-func (g *Generator) TotalEndpoints() int { return g.cfg.Services * g.cfg.EndpointsPerService }
+func (g *Generator) TotalEndpoints() int {
+	if g.cfg.Mix != nil {
+		return g.plan.total
+	}
+	return g.cfg.Services * g.cfg.EndpointsPerService
+}

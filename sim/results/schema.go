@@ -78,6 +78,10 @@ type Endpoint struct {
 	ShareLo  float64 `json:"share_lo"` // 95% Wilson interval
 	ShareHi  float64 `json:"share_hi"` //
 	Expected float64 `json:"expected"` // the share the rules promise
+	// Sources counts the pod's accepted connections by source address as
+	// the pod saw it: the client's own when the path preserves it, the
+	// node's when the node masqueraded.
+	Sources map[string]uint64 `json:"sources,omitempty"`
 }
 
 // Rule is one endpoint-selection rule of the service chain and its kernel
@@ -122,6 +126,20 @@ type FairnessRun struct {
 	ConnPerSec  float64 `json:"conn_per_s"`
 	P50us       float64 `json:"p50_us"`
 	P99us       float64 `json:"p99_us"`
+	// From, Target and Family are the run's traffic path (scenario
+	// fairness.from, .target, .family); empty for a pod's IPv4 ClusterIP
+	// run recorded before they existed. Address is what the connections
+	// went to and Source the client address they came from.
+	From    string `json:"from,omitempty"`
+	Target  string `json:"target,omitempty"`
+	Family  string `json:"family,omitempty"`
+	Address string `json:"address,omitempty"`
+	Source  string `json:"source,omitempty"`
+	// ExpectDropped says the rules promise to drop every connection (a
+	// source outside loadBalancerSourceRanges, externalTrafficPolicy:
+	// Local on a node without a local endpoint); Errors then counts the
+	// drops and Endpoints lists no expected share.
+	ExpectDropped bool `json:"expect_dropped,omitempty"`
 }
 
 // Point is one measurement of a sweep: a dataplane at a service count and

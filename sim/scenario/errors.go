@@ -50,6 +50,7 @@ var typeByName = map[string]reflect.Type{
 	"service": reflect.TypeOf(service{}), "port": reflect.TypeOf(port{}),
 	"synthetic": reflect.TypeOf(synthetic{}), "fairnessSpec": reflect.TypeOf(fairnessSpec{}),
 	"sweepSpec": reflect.TypeOf(sweepSpec{}), "endpoint": reflect.TypeOf(endpoint{}),
+	"mixSpec": reflect.TypeOf(mixSpec{}),
 }
 
 // yamlFields returns the YAML keys a schema type accepts.

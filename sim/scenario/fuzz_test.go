@@ -23,7 +23,16 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if sc.Synthetic != nil && sc.Synthetic.Services*max(sc.Synthetic.EndpointsPerService, 1) > 20000 {
+		perService := 1
+		if sc.Synthetic != nil {
+			perService = max(sc.Synthetic.EndpointsPerService, 1)
+			if m := sc.Synthetic.Mix; m != nil && m.Endpoints != nil {
+				for _, w := range m.Endpoints {
+					perService = max(perService, w.Value*2)
+				}
+			}
+		}
+		if sc.Synthetic != nil && sc.Synthetic.Services*perService > 20000 {
 			return // valid, but too large to build in every fuzz iteration
 		}
 		m, err := sc.Model()

@@ -6,6 +6,10 @@ const (
 	// MaxFileSize is the largest scenario file accepted; larger ones are
 	// refused before parsing.
 	MaxFileSize = 8 << 20
+	// MaxObjectsFileSize is the largest file of Kubernetes objects accepted
+	// (a scenario itself, or one that cluster.objects names): a kubectl
+	// export of a large cluster is far larger than a scenario.
+	MaxObjectsFileSize = 128 << 20
 	// MaxItems bounds lines plus flow-list items (commas) of a file, also
 	// checked before parsing: the YAML parser holds a node per item, so a
 	// file of 8 MiB of tiny items would take about a gigabyte (500,000 items:

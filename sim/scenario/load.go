@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/svclab/svclab/scenarios"
+	"github.com/svclab/svclab/sim/objects"
 )
 
 // Load reads a scenario by path, or by the name of an embedded scenario.
@@ -45,31 +46,32 @@ func read(nameOrPath string) ([]byte, string, error) {
 	return raw, "embedded:" + nameOrPath, nil
 }
 
-// readLimited reads at most MaxFileSize bytes of a file, and fails with a
-// *FieldError on a larger one (also when it is a pipe).
+// readLimited reads at most MaxObjectsFileSize bytes of a file, and fails
+// with a *FieldError on a larger one (also when it is a pipe); parse refuses
+// a scenario (not a file of Kubernetes objects) over MaxFileSize.
 func readLimited(name string) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > MaxFileSize {
-		return nil, tooLarge(name, st.Size())
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > MaxObjectsFileSize {
+		return nil, tooLarge(name, st.Size(), MaxObjectsFileSize)
 	}
-	raw, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	raw, err := io.ReadAll(io.LimitReader(f, MaxObjectsFileSize+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(raw) > MaxFileSize {
-		return nil, tooLarge(name, -1)
+	if len(raw) > MaxObjectsFileSize {
+		return nil, tooLarge(name, -1, MaxObjectsFileSize)
 	}
 	return raw, nil
 }
 
-func tooLarge(source string, size int64) error {
-	msg := fmt.Sprintf("the file is larger than %d MiB", MaxFileSize>>20)
+func tooLarge(source string, size int64, limit int) error {
+	msg := fmt.Sprintf("the file is larger than %d MiB", limit>>20)
 	if size >= 0 {
-		msg = fmt.Sprintf("the file has %d bytes, more than %d MiB", size, MaxFileSize>>20)
+		msg = fmt.Sprintf("the file has %d bytes, more than %d MiB", size, limit>>20)
 	}
 	return &FieldError{File: source, Msg: msg, Hint: "a scenario asks for many services with synthetic: or sweep:, it does not list them"}
 }
@@ -89,14 +91,21 @@ func Names() []string {
 
 // Parse decodes and validates a scenario's bytes. source names it in errors.
 // More than MaxFileSize bytes, or more than one YAML document, is an error.
+// Bytes that are Kubernetes objects (objects.Sniff: a List, or Service,
+// EndpointSlice and Node objects) are a scenario of those services with
+// every default; a scenario's cluster.objects names such a file, read
+// relative to source.
 func Parse(source string, raw []byte) (*Scenario, error) {
 	return parse(source, raw, nil)
 }
 
 // parse decodes raw, applies the overrides and validates the result.
 func parse(source string, raw []byte, overrides []override) (*Scenario, error) {
+	if len(raw) <= MaxObjectsFileSize && objects.Sniff(raw) {
+		return parseObjects(source, raw, overrides)
+	}
 	if len(raw) > MaxFileSize {
-		return nil, tooLarge(source, int64(len(raw)))
+		return nil, tooLarge(source, int64(len(raw)), MaxFileSize)
 	}
 	if n := bytes.Count(raw, []byte("\n")) + bytes.Count(raw, []byte(",")); n > MaxItems {
 		return nil, &FieldError{File: source, Msg: fmt.Sprintf("the file has %d lines and list items, more than %d", n, MaxItems), Hint: "a scenario asks for many services with synthetic: or sweep:, it does not list them"}
@@ -105,6 +114,16 @@ func parse(source string, raw []byte, overrides []override) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.Cluster.Objects != "" {
+		if f.loaded, err = loadReferenced(source, raw, f.Cluster.Objects); err != nil {
+			return nil, err
+		}
+	}
+	return finish(source, raw, f, overrides)
+}
+
+// finish names, overrides, validates and types a decoded file.
+func finish(source string, raw []byte, f file, overrides []override) (*Scenario, error) {
 	if f.Name == "" {
 		f.Name = safeName(strings.TrimSuffix(path.Base(strings.TrimPrefix(source, "embedded:")), ".yaml"))
 	}

@@ -1,12 +1,14 @@
 package scenario
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/netip"
 	"slices"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/objects"
 	"github.com/svclab/svclab/sim/render"
 )
 
@@ -32,12 +34,16 @@ type Scenario struct {
 	Sweep *Sweep
 	// KubeProxy is the engine and the kube-proxy release (defaulted).
 	KubeProxy KubeProxy
+	// Objects are the Kubernetes objects the scenario's services come
+	// from (the file itself, or cluster.objects); nil when none.
+	Objects *objects.Objects
 
 	f          file // the validated YAML, defaults filled
 	cluster    model.Cluster
 	podCIDR    netip.Prefix
 	fillerCIDR netip.Prefix
 	explicit   model.Slice
+	objectsRaw []byte
 	overrides  []override
 }
 
@@ -46,6 +52,8 @@ type Synthetic struct {
 	Services            int
 	EndpointsPerService int
 	Seed                uint64
+	// Mix shapes the services; nil for uniform ClusterIP services.
+	Mix *model.Mix
 }
 
 // Fairness configures a fairness run: new connections to each explicit
@@ -61,6 +69,8 @@ type Fairness struct {
 	ClientOnNode    bool
 	// Scheduler is the IPVS scheduler (rr, wrr, lc, sh, mh); "" is rr.
 	Scheduler string
+	// Paths is where the connections start and what they target.
+	Paths FairnessPaths
 }
 
 // Sweep configures a scaling sweep.
@@ -96,6 +106,8 @@ func typed(f file, source string, raw []byte) *Scenario {
 	s.cluster = model.DefaultCluster()
 	s.cluster.ClusterCIDR = netip.MustParsePrefix(f.Cluster.ClusterCIDR)
 	s.cluster.ServiceCIDR = netip.MustParsePrefix(f.Cluster.ServiceCIDR)
+	s.cluster.ClusterCIDRv6 = netip.MustParsePrefix(f.Cluster.ClusterCIDRv6)
+	s.cluster.ServiceCIDRv6 = netip.MustParsePrefix(f.Cluster.ServiceCIDRv6)
 	s.cluster.MasqueradeBit = *f.Cluster.MasqueradeBit
 	s.cluster.Proxy = proxyConfig(f.KubeProxy)
 	s.podCIDR = netip.MustParsePrefix(f.Cluster.PodCIDR)
@@ -103,13 +115,14 @@ func typed(f file, source string, raw []byte) *Scenario {
 	for _, fs := range f.Services {
 		s.explicit = append(s.explicit, toModelService(fs))
 	}
+	s.applyObjects(&f)
 	if y := f.Synthetic; y != nil {
-		s.Synthetic = &Synthetic{Services: y.Services, EndpointsPerService: y.EndpointsPerService, Seed: y.Seed}
+		s.Synthetic = &Synthetic{Services: y.Services, EndpointsPerService: y.EndpointsPerService, Seed: y.Seed, Mix: y.Mix.model()}
 	}
 	if r := f.Fairness; r != nil {
 		s.Fairness = &Fairness{Dataplanes: slices.Clone(r.Dataplanes), Connections: *r.Connections,
 			Concurrency: *r.Concurrency, Rate: r.Rate, Mode: r.Mode, RequestsPerConn: *r.RequestsPerConn,
-			ClientOnNode: r.ClientOnNode, Scheduler: r.Scheduler}
+			ClientOnNode: r.ClientOnNode, Scheduler: r.Scheduler, Paths: fairnessPathsOf(r)}
 	}
 	if w := f.Sweep; w != nil {
 		s.Sweep = &Sweep{Services: slices.Clone(w.Services), EndpointsPerService: *w.EndpointsPerService,
@@ -140,6 +153,10 @@ func cloneMap(m map[string]int) map[string]int {
 func (s *Scenario) Hash() string {
 	h := sha256.New()
 	h.Write(s.Raw)
+	if s.objectsRaw != nil && !bytes.Equal(s.objectsRaw, s.Raw) {
+		h.Write([]byte("\x00objects "))
+		h.Write(s.objectsRaw)
+	}
 	for _, o := range s.overrides {
 		if !o.unhashed {
 			h.Write([]byte("\x00override " + o.desc))

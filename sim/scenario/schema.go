@@ -17,6 +17,10 @@ type file struct {
 	Sweep       *sweepSpec    `yaml:"sweep"`
 	Lab         labSpec       `yaml:"lab"`
 	KubeProxy   kubeProxySpec `yaml:"kubeProxy"`
+
+	// loaded are the Kubernetes objects of cluster.objects, or of the file
+	// itself when it is a file of objects.
+	loaded *loadedObjects `yaml:"-"`
 }
 
 // kubeProxySpec says whose code writes the rules and which release's.
@@ -32,9 +36,13 @@ type kubeProxySpec struct {
 type clusterSpec struct {
 	ClusterCIDR   string `yaml:"clusterCIDR"`
 	ServiceCIDR   string `yaml:"serviceCIDR"`
+	ClusterCIDRv6 string `yaml:"clusterCIDRv6"`
+	ServiceCIDRv6 string `yaml:"serviceCIDRv6"`
 	MasqueradeBit *int   `yaml:"masqueradeBit"`
 	PodCIDR       string `yaml:"podCIDR"`
 	FillerCIDR    string `yaml:"fillerCIDR"`
+	Objects       string `yaml:"objects"`
+	NodeName      string `yaml:"nodeName"`
 }
 
 // service is one explicit service.
@@ -67,9 +75,25 @@ type endpoint struct {
 
 // synthetic asks for generated filler services.
 type synthetic struct {
-	Services            int    `yaml:"services"`
-	EndpointsPerService int    `yaml:"endpointsPerService"`
-	Seed                uint64 `yaml:"seed"`
+	Services            int      `yaml:"services"`
+	EndpointsPerService int      `yaml:"endpointsPerService"`
+	Seed                uint64   `yaml:"seed"`
+	Mix                 *mixSpec `yaml:"mix"`
+}
+
+// mixSpec shapes the synthetic services (model.Mix): weights by type,
+// family, endpoint and port count, and shares of features.
+type mixSpec struct {
+	Types                      map[string]float64 `yaml:"types"`
+	Families                   map[string]float64 `yaml:"families"`
+	Endpoints                  map[int]float64    `yaml:"endpoints"`
+	Ports                      map[int]float64    `yaml:"ports"`
+	ExternalTrafficPolicyLocal float64            `yaml:"externalTrafficPolicyLocal"`
+	InternalTrafficPolicyLocal float64            `yaml:"internalTrafficPolicyLocal"`
+	SessionAffinity            float64            `yaml:"sessionAffinity"`
+	ExternalIPs                float64            `yaml:"externalIPs"`
+	LoadBalancerSourceRanges   float64            `yaml:"loadBalancerSourceRanges"`
+	RemoteEndpoints            float64            `yaml:"remoteEndpoints"`
 }
 
 // fairnessSpec configures a fairness run.
@@ -82,6 +106,12 @@ type fairnessSpec struct {
 	RequestsPerConn *int     `yaml:"requestsPerConn"`
 	ClientOnNode    bool     `yaml:"clientOnNode"`
 	Scheduler       string   `yaml:"scheduler"`
+	// From, Target and Family say where the connections start, which of
+	// a service's addresses they go to, and in which family (see
+	// fairness_paths.go).
+	From   string `yaml:"from"`
+	Target string `yaml:"target"`
+	Family string `yaml:"family"`
 }
 
 // sweepSpec configures a scaling sweep.

@@ -35,7 +35,8 @@ func validate(f *file) []pathError {
 	if f.Sweep != nil {
 		errs = append(errs, validateSweep(f, cerrs == nil)...)
 	}
-	if len(f.Services) == 0 && f.Synthetic == nil && f.Sweep == nil {
+	errs = append(errs, validateObjects(f)...)
+	if len(f.Services) == 0 && f.Synthetic == nil && f.Sweep == nil && f.loaded == nil {
 		errs = append(errs, fieldAt()("the scenario has no services", "list services:, ask for synthetic:, or define a sweep:"))
 	}
 	return errs
@@ -73,8 +74,40 @@ func validateCluster(c *clusterSpec) (clusterCIDRs, []pathError) {
 			*d.parsed = p
 		}
 	}
+	errs = append(errs, validateIPv6CIDRs(c)...)
 	errs = append(errs, intField(&c.MasqueradeBit, "cluster.masqueradeBit", fieldAt("cluster", "masqueradeBit"))...)
 	return out, errs
+}
+
+// DefaultClusterCIDRv6 and DefaultServiceCIDRv6 are the IPv6 pod and
+// service CIDRs of a scenario that names none (those of a kind cluster,
+// the pod range widened to /48 to hold the lab's IPv6 client).
+const (
+	DefaultClusterCIDRv6 = "fd00:10:244::/48"
+	DefaultServiceCIDRv6 = "fd00:10:96::/112"
+)
+
+// validateIPv6CIDRs defaults and checks the IPv6 CIDRs the IPv6 proxier
+// of an IPv6 or dual-stack cluster uses.
+func validateIPv6CIDRs(c *clusterSpec) []pathError {
+	var errs []pathError
+	for _, d := range []struct {
+		key        string
+		field      *string
+		defaultVal string
+	}{{"clusterCIDRv6", &c.ClusterCIDRv6, DefaultClusterCIDRv6}, {"serviceCIDRv6", &c.ServiceCIDRv6, DefaultServiceCIDRv6}} {
+		if *d.field == "" {
+			*d.field = d.defaultVal
+		}
+		p, err := netip.ParsePrefix(*d.field)
+		switch at := fieldAt("cluster", d.key); {
+		case err != nil || !p.Addr().Is6() || p.Addr().Is4In6():
+			errs = append(errs, at(fmt.Sprintf("%q is not an IPv6 CIDR", *d.field), "e.g. "+d.defaultVal))
+		case p.Masked() != p:
+			errs = append(errs, at(fmt.Sprintf("%s has host bits set", p), "did you mean "+p.Masked().String()+"?"))
+		}
+	}
+	return errs
 }
 
 // intField fills an absent integer field with its default from the

@@ -20,6 +20,9 @@ func validateSynthetic(f *file) []pathError {
 	if errs := checkRange(s.EndpointsPerService, rangeOf("synthetic.endpointsPerService"), at("endpointsPerService")); errs != nil {
 		return errs
 	}
+	if errs := validateMix(s.Mix); errs != nil {
+		return errs
+	}
 	if _, err := newGeneratorFor(f, s.Services, s.EndpointsPerService, s.Seed); err != nil {
 		return []pathError{at("services")(err.Error(), "use fewer services or a larger cluster.serviceCIDR / cluster.fillerCIDR")}
 	}
@@ -35,14 +38,25 @@ func newGeneratorFor(f *file, services, endpoints int, seed uint64) (*model.Gene
 			reserved = append(reserved, ip)
 		}
 	}
+	for _, s := range f.objectServices() {
+		for _, ip := range []netip.Addr{s.ClusterIP, s.SecondaryClusterIP} {
+			if ip.Is4() {
+				reserved = append(reserved, ip)
+			}
+		}
+	}
 	svcCIDR, err1 := netip.ParsePrefix(f.Cluster.ServiceCIDR)
 	fillCIDR, err2 := netip.ParsePrefix(f.Cluster.FillerCIDR)
 	podCIDR, err3 := netip.ParsePrefix(f.Cluster.PodCIDR)
 	if err1 != nil || err2 != nil || err3 != nil {
 		return nil, fmt.Errorf("the cluster CIDRs are not valid")
 	}
+	var mix *model.Mix
+	if f.Synthetic != nil {
+		mix = f.Synthetic.Mix.model()
+	}
 	return model.NewGenerator(model.GeneratorConfig{
-		Services: services, EndpointsPerService: endpoints, Seed: seed,
+		Services: services, EndpointsPerService: endpoints, Seed: seed, Mix: mix,
 		ServiceCIDR: svcCIDR, EndpointCIDR: fillCIDR, ExcludeEndpoints: []netip.Prefix{podCIDR},
 		ReservedClusterIPs: reserved,
 	})
@@ -77,6 +91,7 @@ func validateFairness(r *fairnessSpec) []pathError {
 		errs = append(errs, at("rate")(fmt.Sprintf("rate %g", r.Rate), fmt.Sprintf("use 0 (as fast as possible) or a rate up to %g connections per second", float64(MaxRate))))
 	}
 	errs = append(errs, checkScheduler(r.Scheduler, at("scheduler"))...)
+	errs = append(errs, validateFairnessPaths(r, at)...)
 	if r.Mode == "" {
 		r.Mode = "http"
 	}

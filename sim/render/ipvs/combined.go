@@ -42,7 +42,7 @@ type Stats struct {
 // iptables-restore payload. Split cuts such a file back apart.
 func Render(w io.Writer, m *model.Model, opts Options) (Stats, error) {
 	var st Stats
-	c, err := takeCensus(m, opts, false)
+	c, err := takeCensus(m, opts, true)
 	if err != nil {
 		return st, err
 	}
@@ -51,9 +51,9 @@ func Render(w io.Writer, m *model.Model, opts Options) (Stats, error) {
 		out  *render.Stats
 		run  func() (render.Stats, error)
 	}{
-		{PartIPVSAdm, &st.IPVSAdm, func() (render.Stats, error) { return renderIPVSAdm(w, m, opts) }},
-		{PartIPSet, &st.IPSet, func() (render.Stats, error) { return renderIPSet(w, m, opts, &c) }},
-		{PartIPTables, &st.IPTables, func() (render.Stats, error) { return renderIPTables(w, m.Cluster, opts, &c) }},
+		{PartIPVSAdm, &st.IPVSAdm, func() (render.Stats, error) { return renderIPVSAdm(w, m, opts, &c.node) }},
+		{PartIPSet, &st.IPSet, func() (render.Stats, error) { return renderIPSet(w, m, c) }},
+		{PartIPTables, &st.IPTables, func() (render.Stats, error) { return renderIPTables(w, m.Cluster, c) }},
 	}
 	for _, step := range steps {
 		n, err := io.WriteString(w, step.part.Header()+"\n")
@@ -79,16 +79,44 @@ func addStats(sum *render.Stats, s render.Stats) {
 	sum.Elements += s.Elements
 }
 
-// Addresses yields the addresses kube-proxy binds to kube-ipvs0: the
-// ClusterIP of every service it programs, once per service, in model order.
-// The same addresses are the members of KUBE-IPVS-IPS.
-func Addresses(m *model.Model) iter.Seq[netip.Addr] {
+// Addresses yields the addresses kube-proxy binds to kube-ipvs0, the
+// members of KUBE-IPVS-IPS, with no node address besides the model's
+// Cluster.NodeIP: BindAddresses(m, Options{}).
+func Addresses(m *model.Model) iter.Seq[netip.Addr] { return BindAddresses(m, Options{}) }
+
+// BindAddresses yields the addresses kube-proxy binds to kube-ipvs0 on a
+// node with opts' addresses, once each, in model order: the ClusterIP of
+// every service it programs, and its external and load-balancer IPs that
+// are not the node's own. Services of another family than the model's are
+// skipped.
+func BindAddresses(m *model.Model, opts Options) iter.Seq[netip.Addr] {
 	return func(yield func(netip.Addr) bool) {
-		for i := 0; i < m.Services.Len(); i++ {
+		n := newNode(m, opts)
+		b := binder{yield: yield, seen: map[netip.Addr]bool{}}
+		for i := 0; i < m.Services.Len() && !b.stop; i++ {
 			s := m.Services.At(i)
-			if programmed(s) && !yield(s.ClusterIP) {
-				return
+			if programmed(s) && n.checkService(s) == nil {
+				n.walkService(s, &b)
 			}
 		}
 	}
+}
+
+// binder is the sink of BindAddresses.
+type binder struct {
+	yield func(netip.Addr) bool
+	seen  map[netip.Addr]bool
+	stop  bool
+}
+
+func (b *binder) add(setID, entry)                            {}
+func (b *binder) loopback(*model.Service, model.Port, string) {}
+func (b *binder) noNodeAccess(entry)                          {}
+
+func (b *binder) bind(a netip.Addr, _ bool) {
+	if b.stop || b.seen[a] {
+		return
+	}
+	b.seen[a] = true
+	b.stop = !b.yield(a)
 }

@@ -163,8 +163,10 @@ func TestRejects(t *testing.T) {
 		opts Options
 	}{
 		{"unknown scheduler", testModel(svc3()), Options{Scheduler: "fastest"}},
-		{"IPv6 service", testModel(v6), DefaultOptions()},
-		{"IPv6 node IP", testModel(svcNodePort()), Options{NodeIPs: []netip.Addr{ip("fd00::1")}}},
+		{"IPv6 service in an IPv4 model", testModel(v6), DefaultOptions()},
+		{"IPv4 service in an IPv6 model", &model.Model{Cluster: model.DefaultCluster(), Services: model.Slice{svc3()}, Family: model.IPv6}, DefaultOptions()},
+		{"invalid node IP", testModel(svcNodePort()), Options{NodeIPs: []netip.Addr{{}}}},
+		{"IPv4-mapped node IP", testModel(svcNodePort()), Options{NodeIPs: []netip.Addr{ip("::ffff:192.168.0.2")}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

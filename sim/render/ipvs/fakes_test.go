@@ -51,6 +51,9 @@ func TestIPSetReplayRejects(t *testing.T) {
 		{"full", cs + "add S 1.2.3.4,tcp:80\nadd S 1.2.3.4,tcp:81\nadd S 1.2.3.4,tcp:82\n", "full"},
 		{"unknown type", "create S hash:mac\n", "unknown set type"},
 		{"bitmap without range", "create B bitmap:port\n", "malformed"},
+		{"IPv6 in an inet set", cs + "add S fd00::1,tcp:80\n", "bad inet address"},
+		{"IPv4 in an inet6 set", "create S6 hash:ip family inet6 hashsize 1024 maxelem 2\nadd S6 10.0.0.1\n", "bad inet6 address"},
+		{"zero network", "create N hash:ip,port,net family inet hashsize 1024 maxelem 2\nadd N 10.0.0.1,tcp:80,0.0.0.0/0\n", "non-zero"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package ipvs
 
 import (
 	"io"
+	"net/netip"
 	"strconv"
 
 	"github.com/svclab/svclab/sim/model"
@@ -13,22 +14,26 @@ import (
 // members. Each line carries kube-proxy's -exist, so loading it twice is
 // harmless. Stats count sets and members (Elements).
 func RenderIPSet(w io.Writer, m *model.Model, opts Options) (render.Stats, error) {
-	c, err := takeCensus(m, opts, false)
+	c, err := takeCensus(m, opts, true)
 	if err != nil {
 		return render.Stats{}, err
 	}
-	return renderIPSet(w, m, opts, &c)
+	return renderIPSet(w, m, c)
 }
 
-func renderIPSet(w io.Writer, m *model.Model, opts Options, c *census) (render.Stats, error) {
+func renderIPSet(w io.Writer, m *model.Model, c *census) (render.Stats, error) {
 	rw := render.NewWriter(w)
 	for id := setID(0); id < numSets; id++ {
 		writeCreate(rw, id, c)
 	}
+	sw := setWriter{rw: rw, n: &c.node}
+	if len(c.external) > 0 {
+		sw.bound = map[netip.Addr]bool{}
+	}
 	for i := 0; i < m.Services.Len(); i++ {
 		s := m.Services.At(i)
 		if programmed(s) {
-			writeMembers(rw, s, m.Cluster.NodeName, opts)
+			c.node.walkService(s, &sw)
 		}
 	}
 	return rw.Flush()
@@ -37,57 +42,80 @@ func renderIPSet(w io.Writer, m *model.Model, opts Options, c *census) (render.S
 // writeCreate writes the create line kube-proxy's ipset util would run
 // (createSet), in restore syntax.
 func writeCreate(rw *render.Writer, id setID, c *census) {
-	d := setDefs[id]
-	if d.typ == bitmapPort {
-		rw.Line("create ", d.name, " ", d.typ, " range ", defaultPortRange, " -exist")
+	name := c.node.setName(id)
+	if d := setDefs[id]; d.typ == bitmapPort {
+		rw.Line("create ", name, " ", d.typ, " range ", defaultPortRange, " -exist")
 	} else {
-		rw.Line("create ", d.name, " ", d.typ, " family inet hashsize ", strconv.Itoa(defaultHashSize),
+		rw.Line("create ", name, " ", d.typ, " family ", c.node.hashFamily(), " hashsize ", strconv.Itoa(defaultHashSize),
 			" maxelem ", strconv.Itoa(c.maxElem(id)), " -exist")
 	}
 	rw.CountSet()
 }
 
-// writeMembers writes service s's members: its ClusterIP on kube-ipvs0,
-// and per port the ClusterIP entry, the hairpin entries of the endpoints on
-// this node (all of them, ready or not: kube-proxy walks endpointsMap
-// unfiltered for KUBE-LOOP-BACK) and the node port.
-func writeMembers(rw *render.Writer, s *model.Service, node string, opts Options) {
-	vip := s.ClusterIP.String()
-	add(rw, setIPVSIPs, vip)
-	for _, p := range s.Ports {
-		proto := p.Protocol.Lower()
-		add(rw, setClusterIP, vip, ",", proto, ":", strconv.Itoa(p.Port))
-		target := strconv.Itoa(p.TargetPort)
-		for _, e := range localEndpoints(s, p, node) {
-			ip := e.String()
-			add(rw, setLoopBack, ip, ",", proto, ":", target, ",", ip)
+// setWriter writes the members a service walk yields as add lines.
+type setWriter struct {
+	rw *render.Writer
+	n  *node
+	// bound are the KUBE-IPVS-IPS members written, kept only when external
+	// or load-balancer IPs are bound (they may repeat; ClusterIPs do not).
+	bound map[netip.Addr]bool
+	// last and lastText cache the address formatted last (a service's
+	// ClusterIP is written twice in a row).
+	last     netip.Addr
+	lastText string
+}
+
+// text formats a, reusing the last formatting.
+func (sw *setWriter) text(a netip.Addr) string {
+	if a != sw.last || sw.lastText == "" {
+		sw.last, sw.lastText = a, a.String()
+	}
+	return sw.lastText
+}
+
+func (sw *setWriter) add(id setID, e entry) {
+	name := sw.n.setName(id)
+	switch setDefs[id].typ {
+	case bitmapPort:
+		sw.line(name, strconv.Itoa(e.port))
+	case hashIP:
+		sw.line(name, sw.text(e.ip))
+	case hashIPPort:
+		sw.line(name, sw.text(e.ip), ",", e.proto, ":", strconv.Itoa(e.port))
+	case hashIPPortIP:
+		sw.line(name, e.ip.String(), ",", e.proto, ":", strconv.Itoa(e.port), ",", e.ip2.String())
+	case hashIPPortNet:
+		sw.line(name, e.ip.String(), ",", e.proto, ":", strconv.Itoa(e.port), ",", e.net.String())
+	}
+}
+
+func (sw *setWriter) loopback(s *model.Service, p model.Port, proto string) {
+	name := sw.n.setName(setLoopBack)
+	target := strconv.Itoa(p.TargetPort)
+	for _, e := range localEndpoints(s, p, sw.n.name) {
+		ip := e.String()
+		sw.line(name, ip, ",", proto, ":", target, ",", ip)
+	}
+}
+
+func (sw *setWriter) bind(a netip.Addr, _ bool) {
+	if sw.bound != nil {
+		if sw.bound[a] {
+			return
 		}
-		writeNodePort(rw, s, p, opts)
+		sw.bound[a] = true
 	}
+	sw.line(sw.n.setName(setIPVSIPs), sw.text(a))
 }
 
-// writeNodePort writes p's node-port member, if it has one.
-func writeNodePort(rw *render.Writer, s *model.Service, p model.Port, opts Options) {
-	id, ok := nodePortSet(s, p, opts)
-	if !ok {
-		return
-	}
-	port := strconv.Itoa(p.NodePort)
-	if id != setNodePortSCTP {
-		add(rw, id, port)
-		return
-	}
-	for _, ip := range opts.NodeIPs {
-		add(rw, id, ip.String(), ",sctp:", port)
-	}
-}
+func (sw *setWriter) noNodeAccess(entry) {}
 
-// add writes one member line.
-func add(rw *render.Writer, id setID, entry ...string) {
+// line writes one member line of set name.
+func (sw *setWriter) line(name string, member ...string) {
 	parts := make([]string, 0, 12)
-	parts = append(parts, "add ", setDefs[id].name, " ")
-	parts = append(parts, entry...)
+	parts = append(parts, "add ", name, " ")
+	parts = append(parts, member...)
 	parts = append(parts, " -exist")
-	rw.Line(parts...)
-	rw.CountElements(1)
+	sw.rw.Line(parts...)
+	sw.rw.CountElements(1)
 }

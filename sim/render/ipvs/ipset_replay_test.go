@@ -19,6 +19,7 @@ type ipsetState struct {
 
 type fakeSet struct {
 	typ     string
+	family  string // inet or inet6 (bitmap:port has none)
 	maxElem int
 	members map[string]bool
 }
@@ -62,11 +63,12 @@ func (st *ipsetState) create(name, typ string, opts []string, exist bool) error 
 	if st.sets[name] != nil && !exist {
 		return fmt.Errorf("set %s already exists", name)
 	}
-	s := &fakeSet{typ: typ, maxElem: 65536, members: map[string]bool{}}
+	s := &fakeSet{typ: typ, family: "inet", maxElem: 65536, members: map[string]bool{}}
 	for i := 0; i+1 < len(opts); i += 2 {
 		switch k, v := opts[i], opts[i+1]; {
 		case typ == bitmapPort && k == "range" && v == defaultPortRange:
 		case typ != bitmapPort && k == "family" && (v == "inet" || v == "inet6"):
+			s.family = v
 		case typ != bitmapPort && k == "hashsize":
 		case typ != bitmapPort && k == "maxelem":
 			s.maxElem, _ = strconv.Atoi(v)
@@ -87,7 +89,7 @@ func (st *ipsetState) add(name, entry string, exist bool) error {
 	if s == nil {
 		return fmt.Errorf("set %s does not exist", name)
 	}
-	if err := checkMember(s.typ, entry); err != nil {
+	if err := checkMember(s.typ, s.family, entry); err != nil {
 		return err
 	}
 	if s.members[entry] {
@@ -103,8 +105,9 @@ func (st *ipsetState) add(name, entry string, exist bool) error {
 	return nil
 }
 
-// checkMember parses an entry the way its set type reads it.
-func checkMember(typ, entry string) error {
+// checkMember parses an entry the way its set type reads it, its
+// addresses of the set's family.
+func checkMember(typ, family, entry string) error {
 	parts := strings.Split(entry, ",")
 	want := dims[typ]
 	if len(parts) != want {
@@ -114,8 +117,8 @@ func checkMember(typ, entry string) error {
 		_, err := boundedInt(entry, 0, 65535, "port")
 		return err
 	}
-	if a, err := netip.ParseAddr(parts[0]); err != nil || !a.Is4() {
-		return fmt.Errorf("%s member %q: bad IPv4 address", typ, entry)
+	if err := checkFamilyAddr(family, parts[0]); err != nil {
+		return fmt.Errorf("%s member %q: %w", typ, entry, err)
 	}
 	if want >= 2 {
 		proto, port, ok := strings.Cut(parts[1], ":")
@@ -126,10 +129,25 @@ func checkMember(typ, entry string) error {
 			return err
 		}
 	}
-	if want == 3 && typ == hashIPPortIP {
-		if _, err := netip.ParseAddr(parts[2]); err != nil {
-			return fmt.Errorf("%s member %q: bad second address", typ, entry)
+	switch {
+	case typ == hashIPPortIP:
+		if err := checkFamilyAddr(family, parts[2]); err != nil {
+			return fmt.Errorf("%s member %q: second address: %w", typ, entry, err)
 		}
+	case typ == hashIPPortNet:
+		p, err := netip.ParsePrefix(parts[2])
+		if err != nil || p.Bits() == 0 || checkFamilyAddr(family, p.Addr().String()) != nil {
+			return fmt.Errorf("%s member %q: want a non-zero %s network", typ, entry, family)
+		}
+	}
+	return nil
+}
+
+// checkFamilyAddr parses an address of family inet or inet6.
+func checkFamilyAddr(family, s string) error {
+	a, err := netip.ParseAddr(s)
+	if err != nil || a.Is4() != (family == "inet") || a.Zone() != "" {
+		return fmt.Errorf("bad %s address %q", family, s)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package ipvs
 
 import (
 	"io"
+	"strconv"
 
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
@@ -15,23 +16,24 @@ var (
 
 // RenderIPTables writes the iptables-restore payload of IPVS mode, nat
 // table first then filter, as kube-proxy's writeIptablesRules does. kube-proxy
-// loads it with `iptables-restore --noflush --counters`. The rule count does
-// not grow with the number of services: rules match ipsets, and only
-// depend on which sets are empty. Stats: Rules counts -A lines, Chains the
-// chain declarations.
+// loads it with `iptables-restore --noflush --counters` (ip6tables-restore
+// for IPv6). The rules match ipsets, so they depend only on which sets are
+// empty, plus one KUBE-IPVS-OUT-FILTER drop per load-balancer IP:port whose
+// source ranges leave the node out. Stats: Rules counts -A lines, Chains
+// the chain declarations.
 func RenderIPTables(w io.Writer, m *model.Model, opts Options) (render.Stats, error) {
-	c, err := takeCensus(m, opts, true)
+	c, err := takeCensus(m, opts, false)
 	if err != nil {
 		return render.Stats{}, err
 	}
-	return renderIPTables(w, m.Cluster, opts, &c)
+	return renderIPTables(w, m.Cluster, c)
 }
 
-func renderIPTables(w io.Writer, cl model.Cluster, opts Options, c *census) (render.Stats, error) {
+func renderIPTables(w io.Writer, cl model.Cluster, c *census) (render.Stats, error) {
 	rw := render.NewWriter(w)
-	t := tables{rw: rw, mark: cl.MasqueradeMark()}
+	t := tables{rw: rw, mark: cl.MasqueradeMark(), n: &c.node, c: c}
 	t.declare("nat", natChains)
-	t.natRules(cl, opts, c)
+	t.natRules(cl)
 	rw.Line("COMMIT")
 	t.declare("filter", filterChains)
 	t.filterRules()
@@ -43,6 +45,8 @@ func renderIPTables(w io.Writer, cl model.Cluster, opts Options, c *census) (ren
 type tables struct {
 	rw   *render.Writer
 	mark string // e.g. 0x00004000
+	n    *node
+	c    *census
 }
 
 func (t tables) declare(table string, chains []string) {
@@ -60,85 +64,123 @@ func (t tables) rule(parts ...string) {
 
 // matchSet is kube-proxy's `-m comment --comment "<set comment>" -m set
 // --match-set <set> <dirs>` (ipsetWithIptablesChain and friends).
-func matchSet(id setID, dirs string) string {
-	d := setDefs[id]
-	return "-m comment --comment " + d.quotedComment() + " -m set --match-set " + d.name + " " + dirs
+func (t tables) matchSet(id setID, dirs string) string {
+	return "-m comment --comment " + setDefs[id].quotedComment() + " -m set --match-set " + t.n.setName(id) + " " + dirs
 }
 
-// setJumps are the nat rules of kube-proxy's ipsetWithIptablesChain table,
-// written only for non-empty sets. The filter-table entries concern
-// LoadBalancer source ranges, which the model lacks.
-var setJumps = []struct {
-	id          setID
-	chain, dirs string
-	proto, to   string
-}{
-	{setLoopBack, "KUBE-POSTROUTING", "dst,dst,src", "", "MASQUERADE"},
-	{setLoadBalancer, "KUBE-SERVICES", "dst,dst", "", "KUBE-LOAD-BALANCER"},
-	{setLoadBalancerLocal, "KUBE-LOAD-BALANCER", "dst,dst", "", "RETURN"},
-	{setNodePortLocalTCP, "KUBE-NODE-PORT", "dst", "tcp", "RETURN"},
-	{setNodePortTCP, "KUBE-NODE-PORT", "dst", "tcp", "KUBE-MARK-MASQ"},
-	{setNodePortLocalUDP, "KUBE-NODE-PORT", "dst", "udp", "RETURN"},
-	{setNodePortUDP, "KUBE-NODE-PORT", "dst", "udp", "KUBE-MARK-MASQ"},
-	{setNodePortLocalSCTP, "KUBE-NODE-PORT", "dst,dst", "sctp", "RETURN"},
-	{setNodePortSCTP, "KUBE-NODE-PORT", "dst,dst", "sctp", "KUBE-MARK-MASQ"},
+// setJump is one entry of kube-proxy's ipsetWithIptablesChain: a rule
+// written only when its set is non-empty.
+type setJump struct {
+	id                 setID
+	filter             bool
+	chain, dirs        string
+	proto, destination string
 }
 
-// natRules writes the nat table's rules in kube-proxy's order.
-func (t tables) natRules(cl model.Cluster, opts Options, c *census) {
-	t.rule("-A KUBE-SERVICES -s 127.0.0.0/8 -j RETURN")
+// setJumps are ipsetWithIptablesChain, in its order.
+var setJumps = []setJump{
+	{setLoopBack, false, "KUBE-POSTROUTING", "dst,dst,src", "", "MASQUERADE"},
+	{setLoadBalancer, false, "KUBE-SERVICES", "dst,dst", "", "KUBE-LOAD-BALANCER"},
+	{setLoadBalancerLocal, false, "KUBE-LOAD-BALANCER", "dst,dst", "", "RETURN"},
+	{setNodePortLocalTCP, false, "KUBE-NODE-PORT", "dst", "tcp", "RETURN"},
+	{setNodePortTCP, false, "KUBE-NODE-PORT", "dst", "tcp", "KUBE-MARK-MASQ"},
+	{setNodePortLocalUDP, false, "KUBE-NODE-PORT", "dst", "udp", "RETURN"},
+	{setNodePortUDP, false, "KUBE-NODE-PORT", "dst", "udp", "KUBE-MARK-MASQ"},
+	{setNodePortLocalSCTP, false, "KUBE-NODE-PORT", "dst,dst", "sctp", "RETURN"},
+	{setNodePortSCTP, false, "KUBE-NODE-PORT", "dst,dst", "sctp", "KUBE-MARK-MASQ"},
+	{setLoadBalancerFW, true, "KUBE-PROXY-FIREWALL", "dst,dst", "", "KUBE-SOURCE-RANGES-FIREWALL"},
+	{setLoadBalancerSourceCIDR, true, "KUBE-SOURCE-RANGES-FIREWALL", "dst,dst,src", "", "RETURN"},
+	{setLoadBalancerSourceIP, true, "KUBE-SOURCE-RANGES-FIREWALL", "dst,dst,src", "", "RETURN"},
+}
+
+// writeSetJumps writes the non-empty sets' jumps of one table.
+func (t tables) writeSetJumps(filter bool) {
 	for _, j := range setJumps {
-		if c.empty(j.id) {
+		if j.filter != filter || t.c.empty(j.id) {
 			continue
 		}
 		proto := ""
 		if j.proto != "" {
 			proto = "-p " + j.proto + " "
 		}
-		t.rule("-A ", j.chain, " ", proto, matchSet(j.id, j.dirs), " -j ", j.to)
+		t.rule("-A ", j.chain, " ", proto, t.matchSet(j.id, j.dirs), " -j ", j.destination)
 	}
-	if !c.empty(setClusterIP) {
-		t.rule("-A KUBE-SERVICES ", clusterIPMasquerade(cl, opts), " -j KUBE-MARK-MASQ")
+}
+
+// natRules writes the nat table's rules in kube-proxy's order.
+func (t tables) natRules(cl model.Cluster) {
+	t.rule("-A KUBE-SERVICES -s ", loopbackCIDR(t.n.family), " -j RETURN")
+	t.writeSetJumps(false)
+	if !t.c.empty(setClusterIP) {
+		t.rule("-A KUBE-SERVICES ", t.clusterIPMasquerade(cl), " -j KUBE-MARK-MASQ")
+	}
+	if !t.c.empty(setExternalIP) {
+		match := "-A KUBE-SERVICES " + t.matchSet(setExternalIP, "dst,dst")
+		t.rule(match, " -j KUBE-MARK-MASQ")
+		t.externalIPRules(match)
+	}
+	if !t.c.empty(setExternalIPLocal) {
+		t.externalIPRules("-A KUBE-SERVICES " + t.matchSet(setExternalIPLocal, "dst,dst"))
 	}
 	t.rule("-A KUBE-SERVICES -m addrtype --dst-type LOCAL -j KUBE-NODE-PORT")
 	t.rule("-A KUBE-LOAD-BALANCER -j KUBE-MARK-MASQ")
 	for _, id := range []setID{setClusterIP, setLoadBalancer} { // acceptIPVSTraffic
-		if !c.empty(id) {
-			t.rule("-A KUBE-SERVICES -m set --match-set ", setDefs[id].name, " dst,dst -j ACCEPT")
+		if !t.c.empty(id) {
+			t.rule("-A KUBE-SERVICES -m set --match-set ", t.n.setName(id), " dst,dst -j ACCEPT")
 		}
 	}
 	t.rule("-A KUBE-POSTROUTING -m mark ! --mark ", t.mark, "/", t.mark, " -j RETURN")
 	t.rule("-A KUBE-POSTROUTING -j MARK --xor-mark ", t.mark)
 	masq := "-A KUBE-POSTROUTING -m comment --comment \"kubernetes service traffic requiring SNAT\" -j MASQUERADE"
-	if opts.RandomFully || opts.Version.AlwaysRandomFully() {
+	if t.c.opts.RandomFully || t.c.opts.Version.AlwaysRandomFully() {
 		masq += " --random-fully"
 	}
 	t.rule(masq)
 	t.rule("-A KUBE-MARK-MASQ -j MARK --or-mark ", t.mark)
 }
 
+// externalIPRules are kube-proxy's two ACCEPT rules for external IPs:
+// traffic from off the machine, and traffic to an address that is local.
+func (t tables) externalIPRules(match string) {
+	t.rule(match, " -m physdev ! --physdev-is-in -m addrtype ! --src-type LOCAL -j ACCEPT")
+	t.rule(match, " -m addrtype --dst-type LOCAL -j ACCEPT")
+}
+
+// loopbackCIDR is the source kube-proxy returns from KUBE-SERVICES early.
+func loopbackCIDR(f model.Family) string {
+	if f == model.IPv6 {
+		return "::1/128"
+	}
+	return "127.0.0.0/8"
+}
+
 // clusterIPMasquerade is the KUBE-CLUSTER-IP match of the masquerade rule:
 // all traffic with --masquerade-all, traffic from outside the cluster CIDR
 // with a local detector, else node-originated traffic from a VIP.
-func clusterIPMasquerade(cl model.Cluster, opts Options) string {
+func (t tables) clusterIPMasquerade(cl model.Cluster) string {
 	switch {
-	case opts.MasqueradeAll:
-		return matchSet(setClusterIP, "dst,dst")
+	case cl.Proxy.MasqueradeAll:
+		return t.matchSet(setClusterIP, "dst,dst")
 	case cl.ClusterCIDR.IsValid():
-		return matchSet(setClusterIP, "dst,dst") + " ! -s " + cl.ClusterCIDR.Masked().String()
+		return t.matchSet(setClusterIP, "dst,dst") + " ! -s " + cl.ClusterCIDR.Masked().String()
 	}
-	return matchSet(setClusterIP, "src,dst")
+	return t.matchSet(setClusterIP, "src,dst")
 }
 
 // filterRules writes the filter table's rules in kube-proxy's order.
 func (t tables) filterRules() {
+	t.writeSetJumps(true)
 	t.rule("-A KUBE-SOURCE-RANGES-FIREWALL -j DROP")
+	for _, e := range t.c.blocked {
+		ip := e.ip.String()
+		t.rule("-A KUBE-IPVS-OUT-FILTER -s ", ip, " -m ipvs --vaddr ", ip, " --vproto ", e.proto, " --vport ", strconv.Itoa(e.port), " -j DROP")
+	}
 	t.rule("-A KUBE-FORWARD -m comment --comment \"kubernetes forwarding rules\" -m mark --mark ", t.mark, "/", t.mark, " -j ACCEPT")
 	t.rule("-A KUBE-FORWARD -m comment --comment \"kubernetes forwarding conntrack rule\" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT")
-	t.rule("-A KUBE-NODE-PORT ", matchSet(setHealthCheckNodePort, "dst"), " -j ACCEPT")
+	t.rule("-A KUBE-NODE-PORT ", t.matchSet(setHealthCheckNodePort, "dst"), " -j ACCEPT")
 	for _, id := range []setID{setLoadBalancer, setClusterIP, setExternalIP, setExternalIPLocal} {
-		t.rule("-A KUBE-IPVS-FILTER -m set --match-set ", setDefs[id].name, " dst,dst -j RETURN")
+		t.rule("-A KUBE-IPVS-FILTER -m set --match-set ", t.n.setName(id), " dst,dst -j RETURN")
 	}
-	t.rule("-A KUBE-IPVS-FILTER -m set --match-set ", setDefs[setHealthCheckNodePort].name, " dst -j RETURN")
-	t.rule("-A KUBE-IPVS-FILTER -m conntrack --ctstate NEW -m set --match-set ", setDefs[setIPVSIPs].name, " dst -j REJECT")
+	t.rule("-A KUBE-IPVS-FILTER -m set --match-set ", t.n.setName(setHealthCheckNodePort), " dst -j RETURN")
+	t.rule("-A KUBE-IPVS-FILTER -m conntrack --ctstate NEW -m set --match-set ", t.n.setName(setIPVSIPs), " dst -j REJECT")
 }

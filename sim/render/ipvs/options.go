@@ -13,20 +13,22 @@ const DummyInterface = "kube-ipvs0"
 // DefaultScheduler is kube-proxy's IPVS scheduler when none is configured.
 const DefaultScheduler = "rr"
 
-// Options are the kube-proxy flags and host facts that shape the IPVS-mode
-// payloads. The zero value is valid (the newest kube-proxy, rr scheduler, no
-// node IPs); DefaultOptions gives a current kube-proxy on a current host.
+// Options are the host facts and the kube-proxy flags outside the model that
+// shape the IPVS-mode payloads (--masquerade-all and --nodeport-addresses
+// are the model's, in model.Cluster.Proxy). The zero value is valid (the
+// newest kube-proxy, rr scheduler, no node addresses besides the model's
+// node IP); DefaultOptions gives a current kube-proxy on a current host.
 type Options struct {
 	// Version is the kube-proxy release written ("" is the newest); v1.37
 	// always writes MASQUERADE --random-fully, v1.35 as RandomFully says.
 	Version render.KubeProxyVersion
 	// Scheduler is kube-proxy's --ipvs-scheduler; "" means rr.
 	Scheduler string
-	// NodeIPs are the node addresses NodePort virtual servers listen on.
-	// Empty means no NodePort is programmed (see the package doc).
+	// NodeIPs are the node's local addresses (outside kube-ipvs0) besides
+	// the model's Cluster.NodeIP; those of the rendered family are where
+	// NodePort virtual servers listen (filtered by --nodeport-addresses).
+	// With neither, no NodePort is programmed (see the package doc).
 	NodeIPs []netip.Addr
-	// MasqueradeAll is kube-proxy's --masquerade-all.
-	MasqueradeAll bool
 	// RandomFully adds --random-fully to the MASQUERADE rule, as kube-proxy
 	// does when iptables supports it (1.6.2 and later).
 	RandomFully bool
@@ -70,8 +72,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("ipvs scheduler %q: not one of the kernel's schedulers", o.Scheduler)
 	}
 	for _, ip := range o.NodeIPs {
-		if !ip.Is4() {
-			return fmt.Errorf("node IP %s: only IPv4 is supported", ip)
+		if !ip.IsValid() || ip.Is4In6() {
+			return fmt.Errorf("ipvs node IP %s: want an IPv4 or IPv6 address", ip)
 		}
 	}
 	return nil

@@ -1,8 +1,7 @@
 package ipvs
 
 import (
-	"fmt"
-	"net/netip"
+	"strings"
 
 	"github.com/svclab/svclab/sim/model"
 )
@@ -78,138 +77,35 @@ var setDefs = [numSets]setDef{
 // quotedComment is the comment as kube-proxy writes it into a rule.
 func (d setDef) quotedComment() string { return `"` + d.comment + `"` }
 
-// census counts the members each set will hold. It is taken in a first
-// pass because create lines (with maxelem) precede the members, and the
-// iptables payload has rules only for non-empty sets.
-type census [numSets]int
-
-// empty reports whether set id gets no member.
-func (c *census) empty(id setID) bool { return c[id] == 0 }
-
-// maxElem is the maxelem for set id: kube-proxy's 65536, raised to the next
-// power of two when the set holds more (see the package doc).
-func (c *census) maxElem(id setID) int {
-	n := defaultMaxElem
-	for n < c[id] {
-		n *= 2
-	}
-	return n
-}
-
-// takeCensus walks every service once and counts set members. With
-// emptinessOnly it may stop as soon as every set that can get members has
-// some (the iptables payload needs no more), so the counts are then lower
-// bounds.
-func takeCensus(m *model.Model, opts Options, emptinessOnly bool) (census, error) {
-	var c census
-	if err := opts.validate(); err != nil {
-		return c, err
-	}
-	for i := 0; i < m.Services.Len(); i++ {
-		if emptinessOnly && c.settled(opts) {
-			break
+// setNames are the set names per family (familyIndex): kube-proxy's IPv6
+// proxier renames KUBE-* to KUBE-6-* and cuts names to ipset's 31
+// characters (NewIPSet), e.g. KUBE-6-LOAD-BALANCER-SOURCE-CID.
+var setNames = func() (out [2][numSets]string) {
+	for id, d := range setDefs {
+		out[0][id] = d.name
+		v6 := "KUBE-6-" + strings.TrimPrefix(d.name, "KUBE-")
+		if len(v6) > maxSetName {
+			v6 = v6[:maxSetName]
 		}
-		s := m.Services.At(i)
-		if !programmed(s) {
-			continue
-		}
-		if err := checkFamily(s); err != nil {
-			return c, err
-		}
-		c[setIPVSIPs]++
-		for _, p := range s.Ports {
-			c[setClusterIP]++
-			c[setLoopBack] += localCount(s, p, m.Cluster.NodeName)
-			if id, ok := nodePortSet(s, p, opts); ok {
-				c[id] += nodePortMembers(p, opts)
-			}
-		}
-	}
-	return c, nil
-}
-
-// settled reports whether every set services can fill has members.
-func (c *census) settled(opts Options) bool {
-	filled := !c.empty(setLoopBack) && !c.empty(setClusterIP) && !c.empty(setIPVSIPs)
-	if len(opts.NodeIPs) > 0 {
-		filled = filled && !c.empty(setNodePortTCP) && !c.empty(setNodePortUDP) && !c.empty(setNodePortSCTP)
-	}
-	return filled
-}
-
-// programmed reports whether kube-proxy programs anything for s: it needs a
-// ClusterIP (headless services have none) and at least one port.
-func programmed(s *model.Service) bool {
-	return s.ClusterIP.IsValid() && !s.ClusterIP.IsUnspecified() && len(s.Ports) > 0
-}
-
-// checkFamily rejects services the IPv4 renderer cannot express.
-func checkFamily(s *model.Service) error {
-	if !s.ClusterIP.Is4() {
-		return fmt.Errorf("service %s/%s: clusterIP %s: only IPv4 is supported", s.Namespace, s.Name, s.ClusterIP)
-	}
-	return nil
-}
-
-// localCount counts port p's endpoints on the rendered node, ready or not
-// (the KUBE-LOOP-BACK members).
-func localCount(s *model.Service, p model.Port, node string) int {
-	if s.EndpointCount() == len(s.Endpoints) { // no duplicate address
-		n := 0
-		for i := range s.Endpoints {
-			if s.Endpoints[i].IsLocal(node) {
-				n++
-			}
-		}
-		return n
-	}
-	return len(localEndpoints(s, p, node))
-}
-
-// localEndpoints returns the addresses of port p's endpoints on node,
-// ready or not, one per address: in model order, or kube-proxy's sorted
-// order when addresses repeat (its EndpointSliceCache decides which copy
-// counts).
-func localEndpoints(s *model.Service, p model.Port, node string) []netip.Addr {
-	out := make([]netip.Addr, 0, len(s.Endpoints))
-	if s.EndpointCount() == len(s.Endpoints) {
-		for i := range s.Endpoints {
-			if s.Endpoints[i].IsLocal(node) {
-				out = append(out, s.Endpoints[i].IP)
-			}
-		}
-		return out
-	}
-	for _, e := range s.PortEndpoints(p) {
-		if e.IsLocal(node) {
-			out = append(out, e.IP)
-		}
+		out[1][id] = v6
 	}
 	return out
+}()
+
+// maxSetName is ipset's longest set name.
+const maxSetName = 31
+
+func familyIndex(f model.Family) int {
+	if f == model.IPv6 {
+		return 1
+	}
+	return 0
 }
 
-// nodePortSet returns the set that holds p's node port, if p has one that
-// kube-proxy programs (it needs node IPs).
-func nodePortSet(s *model.Service, p model.Port, opts Options) (setID, bool) {
-	if s.Type != model.NodePort || p.NodePort == 0 || len(opts.NodeIPs) == 0 {
-		return 0, false
+// hashFamily is the family option of the node's hash sets.
+func (n *node) hashFamily() string {
+	if n.family == model.IPv6 {
+		return "inet6"
 	}
-	switch p.Protocol {
-	case model.TCP:
-		return setNodePortTCP, true
-	case model.UDP:
-		return setNodePortUDP, true
-	case model.SCTP:
-		return setNodePortSCTP, true
-	}
-	return 0, false
-}
-
-// nodePortMembers is how many members one node port adds: a port number for
-// the TCP/UDP bitmaps, nodeIP,sctp:port per node IP for SCTP.
-func nodePortMembers(p model.Port, opts Options) int {
-	if p.Protocol == model.SCTP {
-		return len(opts.NodeIPs)
-	}
-	return 1
+	return "inet"
 }

@@ -1,8 +1,19 @@
 // Package nftables renders the `nft -f` transaction that kube-proxy's
 // nftables mode (pkg/proxy/nftables) runs for a model: the "kube-proxy"
-// table in family ip, its base chains, the service-ips / service-nodeports
-// verdict maps, the per-service chains and the affinity sets of ClientIP
-// services. Lines are written in knftables' text form ("add chain ip
+// table in family ip (or ip6 for a model of Family IPv6: ip6 matches,
+// ipv6_addr sets, `dnat to [IP]:port`), its base chains, the service-ips /
+// service-nodeports / firewall-ips / no-endpoint-* verdict maps, the
+// per-service chains (service-, local-, external-, firewall-, endpoint-)
+// and the affinity sets of ClientIP services. Every Service feature is
+// rendered as kube-proxy renders it: LoadBalancer ingress IPs and
+// loadBalancerSourceRanges (including the node-IP case), externalIPs,
+// external and internal traffic policy Local (short-circuit rules, drop
+// when no local endpoint), kube-proxy's CategorizeEndpoints (topology
+// hints, serving-terminating fallback per policy), headless and
+// ExternalName services skipped; --masquerade-all and
+// --nodeport-addresses come from model.Cluster.Proxy. Renderers are given
+// one family's projection (model.ForFamily); an address of the other
+// family is an error. Lines are written in knftables' text form ("add chain ip
 // kube-proxy NAME", "add element ip kube-proxy MAP { K : V }") and in the
 // raw order kube-proxy's syncProxyRules adds them, except that services
 // come in model order (kube-proxy walks a Go map).

@@ -45,8 +45,11 @@ func renderGolden(t *testing.T, v render.KubeProxyVersion, name string, svc mode
 func TestRenderNodePortAddressesGolden(t *testing.T) {
 	for _, v := range render.KubeProxyVersions {
 		var buf bytes.Buffer
-		opts := Options{Version: v, NodePortAddresses: []netip.Addr{netip.MustParseAddr("192.168.0.2"), netip.MustParseAddr("127.0.0.1")}, SkipBaseChainReset: true, FlushContainers: true}
-		if _, err := Render(&buf, modelOf(shapes()["nodeport"]), opts); err != nil {
+		opts := Options{Version: v, SkipBaseChainReset: true, FlushContainers: true}
+		m := modelOf(shapes()["nodeport"])
+		m.Cluster.NodeIP = netip.MustParseAddr("192.168.0.2")
+		m.Cluster.Proxy.NodePortAddresses = []netip.Prefix{netip.MustParsePrefix("192.168.0.2/32"), netip.MustParsePrefix("127.0.0.1/32")}
+		if _, err := Render(&buf, m, opts); err != nil {
 			t.Fatal(err)
 		}
 		checkGolden(t, v, "nodeport-addresses.nft", buf.Bytes())

@@ -26,7 +26,7 @@ func RenderIncremental(w io.Writer, m *model.Model, serviceIndex int, newEndpoin
 	after := before
 	after.Endpoints = append(append([]model.Endpoint(nil), before.Endpoints...), newEndpoint)
 	inUse := func(k hairpinKey) bool { return hairpinUsedElsewhere(m, serviceIndex, k) }
-	return renderServiceChange(w, m.Cluster, &before, &after, opts, inUse)
+	return renderServiceChange(w, m, &before, &after, opts, inUse)
 }
 
 // RenderServiceChange streams the partial-sync transaction kube-proxy runs
@@ -35,22 +35,23 @@ func RenderIncremental(w io.Writer, m *model.Model, serviceIndex int, newEndpoin
 // service shares a hairpin-connections element with this one (RenderIncremental
 // checks the model).
 func RenderServiceChange(w io.Writer, c model.Cluster, before, after *model.Service, opts Options) (render.Stats, error) {
-	return renderServiceChange(w, c, before, after, opts, func(hairpinKey) bool { return false })
+	m := &model.Model{Cluster: c, Family: model.FamilyOf(after.ClusterIP)}
+	return renderServiceChange(w, m, before, after, opts, func(hairpinKey) bool { return false })
 }
 
 // renderServiceChange is RenderServiceChange; inUse reports whether another
 // service has hairpin element k.
-func renderServiceChange(w io.Writer, c model.Cluster, before, after *model.Service, opts Options, inUse func(hairpinKey) bool) (render.Stats, error) {
+func renderServiceChange(w io.Writer, m *model.Model, before, after *model.Service, opts Options, inUse func(hairpinKey) bool) (render.Stats, error) {
 	if err := opts.Version.Validate(); err != nil {
 		return render.Stats{}, fmt.Errorf("render nftables: %w", err)
 	}
 	out := render.NewWriter(w)
-	r := newRenderer(out, c, opts)
-	old, err := servicePorts(before, c.NodeName, r.direct)
+	r := newRenderer(out, m.Cluster, m.Family, opts)
+	old, err := servicePorts(before, r.portContext())
 	if err != nil {
 		return flushWith(out, err)
 	}
-	cur, err := servicePorts(after, c.NodeName, r.direct)
+	cur, err := servicePorts(after, r.portContext())
 	if err != nil {
 		return flushWith(out, err)
 	}
@@ -58,22 +59,14 @@ func renderServiceChange(w io.Writer, c model.Cluster, before, after *model.Serv
 		return flushWith(out, fmt.Errorf("render nftables service change %s/%s: ports changed (%d → %d)", after.Namespace, after.Name, len(old), len(cur)))
 	}
 	oldHairpins, curHairpins := hairpinsOf(old), hairpinsOf(cur)
-	var leftovers elementDeletes
+	leftovers := elementDeletes{}
 	for i, sp := range cur {
-		if r.direct {
-			r.ensurePortChainsDirect(sp, func(k hairpinKey) bool {
-				_, had := oldHairpins[k]
-				return !had && !inUse(k) && r.firstHairpin(k)
-			})
-		} else {
-			r.ensurePortChains(sp)
-		}
-		r.writeElementChanges(old[i], sp, &leftovers)
-		if r.direct {
-			r.writePortRulesDirect(sp)
-		} else {
-			r.writePortRules(sp)
-		}
+		r.ensurePortChains(sp, func(k hairpinKey) bool {
+			_, had := oldHairpins[k]
+			return !had && !inUse(k) && r.firstHairpin(k)
+		})
+		r.writeElementChanges(old[i], sp, leftovers)
+		r.writePortRules(sp)
 	}
 	for i, sp := range cur {
 		r.flushStaleChains(old[i], sp)
@@ -92,17 +85,22 @@ func renderServiceChange(w io.Writer, c model.Cluster, before, after *model.Serv
 // hairpin element k (a local usable endpoint with that IP, protocol and
 // port). It walks the model only for local endpoints' keys.
 func hairpinUsedElsewhere(m *model.Model, skip int, k hairpinKey) bool {
+	pc := modelContext(m, true)
 	for i := 0; i < m.Services.Len(); i++ {
 		if i == skip {
 			continue
 		}
 		s := m.Services.At(i)
-		if !s.ClusterIP.IsValid() || !hasEndpointIP(s, k.ip()) {
+		if s.Skipped() || !hasEndpointIP(s, k.ip()) {
 			continue
 		}
-		for _, p := range s.Ports {
-			for _, pe := range model.UsableEndpoints(s.PortEndpoints(p)) {
-				if pe.IsLocal(m.Cluster.NodeName) && newHairpinKey(pe.IP, p.Protocol.Lower(), pe.Port) == k {
+		sps, err := servicePorts(s, pc)
+		if err != nil {
+			continue // the service cannot be rendered: it has no elements
+		}
+		for _, sp := range sps {
+			for j := range sp.endpoints {
+				if ep := &sp.endpoints[j]; ep.local && sp.hairpinKey(ep) == k {
 					return true
 				}
 			}
@@ -133,15 +131,16 @@ func hairpinsOf(sps []*servicePort) map[hairpinKey]struct{} {
 	return keys
 }
 
-// elementDeletes collects the map elements a transaction deletes, grouped
-// in the order kube-proxy cleans up its element storages.
-type elementDeletes struct {
-	serviceIPs, noEPServices, noEPNodePorts, serviceNodePorts, hairpins []string
-}
+// elementDeletes collects, by container, the element keys a transaction
+// deletes at its end (kube-proxy's cleanupLeftoverKeys).
+type elementDeletes map[string][]string
+
+// leftoverOrder is the order kube-proxy cleans up its element storages.
+var leftoverOrder = []string{setClusterIPs, mapServiceIPs, mapFirewallIPs, mapNoEPServices, mapNoEPNodePorts, mapServiceNodePorts, setHairpin, mapLocalhostReject}
 
 // hairpinLeftovers records old's hairpin elements that neither cur nor
 // another service still has.
-func (d *elementDeletes) hairpinLeftovers(old []*servicePort, cur map[hairpinKey]struct{}, inUse func(hairpinKey) bool) {
+func (d elementDeletes) hairpinLeftovers(old []*servicePort, cur map[hairpinKey]struct{}, inUse func(hairpinKey) bool) {
 	done := map[hairpinKey]bool{}
 	for _, sp := range old {
 		for i := range sp.endpoints {
@@ -151,35 +150,30 @@ func (d *elementDeletes) hairpinLeftovers(old []*servicePort, cur map[hairpinKey
 				continue
 			}
 			done[k] = true
-			d.hairpins = append(d.hairpins, sp.hairpinElement(ep))
+			d[setHairpin] = append(d[setHairpin], sp.hairpinElement(ep))
 		}
 	}
 }
 
-func (d *elementDeletes) write(r *renderer) {
-	for _, k := range d.serviceIPs {
-		r.deleteElement(mapServiceIPs, k)
-	}
-	for _, k := range d.noEPServices {
-		r.deleteElement(mapNoEPServices, k)
-	}
-	for _, k := range d.noEPNodePorts {
-		r.deleteElement(mapNoEPNodePorts, k)
-	}
-	for _, k := range d.serviceNodePorts {
-		r.deleteElement(mapServiceNodePorts, k)
-	}
-	for _, k := range d.hairpins {
-		r.deleteElement(setHairpin, k)
+func (d elementDeletes) write(r *renderer) {
+	for _, set := range leftoverOrder {
+		for _, k := range d[set] {
+			r.deleteElement(set, k)
+		}
 	}
 }
 
-// servicePorts names every port of s, rendered for node in the given
-// layout.
-func servicePorts(s *model.Service, node string, direct bool) ([]*servicePort, error) {
+// modelContext is the port context of m's cluster and family.
+func modelContext(m *model.Model, direct bool) portContext {
+	c := m.Cluster
+	return portContext{node: c.NodeName, zone: c.NodeZone, nodeIP: c.NodeIP, family: m.Family, direct: direct}
+}
+
+// servicePorts names every port of s.
+func servicePorts(s *model.Service, pc portContext) ([]*servicePort, error) {
 	var out []*servicePort
 	for _, p := range s.Ports {
-		sp, err := newServicePort(s, p, node, direct)
+		sp, err := newServicePort(s, p, pc)
 		if err != nil {
 			return nil, fmt.Errorf("render nftables service %s/%s: %w", s.Namespace, s.Name, err)
 		}
@@ -188,33 +182,51 @@ func servicePorts(s *model.Service, node string, direct bool) ([]*servicePort, e
 	return out, nil
 }
 
-// writeElementChanges adds the elements a port gains when it moves between
-// "no endpoints" and "has endpoints" (kube-proxy's ensureElem) and records
-// the ones it loses, which kube-proxy deletes at the end of the transaction
-// (cleanupLeftoverKeys).
-func (r *renderer) writeElementChanges(old, cur *servicePort, dels *elementDeletes) {
-	if old.hasEndpoints() == cur.hasEndpoints() {
-		return
-	}
-	r.writePortElements(cur)
-	if old.hasEndpoints() {
-		dels.serviceIPs = append(dels.serviceIPs, old.key())
-		if old.nodePort != "" {
-			dels.serviceNodePorts = append(dels.serviceNodePorts, old.nodePortKey())
+// writeElementChanges ensures cur's elements against old's (kube-proxy's
+// ensureElem: a new key is added, a changed value deleted and added
+// again) and records old's keys cur no longer has, which kube-proxy
+// deletes at the end of the transaction (cleanupLeftoverKeys).
+func (r *renderer) writeElementChanges(old, cur *servicePort, dels elementDeletes) {
+	before := portElements(old, r.rejectsLocalhost)
+	after := portElements(cur, r.rejectsLocalhost)
+	for n := range after {
+		e := &after[n]
+		i := findElement(before, e)
+		switch {
+		case i >= 0 && before[i].sameValue(e):
+			continue
+		case i >= 0:
+			r.deleteElem(e)
 		}
-		return
+		r.writeElement(e)
+		if i >= 0 {
+			before[i] = *e
+		} else {
+			before = append(before, *e)
+		}
 	}
-	dels.noEPServices = append(dels.noEPServices, old.key())
-	if old.nodePort != "" {
-		dels.noEPNodePorts = append(dels.noEPNodePorts, old.nodePortKey())
+	for _, e := range portElements(old, r.rejectsLocalhost) {
+		if findElement(after, &e) < 0 && !containsString(dels[e.set], e.key()) {
+			dels[e.set] = append(dels[e.set], e.key())
+		}
 	}
+}
+
+func containsString(in []string, s string) bool {
+	for _, v := range in {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }
 
 // endpointChains reports whether sp's endpoints have chains: always in
 // the v1.35 layout, only with affinity in the v1.36+ one.
 func (r *renderer) endpointChains(sp *servicePort) bool { return !r.direct || sp.affinity }
 
-// keptNames returns the chains and affinity sets cur still uses.
+// keptNames returns the chains and affinity sets cur uses (true) or
+// names without using (false).
 func (r *renderer) keptNames(cur *servicePort) map[string]bool {
 	keep := map[string]bool{}
 	for _, ep := range cur.endpoints {
@@ -223,8 +235,8 @@ func (r *renderer) keptNames(cur *servicePort) map[string]bool {
 			keep[ep.affinity] = true
 		}
 	}
-	if cur.hasEndpoints() {
-		keep[cur.svcChain], keep[cur.extChain] = true, cur.nodePort != ""
+	for _, c := range r.chainsOf(cur) {
+		keep[c] = true
 	}
 	return keep
 }
@@ -233,16 +245,10 @@ func (r *renderer) keptNames(cur *servicePort) map[string]bool {
 // kube-proxy deletes them a second later, in another transaction.
 func (r *renderer) flushStaleChains(old, cur *servicePort) {
 	keep := r.keptNames(cur)
-	for _, ep := range old.endpoints {
-		if r.endpointChains(old) && !keep[ep.chain] {
-			r.w.Line("flush chain ", table, " ", ep.chain)
+	for _, c := range r.chainsOf(old) {
+		if !keep[c] {
+			r.w.Line("flush chain ", r.table, " ", c)
 		}
-	}
-	if old.hasEndpoints() && !keep[old.svcChain] {
-		r.w.Line("flush chain ", table, " ", old.svcChain)
-	}
-	if old.hasEndpoints() && old.nodePort != "" && !keep[old.extChain] {
-		r.w.Line("flush chain ", table, " ", old.extChain)
 	}
 }
 
@@ -254,7 +260,7 @@ func (r *renderer) deleteStaleAffinitySets(old, cur *servicePort) {
 	keep := r.keptNames(cur)
 	for _, ep := range old.endpoints {
 		if !keep[ep.affinity] {
-			r.w.Line("delete set ", table, " ", ep.affinity)
+			r.w.Line("delete set ", r.table, " ", ep.affinity)
 		}
 	}
 }

@@ -23,31 +23,49 @@ func kubeProxyEndpoint(ip, node string) model.Endpoint {
 	return model.Endpoint{IP: netip.MustParseAddr(ip), Ready: true, Serving: true, Node: node}
 }
 
-// overallServices are TestOverallNFTablesRules' services as svclab models
-// them (see the header of the ported expectation for what is left out).
-func overallServices() model.Slice {
-	port := func(nodePort int) []model.Port {
-		return []model.Port{{Name: "p80", Protocol: model.TCP, Port: 80, TargetPort: 80, NodePort: nodePort}}
+// overallModel is TestOverallNFTablesRules' (or, for IPv6,
+// TestOverallNFTablesRulesIPv6's) six services on NewFakeProxier's node,
+// projected onto the family.
+func overallModel(f model.Family) *model.Model {
+	a, p := netip.MustParseAddr, netip.MustParsePrefix
+	c := kubeProxyCluster()
+	c.ClusterCIDRv6, c.ServiceCIDRv6 = p("fd00:10::/64"), p("fd00:10:96::/112")
+	cip, ep, lb, ext, sr := "172.30.0.", "10.180.0.", []string{"1.2.3.4", "5.6.7.8"}, []string{"192.168.99.22", "192.168.99.33"}, "203.0.113.0/25"
+	if f == model.IPv6 {
+		cip, ep, lb, ext, sr = "fd00:172:30::", "fd00:10:180::", []string{"5555::1", "5555::2"}, []string{"2001:db8:99::22", "2001:db8:99::33"}, "2001:db8:203::/64"
 	}
-	ip := netip.MustParseAddr
-	return model.Slice{
-		{Namespace: "ns1", Name: "svc1", Type: model.ClusterIP, ClusterIP: ip("172.30.0.41"), Ports: port(0),
-			Endpoints: []model.Endpoint{kubeProxyEndpoint("10.180.0.1", "test-node")}},
-		{Namespace: "ns3", Name: "svc3", Type: model.NodePort, ClusterIP: ip("172.30.0.43"), Ports: port(3003),
-			Endpoints: []model.Endpoint{kubeProxyEndpoint("10.180.0.3", "test-node")}},
-		{Namespace: "ns4", Name: "svc4", Type: model.ClusterIP, ClusterIP: ip("172.30.0.44"), Ports: port(0),
-			Endpoints: []model.Endpoint{kubeProxyEndpoint("10.180.0.4", "other-node"), kubeProxyEndpoint("10.180.0.5", "test-node")}},
-		{Namespace: "ns5", Name: "svc5", Type: model.NodePort, ClusterIP: ip("172.30.0.45"), Ports: port(3002),
-			Affinity:  model.Affinity{ClientIP: true, Timeout: 10800},
-			Endpoints: []model.Endpoint{kubeProxyEndpoint("10.180.0.3", "test-node")}},
-		{Namespace: "ns6", Name: "svc6", Type: model.ClusterIP, ClusterIP: ip("172.30.0.46"), Ports: port(0)},
+	e := func(n, node string) model.Endpoint { return kubeProxyEndpoint(ep+n, node) }
+	svc := func(n string, t model.ServiceType, nodePort int, eps ...model.Endpoint) model.Service {
+		return model.Service{Namespace: "ns" + n, Name: "svc" + n, Type: t, ClusterIP: a(cip + "4" + n),
+			Ports: []model.Port{{Name: "p80", Protocol: model.TCP, Port: 80, TargetPort: 80, NodePort: nodePort}}, Endpoints: eps}
 	}
+	svc2 := svc("2", model.LoadBalancer, 3001, e("2", "other-node"))
+	svc2.LoadBalancerIPs, svc2.ExternalIPs = []netip.Addr{a(lb[0])}, []netip.Addr{a(ext[0])}
+	svc2.ExternalPolicyLocal, svc2.HealthCheckNodePort = true, 30000
+	svc4 := svc("4", model.NodePort, 0, e("4", "other-node"), e("5", "test-node"))
+	svc4.ExternalIPs = []netip.Addr{a(ext[1])}
+	svc5 := svc("5", model.LoadBalancer, 3002, e("3", "test-node"))
+	svc5.LoadBalancerIPs, svc5.HealthCheckNodePort = []netip.Addr{a(lb[1])}, 30000
+	svc5.LoadBalancerSourceRanges = []netip.Prefix{p(sr)}
+	svc5.Affinity = model.Affinity{ClientIP: true, Timeout: 10800}
+	services := model.Slice{svc("1", model.ClusterIP, 0, e("1", "test-node")), svc2,
+		svc("3", model.NodePort, 3003, e("3", "test-node")), svc4, svc5, svc("6", model.ClusterIP, 0)}
+	out := model.ForFamily(model.Model{Cluster: c, Services: services, Family: f}, f)
+	return &out
 }
 
-// kubeProxyOptions are NewFakeProxier's settings: NodePort addresses
-// 192.168.0.2/32.
-func kubeProxyOptions(v render.KubeProxyVersion) Options {
-	return Options{Version: v, NodePortAddresses: []netip.Addr{netip.MustParseAddr("192.168.0.2")}}
+// kubeProxyOptions are NewFakeProxier's settings that are not the
+// cluster's (kubeProxyCluster).
+func kubeProxyOptions(v render.KubeProxyVersion) Options { return Options{Version: v} }
+
+// kubeProxyCluster is NewFakeProxier's node: the reference cluster with
+// node IPs 192.168.0.2 and 2001:db8::1, --nodeport-addresses those two
+// addresses.
+func kubeProxyCluster() model.Cluster {
+	c := referenceCluster()
+	c.NodeIP, c.NodeIPv6 = netip.MustParseAddr("192.168.0.2"), netip.MustParseAddr("2001:db8::1")
+	c.Proxy.NodePortAddresses = []netip.Prefix{netip.MustParsePrefix("192.168.0.2/32"), netip.MustParsePrefix("2001:db8::1/128")}
+	return c
 }
 
 // finalDump applies transactions in order to an empty table and returns
@@ -75,22 +93,30 @@ func wantDump(t *testing.T, name string) string {
 }
 
 // TestKubeProxyOverallRules is the differential test against kube-proxy's
-// own expectation (TestOverallNFTablesRules of v1.35.4 and v1.37.2): the
-// final state of svclab's transaction, sorted as kube-proxy's test sorts
-// it, must equal kube-proxy's expected dump line for line.
+// own expectations, copied verbatim: TestOverallNFTablesRules of v1.35.4
+// and v1.37.2 (which runs with the localhost NodePorts gate on) and
+// v1.37.2's TestOverallNFTablesRulesIPv6. The final state of svclab's
+// transaction, sorted as kube-proxy's test sorts it, must equal the
+// expected dump line for line.
 func TestKubeProxyOverallRules(t *testing.T) {
-	for v, file := range map[render.KubeProxyVersion]string{
-		render.KubeProxy135: "v1.35.4-TestOverallNFTablesRules.nft",
-		render.KubeProxy137: "v1.37.2-TestOverallNFTablesRules.nft",
+	for _, tt := range []struct {
+		v    render.KubeProxyVersion
+		f    model.Family
+		file string
+	}{
+		{render.KubeProxy135, model.IPv4, "v1.35.4-TestOverallNFTablesRules.nft"},
+		{render.KubeProxy137, model.IPv4, "v1.37.2-TestOverallNFTablesRules.nft"},
+		{render.KubeProxy137, model.IPv6, "v1.37.2-TestOverallNFTablesRulesIPv6.nft"},
 	} {
-		t.Run(string(v), func(t *testing.T) {
+		t.Run(tt.file, func(t *testing.T) {
 			var tx bytes.Buffer
-			m := &model.Model{Cluster: referenceCluster(), Services: overallServices()}
-			if _, err := Render(&tx, m, kubeProxyOptions(v)); err != nil {
+			opts := kubeProxyOptions(tt.v)
+			opts.LocalhostNodePortsGate = true
+			if _, err := Render(&tx, overallModel(tt.f), opts); err != nil {
 				t.Fatal(err)
 			}
-			if d := golden.Diff(wantDump(t, file), finalDump(t, tx.String())); d != "" {
-				t.Errorf("final state differs from kube-proxy's %s:\n%s", file, d)
+			if d := golden.Diff(wantDump(t, tt.file), finalDump(t, tx.String())); d != "" {
+				t.Errorf("final state differs from kube-proxy's %s:\n%s", tt.file, d)
 			}
 		})
 	}

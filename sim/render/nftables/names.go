@@ -10,19 +10,39 @@ import (
 	"github.com/svclab/svclab/sim/model"
 )
 
-// servicePort is one port of a service with every name and string its
-// rules need, computed once (each name costs a sha256).
+// commentLengthMax is knftables.CommentLengthMax: kube-proxy v1.36+
+// truncates element comments to it.
+const commentLengthMax = 128
+
+// servicePort is one port of a service with every name, string and
+// endpoint category its rules need, computed once (each name costs a
+// sha256). Its fields follow kube-proxy's servicePortInfo and the locals
+// of syncProxyRules.
 type servicePort struct {
 	portName  string // "ns/svc:port", kube-proxy's ServicePortName
+	comment   string // portName as element comments carry it
 	proto     string // "tcp"
 	clusterIP string
 	port      string
-	nodePort  string // "" unless the service is a NodePort
-	svcChain  string // service-HASH-ns/svc/proto/port
-	extChain  string // external-HASH-ns/svc/proto/port
+	nodePort  string // "" without a NodePort
+	base      string // HASH-ns/svc/proto/port
+	svcChain  string // service-HASH-ns/svc/proto/port (Cluster policy)
 	affinity  bool
 	timeout   string // affinity timeout, e.g. "10800s"
-	endpoints []endpoint
+	// externalIPs and lbIPs are the service's external and load-balancer
+	// IPs of the rendered family, deduplicated.
+	externalIPs, lbIPs []string
+	// sourceRanges is the firewall rule's set ("a , b"), "" when the port
+	// has no firewall.
+	sourceRanges string
+	// externalLocal and internalLocal are the effective traffic policies.
+	externalLocal, internalLocal bool
+	// endpoints are kube-proxy's allLocallyReachableEndpoints; cluster and
+	// local index its clusterEndpoints and localEndpoints in endpoints.
+	endpoints      []endpoint
+	cluster, local []int
+	// hasAny is CategorizeEndpoints' hasAnyEndpoints (hasEndpoints).
+	hasAny bool
 }
 
 // endpoint is one endpoint kube-proxy routes a service port to.
@@ -30,32 +50,100 @@ type endpoint struct {
 	addr     netip.Addr
 	ip       string // "10.0.3.2"
 	port     string // "80"
-	hostPort string // "10.0.3.2:80"
+	hostPort string // "10.0.3.2:80", "[fd00::1]:80"
 	portNum  int
 	local    bool   // on the rendered node
 	chain    string // endpoint-HASH-ns/svc/proto/port__IP/port
 	affinity string // affinity-HASH-ns/svc/proto/port__IP/port
 }
 
-// hasEndpoints is kube-proxy's hasEndpoints for the Cluster traffic policy.
-func (sp *servicePort) hasEndpoints() bool { return len(sp.endpoints) > 0 }
+// hasEndpoints is kube-proxy's hasEndpoints.
+func (sp *servicePort) hasEndpoints() bool { return sp.hasAny }
 
-// key is the service-ips / no-endpoint-services element key.
-func (sp *servicePort) key() string { return sp.clusterIP + " . " + sp.proto + " . " + sp.port }
+// externallyAccessible is ServicePort.ExternallyAccessible.
+func (sp *servicePort) externallyAccessible() bool {
+	return sp.nodePort != "" || len(sp.lbIPs) > 0 || len(sp.externalIPs) > 0
+}
 
-// nodePortKey is the service-nodeports / no-endpoint-nodeports element key.
-func (sp *servicePort) nodePortKey() string { return sp.proto + " . " + sp.nodePort }
+// usesClusterChain and usesLocalChain are usesClusterPolicyChain and
+// usesLocalPolicyChain: the port has the service- or local- chain.
+func (sp *servicePort) usesClusterChain() bool {
+	return len(sp.cluster) > 0 && (!sp.internalLocal || sp.externallyAccessible())
+}
 
-// newServicePort computes the names of port p of service s, rendered for
-// node (which decides which endpoints are local). Endpoint chain and
-// affinity set names (a sha256 each) are computed only with direct unset
-// (v1.35 layout) or session affinity, where they exist.
-func newServicePort(s *model.Service, p model.Port, node string, direct bool) (*servicePort, error) {
+func (sp *servicePort) usesLocalChain() bool {
+	return len(sp.local) > 0 && (sp.internalLocal || sp.externalLocal && sp.externallyAccessible())
+}
+
+// usesExtChain is usesExternalTrafficChain.
+func (sp *servicePort) usesExtChain() bool { return sp.hasAny && sp.externallyAccessible() }
+
+// usesFWChain reports whether the port has a firewall chain.
+func (sp *servicePort) usesFWChain() bool { return len(sp.lbIPs) > 0 && sp.sourceRanges != "" }
+
+// hasInternal and hasExternal are hasInternalEndpoints and
+// hasExternalEndpoints.
+func (sp *servicePort) hasInternal() bool {
+	return sp.hasAny && (!sp.internalLocal || len(sp.local) > 0)
+}
+func (sp *servicePort) hasExternal() bool {
+	return sp.hasAny && (!sp.externalLocal || len(sp.local) > 0)
+}
+
+// localChain, extChain and fwChain are the port's local- (Local policy),
+// external- and firewall- chains, named when asked for (most ports have
+// none of them).
+func (sp *servicePort) localChain() string { return "local-" + sp.base }
+func (sp *servicePort) extChain() string   { return "external-" + sp.base }
+func (sp *servicePort) fwChain() string    { return "firewall-" + sp.base }
+
+// internalChain and externalPolicyChain are the chains internal and
+// external traffic is finally sent to.
+func (sp *servicePort) internalChain() string {
+	if sp.internalLocal {
+		return sp.localChain()
+	}
+	return sp.svcChain
+}
+
+func (sp *servicePort) externalPolicyChain() string {
+	if sp.externalLocal {
+		return sp.localChain()
+	}
+	return sp.svcChain
+}
+
+// filterVerdicts are internalTrafficFilterVerdict and
+// externalTrafficFilterVerdict: the no-endpoint-* element values.
+func (sp *servicePort) filterVerdict(has bool) string {
+	switch {
+	case !sp.hasAny:
+		return "goto " + chainReject
+	case !has:
+		return "drop"
+	}
+	return ""
+}
+
+// portContext is what naming a port needs besides the service: the node,
+// its zone and IP, the family and the layout.
+type portContext struct {
+	node, zone string
+	nodeIP     netip.Addr
+	family     model.Family
+	direct     bool // v1.36+ layout
+}
+
+// newServicePort computes the names and endpoint categories of port p of
+// service s. Endpoint chain and affinity set names (a sha256 each) are
+// computed only in the v1.35 layout or with session affinity, where they
+// exist.
+func newServicePort(s *model.Service, p model.Port, pc portContext) (*servicePort, error) {
 	if err := checkNames(s, p); err != nil {
 		return nil, err
 	}
-	if !s.ClusterIP.Is4() {
-		return nil, fmt.Errorf("clusterIP %s: only IPv4 services are rendered (table ip kube-proxy)", s.ClusterIP)
+	if !pc.family.Has(s.ClusterIP) {
+		return nil, fmt.Errorf("clusterIP %s is not %s: render each family's projection (model.ForFamily)", s.ClusterIP, pc.family)
 	}
 	proto := p.Protocol.Lower()
 	if proto != "tcp" && proto != "udp" && proto != "sctp" {
@@ -64,21 +152,22 @@ func newServicePort(s *model.Service, p model.Port, node string, direct bool) (*
 	if p.Port <= 0 || p.Port > 65535 {
 		return nil, fmt.Errorf("port %q: number %d out of range", p.Name, p.Port)
 	}
-	svcChain := kpname.NFTServiceChain(s.Namespace, s.Name, proto, p.Name)
+	base := kpname.NFTServiceName(s.Namespace, s.Name, proto, p.Name)
 	sp := &servicePort{
 		portName:  s.PortName(p),
 		proto:     proto,
 		clusterIP: s.ClusterIP.String(),
 		port:      strconv.Itoa(p.Port),
-		svcChain:  svcChain,
-		extChain:  "external-" + strings.TrimPrefix(svcChain, "service-"),
-		affinity:  s.Affinity.ClientIP,
+		base:      base,
+		svcChain:  "service-" + base,
+		affinity:  s.Affinity.ClientIP || s.Affinity.Timeout > 0,
 	}
-	if s.Type == model.NodePort {
-		if p.NodePort <= 0 || p.NodePort > 65535 {
-			return nil, fmt.Errorf("port %q: nodePort %d out of range", p.Name, p.NodePort)
-		}
-		sp.nodePort = strconv.Itoa(p.NodePort)
+	sp.comment = sp.portName
+	if pc.direct && len(sp.comment) > commentLengthMax {
+		sp.comment = sp.comment[:commentLengthMax]
+	}
+	if err := sp.setExternal(s, p, pc); err != nil {
+		return nil, err
 	}
 	if sp.affinity {
 		t := s.Affinity.Timeout
@@ -87,37 +176,130 @@ func newServicePort(s *model.Service, p model.Port, node string, direct bool) (*
 		}
 		sp.timeout = strconv.Itoa(t) + "s"
 	}
-	named := !direct || sp.affinity
-	eps := model.UsableEndpoints(s.PortEndpoints(p))
-	sp.endpoints = make([]endpoint, 0, len(eps))
-	for _, pe := range eps {
-		ep, err := newEndpoint(s, proto, p.Name, pe.Addr, named, sp.affinity)
-		if err != nil {
-			return nil, err
-		}
-		ep.addr, ep.portNum, ep.local = pe.IP, pe.Port, pe.IsLocal(node)
-		sp.endpoints = append(sp.endpoints, ep)
+	if err := sp.setEndpoints(s, p, pc); err != nil {
+		return nil, err
 	}
 	return sp, nil
 }
 
-// newEndpoint names the endpoint hostPort ("IP:port") of a service port:
-// its chain when named is set, its affinity set when the service uses
-// ClientIP affinity.
-func newEndpoint(s *model.Service, proto, portName, hostPort string, named, affinity bool) (endpoint, error) {
+// setExternal fills the NodePort, external and load-balancer IPs, source
+// ranges and traffic policies, as kube-proxy's newBaseServiceInfo reads
+// them.
+func (sp *servicePort) setExternal(s *model.Service, p model.Port, pc portContext) error {
+	externalType := s.Type == model.NodePort || s.Type == model.LoadBalancer
+	if externalType && p.NodePort != 0 {
+		if p.NodePort < 0 || p.NodePort > 65535 {
+			return fmt.Errorf("port %q: nodePort %d out of range", p.Name, p.NodePort)
+		}
+		sp.nodePort = strconv.Itoa(p.NodePort)
+	}
+	var err error
+	if sp.externalIPs, err = addrStrings(s.ExternalIPs, pc.family, "externalIP"); err != nil {
+		return err
+	}
+	if sp.lbIPs, err = addrStrings(s.LoadBalancerIPs, pc.family, "loadBalancer ingress IP"); err != nil {
+		return err
+	}
+	accessible := externalType || (s.Type == model.ClusterIP || s.Type == "") && len(s.ExternalIPs) > 0
+	sp.externalLocal = s.ExternalPolicyLocal && accessible
+	sp.internalLocal = s.InternalPolicyLocal
+	return sp.setSourceRanges(s.LoadBalancerSourceRanges, pc)
+}
+
+// setSourceRanges writes the firewall's allowed sources: the ranges (a
+// zero-length one allows everything, so there is no firewall), and the
+// load-balancer IPs too when a range holds the node IP.
+func (sp *servicePort) setSourceRanges(ranges []netip.Prefix, pc portContext) error {
+	var b strings.Builder
+	fromNode := false
+	for _, r := range ranges {
+		if !pc.family.Has(r.Addr()) {
+			return fmt.Errorf("loadBalancerSourceRange %s is not %s: render each family's projection (model.ForFamily)", r, pc.family)
+		}
+		if r.Bits() == 0 {
+			return nil
+		}
+		if b.Len() > 0 {
+			b.WriteString(" , ")
+		}
+		b.WriteString(r.Masked().String())
+		fromNode = fromNode || pc.nodeIP.IsValid() && r.Contains(pc.nodeIP)
+	}
+	if fromNode {
+		for _, ip := range sp.lbIPs {
+			b.WriteString(" , " + ip)
+		}
+	}
+	sp.sourceRanges = b.String()
+	return nil
+}
+
+// addrStrings formats addrs, which must all be of family f, dropping
+// repeats (kube-proxy adds each element once).
+func addrStrings(addrs []netip.Addr, f model.Family, what string) ([]string, error) {
+	if len(addrs) == 0 {
+		return nil, nil
+	}
+	out := make([]string, 0, len(addrs))
+	for i, a := range addrs {
+		if !f.Has(a) {
+			return nil, fmt.Errorf("%s %s is not %s: render each family's projection (model.ForFamily)", what, a, f)
+		}
+		if !containsAddr(addrs[:i], a) {
+			out = append(out, a.String())
+		}
+	}
+	return out, nil
+}
+
+func containsAddr(addrs []netip.Addr, a netip.Addr) bool {
+	for _, b := range addrs {
+		if a == b {
+			return true
+		}
+	}
+	return false
+}
+
+// setEndpoints categorizes the port's endpoints as kube-proxy does and
+// names the reachable ones.
+func (sp *servicePort) setEndpoints(s *model.Service, p model.Port, pc portContext) error {
+	eps := s.PortEndpoints(p)
+	for i := range eps {
+		if !pc.family.Has(eps[i].IP) {
+			return fmt.Errorf("endpoint %s is not %s: render each family's projection (model.ForFamily)", eps[i].Addr, pc.family)
+		}
+	}
+	usesCluster := !sp.internalLocal || sp.externallyAccessible()
+	usesLocal := sp.internalLocal || sp.externalLocal && sp.externallyAccessible()
+	cat := categorize(eps, usesCluster, usesLocal, pc.node, pc.zone)
+	sp.hasAny, sp.cluster, sp.local = cat.hasAny, cat.cluster, cat.local
+	named := !pc.direct || sp.affinity
+	sp.endpoints = make([]endpoint, len(cat.reachable))
+	for i, j := range cat.reachable {
+		pe := &eps[j]
+		ep := &sp.endpoints[i]
+		ep.addr, ep.portNum, ep.local, ep.hostPort = pe.IP, pe.Port, pe.IsLocal(pc.node), pe.Addr
+		ep.ip, ep.port = splitHostPort(pe.Addr)
+		if named {
+			ep.chain = kpname.NFTEndpointChain(s.Namespace, s.Name, sp.proto, p.Name, ep.ip, ep.port)
+		}
+		if sp.affinity {
+			ep.affinity = "affinity-" + strings.TrimPrefix(ep.chain, "endpoint-")
+		}
+	}
+	return nil
+}
+
+// splitHostPort splits kube-proxy's "IP:port" / "[IP]:port" endpoint
+// string without allocating.
+func splitHostPort(hostPort string) (ip, port string) {
 	i := strings.LastIndexByte(hostPort, ':')
-	if i < 0 || strings.ContainsRune(hostPort[:i], ':') || strings.HasPrefix(hostPort, "[") {
-		return endpoint{}, fmt.Errorf("endpoint %s: only IPv4 endpoints are rendered", hostPort)
+	ip, port = hostPort[:i], hostPort[i+1:]
+	if strings.HasPrefix(ip, "[") {
+		ip = ip[1 : len(ip)-1]
 	}
-	ip, port := hostPort[:i], hostPort[i+1:]
-	ep := endpoint{ip: ip, port: port, hostPort: hostPort}
-	if named {
-		ep.chain = kpname.NFTEndpointChain(s.Namespace, s.Name, proto, portName, ip, port)
-	}
-	if affinity {
-		ep.affinity = "affinity-" + strings.TrimPrefix(ep.chain, "endpoint-")
-	}
-	return ep, nil
+	return ip, port
 }
 
 // checkNames rejects names that cannot appear in an nftables chain name or

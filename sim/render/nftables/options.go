@@ -1,25 +1,17 @@
 package nftables
 
 import (
-	"net/netip"
-
 	"github.com/svclab/svclab/sim/render"
 )
 
-// Options are the kube-proxy settings that change the nftables transaction.
+// Options are the host facts and kube-proxy settings that change the
+// nftables transaction and are not part of the model (kube-proxy's flags
+// --masquerade-all and --nodeport-addresses are model.Cluster.Proxy).
 type Options struct {
 	// Version is the kube-proxy release whose layout is written: "" or
 	// render.KubeProxy137 for the v1.36+ layout, render.KubeProxy135 for
 	// the per-endpoint-chain layout of v1.35 and earlier.
 	Version render.KubeProxyVersion
-	// NodePortAddresses are the node IPs that accept NodePort traffic
-	// (kube-proxy's --nodeport-addresses, resolved). Empty means every local
-	// address except loopback: the "fib daddr type local" form, and the
-	// nodeport-ips set is added and deleted again, as kube-proxy does.
-	NodePortAddresses []netip.Addr
-	// MasqueradeAll masquerades every packet to a ClusterIP
-	// (--masquerade-all) instead of only those from outside the cluster CIDR.
-	MasqueradeAll bool
 	// SkipBaseChainReset leaves out the "add chain X" + "delete chain X" pair
 	// for each base chain that kube-proxy writes only on its first full sync
 	// after it starts (to let base-chain properties change).
@@ -30,8 +22,11 @@ type Options struct {
 	// table leaves no stale elements. kube-proxy itself does this only when
 	// it cannot list the existing elements.
 	FlushContainers bool
+	// LocalhostNodePortsGate is v1.37's KubeProxyNFTablesLocalhostNodePorts
+	// feature gate (alpha, off by default): localhost NodePort traffic is
+	// counted and rejected (for every protocol, or for UDP and SCTP when
+	// --nodeport-addresses names loopback and kube-proxy's userspace proxy
+	// serves TCP). kube-proxy's TestOverallNFTablesRules runs with it on.
+	// The v1.35 layout ignores it.
+	LocalhostNodePortsGate bool
 }
-
-// matchAllNodePorts reports whether NodePorts are accepted on every local
-// address.
-func (o Options) matchAllNodePorts() bool { return len(o.NodePortAddresses) == 0 }

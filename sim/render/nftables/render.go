@@ -17,7 +17,7 @@ func Render(w io.Writer, m *model.Model, opts Options) (render.Stats, error) {
 		return render.Stats{}, fmt.Errorf("render nftables: %w", err)
 	}
 	out := render.NewWriter(w)
-	r := newRenderer(out, m.Cluster, opts)
+	r := newRenderer(out, m.Cluster, m.Family, opts)
 	r.writeSetup()
 	for i := 0; i < m.Services.Len(); i++ {
 		if err := r.writeService(m.Services.At(i)); err != nil {
@@ -27,15 +27,17 @@ func Render(w io.Writer, m *model.Model, opts Options) (render.Stats, error) {
 	return out.Flush()
 }
 
-// writeService writes every port of s; headless services (no ClusterIP)
-// are skipped, as kube-proxy skips them.
+// writeService writes every port of s; headless and ExternalName services
+// (and those without a ClusterIP of the rendered family) are skipped, as
+// kube-proxy skips them.
 func (r *renderer) writeService(s *model.Service) error {
-	if !s.ClusterIP.IsValid() {
+	if s.Skipped() {
 		return nil
 	}
 	r.lastClusterIP = ""
+	pc := r.portContext()
 	for _, p := range s.Ports {
-		sp, err := newServicePort(s, p, r.cluster.NodeName, r.direct)
+		sp, err := newServicePort(s, p, pc)
 		if err != nil {
 			return fmt.Errorf("render nftables service %s/%s: %w", s.Namespace, s.Name, err)
 		}

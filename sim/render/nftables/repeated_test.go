@@ -46,7 +46,7 @@ func TestKubeProxySyncRepeated(t *testing.T) {
 				before := services[1]
 				services[1] = step.svc3
 				var tx bytes.Buffer
-				st, err := RenderServiceChange(&tx, referenceCluster(), &before, &services[1], opts)
+				st, err := RenderServiceChange(&tx, kubeProxyCluster(), &before, &services[1], opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -67,7 +67,7 @@ func TestKubeProxySyncRepeated(t *testing.T) {
 func renderString(t *testing.T, services model.Slice, opts Options) string {
 	t.Helper()
 	var b bytes.Buffer
-	if _, err := Render(&b, &model.Model{Cluster: referenceCluster(), Services: services}, opts); err != nil {
+	if _, err := Render(&b, &model.Model{Cluster: kubeProxyCluster(), Services: services}, opts); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()

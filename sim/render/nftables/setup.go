@@ -2,7 +2,6 @@ package nftables
 
 // Fixed object names of kube-proxy's table (pkg/proxy/nftables/proxier.go).
 const (
-	table               = "ip kube-proxy"
 	chainServices       = "services"
 	chainMarkMasq       = "mark-for-masquerade"
 	chainMasquerading   = "masquerading"
@@ -54,22 +53,19 @@ var jumpChains = []jumpChain{
 	{chainClusterIPs, "filter-output", "ct state new "},
 }
 
-// vmapKey is kube-proxy's concatenated dispatch key.
-const vmapKey = "ip daddr . meta l4proto . th dport vmap @"
-
 // writeSetup writes what kube-proxy's setupNFTables adds on a full sync.
 func (r *renderer) writeSetup() {
 	w := r.w
-	w.Line("add table ", table, ` { comment "rules for kube-proxy" ; }`)
+	w.Line("add table ", r.table, ` { comment "rules for kube-proxy" ; }`)
 	if !r.opts.SkipBaseChainReset {
 		for _, bc := range baseChains {
-			w.Line("add chain ", table, " ", bc.name)
-			w.Line("delete chain ", table, " ", bc.name)
+			w.Line("add chain ", r.table, " ", bc.name)
+			w.Line("delete chain ", r.table, " ", bc.name)
 		}
 	}
 	for _, bc := range baseChains {
-		w.Line("add chain ", table, " ", bc.name, " { type ", bc.typ, " hook ", bc.hook, " priority ", bc.priority, " ; }")
-		w.Line("flush chain ", table, " ", bc.name)
+		w.Line("add chain ", r.table, " ", bc.name, " { type ", bc.typ, " hook ", bc.hook, " priority ", bc.priority, " ; }")
+		w.Line("flush chain ", r.table, " ", bc.name)
 		w.CountChain()
 	}
 	created := map[string]bool{}
@@ -111,9 +107,12 @@ func (r *renderer) flushContainers() {
 		"map " + mapNoEPServices, "map " + mapNoEPNodePorts, "map " + mapServiceNodePorts}
 	if r.direct {
 		containers = append(containers, "set "+setHairpin)
+		if r.opts.LocalhostNodePortsGate {
+			containers = append(containers, "map "+mapLocalhostReject)
+		}
 	}
 	for _, c := range containers {
-		r.w.Line("flush ", c[:3], " ", table, " ", c[4:])
+		r.w.Line("flush ", c[:3], " ", r.table, " ", c[4:])
 	}
 }
 
@@ -129,27 +128,24 @@ func (r *renderer) writeMasquerading() {
 // writeClusterIPsCheck writes the cluster-ips set and the rules that reject
 // unknown ports of ClusterIPs and drop unallocated ClusterIPs.
 func (r *renderer) writeClusterIPsCheck() {
-	r.addSet(setClusterIPs, "type ipv4_addr ; comment \"Active ClusterIPs\" ;")
-	r.rule(chainClusterIPs, `ip daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"`)
+	r.addSet(setClusterIPs, "type "+r.addrType+` ; comment "Active ClusterIPs" ;`)
+	r.rule(chainClusterIPs, r.ipX+` daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"`)
 	if r.cluster.ServiceCIDR.IsValid() {
-		r.rule(chainClusterIPs, "ip daddr { "+r.cluster.ServiceCIDR.Masked().String()+` } drop comment "Drop traffic to unallocated ClusterIPs"`)
+		r.rule(chainClusterIPs, r.ipX+" daddr { "+r.cluster.ServiceCIDR.Masked().String()+` } drop comment "Drop traffic to unallocated ClusterIPs"`)
 	}
 }
 
 // writeNodePortIPs adds the nodeport-ips set, then deletes it again (every
 // local address accepts NodePorts) or fills it.
 func (r *renderer) writeNodePortIPs() {
-	r.w.Line("add set ", table, " ", setNodePortIPs, ` { type ipv4_addr ; comment "IPs that accept NodePort traffic" ; }`)
-	if r.opts.matchAllNodePorts() {
-		r.w.Line("delete set ", table, " ", setNodePortIPs)
+	r.w.Line("add set ", r.table, " ", setNodePortIPs, " { type ", r.addrType, ` ; comment "IPs that accept NodePort traffic" ; }`)
+	if r.nodePorts.matchAll {
+		r.w.Line("delete set ", r.table, " ", setNodePortIPs)
 		return
 	}
 	r.w.CountSet()
-	r.w.Line("flush set ", table, " ", setNodePortIPs)
-	for _, ip := range r.opts.NodePortAddresses {
-		if ip.IsLoopback() {
-			continue // kube-proxy: localhost NodePorts are not supported
-		}
+	r.w.Line("flush set ", r.table, " ", setNodePortIPs)
+	for _, ip := range r.nodePorts.ips {
 		r.element(setNodePortIPs, ip.String())
 	}
 }
@@ -157,28 +153,28 @@ func (r *renderer) writeNodePortIPs() {
 // writeNoEndpoints writes the no-endpoint maps, reject-chain and the rules
 // that look the maps up.
 func (r *renderer) writeNoEndpoints() {
-	r.addMap(mapNoEPServices, `type ipv4_addr . inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to services with no endpoints" ;`)
+	r.addMap(mapNoEPServices, "type "+r.addrType+` . inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to services with no endpoints" ;`)
 	r.addMap(mapNoEPNodePorts, `type inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to service nodeports with no endpoints" ;`)
-	r.w.Line("add chain ", table, " ", chainReject, ` { comment "helper for @no-endpoint-services / @no-endpoint-nodeports" ; }`)
-	r.w.Line("flush chain ", table, " ", chainReject)
+	r.w.Line("add chain ", r.table, " ", chainReject, ` { comment "helper for @no-endpoint-services / @no-endpoint-nodeports" ; }`)
+	r.w.Line("flush chain ", r.table, " ", chainReject)
 	r.w.CountChain()
 	r.rule(chainReject, "reject")
-	r.rule(chainSvcEPCheck, vmapKey+mapNoEPServices)
+	r.rule(chainSvcEPCheck, r.vmapKey()+mapNoEPServices)
 	r.rule(chainNodePortCheck, r.nodePortMatch+"meta l4proto . th dport vmap @"+mapNoEPNodePorts)
 }
 
 // writeDispatch writes the firewall and service dispatch maps and rules.
 func (r *renderer) writeDispatch() {
-	r.addMap(mapFirewallIPs, `type ipv4_addr . inet_proto . inet_service : verdict ; comment "destinations that are subject to LoadBalancerSourceRanges" ;`)
-	r.rule(chainFirewallCheck, vmapKey+mapFirewallIPs)
-	r.addMap(mapServiceIPs, `type ipv4_addr . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ;`)
+	r.addMap(mapFirewallIPs, "type "+r.addrType+` . inet_proto . inet_service : verdict ; comment "destinations that are subject to LoadBalancerSourceRanges" ;`)
+	r.rule(chainFirewallCheck, r.vmapKey()+mapFirewallIPs)
+	r.addMap(mapServiceIPs, "type "+r.addrType+` . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ;`)
 	r.addMap(mapServiceNodePorts, `type inet_proto . inet_service : verdict ; comment "NodePort traffic" ;`)
 	if r.direct {
 		r.writeServicesMasquerade()
 	}
-	r.rule(chainServices, vmapKey+mapServiceIPs)
+	r.rule(chainServices, r.vmapKey()+mapServiceIPs)
 	nodePorts := r.nodePortMatch
-	if r.opts.matchAllNodePorts() {
+	if r.nodePorts.matchAll {
 		nodePorts = "fib daddr type local " + nodePorts
 	}
 	r.rule(chainServices, nodePorts+"meta l4proto . th dport vmap @"+mapServiceNodePorts)

@@ -35,7 +35,7 @@ func (s *nftState) apply(tx string) error {
 
 func (s *nftState) applyLine(line string) error {
 	w := strings.SplitN(line, " ", 6) // verb kind family table name rest
-	if len(w) < 4 || w[2] != "ip" || w[3] != "kube-proxy" {
+	if len(w) < 4 || w[2] != "ip" && w[2] != "ip6" || w[3] != "kube-proxy" {
 		return fmt.Errorf("not a kube-proxy table command")
 	}
 	if w[1] == "table" {

@@ -3,7 +3,6 @@ package nftables
 import (
 	"fmt"
 	"io"
-	"reflect"
 
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
@@ -41,7 +40,7 @@ func renderSync(w io.Writer, before, after *model.Model, stale []string, opts Op
 		return render.Stats{}, nil, fmt.Errorf("render nftables: %w", err)
 	}
 	out := render.NewWriter(w)
-	r := newRenderer(out, after.Cluster, opts)
+	r := newRenderer(out, after.Cluster, after.Family, opts)
 	st, err := newSyncState(r, before, after)
 	if err != nil {
 		stats, _ := flushWith(out, err)
@@ -50,7 +49,7 @@ func renderSync(w io.Writer, before, after *model.Model, stale []string, opts Op
 	for i := 0; i < after.Services.Len(); i++ {
 		s := after.Services.At(i)
 		old, existed := st.prev[nameOf(s)]
-		if existed && reflect.DeepEqual(*s, old) {
+		if existed && unchanged(&old, s, after.Family) {
 			continue
 		}
 		if err := st.writeService(s); err != nil {
@@ -96,10 +95,11 @@ func newSyncState(r *renderer, before, after *model.Model) (*syncState, error) {
 	st := &syncState{r: r, prev: map[serviceName]model.Service{}, elems: map[elemKey]string{}, used: map[elemKey]bool{},
 		active: map[string]bool{}}
 	var err error
-	if st.curHairpins, err = allHairpins(after, r.direct); err != nil {
+	pc := r.portContext()
+	if st.curHairpins, err = allHairpins(after, pc); err != nil {
 		return nil, err
 	}
-	if st.prevHairpins, err = allHairpins(before, r.direct); err != nil {
+	if st.prevHairpins, err = allHairpins(before, modelContext(before, r.direct)); err != nil {
 		return nil, err
 	}
 	cur := map[serviceName]*model.Service{}
@@ -110,20 +110,20 @@ func newSyncState(r *renderer, before, after *model.Model) (*syncState, error) {
 	for i := 0; i < before.Services.Len(); i++ {
 		s := *before.Services.At(i)
 		st.prev[nameOf(&s)] = s
-		if now, ok := cur[nameOf(&s)]; ok && reflect.DeepEqual(*now, s) {
+		if now, ok := cur[nameOf(&s)]; ok && unchanged(&s, now, after.Family) {
 			continue
 		}
-		if !s.ClusterIP.IsValid() {
+		if s.Skipped() {
 			continue
 		}
-		sps, err := servicePorts(&s, before.Cluster.NodeName, r.direct)
+		sps, err := servicePorts(&s, modelContext(before, r.direct))
 		if err != nil {
 			return nil, err
 		}
 		st.gone = append(st.gone, sps...)
 		for _, sp := range sps {
-			for _, e := range portElements(sp) {
-				st.elems[elemKey{e.set, e.key}] = e.value
+			for _, e := range portElements(sp, r.rejectsLocalhost) {
+				st.elems[elemKey{e.set, e.key()}] = e.value()
 			}
 		}
 	}
@@ -132,32 +132,24 @@ func newSyncState(r *renderer, before, after *model.Model) (*syncState, error) {
 
 // writeService writes an added or changed service.
 func (st *syncState) writeService(s *model.Service) error {
-	if !s.ClusterIP.IsValid() {
+	if s.Skipped() {
 		return nil
 	}
 	r := st.r
-	sps, err := servicePorts(s, r.cluster.NodeName, r.direct)
+	sps, err := servicePorts(s, r.portContext())
 	if err != nil {
 		return err
 	}
 	r.lastClusterIP = ""
 	for _, sp := range sps {
-		if r.direct {
-			r.ensurePortChainsDirect(sp, func(k hairpinKey) bool {
-				_, had := st.prevHairpins[k]
-				return !had && r.firstHairpin(k)
-			})
-		} else {
-			r.ensurePortChains(sp)
+		r.ensurePortChains(sp, func(k hairpinKey) bool {
+			_, had := st.prevHairpins[k]
+			return !had && r.firstHairpin(k)
+		})
+		for _, e := range portElements(sp, r.rejectsLocalhost) {
+			st.ensure(&e)
 		}
-		for _, e := range portElements(sp) {
-			st.ensure(e, sp.clusterIP)
-		}
-		if r.direct {
-			r.writePortRulesDirect(sp)
-		} else {
-			r.writePortRules(sp)
-		}
+		r.writePortRules(sp)
 		for name, keep := range r.keptNames(sp) {
 			if keep {
 				st.active[name] = true
@@ -167,23 +159,25 @@ func (st *syncState) writeService(s *model.Service) error {
 	return nil
 }
 
-// ensure is kube-proxy's ensureElem against the elements before the sync.
-func (st *syncState) ensure(e element, clusterIP string) {
-	k := elemKey{e.set, e.key}
+// ensure is kube-proxy's ensureElem against its element storage: the
+// elements before the sync, updated as the transaction adds them.
+func (st *syncState) ensure(e *element) {
 	if e.set == setClusterIPs {
-		if clusterIP == st.r.lastClusterIP {
+		if e.ip == st.r.lastClusterIP {
 			return
 		}
-		st.r.lastClusterIP = clusterIP
+		st.r.lastClusterIP = e.ip
 	}
+	k, v := elemKey{e.set, e.key()}, e.value()
 	old, had := st.elems[k]
 	st.used[k] = true
 	switch {
-	case had && old == e.value:
+	case had && old == v:
 		return
 	case had:
-		st.r.deleteElement(e.set, e.key)
+		st.r.deleteElem(e)
 	}
+	st.elems[k] = v
 	st.r.writeElement(e)
 }
 
@@ -199,7 +193,7 @@ func (st *syncState) finish(stale []string) []string {
 		if !st.active[c] && !flushed[c] {
 			flushed[c] = true
 			chains = append(chains, c)
-			r.w.Line("flush chain ", table, " ", c)
+			r.w.Line("flush chain ", r.table, " ", c)
 		}
 	}
 	for _, sp := range st.gone {
@@ -217,25 +211,37 @@ func (st *syncState) finish(stale []string) []string {
 		for _, ep := range sp.endpoints {
 			if !st.active[ep.affinity] && !flushed[ep.affinity] {
 				flushed[ep.affinity] = true
-				r.w.Line("delete set ", table, " ", ep.affinity)
+				r.w.Line("delete set ", r.table, " ", ep.affinity)
 			}
 		}
 	}
 	for _, set := range []string{setClusterIPs, mapServiceIPs, mapFirewallIPs, mapNoEPServices, mapNoEPNodePorts, mapServiceNodePorts} {
-		for _, sp := range st.gone {
-			for _, e := range portElements(sp) {
-				k := elemKey{e.set, e.key}
-				if e.set == set && !st.used[k] {
-					st.used[k] = true // once
-					r.deleteElement(e.set, e.key)
-				}
-			}
-		}
+		st.deleteLeftovers(set)
 	}
 	if r.direct {
 		st.deleteHairpins()
+		if r.opts.LocalhostNodePortsGate {
+			st.deleteLeftovers(mapLocalhostReject)
+		}
 	}
 	return chains
+}
+
+// deleteLeftovers deletes the elements of set that the changed and
+// removed services had and no service has any more.
+func (st *syncState) deleteLeftovers(set string) {
+	r := st.r
+	for _, sp := range st.gone {
+		for _, e := range portElements(sp, r.rejectsLocalhost) {
+			if e.set != set {
+				continue
+			}
+			if k := (elemKey{e.set, e.key()}); !st.used[k] {
+				st.used[k] = true // once
+				r.deleteElem(&e)
+			}
+		}
+	}
 }
 
 // deleteHairpins deletes the hairpin elements of the changed and removed

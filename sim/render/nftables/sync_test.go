@@ -59,7 +59,7 @@ func TestKubeProxySyncRepeatedServices(t *testing.T) {
 func syncString(t *testing.T, before, after model.Slice, opts Options) (string, render.Stats) {
 	t.Helper()
 	var b bytes.Buffer
-	st, err := RenderSync(&b, &model.Model{Cluster: referenceCluster(), Services: before}, &model.Model{Cluster: referenceCluster(), Services: after}, opts)
+	st, err := RenderSync(&b, &model.Model{Cluster: kubeProxyCluster(), Services: before}, &model.Model{Cluster: kubeProxyCluster(), Services: after}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

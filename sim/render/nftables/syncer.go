@@ -43,6 +43,10 @@ func (s *Syncer) Stale() []string { return append([]string(nil), s.stale...) }
 // the chains, as kube-proxy does once they are a second old.
 func (s *Syncer) DeleteStale(w io.Writer) (render.Stats, error) {
 	out := render.NewWriter(w)
+	table := syntaxOf(model.IPv4).table
+	if s.prev != nil {
+		table = syntaxOf(s.prev.Family).table
+	}
 	for _, c := range s.stale {
 		out.Line("delete chain ", table, " ", c)
 	}

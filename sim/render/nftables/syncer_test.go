@@ -28,7 +28,7 @@ func TestSyncerReflushesStaleChains(t *testing.T) {
 		s := NewSyncer(kubeProxyOptions(v))
 		sync := func(services ...model.Service) string {
 			var b bytes.Buffer
-			if _, err := s.Sync(&b, &model.Model{Cluster: referenceCluster(), Services: model.Slice(services)}); err != nil {
+			if _, err := s.Sync(&b, &model.Model{Cluster: kubeProxyCluster(), Services: model.Slice(services)}); err != nil {
 				t.Fatal(err)
 			}
 			return b.String()

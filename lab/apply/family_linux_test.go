@@ -1,0 +1,74 @@
+package apply
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/svclab/svclab/lab/labtest"
+	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/sim/model"
+)
+
+// TestIPTablesAppliesEachFamilyWithItsOwnTool loads a hand-written IPv6
+// payload with ip6tables-restore and checks that it lands in the IPv6
+// tables only, that its counters are read back, and that Reset of the
+// dataplane flushes both families once IPv6 was loaded.
+func TestIPTablesAppliesEachFamilyWithItsOwnTool(t *testing.T) {
+	for _, backend := range []string{"nft", "legacy"} {
+		t.Run(backend, func(t *testing.T) {
+			labtest.RequireBinary(t, "ip6tables-"+backend+"-restore")
+			ns := labtest.ScratchNetns(t)
+			ipt, err := NewIPTables(ns, "iptables-"+backend)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ipt6 := ipt.ForFamily(model.IPv6)
+			if ipt6.tool("-restore") != "ip6tables-"+backend+"-restore" || ipt.tool("-restore") != "iptables-"+backend+"-restore" {
+				t.Fatalf("tools %s, %s", ipt.tool("-restore"), ipt6.tool("-restore"))
+			}
+			payload := "*nat\n:KUBE-SVC-V6 - [0:0]\n-A KUBE-SVC-V6 -d fd00:96::10/128 -p tcp --dport 80 -j DNAT --to-destination [fd00:10:244::10]:8080\nCOMMIT\n"
+			if _, err := ipt6.Restore([]byte(payload), true); err != nil {
+				t.Fatal(err)
+			}
+			rules, err := ipt6.Counters("nat", "KUBE-SVC-V6")
+			if err != nil || len(rules) != 1 || rules[0].Rule.Target != "DNAT" {
+				t.Fatalf("IPv6 chain: %+v, %v", rules, err)
+			}
+			v4, err := ipt.Save("nat")
+			if err != nil || strings.Contains(string(v4), "KUBE-SVC-V6") {
+				t.Fatalf("the IPv6 payload reached the IPv4 tables: %s, %v", v4, err)
+			}
+			d := &iptablesDataplane{ipt: ipt, ipt6: ipt6, v6: true}
+			if err := d.Reset(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			v6, err := ipt6.Save("nat")
+			if err != nil || strings.Contains(string(v6), "KUBE-SVC-V6") {
+				t.Fatalf("Reset left the IPv6 chain: %s, %v", v6, err)
+			}
+		})
+	}
+}
+
+// TestNFTablesResetRemovesBothFamiliesTables loads kube-proxy tables in
+// the ip and ip6 families and checks that Reset removes both.
+func TestNFTablesResetRemovesBothFamiliesTables(t *testing.T) {
+	labtest.RequireBinary(t, "nft")
+	ns := labtest.ScratchNetns(t)
+	p := &NFTables{Netns: ns}
+	script := "table ip kube-proxy {\n}\ntable ip6 kube-proxy {\n\tchain services {\n\t\tip6 daddr fd00:96::10 tcp dport 80 accept\n\t}\n}\n"
+	if _, err := p.Load([]byte(script)); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := netns.Output(ns, nil, "nft", "list", "tables")
+	if err != nil || strings.Contains(string(out), "kube-proxy") {
+		t.Fatalf("tables after Reset: %s, %v", out, err)
+	}
+	if err := p.Reset(); err != nil {
+		t.Fatalf("Reset without tables: %v", err)
+	}
+}
