@@ -15,24 +15,22 @@ import (
 	simipt "github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/objects"
 	rendipt "github.com/svclab/svclab/sim/render/iptables"
 )
 
 // iptOverallCases are kube-proxy's own iptables expectations reproduced
-// here: the objects of each test under testdata/overall, and the model
-// svclab reads from them.
-var iptOverallCases = []struct {
-	name, objects string
-	model         func() model.Slice
-}{
-	{"TestOverallIPTablesRules", "TestOverallIPTablesRules.yaml", iptOverallServices},
-	{"TestBadIPs", "iptables-TestBadIPs.yaml", iptBadIPServices},
+// here: the objects of each test under testdata/overall.
+var iptOverallCases = []struct{ name, objects string }{
+	{"TestOverallIPTablesRules", "TestOverallIPTablesRules.yaml"},
+	{"TestBadIPs", "iptables-TestBadIPs.yaml"},
 }
 
 // TestIPTablesKubeProxyExpectations reproduces TestOverallIPTablesRules
 // and TestBadIPs of the driver's kube-proxy version (v1.35.4 or v1.37.2):
-//   - the native renderer, with the test's host (nfacct counters present)
-//     and its mark spelled as the test does (0x4000), writes exactly the
+//   - the native renderer, given the model sim/objects decodes from the
+//     testdata objects, with the test's host (nfacct counters present) and
+//     its mark spelled as the test does (0x4000), writes exactly the
 //     test's expected payload after kube-proxy's canonical sort;
 //   - kube-proxy itself (the driver, fed the testdata objects as they are,
 //     leading zeros and all) writes the same payload, up to what the
@@ -42,14 +40,15 @@ func TestIPTablesKubeProxyExpectations(t *testing.T) {
 	for _, tc := range iptOverallCases {
 		t.Run(tc.name, func(t *testing.T) {
 			expected := iptExpected(t, tc.objects)
-			m := &model.Model{Cluster: iptOverallCluster(), Services: tc.model()}
+			path := filepath.Join("testdata", "overall", tc.objects)
+			m := iptDecode(t, path)
 
 			opts := iptablesOptions()
 			opts.NFAcct, opts.RandomFully = true, false // the test's fake iptables: v1.35 writes no --random-fully
 			native := strings.ReplaceAll(iptRender(t, m, opts), "0x00004000", "0x4000")
 			iptSameCanonical(t, "native (test host)", expected, native)
 
-			kp := iptDriverFromObjects(t, filepath.Join("testdata", "overall", tc.objects))
+			kp := iptDriverFromObjects(t, path)
 			iptSameCanonical(t, "kube-proxy (driver host)", iptOnDriverHost(expected), kp)
 
 			d, err := diffRestore(kp, iptRender(t, m, iptablesOptions()))
@@ -168,46 +167,24 @@ func iptOverallCluster() model.Cluster {
 	}
 }
 
-// iptOverallServices is TestOverallIPTablesRules.yaml as a model (what
-// the objects decoder makes of it: API defaults, targetPort = port,
-// endpoints without conditions ready and serving).
-func iptOverallServices() model.Slice {
-	ip, ips := netip.MustParseAddr, iptAddrs
-	ep := func(a, node string) model.Endpoint {
-		return model.Endpoint{IP: ip(a), Ready: true, Serving: true, Node: node}
+// iptDecode reads a testdata file of objects with sim/objects, as
+// `svclab render --scenario FILE` does, on NewFakeProxier's node (the
+// file's Node object names it and gives its address).
+func iptDecode(t *testing.T, path string) *model.Model {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	p80 := func(nodePort int) []model.Port {
-		return []model.Port{{Name: "p80", Protocol: model.TCP, Port: 80, TargetPort: 80, NodePort: nodePort}}
+	o, err := objects.Decode(path, raw)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return model.Slice{
-		{Namespace: "ns1", Name: "svc1", Type: model.ClusterIP, ClusterIP: ip("172.30.0.41"), Ports: p80(0),
-			Endpoints: []model.Endpoint{ep("10.180.0.1", "")}},
-		{Namespace: "ns2", Name: "svc2", Type: model.LoadBalancer, ClusterIP: ip("172.30.0.42"), Ports: p80(3001),
-			ExternalPolicyLocal: true, HealthCheckNodePort: 30000,
-			LoadBalancerIPs: ips("1.2.3.4"), ExternalIPs: ips("192.168.99.22"),
-			Endpoints: []model.Endpoint{ep("10.180.0.2", "")}},
-		{Namespace: "ns3", Name: "svc3", Type: model.NodePort, ClusterIP: ip("172.30.0.43"), Ports: p80(3003),
-			Endpoints: []model.Endpoint{ep("10.180.0.3", "")}},
-		{Namespace: "ns4", Name: "svc4", Type: model.NodePort, ClusterIP: ip("172.30.0.44"), Ports: p80(0),
-			ExternalIPs: ips("192.168.99.33"),
-			Endpoints:   []model.Endpoint{ep("10.180.0.4", ""), ep("10.180.0.5", "test-node")}},
-		{Namespace: "ns5", Name: "svc5", Type: model.LoadBalancer, ClusterIP: ip("172.30.0.45"), Ports: p80(3002),
-			HealthCheckNodePort: 30000, LoadBalancerIPs: ips("5.6.7.8"),
-			LoadBalancerSourceRanges: iptPrefixes("203.0.113.0/25"),
-			Affinity:                 model.Affinity{ClientIP: true, Timeout: 10800},
-			Endpoints:                []model.Endpoint{ep("10.180.0.3", "")}},
-		{Namespace: "ns6", Name: "svc6", Type: model.ClusterIP, ClusterIP: ip("172.30.0.46"), Ports: p80(0)},
+	c := iptOverallCluster()
+	n := o.LocalNode("")
+	if n.Name != c.NodeName || n.IPv4 != c.NodeIP {
+		t.Fatalf("%s: local node %+v, want the test's %s at %s", path, n, c.NodeName, c.NodeIP)
 	}
-}
-
-// iptBadIPServices is iptables-TestBadIPs.yaml as a model: the addresses
-// as kube-proxy's sloppy parsing reads them.
-func iptBadIPServices() model.Slice {
-	return model.Slice{{
-		Namespace: "ns1", Name: "svc1", Type: model.LoadBalancer, ClusterIP: netip.MustParseAddr("172.30.0.41"),
-		Ports:           []model.Port{{Name: "p80", Protocol: model.TCP, Port: 80, TargetPort: 80, NodePort: 3001}},
-		LoadBalancerIPs: iptAddrs("1.2.3.4"), ExternalIPs: iptAddrs("192.168.99.22"),
-		LoadBalancerSourceRanges: iptPrefixes("203.0.113.0/25"),
-		Endpoints:                []model.Endpoint{{IP: netip.MustParseAddr("10.180.0.1"), Ready: true, Serving: true}},
-	}}
+	n.Apply(&c)
+	return &model.Model{Cluster: c, Services: o.Services}
 }
