@@ -117,7 +117,7 @@ func (d *iptablesDataplane) load(m *model.Model, noflush bool) (Sync, error) {
 		if err != nil {
 			return Sync{}, fmt.Errorf("%s %s full sync: %w", d.Name(), f, err)
 		}
-		if err := ipt.EnsureJumps(iptables.Jumps(d.opts)); err != nil {
+		if err := ipt.EnsureJumps(iptables.ModelJumps(&mf, d.opts)); err != nil {
 			return Sync{}, fmt.Errorf("%s %s jump rules: %w", d.Name(), f, err)
 		}
 		sync.Payload, sync.Duration = addStats(sync.Payload, stats), sync.Duration+took
