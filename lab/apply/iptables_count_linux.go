@@ -27,6 +27,9 @@ func (c *iptablesCounting) Stop(context.Context) (Counters, error) {
 	}
 	name, proto := c.target.Name(), c.target.Port.Protocol.Lower()
 	svcChain := kpname.ServiceChain(name, proto)
+	if c.target.localPolicy() {
+		svcChain = kpname.LocalServiceChain(name, proto) // KUBE-SVL: the cascade over local endpoints
+	}
 	cascade, err := cascadeDelta(c.before, after, svcChain)
 	if err != nil && c.target.ViaClusterIP() {
 		return Counters{}, err
@@ -47,8 +50,9 @@ func (c *iptablesCounting) Stop(context.Context) (Counters, error) {
 	return out, nil
 }
 
-// cascadeDelta is the statistic cascade of chain: what entered it from
-// KUBE-SERVICES and each endpoint rule's counter, as after minus before.
+// cascadeDelta is the statistic cascade of chain: what entered it (from
+// KUBE-SERVICES, or KUBE-EXT-/KUBE-FW- chains for external traffic) and
+// each endpoint rule's counter, as after minus before.
 func cascadeDelta(before, after *Snapshot, chain string) (*Cascade, error) {
 	enteredAfter, err := chainEntries(after, chain)
 	if err != nil {
@@ -77,16 +81,19 @@ func cascadeDelta(before, after *Snapshot, chain string) (*Cascade, error) {
 // chainEntries is the packet counter of the KUBE-SERVICES rule that jumps to
 // chain: how many new connections entered the service chain.
 func chainEntries(nat *Snapshot, chain string) (uint64, error) {
-	rules, err := nat.Chain("KUBE-SERVICES")
-	if err != nil {
-		return 0, err
-	}
-	for _, r := range rules {
-		if r.Rule.Target == chain {
-			return r.Packets, nil
+	var entered uint64
+	found := false
+	for _, c := range nat.table.Chains {
+		for _, r := range chainCounters(c) {
+			if r.Rule.Target == chain {
+				entered, found = entered+r.Packets, true
+			}
 		}
 	}
-	return 0, fmt.Errorf("no KUBE-SERVICES rule jumps to %s in %s", chain, nat.source)
+	if !found {
+		return 0, fmt.Errorf("no rule jumps to %s in %s", chain, nat.source)
+	}
+	return entered, nil
 }
 
 func dnatPackets(nat *Snapshot, sep string) (uint64, error) {

@@ -35,6 +35,16 @@ type Target struct {
 	Dest netip.AddrPort
 }
 
+// localPolicy reports whether the target's traffic is routed by a Local
+// traffic policy: internalTrafficPolicy for ClusterIP traffic,
+// externalTrafficPolicy for the rest.
+func (t Target) localPolicy() bool {
+	if t.ViaClusterIP() {
+		return t.Service.InternalPolicyLocal
+	}
+	return t.Service.ExternalPolicyLocal
+}
+
 // Counters are the kernel's own count of new connections to one target,
 // in one shape for every dataplane.
 type Counters struct {

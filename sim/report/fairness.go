@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/svclab/svclab/sim/results"
@@ -22,17 +24,77 @@ func FairnessTable(w io.Writer, s *results.Summary) error {
 func fairnessRun(w io.Writer, r results.FairnessRun) error {
 	fmt.Fprintf(w, "\n%s  %s (%s)  %d connections, %d errors, %s mode, %.0f conn/s, connect p50 %.0fµs p99 %.0fµs\n",
 		r.Dataplane, r.Service, r.ClusterIP, r.Connections, r.Errors, r.Mode, r.ConnPerSec, r.P50us, r.P99us)
+	if path := trafficPath(r); path != "" {
+		fmt.Fprintln(w, path)
+	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "endpoint\tpod\tserved\tshare\t95% interval\texpected\tkernel\t")
+	fmt.Fprintln(tw, "endpoint\tpod\tserved\tshare\t95% interval\texpected\tkernel\tsources seen\t")
 	for _, e := range r.Endpoints {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t[%.4f, %.4f]\t%.4f\t%s\t\n", e.Endpoint, e.Pod, e.Count, e.Share, e.ShareLo, e.ShareHi, e.Expected, dnat(r, e))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t[%.4f, %.4f]\t%.4f\t%s\t%s\t\n", e.Endpoint, e.Pod, e.Count, e.Share, e.ShareLo, e.ShareHi, e.Expected, dnat(r, e), sources(e))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if r.ExpectDropped {
+		fmt.Fprintln(w, droppedVerdict(r))
+		return rulesTable(w, r)
+	}
 	fmt.Fprintf(w, "chi-square p = %.4g (%s), Jain index = %.5f, max/min = %.4f%s\n",
 		r.ChiSquareP, verdict(r.ChiSquareP), r.Jain, r.MaxMinRatio, agreement(r))
 	return rulesTable(w, r)
+}
+
+// droppedVerdict says whether traffic the rules promise to drop was
+// dropped: no endpoint may have served a connection.
+func droppedVerdict(r results.FairnessRun) string {
+	var served uint64
+	for _, e := range r.Endpoints {
+		served += uint64(e.Count)
+	}
+	if served == 0 {
+		return fmt.Sprintf("dropped, as the rules promise: no endpoint served any of the %d connections (%d failed)", r.Connections, r.Errors)
+	}
+	return fmt.Sprintf("NOT dropped, though the rules promise it: endpoints served %d of %d connections", served, r.Connections)
+}
+
+// trafficPath says where the connections came from and went to, for runs
+// that record it: "from external 203.0.113.1 to loadBalancer 192.0.2.90:80 (IPv4)".
+func trafficPath(r results.FairnessRun) string {
+	if r.From == "" && r.Target == "" {
+		return ""
+	}
+	out := "from " + r.From
+	if r.Source != "" {
+		out += " " + r.Source
+	}
+	out += " to " + r.Target
+	if r.Address != "" {
+		out += " " + r.Address
+	}
+	if r.Family != "" {
+		out += " (" + r.Family + ")"
+	}
+	return out
+}
+
+// sources lists the client addresses an endpoint saw, most first
+// ("192.168.99.1×1498"), or "-" when none were recorded.
+func sources(e results.Endpoint) string {
+	if len(e.Sources) == 0 {
+		return "-"
+	}
+	addrs := make([]string, 0, len(e.Sources))
+	for a := range e.Sources {
+		addrs = append(addrs, a)
+	}
+	sort.Slice(addrs, func(i, j int) bool {
+		return e.Sources[addrs[i]] > e.Sources[addrs[j]] || e.Sources[addrs[i]] == e.Sources[addrs[j]] && addrs[i] < addrs[j]
+	})
+	parts := make([]string, len(addrs))
+	for i, a := range addrs {
+		parts[i] = fmt.Sprintf("%s×%d", a, e.Sources[a])
+	}
+	return strings.Join(parts, " ")
 }
 
 func dnat(r results.FairnessRun, e results.Endpoint) string {

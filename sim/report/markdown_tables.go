@@ -50,14 +50,21 @@ func writeFairness(w io.Writer, runs []results.FairnessRun, plots map[int]plotFi
 	fmt.Fprintf(w, "## Fairness\n\n")
 	for i, r := range runs {
 		fmt.Fprintf(w, "### %s: %s\n\n", cell(r.Dataplane), cell(r.Service))
+		if path := trafficPath(r); path != "" {
+			fmt.Fprintf(w, "Traffic %s.\n", cell(path))
+		}
 		fmt.Fprintf(w, "%d connections, %d errors, %s mode, %s conn/s, connect p50 %s µs, p99 %s µs.\n",
 			r.Connections, r.Errors, r.Mode, rate(r.ConnPerSec), measured(r.P50us), measured(r.P99us))
-		fmt.Fprintf(w, "Chi-square p = %.4g (%s), Jain index = %.5f, max/min = %.4f%s.\n\n",
-			r.ChiSquareP, verdict(r.ChiSquareP), r.Jain, r.MaxMinRatio, agreement(r))
-		fmt.Fprintf(w, "| endpoint | pod | served | share | 95%% interval | expected | kernel DNAT |\n|---|---|--:|--:|--:|--:|--:|\n")
+		if r.ExpectDropped {
+			fmt.Fprintf(w, "%s.\n\n", cell(droppedVerdict(r)))
+		} else {
+			fmt.Fprintf(w, "Chi-square p = %.4g (%s), Jain index = %.5f, max/min = %.4f%s.\n\n",
+				r.ChiSquareP, verdict(r.ChiSquareP), r.Jain, r.MaxMinRatio, agreement(r))
+		}
+		fmt.Fprintf(w, "| endpoint | pod | served | share | 95%% interval | expected | kernel DNAT | sources seen |\n|---|---|--:|--:|--:|--:|--:|---|\n")
 		for _, e := range r.Endpoints {
-			fmt.Fprintf(w, "| %s | %s | %d | %.4f | [%.4f, %.4f] | %.4f | %s |\n",
-				cell(e.Endpoint), cell(e.Pod), e.Count, e.Share, e.ShareLo, e.ShareHi, e.Expected, dnat(r, e))
+			fmt.Fprintf(w, "| %s | %s | %d | %.4f | [%.4f, %.4f] | %.4f | %s | %s |\n",
+				cell(e.Endpoint), cell(e.Pod), e.Count, e.Share, e.ShareLo, e.ShareHi, e.Expected, dnat(r, e), cell(sources(e)))
 		}
 		fmt.Fprintln(w)
 		writeRules(w, r)

@@ -17,6 +17,14 @@ func pointRecord(dp string, n int, pos string, rep int, p50 float64) Record {
 	return Record{Schema: SchemaVersion, Type: TypePoint, Point: &Point{Dataplane: dp, Services: n, Position: pos, Repetition: rep, P50us: p50}}
 }
 
+// droppedRecord is a fairness record of traffic the rules promise to
+// drop: conns connections sent, none served.
+func droppedRecord(conns int) Record {
+	r := fairnessRecord("iptables-nft", "demo/web:http", 0, 0)
+	r.Fairness.ExpectDropped, r.Fairness.Connections, r.Fairness.Errors = true, conns, conns
+	return r
+}
+
 // TestCheckPlan (issue 10 point 4): complete only when every planned
 // measurement was made and measured something.
 func TestCheckPlan(t *testing.T) {
@@ -38,6 +46,8 @@ func TestCheckPlan(t *testing.T) {
 		{"a repetition missing", plan, all[:2], false, 2, "point nftables/1000/last repetition 2"},
 		{"topology failed: nothing recorded", plan, nil, false, 0, "fairness iptables-nft demo/web:http"},
 		{"no ready endpoint: nothing served", plan, []Record{fairnessRecord("iptables-nft", "demo/web:http", 0, 0), all[1], all[2]}, false, 2, "fairness"},
+		{"traffic the rules drop, dropped", plan, []Record{droppedRecord(20), all[1], all[2]}, true, 3, ""},
+		{"traffic the rules drop, none sent", plan, []Record{droppedRecord(0), all[1], all[2]}, false, 2, "fairness"},
 		{"every probe failed", plan, []Record{all[0], pointRecord("nftables", 1000, "last", 1, 0), all[2]}, false, 2, "repetition 1"},
 		{"nothing planned", nil, all, false, 0, ""},
 		{"empty plan", &Plan{}, all, false, 0, ""},
