@@ -214,6 +214,7 @@ func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t routedTarg
 		run.Endpoints = append(run.Endpoints, results.Endpoint{Endpoint: ep, Pod: pod, Count: counts[i],
 			Sources: sourcesSeen(sourcesBefore[pod], sourcesAfter[pod])})
 	}
+	run.LeftOut = leftOut(t, eps, lab, before, after, f.Mode)
 	if t.route.Dropped {
 		return run, nil
 	}
@@ -222,6 +223,25 @@ func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t routedTarg
 	}
 	fillKernelCounts(&run, counters)
 	return run, nil
+}
+
+// leftOut returns the target's endpoints that are not among eps (those the
+// rules route the traffic to) and have a pod in the lab, with what each
+// pod served.
+func leftOut(t routedTarget, eps []string, lab Lab, before, after map[string]podserver.Stats, mode string) []results.Endpoint {
+	routed := map[string]bool{}
+	for _, ep := range eps {
+		routed[ep] = true
+	}
+	var out []results.Endpoint
+	for _, e := range t.Service.PortEndpoints(t.Port) {
+		pod := lab.PodOf(e.IP)
+		if routed[e.Addr] || pod == "" {
+			continue
+		}
+		out = append(out, results.Endpoint{Endpoint: e.Addr, Pod: pod, Count: served(before[pod], after[pod], mode)})
+	}
+	return out
 }
 
 // sourcesSeen is the per-source difference of two snapshots, by address.

@@ -35,6 +35,9 @@ func fairnessRun(w io.Writer, r results.FairnessRun) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if lo := leftOutLine(r); lo != "" {
+		fmt.Fprintln(w, lo)
+	}
 	if r.ExpectDropped {
 		fmt.Fprintln(w, droppedVerdict(r))
 		return rulesTable(w, r)
@@ -42,6 +45,19 @@ func fairnessRun(w io.Writer, r results.FairnessRun) error {
 	fmt.Fprintf(w, "chi-square p = %.4g (%s), Jain index = %.5f, max/min = %.4f%s\n",
 		r.ChiSquareP, verdict(r.ChiSquareP), r.Jain, r.MaxMinRatio, agreement(r))
 	return rulesTable(w, r)
+}
+
+// leftOutLine lists the endpoints the rules leave out of this traffic and
+// what their pods served ("" when there are none).
+func leftOutLine(r results.FairnessRun) string {
+	if len(r.LeftOut) == 0 {
+		return ""
+	}
+	parts := make([]string, len(r.LeftOut))
+	for i, e := range r.LeftOut {
+		parts[i] = fmt.Sprintf("%s served %d", e.Endpoint, e.Count)
+	}
+	return "left out by the rules: " + strings.Join(parts, ", ")
 }
 
 // droppedVerdict says whether traffic the rules promise to drop was

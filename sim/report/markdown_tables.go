@@ -67,6 +67,9 @@ func writeFairness(w io.Writer, runs []results.FairnessRun, plots map[int]plotFi
 				cell(e.Endpoint), cell(e.Pod), e.Count, e.Share, e.ShareLo, e.ShareHi, e.Expected, dnat(r, e), cell(sources(e)))
 		}
 		fmt.Fprintln(w)
+		if lo := leftOutLine(r); lo != "" {
+			fmt.Fprintf(w, "%s.\n\n", cell(lo))
+		}
 		writeRules(w, r)
 		if pf, ok := plots[i]; ok {
 			fmt.Fprintf(w, "![%s](%s)\n\n[SVG](%s)\n\n", pf.caption, pf.png, pf.svg)

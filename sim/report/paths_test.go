@@ -16,6 +16,7 @@ func TestFairnessShowsPathsSourcesAndDrops(t *testing.T) {
 	served := results.FairnessRun{Dataplane: "iptables-nft", Service: "demo/etp-local:http", Connections: 10,
 		From: "external", Source: "203.0.113.10", Target: "nodePort", Address: "192.168.99.1:30101", Family: "IPv4",
 		Endpoints: []results.Endpoint{{Endpoint: "10.244.0.31:8080", Count: 10, Share: 1, Sources: map[string]uint64{"203.0.113.10": 10}}}}
+	served.LeftOut = []results.Endpoint{{Endpoint: "10.244.1.31:8080", Count: 0}}
 	dropped := served
 	dropped.ExpectDropped, dropped.Errors = true, 10
 	dropped.Endpoints = []results.Endpoint{{Endpoint: "10.244.1.32:8080"}}
@@ -26,7 +27,7 @@ func TestFairnessShowsPathsSourcesAndDrops(t *testing.T) {
 		run  results.FairnessRun
 		want []string
 	}{
-		{"served", served, []string{"from external 203.0.113.10 to nodePort 192.168.99.1:30101 (IPv4)", "203.0.113.10×10", "chi-square"}},
+		{"served", served, []string{"from external 203.0.113.10 to nodePort 192.168.99.1:30101 (IPv4)", "203.0.113.10×10", "chi-square", "left out by the rules: 10.244.1.31:8080 served 0"}},
 		{"dropped", dropped, []string{"dropped, as the rules promise: no endpoint served any of the 10 connections"}},
 		{"not dropped", leaked, []string{"NOT dropped, though the rules promise it: endpoints served 3 of 10"}},
 	}

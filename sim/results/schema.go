@@ -140,6 +140,11 @@ type FairnessRun struct {
 	// Local on a node without a local endpoint); Errors then counts the
 	// drops and Endpoints lists no expected share.
 	ExpectDropped bool `json:"expect_dropped,omitempty"`
+	// LeftOut are the service's other endpoints, which the rules do not
+	// route this traffic to (not ready and not serving-terminating, or
+	// remote under a Local policy), with what their pods served: zero
+	// when the rules hold.
+	LeftOut []Endpoint `json:"left_out,omitempty"`
 }
 
 // Point is one measurement of a sweep: a dataplane at a service count and
