@@ -34,6 +34,10 @@ Options:
   --seed S                        generator seed (default 1)
   --position first|middle|last|K  where the scenario's own services sit in KUBE-SERVICES
   --jumps                         iptables: also print the jump rules from the built-in chains
+  --nfacct                        iptables: write kube-proxy's nfacct counter matches, as it does
+                                  on a kernel with xt_nfacct and its counters created
+  --random-fully=false            iptables: an iptables without MASQUERADE --random-fully
+                                  (kube-proxy v1.35 probes for it; v1.37 always writes it)
   --family ipv4|ipv6              print only that family's proxier's payload (default every
                                   family the services use; a dual-stack model prints IPv4's,
                                   then IPv6's, each after a "# svclab: ..." comment line)
@@ -61,11 +65,12 @@ type renderFlags struct {
 	mode, scenario, position string
 	services, endpoints      int
 	seed                     uint64
-	jumps, summary           bool
+	jumps, summary, nfacct   bool
 	servicesSet              bool // --services was given
 	engine, version          string
 	family                   string
 	proxy                    scenario.ProxyFlags
+	randomFully              *bool
 }
 
 func runRender(args []string, stdout, stderr io.Writer) error {
@@ -79,6 +84,8 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&f.seed, "seed", 1, "")
 	fs.BoolVar(&f.jumps, "jumps", false, "")
 	fs.BoolVar(&f.summary, "summary", false, "")
+	fs.BoolVar(&f.nfacct, "nfacct", false, "")
+	fs.Var(optionalBool{&f.randomFully}, "random-fully", "")
 	fs.StringVar(&f.engine, "engine", "", "")
 	fs.StringVar(&f.version, "kube-proxy-version", "", "")
 	fs.StringVar(&f.family, "family", "", "")
@@ -120,7 +127,7 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		projected := model.ForFamily(*m, fam)
-		if _, err := renderMode(stdout, f.mode, &projected, f.jumps, kp.Version); err != nil {
+		if _, err := renderMode(stdout, f.mode, &projected, renderExtras{jumps: f.jumps, nfacct: f.nfacct, randomFully: f.randomFully}, kp.Version); err != nil {
 			return err
 		}
 	}
@@ -224,13 +231,23 @@ func scenarioModel(sc *scenario.Scenario, f renderFlags) (*model.Model, error) {
 }
 
 // renderMode writes one mode's payload as kube-proxy version v writes it.
-func renderMode(w io.Writer, mode string, m *model.Model, jumps bool, v render.KubeProxyVersion) (render.Stats, error) {
+// renderExtras are the render flags that are not kube-proxy's: the jump
+// rules, and host facts kube-proxy probes (the nfacct match).
+type renderExtras struct {
+	jumps, nfacct bool
+	randomFully   *bool // nil: as the iptables of this machine (it has --random-fully)
+}
+
+func renderMode(w io.Writer, mode string, m *model.Model, x renderExtras, v render.KubeProxyVersion) (render.Stats, error) {
 	switch mode {
 	case "iptables":
 		opts := iptables.DefaultOptions()
-		opts.Version = v
+		opts.Version, opts.NFAcct = v, x.nfacct
+		if x.randomFully != nil {
+			opts.RandomFully = *x.randomFully
+		}
 		stats, err := iptables.Render(w, m, opts)
-		if err != nil || !jumps {
+		if err != nil || !x.jumps {
 			return stats, err
 		}
 		_, err = iptables.RenderModelJumps(w, m, opts)
@@ -252,7 +269,7 @@ func renderSummary(w io.Writer, m *model.Model, v render.KubeProxyVersion) error
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "mode\tlines\tbytes\trules\tchains\tsets\telements\t")
 	for _, mode := range []string{"iptables", "nftables", "ipvs"} {
-		s, err := renderMode(io.Discard, mode, m, false, v)
+		s, err := renderMode(io.Discard, mode, m, renderExtras{}, v)
 		if err != nil {
 			return err
 		}

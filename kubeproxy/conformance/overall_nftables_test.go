@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	simnft "github.com/svclab/svclab/sim/nftables"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
@@ -38,7 +40,7 @@ func TestOverallNFTablesRules(t *testing.T) {
 	gate := overallLocalhostGate(t)
 	for _, tt := range overallNFTablesTests {
 		t.Run(tt.want, func(t *testing.T) {
-			want := sortNFTablesTransaction(readTestdata(t, tt.want))
+			want := simnft.SortTransaction(readTestdata(t, tt.want))
 			m := overallModel(tt.ipv6)
 			var tx bytes.Buffer
 			opts := nftablesOptions()
@@ -187,38 +189,5 @@ func fakeDump(t *testing.T, tx string) string {
 		}
 	}
 	lines = append(lines, elements...)
-	return sortNFTablesTransaction(strings.ReplaceAll(strings.Join(lines, "\n"), "0x00004000", "0x4000"))
-}
-
-// objectOrder and sortNFTablesTransaction are kube-proxy's test helpers
-// (pkg/proxy/nftables/helpers_test.go, v1.37.2 and v1.35.4 alike).
-var objectOrder = map[string]int{"table": 10, "chain": 9, "rule": 8, "set": 7, "map": 6, "element": 5}
-
-func sortNFTablesTransaction(tx string) string {
-	lines := strings.Split(tx, "\n")
-	for i := 0; i < len(lines); {
-		if lines[i] == "" || lines[i][0] == '#' {
-			lines = append(lines[:i], lines[i+1:]...)
-		} else {
-			i++
-		}
-	}
-	sort.SliceStable(lines, func(i, j int) bool {
-		li, lj := lines[i], lines[j]
-		wi, wj := strings.Split(li, " "), strings.Split(lj, " ")
-		if len(wi) < 5 || len(wj) < 5 {
-			return false
-		}
-		if wi[1] != wj[1] {
-			return objectOrder[wi[1]] >= objectOrder[wj[1]]
-		}
-		if wi[4] != wj[4] {
-			return wi[4] < wj[4]
-		}
-		if wi[1] == "rule" {
-			return false
-		}
-		return li < lj
-	})
-	return strings.Join(lines, "\n")
+	return simnft.SortTransaction(strings.ReplaceAll(strings.Join(lines, "\n"), "0x00004000", "0x4000"))
 }

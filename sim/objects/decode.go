@@ -76,13 +76,16 @@ func Sniff(raw []byte) bool {
 			return probe.Kind != ""
 		}
 	}
-	doc, err := utilyaml.NewYAMLReader(bufioReader(raw)).Read()
-	if err != nil && !errors.Is(err, io.EOF) {
-		return false
-	}
+	r := utilyaml.NewYAMLReader(bufioReader(raw))
 	var top map[string]any
-	if yaml.Unmarshal(doc, &top) != nil {
-		return false
+	for top == nil { // skip documents that hold only comments
+		doc, err := r.Read()
+		if err != nil && !errors.Is(err, io.EOF) {
+			return false
+		}
+		if yaml.Unmarshal(doc, &top) != nil || errors.Is(err, io.EOF) && top == nil {
+			return false
+		}
 	}
 	_, hasKind := top["kind"]
 	_, hasVersion := top["apiVersion"]

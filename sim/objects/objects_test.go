@@ -213,6 +213,8 @@ func TestSniff(t *testing.T) {
 		{"name: x\nsynthetic: {services: 3}\n", false},
 		{"{services: [], name: x}\n", false},
 		{"# a comment\napiVersion: v1\nkind: Service\n", true},
+		{"# a header document of comments only\n---\napiVersion: v1\nkind: Service\n", true},
+		{"# only comments\n---\n# more\n", false},
 	}
 	for _, c := range cases {
 		if got := Sniff([]byte(c.raw)); got != c.want {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	simnft "github.com/svclab/svclab/sim/nftables"
+
 	"github.com/svclab/svclab/sim/golden"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
@@ -78,7 +80,7 @@ func finalDump(t *testing.T, txs ...string) string {
 			t.Fatalf("transaction %d: %v", i, err)
 		}
 	}
-	return sortNFTablesTransaction(strings.ReplaceAll(st.dump(), "0x00004000", kubeProxyTestMark))
+	return simnft.SortTransaction(strings.ReplaceAll(st.dump(), "0x00004000", kubeProxyTestMark))
 }
 
 // wantDump reads a ported kube-proxy expectation and sorts it as
@@ -89,7 +91,7 @@ func wantDump(t *testing.T, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sortNFTablesTransaction(string(b))
+	return simnft.SortTransaction(string(b))
 }
 
 // TestKubeProxyOverallRules is the differential test against kube-proxy's

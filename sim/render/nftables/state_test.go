@@ -133,36 +133,3 @@ func (s *nftState) dump() string {
 	}
 	return b.String()
 }
-
-// objectOrder and sortNFTablesTransaction are kube-proxy's test helpers
-// (pkg/proxy/nftables/helpers_test.go, v1.37.2 and v1.35.4 alike).
-var objectOrder = map[string]int{"table": 10, "chain": 9, "rule": 8, "set": 7, "map": 6, "element": 5}
-
-func sortNFTablesTransaction(tx string) string {
-	lines := strings.Split(tx, "\n")
-	for i := 0; i < len(lines); {
-		if lines[i] == "" || lines[i][0] == '#' {
-			lines = append(lines[:i], lines[i+1:]...)
-		} else {
-			i++
-		}
-	}
-	sort.SliceStable(lines, func(i, j int) bool {
-		li, lj := lines[i], lines[j]
-		wi, wj := strings.Split(li, " "), strings.Split(lj, " ")
-		if len(wi) < 5 || len(wj) < 5 {
-			return false
-		}
-		if wi[1] != wj[1] {
-			return objectOrder[wi[1]] >= objectOrder[wj[1]]
-		}
-		if wi[4] != wj[4] {
-			return wi[4] < wj[4]
-		}
-		if wi[1] == "rule" {
-			return false
-		}
-		return li < lj
-	})
-	return strings.Join(lines, "\n")
-}
