@@ -263,17 +263,22 @@ func renderMode(w io.Writer, mode string, m *model.Model, x renderExtras, v rend
 	return render.Stats{}, usagef("--mode %q: want iptables, nftables or ipvs", mode)
 }
 
-// renderSummary prints, per mode, the size of the payload.
+// renderSummary prints, per mode (and per family of a model with both),
+// the size of the payload.
 func renderSummary(w io.Writer, m *model.Model, v render.KubeProxyVersion) error {
 	fmt.Fprintf(w, "services %d, endpoints %d\n\n", m.Services.Len(), model.TotalEndpoints(m.Services))
+	fams := model.Families(m.Services)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mode\tlines\tbytes\trules\tchains\tsets\telements\t")
+	fmt.Fprintln(tw, "mode\tfamily\tlines\tbytes\trules\tchains\tsets\telements\t")
 	for _, mode := range []string{"iptables", "nftables", "ipvs"} {
-		s, err := renderMode(io.Discard, mode, m, renderExtras{}, v)
-		if err != nil {
-			return err
+		for _, fam := range fams {
+			projected := model.ForFamily(*m, fam)
+			s, err := renderMode(io.Discard, mode, &projected, renderExtras{}, v)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", mode, fam, s.Lines, s.Bytes, s.Rules, s.Chains, s.Sets, s.Elements)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", mode, s.Lines, s.Bytes, s.Rules, s.Chains, s.Sets, s.Elements)
 	}
 	return tw.Flush()
 }
