@@ -9,6 +9,7 @@ import (
 
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	simnft "github.com/svclab/svclab/sim/nftables"
 	rendnft "github.com/svclab/svclab/sim/render/nftables"
 )
 
@@ -18,7 +19,7 @@ func TestNFTables(t *testing.T) { runSuite(t, kube.ModeNFTables, compareNFTables
 
 func compareNFTables(ms []*model.Model, kp []kube.Sync) (string, error) {
 	syncer := rendnft.NewSyncer(nftablesOptions())
-	want, got := newNFTState(), newNFTState()
+	var want, got simnft.TransactionState
 	for i, s := range kp {
 		var buf bytes.Buffer
 		if _, err := syncer.Sync(&buf, ms[i]); err != nil {
@@ -27,13 +28,13 @@ func compareNFTables(ms []*model.Model, kp []kube.Sync) (string, error) {
 		if d := diffText(canonicalTx(s.Payload), canonicalTx(buf.String())); d != "" {
 			return fmt.Sprintf("sync %d (%s) transaction text differs\n%s", i, syncKind(s), d), nil
 		}
-		if err := want.apply(s.Payload); err != nil {
+		if err := want.Apply(s.Payload); err != nil {
 			return "", fmt.Errorf("kube-proxy transaction %d: %w", i, err)
 		}
-		if err := got.apply(buf.String()); err != nil {
+		if err := got.Apply(buf.String()); err != nil {
 			return "", fmt.Errorf("native transaction %d: %w", i, err)
 		}
-		if d := diffText(want.dump(), got.dump()); d != "" {
+		if d := diffText(simnft.SortTransaction(want.Dump()), simnft.SortTransaction(got.Dump())); d != "" {
 			return fmt.Sprintf("sync %d (%s) final state differs\n%s", i, syncKind(s), d), nil
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -145,49 +144,13 @@ func readTestdata(t *testing.T, name string) string {
 }
 
 // fakeDump applies a transaction to an empty table and writes the final
-// state as knftables.Fake.Dump does (the table, then every object, rule
-// and element as an add line), sorted by kube-proxy's test helper, with
-// its test mark 0x4000 for svclab's 0x00004000.
+// state as knftables.Fake.Dump does, sorted by kube-proxy's test helper,
+// with its test mark 0x4000 for svclab's 0x00004000.
 func fakeDump(t *testing.T, tx string) string {
 	t.Helper()
-	st := newNFTState()
-	if err := st.apply(tx); err != nil {
+	var st simnft.TransactionState
+	if err := st.Apply(tx); err != nil {
 		t.Fatalf("transaction: %v", err)
 	}
-	var table, tableLine string
-	for _, l := range strings.Split(tx, "\n") {
-		if strings.HasPrefix(l, "add table ") {
-			f := strings.Fields(l)
-			table, tableLine = f[2]+" "+f[3], l
-			break
-		}
-	}
-	var objects, elements []string
-	for id, add := range st.objects {
-		if id == "table" {
-			continue
-		}
-		kind, rest, _ := strings.Cut(strings.TrimPrefix(add, "add "), " ")
-		objects = append(objects, "add "+kind+" "+table+" "+rest)
-	}
-	for set, elems := range st.elements {
-		for _, body := range elems {
-			elements = append(elements, "add element "+table+" "+set+" { "+body+" }")
-		}
-	}
-	chains := make([]string, 0, len(st.rules))
-	for c := range st.rules {
-		chains = append(chains, c)
-	}
-	sort.Strings(objects)
-	sort.Strings(elements)
-	sort.Strings(chains)
-	lines := append([]string{tableLine}, objects...)
-	for _, c := range chains {
-		for _, r := range st.rules[c] { // in order, as the Fake keeps them
-			lines = append(lines, "add rule "+table+" "+c+" "+r)
-		}
-	}
-	lines = append(lines, elements...)
-	return simnft.SortTransaction(strings.ReplaceAll(strings.Join(lines, "\n"), "0x00004000", "0x4000"))
+	return simnft.SortTransaction(strings.ReplaceAll(st.Dump(), "0x00004000", "0x4000"))
 }

@@ -74,13 +74,13 @@ func kubeProxyCluster() model.Cluster {
 // the state in kube-proxy's sorted dump form, with its test mark.
 func finalDump(t *testing.T, txs ...string) string {
 	t.Helper()
-	st := newNFTState()
+	var st simnft.TransactionState
 	for i, tx := range txs {
-		if err := st.apply(tx); err != nil {
+		if err := st.Apply(tx); err != nil {
 			t.Fatalf("transaction %d: %v", i, err)
 		}
 	}
-	return simnft.SortTransaction(strings.ReplaceAll(st.dump(), "0x00004000", kubeProxyTestMark))
+	return simnft.SortTransaction(strings.ReplaceAll(st.Dump(), "0x00004000", kubeProxyTestMark))
 }
 
 // wantDump reads a ported kube-proxy expectation and sorts it as
