@@ -46,6 +46,7 @@ func (t *txTable) addElement(kind, set string, e txElement, i int, create bool) 
 	case i >= 0 && t.elements[set][i].value != e.value:
 		return fmt.Errorf("element %s of map %s re-added with value %s (it has %s; delete it first)", e.key, set, e.value, t.elements[set][i].value)
 	case i >= 0:
+		t.elements[set][i] = e // as the Fake does: the new comment, in place
 		return nil
 	}
 	if v := strings.Fields(e.value); len(v) == 2 && (v[0] == "jump" || v[0] == "goto") {

@@ -22,7 +22,8 @@ import (
 //	add|create|delete|destroy element FAMILY TABLE SET { KEY [comment "…"] [: VALUE] }
 //
 // Empty lines and "#" comment lines are skipped. As in knftables' Fake,
-// adding an object that exists is a no-op, a rule may only name sets and
+// adding an object that exists is a no-op, re-adding an element replaces
+// it in place (its comment; its value must be the same), a rule may only name sets and
 // maps (@name) and chains (jump, goto) that exist, and a failed
 // transaction leaves the state as it was. As in the kernel, and stricter
 // than the Fake, deleting a missing object or element, a chain that still
