@@ -37,8 +37,10 @@ type IPTablesTracer struct {
 	recentHits  map[string]bool
 	maxBranches int
 	skipPaths   bool
-	hookChain   [stageDone]int32 // chain index of each stage's built-in chain
-	notes       []string         // from compilation; added to every trace
+	hookChain   [stageDone]int32     // chain index of each stage's built-in chain
+	notes       []string             // from compilation; added to every trace
+	steps       []Step               // every rule's Step, chain after chain (compiledChain.steps are slices of it)
+	skipTo      [stageDone + 1]stage // the first stage from here the walk must look at (see nextStage)
 	scratch     sync.Pool
 }
 
@@ -59,6 +61,7 @@ type compiledChain struct {
 	policyKept bool
 	rules      []compiledRule
 	steps      []Step // each rule's Step (Matched false); apart from rules to keep those small
+	stepBase   uint32 // index of steps[0] in the tracer's step slab (IPTablesTracer.steps)
 	index      *dstIndex
 }
 
@@ -126,6 +129,8 @@ func newIPTablesTracer(d *iptables.Dump, opts Options, indexMin int) (*IPTablesT
 			t.hookChain[st] = tbl.chain(hook.chain)
 		}
 	}
+	t.gatherSteps()
+	t.setSkips()
 	if len(absent) > 0 {
 		t.missing = fmt.Sprintf("the dump has no %s table (made with iptables-save -t, or cut short?); "+
 			"every packet crosses it, so the verdict is unknown", strings.Join(absent, " or "))
@@ -135,6 +140,31 @@ func newIPTablesTracer(d *iptables.Dump, opts Options, indexMin int) (*IPTablesT
 	}
 	t.scratch.New = func() any { return new(scratch) }
 	return t, nil
+}
+
+// gatherSteps moves every chain's Step templates into one slab, so that a
+// path step is a 32-bit index into it.
+func (t *IPTablesTracer) gatherSteps() {
+	n := 0
+	for _, tbl := range t.tables {
+		if tbl != nil {
+			for i := range tbl.chains {
+				n += len(tbl.chains[i].steps)
+			}
+		}
+	}
+	t.steps = make([]Step, 0, n)
+	for _, tbl := range t.tables {
+		if tbl == nil {
+			continue
+		}
+		for i := range tbl.chains {
+			c := &tbl.chains[i]
+			c.stepBase = uint32(len(t.steps))
+			t.steps = append(t.steps, c.steps...)
+			c.steps = t.steps[c.stepBase:len(t.steps):len(t.steps)]
+		}
+	}
 }
 
 func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, error) {

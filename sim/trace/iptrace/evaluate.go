@@ -93,11 +93,18 @@ func (t *IPTablesTracer) ctMatches(m ctMatch, p *pktState) bool {
 		}
 		return m.test(ctEstablished)
 	}
-	state := ctNew
-	if p.dnat {
-		state |= ctDNAT
+	return m.test(p.ctState())
+}
+
+// ctState is the conntrack state of a packet that is not established.
+func (p *pktState) ctState() uint8 {
+	switch {
+	case p.untracked:
+		return ctUntracked
+	case p.dnat:
+		return ctNew | ctDNAT
 	}
-	return m.test(state)
+	return ctNew
 }
 
 func (m ctMatch) test(state uint8) bool { return (m.mask&state != 0) != m.neg }

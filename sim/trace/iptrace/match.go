@@ -17,6 +17,7 @@ type pktState struct {
 	sport, dport uint16
 	mark         uint32
 	dnat         bool // DNAT happened (conntrack state DNAT)
+	dstLocal     bool // dst is a local address (kept up to date on DNAT)
 	untracked    bool // raw CT --notrack / NOTRACK matched
 	established  bool // a later packet of the connection (nat is not consulted)
 	fromHost     bool // sent by a host process (OUTPUT)
