@@ -12,10 +12,10 @@ func (t *IPTablesTracer) matches(s *scratch, b *branch, r *compiledRule) (bool, 
 	c := r.checks
 	p := &b.pkt
 	switch {
-	case c&checkDst != 0 && !r.dst.matches(p.dst, p.dst4, p.is4),
-		c&checkSrc != 0 && !r.src.matches(p.src, p.src4, p.is4),
-		c&checkProto != 0 && !r.proto.matches(p.proto),
-		c&checkDPort != 0 && !r.dport.matches(p.dport),
+	case c&checkDst != 0 && !r.dstMatches(p),
+		c&checkSrc != 0 && !r.srcMatches(p),
+		c&checkProto != 0 && !r.protoMatches(p.proto),
+		c&checkDPort != 0 && (p.dport >= r.dportLo && p.dport <= r.dportHi) == (r.flags&flagDPortNeg != 0),
 		c&checkSPort != 0 && !r.sport.matches(p.sport),
 		c&checkMark != 0 && (p.mark&r.mark.mask == r.mark.value) == r.mark.neg,
 		c&checkCT != 0 && !t.ctMatches(r.ct, p),

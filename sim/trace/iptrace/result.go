@@ -83,7 +83,7 @@ func (t *IPTablesTracer) finishBranches(s *scratch, out *Trace) {
 		out.ExpectedRulesEvaluated += b.eff * float64(b.rules)
 	}
 	out.Verdict, out.Masquerade, out.DNAT = main.verdict, main.masquerade, main.dnatTo
-	out.Service, out.RulesEvaluated, out.Branches = main.service, main.rules, len(s.done)
+	out.Service, out.RulesEvaluated, out.Branches = t.serviceName(main.service), main.rules, len(s.done)
 	out.Mark = main.mark
 	out.Endpoints = t.endpoints(s, out.Endpoints)
 	out.Path = t.mainPath(s, mainIdx, out)
@@ -121,17 +121,16 @@ func (t *IPTablesTracer) path(s *scratch, seg, end int32, dst []Step) []Step {
 		n = int(s.segs[seg].base + end - s.segs[seg].start)
 	}
 	dst = slices.Grow(dst[:0], n)[:n]
-	steps := s.steps
+	steps, tmpl := s.steps, t.steps
 	for seg >= 0 {
 		sg := &s.segs[seg]
 		run := steps[sg.start:end]
 		n -= len(run)
 		out := dst[n : n+len(run)]
 		for j, st := range run {
-			out[j] = t.steps[st>>1]
-			if st&1 != 0 {
-				out[j].Matched = true
-			}
+			d := &out[j]
+			*d = tmpl[st>>1]
+			d.Matched = st&1 != 0
 		}
 		seg, end = sg.prev, sg.prevEnd
 	}
@@ -178,7 +177,7 @@ func (t *IPTablesTracer) flags(s *scratch, main *outcome, eps []Endpoint, flags 
 	if dev := uniformDeviation(eps); dev > uniformTolerance {
 		flags = append(flags, fmt.Sprintf("split deviates from uniform by %.3g (relative) across %d endpoints", dev, len(eps)))
 	}
-	if main.service == "" && !main.dnatTo.IsValid() && t.tables[tableNat] != nil {
+	if main.service == 0 && !main.dnatTo.IsValid() && t.tables[tableNat] != nil {
 		msg := "no service: no nat rule matched the destination, which is left unchanged"
 		if len(t.local) == 0 {
 			msg += " (if it is a NodePort on a node address, give the node's addresses with --local)"

@@ -18,10 +18,11 @@ func (t *IPTablesTracer) apply(s *scratch, b *branch, tbl *compiledTable, r *com
 		return vReject
 	case targetDNAT:
 		port := r.dnatPort
-		if r.dnatIsV4 {
-			b.pkt.dst = netip.AddrFrom4(r.dnat4)
+		if r.flags&flagDNATv4 != 0 {
+			a := r.tgtA
+			b.pkt.dst = netip.AddrFrom4([4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)})
 		} else {
-			b.pkt.dst, port = r.dnat.Addr(), r.dnat.Port()
+			b.pkt.dst = r.dnat.Addr()
 		}
 		b.pkt.dnat = true
 		if b.pkt.is4 {

@@ -90,7 +90,7 @@ type outcome struct {
 	verdict    Verdict
 	masquerade bool
 	dnatTo     netip.AddrPort
-	service    string
+	service    int32  // see compiledRule.service
 	mark       uint32 // the packet mark when the branch ended
 }
 
@@ -225,11 +225,11 @@ const simpleChecks = checkDst | checkSrc | checkProto | checkDPort | checkSPort 
 // checkCT for a packet that is not established.
 func simpleMatch(r *compiledRule, p *pktState) bool {
 	c := r.checks
-	return !(c&checkCT != 0 && !r.ct.test(p.ctState()) ||
-		c&checkDst != 0 && !r.dst.matches(p.dst, p.dst4, p.is4) ||
-		c&checkSrc != 0 && !r.src.matches(p.src, p.src4, p.is4) ||
-		c&checkProto != 0 && !r.proto.matches(p.proto) ||
-		c&checkDPort != 0 && !r.dport.matches(p.dport) ||
+	return !(c&checkDst != 0 && !r.dstMatches(p) ||
+		c&checkProto != 0 && !r.protoMatches(p.proto) ||
+		c&checkDPort != 0 && (p.dport >= r.dportLo && p.dport <= r.dportHi) == (r.flags&flagDPortNeg != 0) ||
+		c&checkSrc != 0 && !r.srcMatches(p) ||
+		c&checkCT != 0 && !r.ct.test(p.ctState()) ||
 		c&checkSPort != 0 && !r.sport.matches(p.sport) ||
 		c&checkMark != 0 && (p.mark&r.mark.mask == r.mark.value) == r.mark.neg)
 }
@@ -239,7 +239,10 @@ func simpleMatch(r *compiledRule, p *pktState) bool {
 // returns itself and calls out only for matches beyond simpleChecks, forks
 // and terminal targets.
 func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin *compiledChain) (vcode, error) {
+	// The rule count and the path are kept in locals and stored back into b
+	// and s before anything that reads them (forks copy b) and on return.
 	paths := !t.skipPaths
+	steps, nrules := s.steps, b.rules
 	for b.depth > 0 {
 		f := &b.frames[b.depth-1]
 		c := &tbl.chains[f.chain]
@@ -254,11 +257,11 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin
 				i = -1
 			}
 			if i < 0 {
-				b.rules += len(rules) - pos
+				nrules += len(rules) - pos
 				b.depth--
 				break
 			}
-			b.rules += i - pos + 1
+			nrules += i - pos + 1
 			pos = i + 1
 			r := &rules[i]
 			matched := true
@@ -268,21 +271,24 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin
 				f.pos = int32(pos)
 				var undecided string
 				if matched, undecided = t.matches(s, b, r); undecided != "" {
+					s.steps, b.rules = steps, nrules
 					var done bool
-					if matched, done = t.forkUndecided(s, b, tbl, f.chain, i, undecided); done {
+					matched, done = t.forkUndecided(s, b, tbl, f.chain, i, undecided)
+					if done {
 						return vUnknown, nil
 					}
 				}
 			}
-			if matched && r.stat.random {
+			if matched && r.flags&flagStatRandom != 0 {
 				f.pos = int32(pos)
+				s.steps, b.rules = steps, nrules
 				var err error
 				if matched, err = t.fork(s, b, tbl.id, f.chain, i, r); err != nil {
 					return vNone, err
 				}
 			}
 			if paths {
-				s.steps = append(s.steps, newPathStep(c.stepBase+uint32(i), matched))
+				steps = append(steps, newPathStep(c.stepBase+uint32(i), matched))
 			}
 			if !matched {
 				continue
@@ -290,9 +296,9 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin
 			switch r.target {
 			case targetNone, targetContinue:
 			case targetMark:
-				b.pkt.mark = (b.pkt.mark &^ r.markM) ^ r.markV
+				b.pkt.mark = (b.pkt.mark &^ r.markM) ^ r.tgtA
 			case targetJump:
-				if r.hasService && b.service == "" {
+				if r.service != 0 && b.service == 0 {
 					b.service = r.service
 				}
 				if b.depth == maxDepth {
@@ -303,7 +309,7 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin
 				b.depth++
 				break chain
 			case targetGoto:
-				if r.hasService && b.service == "" {
+				if r.service != 0 && b.service == 0 {
 					b.service = r.service
 				}
 				*f = frame{chain: r.chain}
@@ -313,15 +319,17 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin
 				break chain
 			default:
 				if v := t.apply(s, b, tbl, r); v != vNone {
+					s.steps, b.rules = steps, nrules
 					return v, nil
 				}
 			}
 		}
 	}
+	s.steps, b.rules = steps, nrules
 	if builtin.policyKept {
 		s.note(fmt.Sprintf("%s %s has policy \"-\" (kept from before the restore); taken as ACCEPT", tbl.name, builtin.name))
 	}
-	if builtin.policy == Drop {
+	if builtin.policyDrop {
 		return vDrop, nil
 	}
 	return vAccept, nil
@@ -331,7 +339,7 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin
 // does not take the rule is queued, b takes it. It returns whether b takes
 // the rule (a probability of 0 or 1 does not fork).
 func (t *IPTablesTracer) fork(s *scratch, b *branch, table uint8, chain int32, i int, r *compiledRule) (bool, error) {
-	switch r.stat.effective {
+	switch r.statEff {
 	case 0:
 		return false, nil
 	case 1:
@@ -343,11 +351,11 @@ func (t *IPTablesTracer) fork(s *scratch, b *branch, table uint8, chain int32, i
 	s.branches++
 	s.pending = append(s.pending, *b)
 	nb := &s.pending[len(s.pending)-1]
-	nb.prob *= 1 - r.stat.nominal
-	nb.eff *= 1 - r.stat.effective
+	nb.prob *= 1 - r.statNominal
+	nb.eff *= 1 - r.statEff
 	nb.forkAt(s, t.tables[table].chains[chain].stepBase+uint32(i))
-	b.prob *= r.stat.nominal
-	b.eff *= r.stat.effective
+	b.prob *= r.statNominal
+	b.eff *= r.statEff
 	return true, nil
 }
 
