@@ -98,12 +98,7 @@ var errTooDeep = fmt.Errorf("jump depth exceeds %d chains", maxDepth)
 
 // runBranch walks b through its remaining stages.
 func (t *IPTablesTracer) runBranch(s *scratch, b *branch) error {
-	if b.fresh && !t.skipPaths {
-		b.seg, b.fresh = s.addSeg(b.seg, b.cut), false
-		if b.forkedAt >= 0 {
-			s.steps = append(s.steps, pathStep(b.forkedAt))
-		}
-	}
+	t.resume(s, b)
 	for b.stage != stageDone {
 		start := t.hookChain[b.stage]
 		if b.depth == 0 { // entering the hook; a forked branch resumes mid-walk
