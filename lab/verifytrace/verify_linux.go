@@ -43,7 +43,20 @@ func VerifyFile(path string, opts Options) (Result, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Result{}, fmt.Errorf("verify-trace: %w", err)
 	}
-	res, err := Verify(text, ipsets, opts)
+	host, err := os.ReadFile(strings.TrimSuffix(path, filepath.Ext(path)) + hostNFTExt)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Result{}, fmt.Errorf("verify-trace: %w", err)
+	}
+	var res Result
+	if host != nil {
+		meta, merr := ReadMeta(text)
+		if merr != nil {
+			return Result{}, merr
+		}
+		res, err = verifyHost(text, host, meta, opts)
+	} else {
+		res, err = Verify(text, ipsets, opts)
+	}
 	res.Dump = path
 	return res, err
 }

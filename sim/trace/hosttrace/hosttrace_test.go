@@ -63,13 +63,13 @@ func TestOneWalkAcrossBothRulesets(t *testing.T) {
 			"accept 10.244.1.10:8080 0.50; drop 10.244.2.20:8080 0.50", "ip nat KUBE-SEP-AAAAAAAAAAAAAAA1 #2"},
 		// nft prerouting (-120) marks; iptables filter INPUT (0) drops on
 		// the mark before the nft input chain (10) would accept.
-		{"mark set by nft, dropped by iptables", "203.0.113.5", "192.168.0.2", 22, "pod", 0, "drop - 1.00", "inet hostfw pre #1"},
-		{"accepted by both", "198.51.100.7", "192.168.0.2", 22, "pod", 0, "accept - 1.00", "inet hostfw in #3"},
+		{"mark set by nft, dropped by iptables", "203.0.113.5", "192.168.0.2", 22, "pod", 0, "drop - 1.00", "inet hostfw premark #1"},
+		{"accepted by both", "198.51.100.7", "192.168.0.2", 22, "pod", 0, "accept - 1.00", "inet hostfw input #3"},
 		{"iptables accepts, nft input policy drops", "192.168.0.1", "192.168.0.2", 22, "pod", 0, "drop - 1.00", "ip filter INPUT #4"},
-		{"no endpoints: iptables REJECT after nft accept", "192.168.0.1", "10.96.10.3", 80, "pod", 0, "reject - 1.00", "inet hostfw fwd #3"},
+		{"no endpoints: iptables REJECT after nft accept", "192.168.0.1", "10.96.10.3", 80, "pod", 0, "reject - 1.00", "inet hostfw forward #3"},
 		{"NodePort via the node address", "192.168.0.1", "192.168.1.2", 30080, "pod", 0,
 			"accept 10.244.1.10:8080 0.50; drop 10.244.2.20:8080 0.50", "ip nat KUBE-NODEPORTS #1"},
-		{"service from the node, masqueraded", "192.168.0.2", "10.96.10.2", 443, "node", 0, "accept 10.244.1.11:8443 1.00", "inet hostfw post #2"},
+		{"service from the node, masqueraded", "192.168.0.2", "10.96.10.2", 443, "node", 0, "accept 10.244.1.11:8443 1.00", "inet hostfw postcheck #2"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := prog.Trace(nfttrace.Packet{Src: netip.MustParseAddr(tt.src), Dst: netip.MustParseAddr(tt.dst), Proto: "tcp",
