@@ -60,6 +60,9 @@ func buildPacket(p Packet) []byte {
 		l4, proto = make([]byte, 20), 6
 		l4[12] = 5 << 4
 		l4[13] = 0x02 // SYN
+		if p.TCPFlags != 0 {
+			l4[13] = p.TCPFlags
+		}
 		binary.BigEndian.PutUint16(l4[14:], 65535)
 		binary.BigEndian.PutUint32(l4[4:], 1)
 	} else {
@@ -102,6 +105,7 @@ type Packet struct {
 	FromNode     bool   // sent by a host process in the node namespace
 	InIface      string // the node interface a client packet comes in on
 	Mark         uint32 // a node packet's mark (SO_MARK)
+	TCPFlags     uint8  // 0: SYN
 }
 
 func (p Packet) String() string {
@@ -112,5 +116,9 @@ func (p Packet) String() string {
 	if !p.FromNode {
 		from += " in on " + p.InIface
 	}
-	return fmt.Sprintf("%s %v:%d -> %v:%d from %s mark %#x", p.Proto, p.Src, p.SPort, p.Dst, p.DPort, from, p.Mark)
+	state := ""
+	if p.TCPFlags == tcpACK {
+		state = " (established)"
+	}
+	return fmt.Sprintf("%s %v:%d -> %v:%d from %s mark %#x%s", p.Proto, p.Src, p.SPort, p.Dst, p.DPort, from, p.Mark, state)
 }

@@ -22,7 +22,11 @@ type Result struct {
 	Agreed    int      `json:"agreed"`    // a verdict, and the kernel took one of the predicted paths
 	Unknown   int      `json:"unknown"`   // verdict unknown
 	Disagreed int      `json:"disagreed"` // a verdict the kernel contradicted
-	Examples  []string `json:"examples,omitempty"`
+	// Established counts the packets of those that were a connection's
+	// second packet (after a reply the node's conntrack saw), traced with
+	// state established.
+	Established int      `json:"established"`
+	Examples    []string `json:"examples,omitempty"`
 }
 
 // Options of a run.
@@ -130,20 +134,66 @@ func (l *lab) run(d *iptables.Dump, meta Meta, sets ipvs.IPSets, tr *iptrace.IPT
 		if err != nil {
 			return res, fmt.Errorf("trace %v: %w", p, err)
 		}
-		res.Packets++
-		switch {
-		case t.Verdict == iptrace.Unknown:
-			res.Unknown++
-		case agrees(t, k):
-			res.Agreed++
-		default:
-			res.Disagreed++
-			if len(res.Examples) < 5 {
-				res.Examples = append(res.Examples, fmt.Sprintf("%v: kernel %v; tracer:\n%s", p, k, t))
-			}
+		res.count(p, t, k)
+		if p.FromNode || k.verdict != iptrace.Accept || i%estEvery != 0 {
+			continue
+		}
+		if before, err = l.checkEstablished(&res, p, senders, pool, tr); err != nil {
+			return res, err
 		}
 	}
 	return res, nil
+}
+
+// estEvery: every estEvery-th packet, if the node accepted it from a
+// client, is followed by its connection's second packet.
+const estEvery = 3
+
+// count records one packet's comparison.
+func (res *Result) count(p Packet, t iptrace.Trace, k kernelOutcome) {
+	res.Packets++
+	switch {
+	case t.Verdict == iptrace.Unknown:
+		res.Unknown++
+	case agrees(t, k):
+		res.Agreed++
+	default:
+		res.Disagreed++
+		if len(res.Examples) < 5 {
+			res.Examples = append(res.Examples, fmt.Sprintf("%v: kernel %v; tracer:\n%s", p, k, t))
+		}
+	}
+}
+
+// checkEstablished makes p's connection established and checks its next
+// packet, traced with state established and the destination the filter
+// chains see (the connection's DNAT, which nat no longer decides). It
+// returns the counters after.
+func (l *lab) checkEstablished(res *Result, p Packet, s *senderSet, pool *pool, tr *iptrace.IPTablesTracer) (snapshot, error) {
+	next, seen, ok, err := l.establish(p, s, pool.local)
+	if err != nil {
+		return snapshot{}, err
+	}
+	before, err := l.snapshot()
+	if err != nil || !ok {
+		return before, err
+	}
+	if err := s.send(next); err != nil {
+		return before, err
+	}
+	after, err := l.snapshot()
+	if err != nil {
+		return before, err
+	}
+	tp := tracerPacket(next, pool)
+	tp.State, tp.Dst, tp.DPort = "established", seen.Addr(), seen.Port()
+	t, err := tr.Trace(tp)
+	if err != nil {
+		return after, fmt.Errorf("trace %v: %w", next, err)
+	}
+	res.Established++
+	res.count(next, t, outcomeOf(before, after))
+	return after, nil
 }
 
 func (l *lab) snapshot() (snapshot, error) {

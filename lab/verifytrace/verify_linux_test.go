@@ -25,7 +25,7 @@ func TestCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			total += res.Packets
-			t.Logf("%s: %d packets, %d agreed, %d unknown, %d disagreed", f, res.Packets, res.Agreed, res.Unknown, res.Disagreed)
+			t.Logf("%s: %d packets (%d established), %d agreed, %d unknown, %d disagreed", f, res.Packets, res.Established, res.Agreed, res.Unknown, res.Disagreed)
 			if res.Disagreed > 0 {
 				t.Errorf("%d packets disagree, e.g.\n%s", res.Disagreed, res.Examples[0])
 			}
