@@ -17,11 +17,11 @@ import (
 
 // Result counts one dump's packets.
 type Result struct {
-	Dump      string   `json:"dump"`
-	Packets   int      `json:"packets"`
-	Agreed    int      `json:"agreed"`    // a verdict, and the kernel took one of the predicted paths
-	Unknown   int      `json:"unknown"`   // verdict unknown
-	Disagreed int      `json:"disagreed"` // a verdict the kernel contradicted
+	Dump      string `json:"dump"`
+	Packets   int    `json:"packets"`
+	Agreed    int    `json:"agreed"`    // a verdict, and the kernel took one of the predicted paths
+	Unknown   int    `json:"unknown"`   // verdict unknown
+	Disagreed int    `json:"disagreed"` // a verdict the kernel contradicted
 	// Established counts the packets of those that were a connection's
 	// second packet (after a reply the node's conntrack saw), traced with
 	// state established.
