@@ -25,7 +25,11 @@ type ctEntry struct {
 // conntrackReply looks up the entry p created in the node (conntrack -L)
 // and returns its reply tuple; ok is false without an entry.
 func (l *lab) conntrackReply(p Packet) (ctEntry, bool, error) {
-	out, err := netns.Output(l.node, nil, "conntrack", "-L", "-p", p.Proto, "--orig-src", p.Src.String(), "--orig-dst", p.Dst.String(),
+	family := "ipv4"
+	if p.Src.Is6() {
+		family = "ipv6"
+	}
+	out, err := netns.Output(l.node, nil, "conntrack", "-L", "-f", family, "-p", p.Proto, "--orig-src", p.Src.String(), "--orig-dst", p.Dst.String(),
 		"--sport", strconv.Itoa(int(p.SPort)), "--dport", strconv.Itoa(int(p.DPort)))
 	if err != nil {
 		if strings.Contains(err.Error(), "0 flow entries") {
@@ -83,7 +87,7 @@ func parseReplyTuple(line string) (ctEntry, bool) {
 // did not take the reply.
 func (l *lab) establish(p Packet, s *senderSet, local map[netip.Addr]bool) (next Packet, seen netip.AddrPort, ok bool, err error) {
 	e, ok, err := l.conntrackReply(p)
-	if err != nil || !ok || local[e.src] || e.dst == ClientAddr {
+	if err != nil || !ok || local[e.src] || e.dst == ClientAddr || e.dst == ClientAddr6 {
 		return Packet{}, netip.AddrPort{}, false, err
 	}
 	reply := Packet{Src: e.src, Dst: e.dst, Proto: p.Proto, SPort: e.sport, DPort: e.dport, InIface: "eth0", TCPFlags: tcpSYNACK}

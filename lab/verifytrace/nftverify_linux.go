@@ -160,7 +160,7 @@ var (
 
 // nftPool draws packets from the addresses and ports a ruleset names.
 func nftPool(text string, m Meta) *pool {
-	p := &pool{local: map[netip.Addr]bool{NodeAddr: true}, marks: []uint32{0, 0x4000, 0x8000}}
+	p := &pool{node: NodeAddr, local: map[netip.Addr]bool{NodeAddr: true}, marks: []uint32{0, 0x4000, 0x8000}}
 	for _, a := range m.Local {
 		p.local[a] = true
 	}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
@@ -86,7 +88,7 @@ func Verify(text, ipsets []byte, opts Options) (Result, error) {
 	if ipsets == nil {
 		sets = nil
 	}
-	tr, err := iptrace.NewIPTablesTracer(d, iptrace.Options{LocalAddrs: append(meta.Local, NodeAddr), IPSets: sets})
+	tr, err := iptrace.NewIPTablesTracer(d, iptrace.Options{LocalAddrs: append(meta.Local, meta.nodeAddr()), IPSets: sets})
 	if err != nil {
 		return Result{}, fmt.Errorf("verify-trace: compile the dump: %w", err)
 	}
@@ -113,7 +115,7 @@ func (l *lab) run(d *iptables.Dump, meta Meta, sets ipvs.IPSets, tr *iptrace.IPT
 		return res, err
 	}
 	defer senders.close()
-	before, err := l.snapshot()
+	before, err := l.quiesce()
 	if err != nil {
 		return res, err
 	}
@@ -196,6 +198,26 @@ func (l *lab) checkEstablished(res *Result, p Packet, s *senderSet, pool *pool, 
 	return after, nil
 }
 
+// quiesce waits until no counter moves for a while (IPv6 sends MLD
+// reports, up to a second apart, for a few seconds after addresses are
+// added) and returns the counters then.
+func (l *lab) quiesce() (snapshot, error) {
+	window := 100 * time.Millisecond
+	if l.ipv6 {
+		window = 1500 * time.Millisecond
+	}
+	prev, err := l.snapshot()
+	for i := 0; i < 10 && err == nil; i++ {
+		time.Sleep(window)
+		var cur snapshot
+		if cur, err = l.snapshot(); err == nil && maps.Equal(cur.counts, prev.counts) {
+			return cur, nil
+		}
+		prev = cur
+	}
+	return prev, err
+}
+
 func (l *lab) snapshot() (snapshot, error) {
 	out, err := l.save()
 	if err != nil {
@@ -220,16 +242,17 @@ func tracerPacket(p Packet, pool *pool) iptrace.Packet {
 type senderSet struct {
 	clients map[string]*sender
 	node    *sender
+	ipv6    bool
 }
 
 func (l *lab) senders(meta Meta) (*senderSet, error) {
-	s := &senderSet{clients: map[string]*sender{}}
+	s := &senderSet{clients: map[string]*sender{}, ipv6: meta.IPv6}
 	for n, iface := range append([]string{"eth0"}, meta.Ifaces...) {
 		dev := "eth0"
 		if n > 0 {
 			dev = clientIface(n - 1)
 		}
-		c, err := openSender(l.client, dev)
+		c, err := openSender(l.client, dev, meta.IPv6)
 		if err != nil {
 			s.close()
 			return nil, err
@@ -237,7 +260,7 @@ func (l *lab) senders(meta Meta) (*senderSet, error) {
 		s.clients[iface] = c
 	}
 	var err error
-	if s.node, err = openSender(l.node, ""); err != nil {
+	if s.node, err = openSender(l.node, "", meta.IPv6); err != nil {
 		s.close()
 		return nil, err
 	}
