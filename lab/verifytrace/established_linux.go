@@ -85,14 +85,21 @@ func parseReplyTuple(line string) (ctEntry, bool) {
 // its reply would come from the node itself or go to the client's own
 // address (the client cannot send that through the node), or conntrack
 // did not take the reply.
-func (l *lab) establish(p Packet, s *senderSet, local map[netip.Addr]bool) (next Packet, seen netip.AddrPort, ok bool, err error) {
+// The reply gets IP id id (0: its source port) and after sending it
+// settle runs (nil: nothing), before conntrack is asked again.
+func (l *lab) establish(p Packet, s *senderSet, local map[netip.Addr]bool, id uint16, settle func() error) (next Packet, seen netip.AddrPort, ok bool, err error) {
 	e, ok, err := l.conntrackReply(p)
 	if err != nil || !ok || local[e.src] || e.dst == ClientAddr || e.dst == ClientAddr6 {
 		return Packet{}, netip.AddrPort{}, false, err
 	}
-	reply := Packet{Src: e.src, Dst: e.dst, Proto: p.Proto, SPort: e.sport, DPort: e.dport, InIface: "eth0", TCPFlags: tcpSYNACK}
+	reply := Packet{Src: e.src, Dst: e.dst, Proto: p.Proto, SPort: e.sport, DPort: e.dport, InIface: "eth0", TCPFlags: tcpSYNACK, IPID: id}
 	if err := s.clients["eth0"].send(reply); err != nil {
 		return Packet{}, netip.AddrPort{}, false, err
+	}
+	if settle != nil {
+		if err := settle(); err != nil {
+			return Packet{}, netip.AddrPort{}, false, err
+		}
 	}
 	if e, ok, err = l.conntrackReply(p); err != nil || !ok || e.unreplied {
 		return Packet{}, netip.AddrPort{}, false, err

@@ -61,7 +61,7 @@ func verifyHost(text, ruleset []byte, meta Meta, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	defer senders.close()
-	return runNFT(prog, handles, mon, senders, nftPool(string(text)+string(ruleset), meta), opts)
+	return runNFT(l, prog, handles, mon, senders, nftPool(string(text)+string(ruleset), meta), opts)
 }
 
 // checkSkipped lists the kernel's ruleset and checks that hosttrace takes

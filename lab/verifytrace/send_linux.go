@@ -97,7 +97,11 @@ func buildPacket(p Packet) []byte {
 	ip := make([]byte, 20, 20+len(l4))
 	ip[0], ip[8], ip[9] = 0x45, 64, proto
 	binary.BigEndian.PutUint16(ip[2:], uint16(20+len(l4)))
-	binary.BigEndian.PutUint16(ip[4:], p.SPort)
+	id := p.SPort
+	if p.IPID != 0 {
+		id = p.IPID
+	}
+	binary.BigEndian.PutUint16(ip[4:], id)
 	src, dst := p.Src.As4(), p.Dst.As4()
 	copy(ip[12:], src[:])
 	copy(ip[16:], dst[:])
@@ -138,6 +142,7 @@ type Packet struct {
 	InIface      string // the node interface a client packet comes in on
 	Mark         uint32 // a node packet's mark (SO_MARK)
 	TCPFlags     uint8  // 0: SYN
+	IPID         uint16 // the IPv4 id (0: SPort, which identifies the packet in nft monitor trace)
 }
 
 func (p Packet) String() string {

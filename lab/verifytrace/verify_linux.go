@@ -172,7 +172,7 @@ func (res *Result) count(p Packet, t iptrace.Trace, k kernelOutcome) {
 // chains see (the connection's DNAT, which nat no longer decides). It
 // returns the counters after.
 func (l *lab) checkEstablished(res *Result, p Packet, s *senderSet, pool *pool, tr *iptrace.IPTablesTracer) (snapshot, error) {
-	next, seen, ok, err := l.establish(p, s, pool.local)
+	next, seen, ok, err := l.establish(p, s, pool.local, 0, nil)
 	if err != nil {
 		return snapshot{}, err
 	}
