@@ -217,14 +217,38 @@ func (v vcode) verdict() Verdict {
 const simpleChecks = checkDst | checkSrc | checkProto | checkDPort | checkSPort | checkMark
 
 // simpleMatch evaluates a rule whose checks are all in simpleChecks, or
-// checkCT for a packet that is not established.
+// checkCT for a packet that is not established. IPv4 addresses, the
+// protocol and the destination port are compared inline.
 func simpleMatch(r *compiledRule, p *pktState) bool {
 	c := r.checks
-	return !(c&checkDst != 0 && !r.dstMatches(p) ||
-		c&checkProto != 0 && !r.protoMatches(p.proto) ||
-		c&checkDPort != 0 && (p.dport >= r.dportLo && p.dport <= r.dportHi) == (r.flags&flagDPortNeg != 0) ||
-		c&checkSrc != 0 && !r.srcMatches(p) ||
-		c&checkCT != 0 && !r.ct.test(p.ctState()) ||
+	if c&checkDst != 0 {
+		if p.is4 && r.flags&flagDstV4 != 0 {
+			if (p.dst4&r.dstMask == r.dstAddr) == (r.flags&flagDstNeg != 0) {
+				return false
+			}
+		} else if !r.dstMatches(p) {
+			return false
+		}
+	}
+	if c&checkProto != 0 && (r.flags&flagProtoAny != 0 || r.proto == p.proto) == (r.flags&flagProtoNeg != 0) {
+		return false
+	}
+	if c&checkDPort != 0 && (p.dport >= r.dportLo && p.dport <= r.dportHi) == (r.flags&flagDPortNeg != 0) {
+		return false
+	}
+	if c&checkSrc != 0 {
+		if p.is4 && r.flags&flagSrcV4 != 0 {
+			if (p.src4&r.srcMask == r.srcAddr) == (r.flags&flagSrcNeg != 0) {
+				return false
+			}
+		} else if !r.srcMatches(p) {
+			return false
+		}
+	}
+	if c&(checkCT|checkSPort|checkMark) == 0 {
+		return true
+	}
+	return !(c&checkCT != 0 && !r.ct.test(p.ctState()) ||
 		c&checkSPort != 0 && !r.sport.matches(p.sport) ||
 		c&checkMark != 0 && (p.mark&r.mark.mask == r.mark.value) == r.mark.neg)
 }
