@@ -41,6 +41,7 @@ type IPTablesTracer struct {
 	notes       []string             // from compilation; added to every trace
 	steps       []Step               // every rule's Step, chain after chain (compiledChain.steps are slices of it)
 	skipTo      [stageDone + 1]stage // the first stage from here the walk must look at (see nextStage)
+	ifaces      bool                 // some rule has -i or -o (else the walk need not track interfaces)
 	scratch     sync.Pool
 }
 
@@ -160,6 +161,7 @@ func newIPTablesTracer(d *iptables.Dump, opts Options, indexMin int) (*IPTablesT
 	}
 	t.gatherSteps()
 	t.setSkips()
+	t.ifaces = t.anyRule(func(r *compiledRule) bool { return r.checks&checkIface != 0 })
 	if len(absent) > 0 {
 		t.missing = fmt.Sprintf("the dump has no %s table (made with iptables-save -t, or cut short?); "+
 			"every packet crosses it, so the verdict is unknown", strings.Join(absent, " or "))
@@ -192,6 +194,23 @@ func (t *IPTablesTracer) gatherSteps() {
 			tbl.chains[i].stepBase += base
 		}
 	}
+}
+
+// anyRule reports whether some rule of the ruleset satisfies f.
+func (t *IPTablesTracer) anyRule(f func(*compiledRule) bool) bool {
+	for _, tbl := range t.tables {
+		if tbl == nil {
+			continue
+		}
+		for i := range tbl.chains {
+			for j := range tbl.chains[i].rules {
+				if f(&tbl.chains[i].rules[j]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, error) {

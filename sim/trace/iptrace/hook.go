@@ -105,8 +105,7 @@ func (t *IPTablesTracer) WalkHook(table, chain string, p HookPacket) ([]HookOutc
 		if len(s.pending) == 0 {
 			break
 		}
-		*b = s.pending[len(s.pending)-1]
-		s.pending = s.pending[:len(s.pending)-1]
+		s.pop(b)
 	}
 	return outs, nil
 }

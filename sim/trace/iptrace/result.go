@@ -2,7 +2,6 @@ package iptrace
 
 import (
 	"fmt"
-	"math"
 	"net/netip"
 	"slices"
 	"strings"
@@ -37,8 +36,7 @@ func (t *IPTablesTracer) TraceInto(p Packet, out *Trace) error {
 		if len(s.pending) == 0 {
 			break
 		}
-		*b = s.pending[len(s.pending)-1]
-		s.pending = s.pending[:len(s.pending)-1]
+		s.pop(b)
 	}
 	t.finish(s, out)
 	return nil
@@ -147,7 +145,7 @@ func (t *IPTablesTracer) endpoints(s *scratch, eps []Endpoint) []Endpoint {
 		if !b.dnatTo.IsValid() {
 			continue
 		}
-		if j := slices.IndexFunc(eps, func(e Endpoint) bool { return e.Endpoint == b.dnatTo }); j >= 0 {
+		if j := endpointIndex(eps, b.dnatTo); j >= 0 {
 			eps[j].Probability += b.prob
 			eps[j].Effective += b.eff
 			continue
@@ -164,6 +162,15 @@ func (t *IPTablesTracer) endpoints(s *scratch, eps []Endpoint) []Endpoint {
 		s.epFrom = append(s.epFrom, i)
 	}
 	return eps
+}
+
+func endpointIndex(eps []Endpoint, a netip.AddrPort) int {
+	for i := range eps {
+		if eps[i].Endpoint == a {
+			return i
+		}
+	}
+	return -1
 }
 
 func (t *IPTablesTracer) flags(s *scratch, main *outcome, eps []Endpoint, flags []string) []string {
@@ -194,13 +201,11 @@ func uniformDeviation(eps []Endpoint) float64 {
 		return 0
 	}
 	total := 0.0
+	lo, hi := eps[0].Effective, eps[0].Effective
 	for _, e := range eps {
 		total += e.Effective
+		lo, hi = min(lo, e.Effective), max(hi, e.Effective)
 	}
 	mean := total / float64(len(eps))
-	dev := 0.0
-	for _, e := range eps {
-		dev = math.Max(dev, math.Abs(e.Effective-mean)/mean)
-	}
-	return dev
+	return max(hi-mean, mean-lo) / mean
 }

@@ -55,6 +55,32 @@ type pathSeg struct {
 	base          int32 // steps of the path before start
 }
 
+// push queues a copy of b and returns it. Only the frames in use are
+// copied.
+func (s *scratch) push(b *branch) *branch {
+	if len(s.pending) == cap(s.pending) {
+		s.pending = append(s.pending, branch{})
+	} else {
+		s.pending = s.pending[:len(s.pending)+1]
+	}
+	nb := &s.pending[len(s.pending)-1]
+	b.copyTo(nb)
+	return nb
+}
+
+// pop moves the last queued branch into b.
+func (s *scratch) pop(b *branch) {
+	s.pending[len(s.pending)-1].copyTo(b)
+	s.pending = s.pending[:len(s.pending)-1]
+}
+
+// copyTo copies b to nb, of the jump stack only the frames in use.
+func (b *branch) copyTo(nb *branch) {
+	nb.outcome, nb.pkt = b.outcome, b.pkt
+	nb.depth, nb.stage, nb.fresh, nb.cut, nb.forkedAt = b.depth, b.stage, b.fresh, b.cut, b.forkedAt
+	copy(nb.frames[:b.depth], b.frames[:b.depth])
+}
+
 func (s *scratch) reset() {
 	s.steps = s.steps[:0]
 	s.segs = s.segs[:0]

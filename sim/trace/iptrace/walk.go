@@ -107,7 +107,9 @@ func (t *IPTablesTracer) runBranch(s *scratch, b *branch) error {
 				continue
 			}
 			b.frames[0], b.depth = frame{chain: start}, 1
-			b.pkt.setIfaces(b.stage)
+			if t.ifaces {
+				b.pkt.setIfaces(b.stage)
+			}
 		}
 		tbl := t.tables[stageHooks[b.stage].table]
 		v, err := t.walk(s, b, tbl, &tbl.chains[start])
@@ -368,8 +370,7 @@ func (t *IPTablesTracer) fork(s *scratch, b *branch, table uint8, chain int32, i
 		return false, errors.New("too many statistic branches (Options.MaxBranches)")
 	}
 	s.branches++
-	s.pending = append(s.pending, *b)
-	nb := &s.pending[len(s.pending)-1]
+	nb := s.push(b)
 	nb.prob *= 1 - r.statNominal
 	nb.eff *= 1 - r.statEff
 	nb.forkAt(s, t.tables[table].chains[chain].stepBase+uint32(i))
@@ -388,8 +389,7 @@ func (t *IPTablesTracer) forkUndecided(s *scratch, b *branch, tbl *compiledTable
 		return false, true
 	}
 	s.branches++
-	s.pending = append(s.pending, *b)
-	nb := &s.pending[len(s.pending)-1]
+	nb := s.push(b)
 	nb.assumed = s.addAssumption(b.assumed, tbl.id, chain, int32(i), false, why)
 	nb.forkAt(s, tbl.chains[chain].stepBase+uint32(i))
 	b.assumed = s.addAssumption(b.assumed, tbl.id, chain, int32(i), true, why)
