@@ -40,6 +40,9 @@ Options:
   --state S           new (default: the first packet) or established (nat is skipped)
   --ipsets FILE       the node's ipsets (ipset save > FILE), for -m set matches
   --iptables FILE     with an IPVS dump (ipvsadm -Sn > FILE): the node's iptables-save
+  --nft-rules FILE    with an iptables-nft-save dump: the host's nft list ruleset; both are
+                      walked as one, each hook's base chains in priority order (iptables-nft's
+                      tables in the ruleset are skipped: the dump describes them)
   --json              one JSON object: endpoints as {"endpoint": "IP:port", "probability": p}
 
 The iptables tracer walks raw, mangle, nat, filter and security in the
@@ -55,6 +58,8 @@ Examples:
   svclab trace --dump rules.txt --dst 172.30.0.43:80
   sudo iptables-save -c > dump.txt && svclab trace --dump dump.txt --dst 10.96.4.7:443 --json
   svclab trace --dump ruleset.nft --dst 10.96.0.10:53 --proto udp --from node
+  sudo iptables-nft-save > ipt.txt; sudo nft list ruleset > nft.txt
+  svclab trace --dump ipt.txt --nft-rules nft.txt --dst 10.96.10.1:80 --in-iface eth0
 `
 
 func runTrace(args []string, stdout, stderr io.Writer) error {
@@ -71,6 +76,7 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 	state := fs.String("state", "new", "")
 	ipsets := fs.String("ipsets", "", "")
 	iptablesFile := fs.String("iptables", "", "")
+	nftRules := fs.String("nft-rules", "", "")
 	asJSON := fs.Bool("json", false, "")
 	if rest, err := parseFlags(fs, args); err != nil {
 		return err
@@ -88,7 +94,7 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 		return usagef("--state %q: want new or established", *state)
 	}
 	pkt.InIface, pkt.OutIface, pkt.Mark, pkt.State = *inIface, *outIface, uint32(*mark), *state
-	res, err := analyze.TraceFile(analyze.Files{Dump: *dump, IPSets: *ipsets, IPTables: *iptablesFile}, analyze.Options{Local: locals}, pkt)
+	res, err := analyze.TraceFile(analyze.Files{Dump: *dump, IPSets: *ipsets, IPTables: *iptablesFile, NFTRules: *nftRules}, analyze.Options{Local: locals}, pkt)
 	if err != nil {
 		return err
 	}

@@ -14,12 +14,18 @@ func init() {
 
 const verifyTraceUsage = `Usage: svclab verify-trace [--packets N] [--seed S] [--json] DUMP...
 
-Loads each iptables-save dump into a scratch node namespace (svl-vt-*),
-sends N random packets drawn from the addresses and ports it mentions, from
-a client namespace and from the node itself, and compares which rules'
-counters moved in the kernel with the path the tracer predicts. A dump's
-"# verify-trace: local=A,B ifaces=X,Y" lines name the node's addresses and
-the interfaces to create. Needs root; removes everything it creates.
+Loads each dump into a scratch node namespace (svl-vt-*), sends N random
+packets drawn from the addresses and ports it mentions, from a client
+namespace and from the node itself, and compares what the kernel did with
+what the tracer predicts: for iptables-save and ip6tables-save dumps, which
+rules' counters moved; for nft list ruleset dumps, the rules nft monitor
+trace reports. An iptables-nft-save dump with DUMP.hostnft next to it (the
+host's other nftables tables) is loaded with iptables-nft-restore and nft -f
+and checked as one walk. Every third packet the node accepted from the
+client is followed by a reply through conntrack and the connection's next
+packet, traced with state established. A dump's "# verify-trace: local=A,B
+ifaces=X,Y family=ip6" lines name the node's addresses, the interfaces to
+create and the family. Needs root; removes everything it creates.
 
 Exit codes: 0 every packet with a verdict agreed, 1 a disagreement or error.
 
@@ -50,7 +56,7 @@ func runVerifyTrace(args []string, stdout, stderr io.Writer) error {
 		results = append(results, res)
 		bad += res.Disagreed
 		if !*asJSON {
-			fmt.Fprintf(stdout, "%s: %d packets, %d agreed, %d unknown, %d disagreed\n", res.Dump, res.Packets, res.Agreed, res.Unknown, res.Disagreed)
+			fmt.Fprintf(stdout, "%s: %d packets (%d established), %d agreed, %d unknown, %d disagreed\n", res.Dump, res.Packets, res.Established, res.Agreed, res.Unknown, res.Disagreed)
 			for _, e := range res.Examples {
 				fmt.Fprintf(stdout, "  %s\n", e)
 			}

@@ -12,6 +12,8 @@ import (
 // pool is what random packets are drawn from: the addresses and ports the
 // dump mentions, plus a few of the topology's own.
 type pool struct {
+	ipv6       bool // the dump's family is IPv6
+	node       netip.Addr
 	srcs, dsts []netip.Addr
 	ports      []uint16
 	marks      []uint32
@@ -20,12 +22,16 @@ type pool struct {
 }
 
 func newPool(d *iptables.Dump, m Meta, sets ipvs.IPSets) *pool {
-	p := &pool{local: map[netip.Addr]bool{NodeAddr: true}}
+	p := &pool{ipv6: m.IPv6, node: m.nodeAddr(), local: map[netip.Addr]bool{m.nodeAddr(): true}}
 	for _, a := range m.Local {
 		p.local[a] = true
 	}
 	p.srcs = []netip.Addr{ClientAddr, netip.MustParseAddr("10.244.1.5"), netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("198.51.100.7")}
 	p.dsts = append([]netip.Addr{NodeAddr, netip.MustParseAddr("10.1.2.3")}, m.Local...)
+	if m.IPv6 {
+		p.srcs = []netip.Addr{ClientAddr6, netip.MustParseAddr("fd00:10:244:1::5"), netip.MustParseAddr("2001:db8::9")}
+		p.dsts = append([]netip.Addr{NodeAddr6, netip.MustParseAddr("fd00:1:2::3")}, m.Local...)
+	}
 	p.ports = []uint16{53, 80, 443, 8080, 10250, 30080}
 	p.marks = []uint32{0}
 	p.ifaces = append([]string{"eth0"}, m.Ifaces...)
@@ -46,15 +52,15 @@ func newPool(d *iptables.Dump, m Meta, sets ipvs.IPSets) *pool {
 // prune drops addresses no packet can carry: sources that are the node's
 // own (a martian from outside), loopback, multicast and the like.
 func (p *pool) prune() {
-	p.srcs = slices.DeleteFunc(p.srcs, func(a netip.Addr) bool { return !usable(a) || p.local[a] })
-	p.dsts = slices.DeleteFunc(p.dsts, func(a netip.Addr) bool { return !usable(a) })
+	p.srcs = slices.DeleteFunc(p.srcs, func(a netip.Addr) bool { return !p.usable(a) || p.local[a] })
+	p.dsts = slices.DeleteFunc(p.dsts, func(a netip.Addr) bool { return !p.usable(a) })
 }
 
 func (p *pool) addRule(r *iptables.Rule) {
-	if r.Source.Set && r.Source.Prefix.Addr().Is4() {
+	if r.Source.Set {
 		p.srcs = append(p.srcs, hostIn(r.Source.Prefix))
 	}
-	if r.Destination.Set && r.Destination.Prefix.Addr().Is4() {
+	if r.Destination.Set {
 		p.dsts = append(p.dsts, hostIn(r.Destination.Prefix))
 	}
 	for _, pm := range []iptables.PortMatch{r.DestPort, r.SourcePort} {
@@ -70,7 +76,7 @@ func (p *pool) addRule(r *iptables.Rule) {
 	if r.Mark != nil {
 		p.marks = append(p.marks, r.Mark.Value, r.Mark.Value|^r.Mark.Mask&0x0f0f0f0f)
 	}
-	if r.NAT != nil && r.NAT.Addr.IsValid() && r.NAT.Addr.Addr().Is4() {
+	if r.NAT != nil && r.NAT.Addr.IsValid() {
 		p.dsts = append(p.dsts, r.NAT.Addr.Addr())
 		if r.NAT.Addr.Port() != 0 {
 			p.ports = append(p.ports, r.NAT.Addr.Port())
@@ -84,10 +90,8 @@ func (p *pool) addSet(s *ipvs.IPSet) {
 		for i, part := range m.Parts {
 			switch s.Dims[i] {
 			case "ip", "net":
-				if part.Prefix.Addr().Is4() {
-					a := hostIn(part.Prefix)
-					p.dsts, p.srcs = append(p.dsts, a), append(p.srcs, a)
-				}
+				a := hostIn(part.Prefix)
+				p.dsts, p.srcs = append(p.dsts, a), append(p.srcs, a)
 			case "port":
 				p.ports = append(p.ports, part.Lo)
 			}
@@ -98,14 +102,18 @@ func (p *pool) addSet(s *ipvs.IPSet) {
 // hostIn returns the prefix's address, or its first host for a network.
 func hostIn(pr netip.Prefix) netip.Addr {
 	a := pr.Addr()
-	if pr.Bits() < 32 {
+	if pr.Bits() < a.BitLen() {
 		a = a.Next()
 	}
 	return a
 }
 
-func usable(a netip.Addr) bool {
-	return a.Is4() && !a.IsLoopback() && !a.IsMulticast() && !a.IsUnspecified() && a != netip.AddrFrom4([4]byte{255, 255, 255, 255})
+// usable reports whether a packet of the pool's family can carry a.
+func (p *pool) usable(a netip.Addr) bool {
+	if a.Is4() == p.ipv6 || a.IsLinkLocalUnicast() {
+		return false
+	}
+	return !a.IsLoopback() && !a.IsMulticast() && !a.IsUnspecified() && a != netip.AddrFrom4([4]byte{255, 255, 255, 255})
 }
 
 // draw returns a random packet; sport makes every packet a new flow.
@@ -115,7 +123,7 @@ func (p *pool) draw(rng *rand.Rand, sport uint16) Packet {
 		pkt.Proto = "udp"
 	}
 	if rng.IntN(4) == 0 {
-		pkt.FromNode, pkt.Src = true, NodeAddr
+		pkt.FromNode, pkt.Src = true, p.node
 		if rng.IntN(2) == 0 {
 			pkt.Mark = p.marks[rng.IntN(len(p.marks))]
 		}

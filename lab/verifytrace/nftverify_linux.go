@@ -54,10 +54,10 @@ func verifyNFT(text []byte, meta Meta, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	defer senders.close()
-	return runNFT(prog, handles, mon, senders, nftPool(string(text), meta), opts)
+	return runNFT(l, prog, handles, mon, senders, nftPool(string(text), meta), opts)
 }
 
-func runNFT(prog *nfttrace.Program, handles map[string]int, mon *monitor, s *senderSet, pool *pool, opts Options) (Result, error) {
+func runNFT(l *lab, prog *nfttrace.Program, handles map[string]int, mon *monitor, s *senderSet, pool *pool, opts Options) (Result, error) {
 	var res Result
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x5eed))
 	marker := Packet{Src: NodeAddr, Dst: netip.MustParseAddr("127.0.0.2"), Proto: "udp", SPort: markerID, DPort: 9, FromNode: true}
@@ -78,25 +78,82 @@ func runNFT(prog *nfttrace.Program, handles map[string]int, mon *monitor, s *sen
 			return res, fmt.Errorf("%v: %w", p, err)
 		}
 		k := nftOutcome(ev, handles)
-		t, err := prog.Trace(nfttrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: fromOf(p),
-			InIface: p.InIface, OutIface: "eth0", Mark: p.Mark})
+		t, err := prog.Trace(nftPacket(p))
 		if err != nil {
 			return res, fmt.Errorf("trace %v: %w", p, err)
 		}
-		res.Packets++
-		switch {
-		case t.Verdict == "unknown":
-			res.Unknown++
-		case nftAgrees(t, k):
-			res.Agreed++
-		default:
-			res.Disagreed++
-			if len(res.Examples) < 5 {
-				res.Examples = append(res.Examples, fmt.Sprintf("%v: kernel %v; tracer %s %+v", p, k, t.Verdict, t.Outcomes))
-			}
+		res.countNFT(p, t, k)
+		if p.FromNode || k.verdict != "accept" || i%estEvery != 0 {
+			continue
+		}
+		if err := checkEstablishedNFT(&res, p, l, s, mon, &marker, pool, prog, handles); err != nil {
+			return res, err
 		}
 	}
 	return res, nil
+}
+
+// replyID is the IP id of the replies that make connections established
+// (apart from markers, 1..9998, and test packets, 10000 on); the markers
+// after them have ids 9002..9997 (a marker's trace shows up to twice: in
+// output and again in prerouting on lo, so each wait has its own id).
+const replyID = 9999
+
+// checkEstablishedNFT makes p's connection established (see establish)
+// and checks its next packet against nft monitor trace.
+func checkEstablishedNFT(res *Result, p Packet, l *lab, s *senderSet, mon *monitor, marker *Packet, pool *pool, prog *nfttrace.Program, handles map[string]int) error {
+	m1, m2 := *marker, *marker
+	m1.SPort = uint16(9002 + (2*res.Established)%996)
+	m2.SPort = m1.SPort + 1
+	next, seen, ok, err := l.establish(p, s, pool.local, replyID, func() error {
+		if err := s.send(m1); err != nil {
+			return err
+		}
+		_, err := mon.waitFor(replyID, m1.SPort)
+		return err
+	})
+	if err != nil || !ok {
+		return err
+	}
+	if err := s.send(next); err != nil {
+		return err
+	}
+	if err := s.send(m2); err != nil {
+		return err
+	}
+	ev, err := mon.waitFor(next.SPort, m2.SPort)
+	if err != nil {
+		return fmt.Errorf("%v: %w", next, err)
+	}
+	tp := nftPacket(next)
+	tp.State, tp.Dst, tp.DPort = "established", seen.Addr(), seen.Port()
+	t, err := prog.Trace(tp)
+	if err != nil {
+		return fmt.Errorf("trace %v: %w", next, err)
+	}
+	res.Established++
+	res.countNFT(next, t, nftOutcome(ev, handles))
+	return nil
+}
+
+func nftPacket(p Packet) nfttrace.Packet {
+	return nfttrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: fromOf(p), InIface: p.InIface, OutIface: "eth0", Mark: p.Mark}
+}
+
+// countNFT records one packet's comparison.
+func (res *Result) countNFT(p Packet, t nfttrace.Result, k kernelOutcome) {
+	res.Packets++
+	switch {
+	case t.Verdict == "unknown":
+		res.Unknown++
+	case nftAgrees(t, k):
+		res.Agreed++
+	default:
+		res.Disagreed++
+		if len(res.Examples) < 5 {
+			res.Examples = append(res.Examples, fmt.Sprintf("%v: kernel %v; tracer %s %+v", p, k, t.Verdict, t.Outcomes))
+		}
+	}
 }
 
 func fromOf(p Packet) string {
@@ -160,7 +217,7 @@ var (
 
 // nftPool draws packets from the addresses and ports a ruleset names.
 func nftPool(text string, m Meta) *pool {
-	p := &pool{local: map[netip.Addr]bool{NodeAddr: true}, marks: []uint32{0, 0x4000, 0x8000}}
+	p := &pool{node: NodeAddr, local: map[netip.Addr]bool{NodeAddr: true}, marks: []uint32{0, 0x4000, 0x8000}}
 	for _, a := range m.Local {
 		p.local[a] = true
 	}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
@@ -17,12 +19,16 @@ import (
 
 // Result counts one dump's packets.
 type Result struct {
-	Dump      string   `json:"dump"`
-	Packets   int      `json:"packets"`
-	Agreed    int      `json:"agreed"`    // a verdict, and the kernel took one of the predicted paths
-	Unknown   int      `json:"unknown"`   // verdict unknown
-	Disagreed int      `json:"disagreed"` // a verdict the kernel contradicted
-	Examples  []string `json:"examples,omitempty"`
+	Dump      string `json:"dump"`
+	Packets   int    `json:"packets"`
+	Agreed    int    `json:"agreed"`    // a verdict, and the kernel took one of the predicted paths
+	Unknown   int    `json:"unknown"`   // verdict unknown
+	Disagreed int    `json:"disagreed"` // a verdict the kernel contradicted
+	// Established counts the packets of those that were a connection's
+	// second packet (after a reply the node's conntrack saw), traced with
+	// state established.
+	Established int      `json:"established"`
+	Examples    []string `json:"examples,omitempty"`
 }
 
 // Options of a run.
@@ -43,7 +49,20 @@ func VerifyFile(path string, opts Options) (Result, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Result{}, fmt.Errorf("verify-trace: %w", err)
 	}
-	res, err := Verify(text, ipsets, opts)
+	host, err := os.ReadFile(strings.TrimSuffix(path, filepath.Ext(path)) + hostNFTExt)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Result{}, fmt.Errorf("verify-trace: %w", err)
+	}
+	var res Result
+	if host != nil {
+		meta, merr := ReadMeta(text)
+		if merr != nil {
+			return Result{}, merr
+		}
+		res, err = verifyHost(text, host, meta, opts)
+	} else {
+		res, err = Verify(text, ipsets, opts)
+	}
 	res.Dump = path
 	return res, err
 }
@@ -69,7 +88,7 @@ func Verify(text, ipsets []byte, opts Options) (Result, error) {
 	if ipsets == nil {
 		sets = nil
 	}
-	tr, err := iptrace.NewIPTablesTracer(d, iptrace.Options{LocalAddrs: append(meta.Local, NodeAddr), IPSets: sets})
+	tr, err := iptrace.NewIPTablesTracer(d, iptrace.Options{LocalAddrs: append(meta.Local, meta.nodeAddr()), IPSets: sets})
 	if err != nil {
 		return Result{}, fmt.Errorf("verify-trace: compile the dump: %w", err)
 	}
@@ -96,7 +115,7 @@ func (l *lab) run(d *iptables.Dump, meta Meta, sets ipvs.IPSets, tr *iptrace.IPT
 		return res, err
 	}
 	defer senders.close()
-	before, err := l.snapshot()
+	before, err := l.quiesce()
 	if err != nil {
 		return res, err
 	}
@@ -117,20 +136,86 @@ func (l *lab) run(d *iptables.Dump, meta Meta, sets ipvs.IPSets, tr *iptrace.IPT
 		if err != nil {
 			return res, fmt.Errorf("trace %v: %w", p, err)
 		}
-		res.Packets++
-		switch {
-		case t.Verdict == iptrace.Unknown:
-			res.Unknown++
-		case agrees(t, k):
-			res.Agreed++
-		default:
-			res.Disagreed++
-			if len(res.Examples) < 5 {
-				res.Examples = append(res.Examples, fmt.Sprintf("%v: kernel %v; tracer:\n%s", p, k, t))
-			}
+		res.count(p, t, k)
+		if p.FromNode || k.verdict != iptrace.Accept || i%estEvery != 0 {
+			continue
+		}
+		if before, err = l.checkEstablished(&res, p, senders, pool, tr); err != nil {
+			return res, err
 		}
 	}
 	return res, nil
+}
+
+// estEvery: every estEvery-th packet, if the node accepted it from a
+// client, is followed by its connection's second packet.
+const estEvery = 3
+
+// count records one packet's comparison.
+func (res *Result) count(p Packet, t iptrace.Trace, k kernelOutcome) {
+	res.Packets++
+	switch {
+	case t.Verdict == iptrace.Unknown:
+		res.Unknown++
+	case agrees(t, k):
+		res.Agreed++
+	default:
+		res.Disagreed++
+		if len(res.Examples) < 5 {
+			res.Examples = append(res.Examples, fmt.Sprintf("%v: kernel %v; tracer:\n%s", p, k, t))
+		}
+	}
+}
+
+// checkEstablished makes p's connection established and checks its next
+// packet, traced with state established and the destination the filter
+// chains see (the connection's DNAT, which nat no longer decides). It
+// returns the counters after.
+func (l *lab) checkEstablished(res *Result, p Packet, s *senderSet, pool *pool, tr *iptrace.IPTablesTracer) (snapshot, error) {
+	next, seen, ok, err := l.establish(p, s, pool.local, 0, nil)
+	if err != nil {
+		return snapshot{}, err
+	}
+	before, err := l.snapshot()
+	if err != nil || !ok {
+		return before, err
+	}
+	if err := s.send(next); err != nil {
+		return before, err
+	}
+	after, err := l.snapshot()
+	if err != nil {
+		return before, err
+	}
+	tp := tracerPacket(next, pool)
+	tp.State, tp.Dst, tp.DPort = "established", seen.Addr(), seen.Port()
+	t, err := tr.Trace(tp)
+	if err != nil {
+		return after, fmt.Errorf("trace %v: %w", next, err)
+	}
+	res.Established++
+	res.count(next, t, outcomeOf(before, after))
+	return after, nil
+}
+
+// quiesce waits until no counter moves for a while (IPv6 sends MLD
+// reports, up to a second apart, for a few seconds after addresses are
+// added) and returns the counters then.
+func (l *lab) quiesce() (snapshot, error) {
+	window := 100 * time.Millisecond
+	if l.ipv6 {
+		window = 1500 * time.Millisecond
+	}
+	prev, err := l.snapshot()
+	for i := 0; i < 10 && err == nil; i++ {
+		time.Sleep(window)
+		var cur snapshot
+		if cur, err = l.snapshot(); err == nil && maps.Equal(cur.counts, prev.counts) {
+			return cur, nil
+		}
+		prev = cur
+	}
+	return prev, err
 }
 
 func (l *lab) snapshot() (snapshot, error) {
@@ -157,16 +242,17 @@ func tracerPacket(p Packet, pool *pool) iptrace.Packet {
 type senderSet struct {
 	clients map[string]*sender
 	node    *sender
+	ipv6    bool
 }
 
 func (l *lab) senders(meta Meta) (*senderSet, error) {
-	s := &senderSet{clients: map[string]*sender{}}
+	s := &senderSet{clients: map[string]*sender{}, ipv6: meta.IPv6}
 	for n, iface := range append([]string{"eth0"}, meta.Ifaces...) {
 		dev := "eth0"
 		if n > 0 {
 			dev = clientIface(n - 1)
 		}
-		c, err := openSender(l.client, dev)
+		c, err := openSender(l.client, dev, meta.IPv6)
 		if err != nil {
 			s.close()
 			return nil, err
@@ -174,7 +260,7 @@ func (l *lab) senders(meta Meta) (*senderSet, error) {
 		s.clients[iface] = c
 	}
 	var err error
-	if s.node, err = openSender(l.node, ""); err != nil {
+	if s.node, err = openSender(l.node, "", meta.IPv6); err != nil {
 		s.close()
 		return nil, err
 	}

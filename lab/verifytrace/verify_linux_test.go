@@ -8,11 +8,15 @@ import (
 )
 
 // TestCorpus checks the tracers against the kernel on every dump of the
-// corpus: testdata/*.rules (iptables-save, with DUMP.ipsets when it
-// uses sets) and testdata/*.nft (nft list ruleset).
+// corpus: testdata/*.rules (iptables-save or ip6tables-save, with
+// DUMP.ipsets when it uses sets, and DUMP.hostnft when it is
+// iptables-nft-save next to other nftables tables) and testdata/*.nft (nft
+// list ruleset), with new and established packets.
 func TestCorpus(t *testing.T) {
 	labtest.RequireRoot(t)
-	labtest.RequireBinary(t, "iptables-legacy-restore")
+	for _, tool := range []string{"iptables-legacy-restore", "ip6tables-legacy-restore", "iptables-nft-restore", "nft", "conntrack", "stdbuf"} {
+		labtest.RequireBinary(t, tool)
+	}
 	files, err := filepath.Glob("testdata/*.[rn][uf][lt]*")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus: %v", err)
@@ -25,7 +29,7 @@ func TestCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			total += res.Packets
-			t.Logf("%s: %d packets, %d agreed, %d unknown, %d disagreed", f, res.Packets, res.Agreed, res.Unknown, res.Disagreed)
+			t.Logf("%s: %d packets (%d established), %d agreed, %d unknown, %d disagreed", f, res.Packets, res.Established, res.Agreed, res.Unknown, res.Disagreed)
 			if res.Disagreed > 0 {
 				t.Errorf("%d packets disagree, e.g.\n%s", res.Disagreed, res.Examples[0])
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
 	"github.com/svclab/svclab/sim/nftables"
+	"github.com/svclab/svclab/sim/trace/hosttrace"
 )
 
 // Kinds of dump.
@@ -67,7 +68,7 @@ func Load(r io.Reader) (*Dump, error) {
 	case KindNFTables:
 		if t := iptablesNFTTable(data); t != "" {
 			return nil, fmt.Errorf("this is iptables-nft; use iptables-nft-save (table %s holds iptables-nft's chains: "+
-				"save them with `iptables-nft-save -c` and trace that, and the other tables of the ruleset separately)", t)
+				"save them with `iptables-nft-save -c` and trace that, with this ruleset as --nft-rules to walk both as one)", t)
 		}
 		rs, err := nftables.Parse(bytes.NewReader(data))
 		if err != nil {
@@ -102,9 +103,11 @@ func detect(data []byte) string {
 }
 
 // Files are what the user gives: the dump, and for an IPVS dump the
-// node's ipsets and iptables-save ("" when not given).
+// node's ipsets and iptables-save ("" when not given). NFTRules is the
+// host's nft list ruleset next to an iptables-nft dump: both are walked
+// as one (sim/trace/hosttrace).
 type Files struct {
-	Dump, IPSets, IPTables string
+	Dump, IPSets, IPTables, NFTRules string
 }
 
 // TraceFile loads the files and traces one packet.
@@ -126,11 +129,40 @@ func TraceFile(files Files, opts Options, p Packet) (Result, error) {
 		}
 		d.IPT = ipt.IPT
 	}
+	if files.NFTRules != "" {
+		if d.Kind != KindIPTables {
+			return Result{}, fmt.Errorf("--nft-rules goes with an iptables-nft-save dump; %s is %s", files.Dump, d.Kind)
+		}
+		return traceHost(d, files, opts, p)
+	}
 	tr, err := NewTracer(d, opts)
 	if err != nil {
 		return Result{}, err
 	}
 	return tr.Trace(p)
+}
+
+// traceHost walks p through the iptables-nft dump and the host's nft
+// ruleset as one.
+func traceHost(d *Dump, files Files, opts Options, p Packet) (Result, error) {
+	text, err := os.ReadFile(files.NFTRules)
+	if err != nil {
+		return Result{}, fmt.Errorf("read --nft-rules: %w", err)
+	}
+	family := "ip"
+	if p.Src.Is6() && !p.Src.Is4In6() {
+		family = "ip6"
+	}
+	prog, skipped, err := hosttrace.Compile(d.IPT, family, text, hosttrace.Options{LocalAddrs: opts.Local, IPSets: opts.IPSets, SkipPath: opts.SkipPaths})
+	if err != nil {
+		return Result{}, fmt.Errorf("%s and %s: %w", files.Dump, files.NFTRules, err)
+	}
+	r, err := (&Tracer{kind: KindNFTables, nft: prog}).traceNFTables(p)
+	r.Dump = KindIPTables + "+" + KindNFTables
+	if len(skipped) > 0 {
+		r.Flags = append(r.Flags, fmt.Sprintf("%s: tables %s are iptables-nft's; walked from %s instead", files.NFTRules, strings.Join(skipped, ", "), files.Dump))
+	}
+	return r, err
 }
 
 // AnalyzeFile is Analyze over the dump at path, with the ipsets at

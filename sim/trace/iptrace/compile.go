@@ -37,8 +37,11 @@ type IPTablesTracer struct {
 	recentHits  map[string]bool
 	maxBranches int
 	skipPaths   bool
-	hookChain   [stageDone]int32 // chain index of each stage's built-in chain
-	notes       []string         // from compilation; added to every trace
+	hookChain   [stageDone]int32     // chain index of each stage's built-in chain
+	notes       []string             // from compilation; added to every trace
+	steps       []Step               // every rule's Step, chain after chain (compiledChain.steps are slices of it)
+	skipTo      [stageDone + 1]stage // the first stage from here the walk must look at (see nextStage)
+	ifaces      bool                 // some rule has -i or -o (else the walk need not track interfaces)
 	scratch     sync.Pool
 }
 
@@ -48,25 +51,55 @@ type compiledTable struct {
 	id     uint8
 	chains []compiledChain
 	byName map[string]int32
+	// services are the service ports the table's KUBE-SERVICES and
+	// KUBE-NODEPORTS jumps name (compiledRule.service), each once.
+	services  []string
+	serviceID map[string]int32
+	steps     []Step // the rules' Steps, chain after chain, until gatherSteps
+}
+
+// service returns 1 + the index of name in ct.services, adding it.
+func (ct *compiledTable) service(name string) int32 {
+	if id, ok := ct.serviceID[name]; ok {
+		return id
+	}
+	if ct.serviceID == nil {
+		ct.serviceID = map[string]int32{}
+	}
+	ct.services = append(ct.services, name)
+	id := int32(len(ct.services))
+	ct.serviceID[name] = id
+	return id
+}
+
+// serviceName is the name of a compiledRule.service of the nat table.
+func (t *IPTablesTracer) serviceName(id int32) string {
+	if id == 0 {
+		return ""
+	}
+	return t.tables[tableNat].services[id-1]
 }
 
 // compiledChain is a chain's rules, with a destination index when long.
+// What the walk reads comes first; the struct is one cache line.
 type compiledChain struct {
-	name   string
-	policy Verdict // for built-in chains
+	rules    []compiledRule
+	index    *dstIndex
+	stepBase uint32 // index of the first rule's Step in the table's steps, then in the tracer's
+	// policyDrop is the built-in chain policy DROP (else ACCEPT).
+	policyDrop bool
 	// policyKept is a built-in chain declared with "-" (restore input: the
 	// policy it had is kept); it is taken as ACCEPT and noted.
 	policyKept bool
-	rules      []compiledRule
-	steps      []Step // each rule's Step (Matched false); apart from rules to keep those small
-	index      *dstIndex
+	name       string
+	_          [8]byte
 }
 
-// setSteps fills c.steps, in the memory of steps, from the rules' sources.
-func (c *compiledChain) setSteps(table string, steps []Step) {
-	c.steps = steps[:len(c.rules):len(c.rules)]
+// addSteps appends each rule's Step (Matched false) to ct.steps.
+func (c *compiledChain) addSteps(ct *compiledTable) {
+	c.stepBase = uint32(len(ct.steps))
 	for i := range c.rules {
-		c.steps[i] = Step{Table: table, Chain: c.name, RuleIndex: i + 1, Rule: c.rules[i].src0.String()}
+		ct.steps = append(ct.steps, Step{Table: ct.name, Chain: c.name, RuleIndex: i + 1, Rule: c.rules[i].src0.String()})
 	}
 }
 
@@ -126,6 +159,9 @@ func newIPTablesTracer(d *iptables.Dump, opts Options, indexMin int) (*IPTablesT
 			t.hookChain[st] = tbl.chain(hook.chain)
 		}
 	}
+	t.gatherSteps()
+	t.setSkips()
+	t.ifaces = t.anyRule(func(r *compiledRule) bool { return r.checks&checkIface != 0 })
 	if len(absent) > 0 {
 		t.missing = fmt.Sprintf("the dump has no %s table (made with iptables-save -t, or cut short?); "+
 			"every packet crosses it, so the verdict is unknown", strings.Join(absent, " or "))
@@ -135,6 +171,46 @@ func newIPTablesTracer(d *iptables.Dump, opts Options, indexMin int) (*IPTablesT
 	}
 	t.scratch.New = func() any { return new(scratch) }
 	return t, nil
+}
+
+// gatherSteps moves every chain's Step templates into one slab, so that a
+// path step is a 32-bit index into it.
+func (t *IPTablesTracer) gatherSteps() {
+	n := 0
+	for _, tbl := range t.tables {
+		if tbl != nil {
+			n += len(tbl.steps)
+		}
+	}
+	t.steps = make([]Step, 0, n)
+	for _, tbl := range t.tables {
+		if tbl == nil {
+			continue
+		}
+		base := uint32(len(t.steps))
+		t.steps = append(t.steps, tbl.steps...)
+		tbl.steps = nil
+		for i := range tbl.chains {
+			tbl.chains[i].stepBase += base
+		}
+	}
+}
+
+// anyRule reports whether some rule of the ruleset satisfies f.
+func (t *IPTablesTracer) anyRule(f func(*compiledRule) bool) bool {
+	for _, tbl := range t.tables {
+		if tbl == nil {
+			continue
+		}
+		for i := range tbl.chains {
+			for j := range tbl.chains[i].rules {
+				if f(&tbl.chains[i].rules[j]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, error) {
@@ -150,24 +226,20 @@ func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, 
 	for i := range slab {
 		slab[i].ruleExtra = &extras[i]
 	}
-	steps := make([]Step, len(slab))
+	ct.steps = make([]Step, 0, len(slab))
 	for _, c := range src.Chains {
 		if c.Deleted {
 			continue
 		}
-		cc := compiledChain{name: c.Name, policy: Verdict(c.Policy), rules: slab[:len(c.Rules):len(c.Rules)]}
+		cc := compiledChain{name: c.Name, policyDrop: Verdict(c.Policy) == Drop, rules: slab[:len(c.Rules):len(c.Rules)]}
 		cc.policyKept = c.Policy == "-" && iptables.IsBuiltinChain(src.Name, c.Name)
 		slab = slab[len(c.Rules):]
-		if cc.policy != Drop {
-			cc.policy = Accept
-		}
 		for i, r := range c.Rules {
 			if err := compileRule(&cc.rules[i], r, ct); err != nil {
 				return nil, fmt.Errorf("compile rule %d of %s %s: %w", i+1, src.Name, c.Name, err)
 			}
 		}
-		cc.setSteps(src.Name, steps)
-		steps = steps[len(c.Rules):]
+		cc.addSteps(ct)
 		if len(cc.rules) >= indexMin {
 			cc.index = buildDstIndex(cc.rules)
 		}

@@ -12,10 +12,10 @@ func (t *IPTablesTracer) matches(s *scratch, b *branch, r *compiledRule) (bool, 
 	c := r.checks
 	p := &b.pkt
 	switch {
-	case c&checkDst != 0 && !r.dst.matches(p.dst, p.dst4, p.is4),
-		c&checkSrc != 0 && !r.src.matches(p.src, p.src4, p.is4),
-		c&checkProto != 0 && !r.proto.matches(p.proto),
-		c&checkDPort != 0 && !r.dport.matches(p.dport),
+	case c&checkDst != 0 && !r.dstMatches(p),
+		c&checkSrc != 0 && !r.srcMatches(p),
+		c&checkProto != 0 && !r.protoMatches(p.proto),
+		c&checkDPort != 0 && (p.dport >= r.dportLo && p.dport <= r.dportHi) == (r.flags&flagDPortNeg != 0),
 		c&checkSPort != 0 && !r.sport.matches(p.sport),
 		c&checkMark != 0 && (p.mark&r.mark.mask == r.mark.value) == r.mark.neg,
 		c&checkCT != 0 && !t.ctMatches(r.ct, p),
@@ -93,11 +93,18 @@ func (t *IPTablesTracer) ctMatches(m ctMatch, p *pktState) bool {
 		}
 		return m.test(ctEstablished)
 	}
-	state := ctNew
-	if p.dnat {
-		state |= ctDNAT
+	return m.test(p.ctState())
+}
+
+// ctState is the conntrack state of a packet that is not established.
+func (p *pktState) ctState() uint8 {
+	switch {
+	case p.untracked:
+		return ctUntracked
+	case p.dnat:
+		return ctNew | ctDNAT
 	}
-	return m.test(state)
+	return ctNew
 }
 
 func (m ctMatch) test(state uint8) bool { return (m.mask&state != 0) != m.neg }

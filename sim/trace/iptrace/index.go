@@ -1,6 +1,7 @@
 package iptrace
 
 import (
+	"math/bits"
 	"net/netip"
 	"slices"
 )
@@ -9,28 +10,89 @@ import (
 // rules with a fixed, non-negated host -d are listed under that address;
 // every other rule is generic. A rule in neither list for a packet's
 // destination cannot match it, so the walk skips it while still counting
-// it as evaluated.
+// it as evaluated. IPv4 addresses are in an open-addressing table (one
+// cache line per lookup, the rule index itself when an address has one
+// rule, as a service's cluster IP in KUBE-SERVICES has per port).
 type dstIndex struct {
-	v4      map[uint32][]int32
+	slots   []v4Slot // a power of two long, linear probing
+	shift   uint8    // 32 - log2(len(slots))
+	lists   []int32  // the rules of addresses with several, address after address
 	v6      map[netip.Addr][]int32
 	generic []int32
 }
 
+// v4Slot is one IPv4 address of a dstIndex: n rules, the rule itself when
+// n is 1, else lists[at:at+n]. n == 0 marks an empty slot.
+type v4Slot struct {
+	addr  uint32
+	at, n int32
+}
+
 func buildDstIndex(rules []compiledRule) *dstIndex {
-	x := &dstIndex{v4: map[uint32][]int32{}, v6: map[netip.Addr][]int32{}}
+	x := &dstIndex{v6: map[netip.Addr][]int32{}}
+	v4 := map[uint32][]int32{}
+	var order []uint32
 	for i := range rules {
 		d := &rules[i].dst
 		switch {
 		case !d.isHost():
 			x.generic = append(x.generic, int32(i))
 		case d.v4:
-			x.v4[d.addr] = append(x.v4[d.addr], int32(i))
+			if v4[d.addr] == nil {
+				order = append(order, d.addr)
+			}
+			v4[d.addr] = append(v4[d.addr], int32(i))
 		default:
 			a := d.v6.Addr()
 			x.v6[a] = append(x.v6[a], int32(i))
 		}
 	}
+	size := 1 << bits.Len(uint(2*len(order)+1)) // load factor <= 1/2
+	x.slots = make([]v4Slot, size)
+	x.shift = uint8(32 - bits.TrailingZeros(uint(size)))
+	for _, a := range order {
+		list := v4[a]
+		s := v4Slot{addr: a, at: list[0], n: int32(len(list))}
+		if len(list) > 1 {
+			s.at = int32(len(x.lists))
+			x.lists = append(x.lists, list...)
+		}
+		i := x.home(a)
+		for x.slots[i].n != 0 {
+			i = (i + 1) & uint32(len(x.slots)-1)
+		}
+		x.slots[i] = s
+	}
 	return x
+}
+
+// home is the slot where a's probe starts.
+func (x *dstIndex) home(a uint32) uint32 {
+	if x.shift >= 32 {
+		return 0
+	}
+	return (a * 0x9e3779b1) >> x.shift
+}
+
+// firstAt4 returns the first rule at or after pos listed under IPv4
+// address a, or -1.
+func (x *dstIndex) firstAt4(a uint32, pos int) int {
+	mask := uint32(len(x.slots) - 1)
+	for i := x.home(a); ; i = (i + 1) & mask {
+		s := &x.slots[i]
+		switch {
+		case s.n == 0:
+			return -1
+		case s.addr != a:
+			continue
+		case s.n == 1:
+			if int(s.at) >= pos {
+				return int(s.at)
+			}
+			return -1
+		}
+		return firstAtLeast(x.lists[s.at:s.at+s.n], pos)
+	}
 }
 
 // next returns the first rule at or after pos that can match p, or -1.
@@ -41,13 +103,13 @@ func (c *compiledChain) next(pos int, p *pktState) int {
 	if c.index == nil {
 		return pos
 	}
-	var bucket []int32
+	var b int
 	if p.is4 {
-		bucket = c.index.v4[p.dst4]
+		b = c.index.firstAt4(p.dst4, pos)
 	} else {
-		bucket = c.index.v6[p.dst]
+		b = firstAtLeast(c.index.v6[p.dst], pos)
 	}
-	g, b := firstAtLeast(c.index.generic, pos), firstAtLeast(bucket, pos)
+	g := firstAtLeast(c.index.generic, pos)
 	switch {
 	case g < 0:
 		return b

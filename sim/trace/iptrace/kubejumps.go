@@ -65,13 +65,13 @@ func addKubeJumps(ct *compiledTable) []string {
 				targets = append(targets, r.Target)
 			}
 		}
-		cc := compiledChain{name: name, policy: Accept, rules: make([]compiledRule, len(rules))}
+		cc := compiledChain{name: name, rules: make([]compiledRule, len(rules))}
 		for i, r := range rules {
 			if err := compileRule(&cc.rules[i], r, ct); err != nil {
 				panic(fmt.Sprintf("compile built-in jump rule %q: %v", r, err))
 			}
 		}
-		cc.setSteps(ct.name, make([]Step, len(rules)))
+		cc.addSteps(ct)
 		ct.byName[name] = int32(len(ct.chains))
 		ct.chains = append(ct.chains, cc)
 		if len(targets) > 0 {

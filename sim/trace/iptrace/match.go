@@ -17,6 +17,7 @@ type pktState struct {
 	sport, dport uint16
 	mark         uint32
 	dnat         bool // DNAT happened (conntrack state DNAT)
+	dstLocal     bool // dst is a local address (kept up to date on DNAT)
 	untracked    bool // raw CT --notrack / NOTRACK matched
 	established  bool // a later packet of the connection (nat is not consulted)
 	fromHost     bool // sent by a host process (OUTPUT)
@@ -61,15 +62,26 @@ func compileAddr(m iptables.AddrMatch) addrMatch {
 	return a
 }
 
-func (m *addrMatch) matches(a netip.Addr, a4 uint32, is4 bool) bool {
+// dstMatches evaluates -d.
+func (r *compiledRule) dstMatches(p *pktState) bool {
 	var in bool
-	switch {
-	case m.v4 && is4:
-		in = a4&m.mask == m.addr
-	case !m.v4 && !is4:
-		in = m.v6.Contains(a)
+	if p.is4 {
+		in = r.flags&flagDstV4 != 0 && p.dst4&r.dstMask == r.dstAddr
+	} else {
+		in = r.flags&flagDstV4 == 0 && r.dst.v6.Contains(p.dst)
 	}
-	return in != m.neg
+	return in != (r.flags&flagDstNeg != 0)
+}
+
+// srcMatches evaluates -s.
+func (r *compiledRule) srcMatches(p *pktState) bool {
+	var in bool
+	if p.is4 {
+		in = r.flags&flagSrcV4 != 0 && p.src4&r.srcMask == r.srcAddr
+	} else {
+		in = r.flags&flagSrcV4 == 0 && r.src.v6.Contains(p.src)
+	}
+	return in != (r.flags&flagSrcNeg != 0)
 }
 
 // isHost reports whether m matches exactly one address, not negated.
@@ -108,8 +120,9 @@ func compileProto(p iptables.ProtoMatch, why []string) (protoMatch, []string) {
 	return protoMatch{set: true, neg: p.Negated, num: n}, why
 }
 
-func (m *protoMatch) matches(proto uint8) bool {
-	return (m.any || m.num == proto) != m.neg
+// protoMatches evaluates -p.
+func (r *compiledRule) protoMatches(proto uint8) bool {
+	return (r.flags&flagProtoAny != 0 || r.proto == proto) != (r.flags&flagProtoNeg != 0)
 }
 
 // portMatch is --sport or --dport.

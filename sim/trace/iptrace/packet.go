@@ -14,20 +14,20 @@ func (p Packet) String() string {
 	return fmt.Sprintf("%s %v -> %v:%d from %s", p.Proto, p.Src, p.Dst, p.DPort, from)
 }
 
-// startBranch checks p and makes the branch every trace starts from.
-func (t *IPTablesTracer) startBranch(p Packet) (branch, error) {
+// startBranch checks p and makes b the branch every trace starts from.
+func (t *IPTablesTracer) startBranch(p Packet, b *branch) error {
 	src, dst := p.Src.Unmap(), p.Dst.Unmap()
 	if !src.IsValid() || !dst.IsValid() {
-		return branch{}, fmt.Errorf("trace %v: source and destination addresses are required", p)
+		return fmt.Errorf("trace %v: source and destination addresses are required", p)
 	}
 	if src.Is4() != dst.Is4() {
-		return branch{}, fmt.Errorf("trace %v: source and destination are of different families", p)
+		return fmt.Errorf("trace %v: source and destination are of different families", p)
 	}
 	proto, ok := protoNumber(p.Proto)
 	if !ok {
-		return branch{}, fmt.Errorf("trace %v: unknown protocol %q", p, p.Proto)
+		return fmt.Errorf("trace %v: unknown protocol %q", p, p.Proto)
 	}
-	b := branch{outcome: outcome{prob: 1, eff: 1, tail: -1, assumed: -1}}
+	*b = branch{outcome: outcome{prob: 1, eff: 1, seg: -1, assumed: -1}, fresh: true, forkedAt: -1}
 	b.pkt = pktState{src: src, dst: dst, is4: src.Is4(), proto: proto, sport: p.SPort, dport: p.DPort,
 		mark: p.Mark, givenIn: p.InIface, givenOut: p.OutIface, tcpFlags: tcpSYN}
 	switch p.From {
@@ -36,19 +36,20 @@ func (t *IPTablesTracer) startBranch(p Packet) (branch, error) {
 	case "node":
 		b.stage, b.pkt.fromHost = stageRawOutput, true
 	default:
-		return branch{}, fmt.Errorf("trace %v: %w", p, errBadFrom)
+		return fmt.Errorf("trace %v: %w", p, errBadFrom)
 	}
 	switch p.State {
 	case "", "new":
 	case "established":
 		b.pkt.established, b.pkt.tcpFlags = true, tcpACK
 	default:
-		return branch{}, fmt.Errorf("trace %v: state %q: want new or established", p, p.State)
+		return fmt.Errorf("trace %v: state %q: want new or established", p, p.State)
 	}
 	if b.pkt.is4 {
 		b.pkt.src4, b.pkt.dst4 = addr4(src), addr4(dst)
 	}
-	return b, nil
+	b.pkt.dstLocal = t.isLocal(dst)
+	return nil
 }
 
 // protoNumber maps a protocol name to its number, the common ones without
@@ -72,10 +73,10 @@ var errBadFrom = errors.New(`packet origin must be "pod" or "node"`)
 // INPUT and FORWARD see the input interface (lo for a looped-back packet),
 // OUTPUT none; FORWARD, OUTPUT and POSTROUTING the output interface (lo to
 // a local address).
-func (p *pktState) setIfaces(st stage, local bool) {
-	hook := stageHooks[st].chain
+func (p *pktState) setIfaces(st stage) {
+	hook := stageHooks[st].hook
 	switch {
-	case hook == "OUTPUT" || (p.fromHost && !p.looped):
+	case hook == hookOutput || (p.fromHost && !p.looped):
 		p.in, p.inKnown = "", true
 	case p.looped:
 		p.in, p.inKnown = "lo", true
@@ -83,9 +84,9 @@ func (p *pktState) setIfaces(st stage, local bool) {
 		p.in, p.inKnown = p.givenIn, p.givenIn != ""
 	}
 	switch {
-	case hook == "PREROUTING" || hook == "INPUT":
+	case hook == hookPrerouting || hook == hookInput:
 		p.out, p.outKnown = "", true
-	case local:
+	case p.dstLocal:
 		p.out, p.outKnown = "lo", true
 	default:
 		p.out, p.outKnown = p.givenOut, p.givenOut != ""

@@ -2,7 +2,6 @@ package iptrace
 
 import (
 	"fmt"
-	"math"
 	"net/netip"
 	"slices"
 	"strings"
@@ -22,21 +21,22 @@ func (t *IPTablesTracer) Trace(p Packet) (Trace, error) {
 // TraceInto traces p into out, reusing out's slices, so that a loop tracing
 // many packets into one Trace allocates next to nothing.
 func (t *IPTablesTracer) TraceInto(p Packet, out *Trace) error {
-	start, err := t.startBranch(p)
-	if err != nil {
-		return err
-	}
 	s := t.scratch.Get().(*scratch)
 	defer t.scratch.Put(s)
+	b := &s.cur
+	if err := t.startBranch(p, b); err != nil {
+		return err
+	}
 	s.reset()
-	s.pending = append(s.pending, start)
-	for len(s.pending) > 0 {
-		b := s.pending[len(s.pending)-1]
-		s.pending = s.pending[:len(s.pending)-1]
-		if err := t.runBranch(s, &b); err != nil {
+	for {
+		if err := t.runBranch(s, b); err != nil {
 			return fmt.Errorf("trace %v: %w", p, err)
 		}
 		s.done = append(s.done, b.outcome)
+		if len(s.pending) == 0 {
+			break
+		}
+		s.pop(b)
 	}
 	t.finish(s, out)
 	return nil
@@ -71,65 +71,66 @@ func (t *IPTablesTracer) finish(s *scratch, out *Trace) {
 
 // finishBranches turns the finished branches of one world into out.
 func (t *IPTablesTracer) finishBranches(s *scratch, out *Trace) {
-	main := &s.done[0]
+	main, mainIdx := &s.done[0], 0
 	out.ExpectedRulesEvaluated = 0
 	for i := range s.done {
 		b := &s.done[i]
 		if b.eff > main.eff {
-			main = b
+			main, mainIdx = b, i
 		}
 		out.ExpectedRulesEvaluated += b.eff * float64(b.rules)
 	}
 	out.Verdict, out.Masquerade, out.DNAT = main.verdict, main.masquerade, main.dnatTo
-	out.Service, out.RulesEvaluated, out.Branches = main.service, main.rules, len(s.done)
+	out.Service, out.RulesEvaluated, out.Branches = t.serviceName(main.service), main.rules, len(s.done)
 	out.Mark = main.mark
 	out.Endpoints = t.endpoints(s, out.Endpoints)
-	out.Path = t.mainPath(s, main, out)
+	out.Path = t.mainPath(s, mainIdx, out)
 	out.Flags = t.flags(s, main, out.Endpoints, out.Flags[:0])
 }
 
 // mainPath returns the main branch's path: the path of its endpoint, which
-// it shares, or else a path of its own in out.Path's memory (unless that
-// memory was an endpoint's last time).
-func (t *IPTablesTracer) mainPath(s *scratch, main *outcome, out *Trace) []Step {
+// it shares when that endpoint's path is its own, or else a path of its
+// own in out.Path's memory (unless that memory was an endpoint's last time).
+func (t *IPTablesTracer) mainPath(s *scratch, main int, out *Trace) []Step {
 	if t.skipPaths {
 		return out.Path[:0]
 	}
-	for i := range out.Endpoints {
-		e := &out.Endpoints[i]
-		if e.Endpoint == main.dnatTo && e.RulesEvaluated == main.rules && len(e.Path) > 0 &&
-			e.Path[len(e.Path)-1] == t.step(s, main.tail) {
+	for i, from := range s.epFrom {
+		if from == main {
 			out.pathShared = true
-			return e.Path
+			return out.Endpoints[i].Path
 		}
 	}
 	if out.pathShared {
 		out.Path, out.pathShared = nil, false
 	}
-	return t.path(s, main.tail, out.Path)
+	b := &s.done[main]
+	return t.path(s, b.seg, b.end, out.Path)
 }
 
-// step materialises one step.
-func (t *IPTablesTracer) step(s *scratch, i int32) Step {
-	st := &s.steps[i]
-	step := *st.tmpl
-	step.Matched = st.matched
-	return step
-}
-
-// path materialises the steps ending at tail into dst's memory.
-func (t *IPTablesTracer) path(s *scratch, tail int32, dst []Step) []Step {
+// path materialises the steps of the path ending before end in segment seg
+// into dst's memory.
+func (t *IPTablesTracer) path(s *scratch, seg, end int32, dst []Step) []Step {
 	if t.skipPaths {
 		return dst[:0]
 	}
 	n := 0
-	if tail >= 0 {
-		n = int(s.steps[tail].depth)
+	if seg >= 0 {
+		n = int(s.segs[seg].base + end - s.segs[seg].start)
 	}
 	dst = slices.Grow(dst[:0], n)[:n]
-	for i := tail; i >= 0; i = s.steps[i].prev {
-		n--
-		dst[n] = t.step(s, i)
+	steps, tmpl := s.steps, t.steps
+	for seg >= 0 {
+		sg := &s.segs[seg]
+		run := steps[sg.start:end]
+		n -= len(run)
+		out := dst[n : n+len(run)]
+		for j, st := range run {
+			d := &out[j]
+			*d = tmpl[st>>1]
+			d.Matched = st&1 != 0
+		}
+		seg, end = sg.prev, sg.prevEnd
 	}
 	return dst
 }
@@ -138,12 +139,13 @@ func (t *IPTablesTracer) path(s *scratch, tail int32, dst []Step) []Step {
 // endpoint, into eps's memory.
 func (t *IPTablesTracer) endpoints(s *scratch, eps []Endpoint) []Endpoint {
 	eps = eps[:0]
+	s.epFrom = s.epFrom[:0]
 	for i := range s.done {
 		b := &s.done[i]
 		if !b.dnatTo.IsValid() {
 			continue
 		}
-		if j := slices.IndexFunc(eps, func(e Endpoint) bool { return e.Endpoint == b.dnatTo }); j >= 0 {
+		if j := endpointIndex(eps, b.dnatTo); j >= 0 {
 			eps[j].Probability += b.prob
 			eps[j].Effective += b.eff
 			continue
@@ -155,10 +157,20 @@ func (t *IPTablesTracer) endpoints(s *scratch, eps []Endpoint) []Endpoint {
 		eps = append(eps, Endpoint{
 			Endpoint: b.dnatTo, Probability: b.prob, Effective: b.eff,
 			Verdict: b.verdict, Masquerade: b.masquerade, RulesEvaluated: b.rules,
-			Path: t.path(s, b.tail, reuse),
+			Path: t.path(s, b.seg, b.end, reuse),
 		})
+		s.epFrom = append(s.epFrom, i)
 	}
 	return eps
+}
+
+func endpointIndex(eps []Endpoint, a netip.AddrPort) int {
+	for i := range eps {
+		if eps[i].Endpoint == a {
+			return i
+		}
+	}
+	return -1
 }
 
 func (t *IPTablesTracer) flags(s *scratch, main *outcome, eps []Endpoint, flags []string) []string {
@@ -172,7 +184,7 @@ func (t *IPTablesTracer) flags(s *scratch, main *outcome, eps []Endpoint, flags 
 	if dev := uniformDeviation(eps); dev > uniformTolerance {
 		flags = append(flags, fmt.Sprintf("split deviates from uniform by %.3g (relative) across %d endpoints", dev, len(eps)))
 	}
-	if main.service == "" && !main.dnatTo.IsValid() && t.tables[tableNat] != nil {
+	if main.service == 0 && !main.dnatTo.IsValid() && t.tables[tableNat] != nil {
 		msg := "no service: no nat rule matched the destination, which is left unchanged"
 		if len(t.local) == 0 {
 			msg += " (if it is a NodePort on a node address, give the node's addresses with --local)"
@@ -189,13 +201,11 @@ func uniformDeviation(eps []Endpoint) float64 {
 		return 0
 	}
 	total := 0.0
+	lo, hi := eps[0].Effective, eps[0].Effective
 	for _, e := range eps {
 		total += e.Effective
+		lo, hi = min(lo, e.Effective), max(hi, e.Effective)
 	}
 	mean := total / float64(len(eps))
-	dev := 0.0
-	for _, e := range eps {
-		dev = math.Max(dev, math.Abs(e.Effective-mean)/mean)
-	}
-	return dev
+	return max(hi-mean, mean-lo) / mean
 }

@@ -9,40 +9,66 @@ import (
 )
 
 // compiledRule is a rule with its matches pre-parsed for fast evaluation.
-// It holds what a kube-proxy rule needs on every visit, in two cache lines:
-// checks says which matches the rule has, so a bare jump is decided by one
-// load. The rest is behind ruleExtra (promoted fields), read only by rules
-// that use it.
+// It holds what a kube-proxy service, endpoint or jump rule needs on every
+// visit in one 64-byte cache line: a 10,000-service dump does not fit in
+// the cache, and each packet visits a random service's rules. checks says
+// which matches the rule has, so a bare jump is decided by one load. The
+// rest is behind ruleExtra (promoted fields), read only by rules that use
+// it (on a kube-proxy node those are the few rules every packet crosses).
 type compiledRule struct {
-	checks     uint16
-	target     targetKind
-	hasService bool  // service != "": the jump names a service port
-	chain      int32 // jump or goto target
-	dst, src   addrMatch
-	markV      uint32 // MARK as (mark &^ markM) ^ markV
-	markM      uint32
-	stat       statMatch
+	checks   uint16
+	flags    ruleFlags
+	target   targetKind
+	proto    uint8  // -p (flagProtoAny: "all")
+	dnatPort uint16 // DNAT destination port (0 keeps the port)
+	chain    int32  // jump or goto target
+	// -d and -s for IPv4 (flagDstV4, flagSrcV4) as a masked compare;
+	// IPv6 prefixes are in dst.v6 and src.v6.
+	dstAddr, dstMask uint32
+	srcAddr, srcMask uint32
+	dportLo, dportHi uint16
+	// service is 1 + the index in the nat table's services of the service
+	// port a nat KUBE-SERVICES/KUBE-NODEPORTS jump names, 0 if none.
+	service int32
+	// tgtA is the target's value: an IPv4 DNAT destination (with
+	// flagDNATv4), or MARK's xor value (the mark becomes (mark &^ markM) ^ tgtA).
+	tgtA uint32
+	// -m statistic --mode random: the probability the kernel applies
+	// (negation included) and as written.
+	statEff, statNominal float64
 	*ruleExtra
-	proto        protoMatch
-	dport, sport portMatch
-	ct           ctMatch
-	fragmentOnly bool // "-f": only non-first fragments, never a first packet
-	mark         markMatch
-	// An IPv4 DNAT destination, kept here (dnat in ruleExtra has all).
-	dnat4    [4]byte
-	dnatPort uint16
-	dnatIsV4 bool
 }
+
+// ruleFlags are the bits of compiledRule.flags.
+type ruleFlags uint16
+
+const (
+	flagDstNeg ruleFlags = 1 << iota
+	flagDstV4
+	flagSrcNeg
+	flagSrcV4
+	flagProtoNeg
+	flagProtoAny
+	flagDPortNeg
+	flagStatRandom
+	flagDNATv4
+)
 
 // ruleExtra is the part of a compiled rule most rules do not use; the
 // tracer allocates them in one slab in rule order.
 type ruleExtra struct {
-	addrType   addrTypeMatch
-	recent     recentMatch
-	in, out    ifaceMatch
-	sets       []setMatch
-	multiports []iptables.MultiPortMatch
-	tcpFlags   *tcpFlagsMatch
+	dst, src     addrMatch // as compiled; dst6 and src6 for IPv6
+	sport        portMatch
+	ct           ctMatch
+	mark         markMatch
+	markM        uint32 // MARK's mask
+	fragmentOnly bool   // "-f": only non-first fragments, never a first packet
+	addrType     addrTypeMatch
+	recent       recentMatch
+	in, out      ifaceMatch
+	sets         []setMatch
+	multiports   []iptables.MultiPortMatch
+	tcpFlags     *tcpFlagsMatch
 	// Further instances of modules loaded more than once.
 	moreMarks     []markMatch
 	moreAddrTypes []addrTypeMatch
@@ -52,9 +78,9 @@ type ruleExtra struct {
 	// none); such a rule forks the walk (see forkUndecided).
 	undecidable string
 
-	dnat    netip.AddrPort // DNAT destination (port 0 keeps the port)
-	name    string         // target name, for flags
-	service string         // service port named by a nat KUBE-SERVICES/KUBE-NODEPORTS jump
+	dnat        netip.AddrPort // DNAT destination (port 0 keeps the port)
+	name        string         // target name, for flags
+	serviceName string         // service port named by a nat KUBE-SERVICES/KUBE-NODEPORTS jump
 
 	src0 *iptables.Rule
 }
@@ -96,9 +122,10 @@ func compileRule(cr *compiledRule, r *iptables.Rule, ct *compiledTable) error {
 	cr.src = compileAddr(r.Source)
 	cr.dst = compileAddr(r.Destination)
 	var why []string
-	cr.proto, why = compileProto(r.Protocol, why)
+	var proto protoMatch
+	proto, why = compileProto(r.Protocol, why)
 	cr.sport = compilePort(r.SourcePort)
-	cr.dport = compilePort(r.DestPort)
+	dport := compilePort(r.DestPort)
 	cr.addrType, why = compileAddrType(r.AddrType, why)
 	if m := r.Mark; m != nil {
 		cr.mark = markMatch{set: true, neg: m.Negated, value: m.Value, mask: m.Mask}
@@ -119,7 +146,8 @@ func compileRule(cr *compiledRule, r *iptables.Rule, ct *compiledTable) error {
 		cr.ctText = strings.Join(r.CTState.States, ",")
 	}
 	cr.recent = compileRecent(r.Recent)
-	cr.stat, why = compileStatistic(r.Statistic, why)
+	var stat statMatch
+	stat, why = compileStatistic(r.Statistic, why)
 	cr.in = compileIface(r.InIface)
 	cr.out = compileIface(r.OutIface)
 	for _, m := range r.MatchSets {
@@ -135,8 +163,28 @@ func compileRule(cr *compiledRule, r *iptables.Rule, ct *compiledTable) error {
 	why = undecidableParts(r, why)
 	cr.undecidable = strings.Join(why, ", ")
 	compileTarget(cr, r, ct)
-	cr.checks = cr.checkBits()
+	cr.checks = cr.checkBits(proto.set, dport.set)
+	cr.setHot(proto, dport, stat)
 	return nil
+}
+
+// setHot fills the rule's hot fields from the compiled matches.
+func (cr *compiledRule) setHot(proto protoMatch, dport portMatch, stat statMatch) {
+	for _, f := range []struct {
+		on  bool
+		bit ruleFlags
+	}{
+		{cr.dst.neg, flagDstNeg}, {cr.dst.v4, flagDstV4}, {cr.src.neg, flagSrcNeg}, {cr.src.v4, flagSrcV4},
+		{proto.neg, flagProtoNeg}, {proto.any, flagProtoAny}, {dport.neg, flagDPortNeg}, {stat.random, flagStatRandom},
+	} {
+		if f.on {
+			cr.flags |= f.bit
+		}
+	}
+	cr.dstAddr, cr.dstMask = cr.dst.addr, cr.dst.mask
+	cr.srcAddr, cr.srcMask = cr.src.addr, cr.src.mask
+	cr.proto, cr.dportLo, cr.dportHi = proto.num, dport.lo, dport.hi
+	cr.statEff, cr.statNominal = stat.effective, stat.nominal
 }
 
 // Bits of compiledRule.checks.
@@ -159,14 +207,14 @@ const (
 	checkMore
 )
 
-func (cr *compiledRule) checkBits() uint16 {
+func (cr *compiledRule) checkBits(proto, dport bool) uint16 {
 	var c uint16
 	for _, b := range []struct {
 		on  bool
 		bit uint16
 	}{
-		{cr.dst.set, checkDst}, {cr.src.set, checkSrc}, {cr.proto.set, checkProto},
-		{cr.dport.set, checkDPort}, {cr.sport.set, checkSPort}, {cr.mark.set, checkMark},
+		{cr.dst.set, checkDst}, {cr.src.set, checkSrc}, {proto, checkProto},
+		{dport, checkDPort}, {cr.sport.set, checkSPort}, {cr.mark.set, checkMark},
 		{cr.ct.set, checkCT}, {cr.fragmentOnly, checkFragment},
 		{cr.addrType.srcSet || cr.addrType.dstSet, checkAddrType},
 		{cr.recent.kind != recentNone, checkRecent}, {cr.undecidable != "", checkUndecidable},
@@ -220,14 +268,15 @@ func compileTarget(cr *compiledRule, r *iptables.Rule, ct *compiledTable) {
 		if r.NAT != nil && r.NAT.Addr.IsValid() {
 			cr.target, cr.dnat = targetDNAT, r.NAT.Addr
 			if a := r.NAT.Addr.Addr(); a.Is4() {
-				cr.dnat4, cr.dnatPort, cr.dnatIsV4 = a.As4(), r.NAT.Addr.Port(), true
+				cr.tgtA, cr.flags = addr4(a), cr.flags|flagDNATv4
 			}
+			cr.dnatPort = r.NAT.Addr.Port()
 		}
 	case "MASQUERADE", "SNAT":
 		cr.target = targetMasquerade
 	case "MARK":
 		cr.target = targetMark
-		cr.markV, cr.markM = r.SetMark.XMark()
+		cr.tgtA, cr.markM = r.SetMark.XMark()
 	default:
 		compileJump(cr, r, ct)
 	}
@@ -258,7 +307,8 @@ func compileJump(cr *compiledRule, r *iptables.Rule, ct *compiledTable) {
 		// "ns1/svc1:p80 cluster IP" names a service port; the nodeports
 		// rule's "kubernetes service nodeports; ..." does not.
 		if first, _, _ := strings.Cut(r.Comment, " "); strings.Contains(first, "/") {
-			cr.service, cr.hasService = first, true
+			cr.serviceName = first
+			cr.service = ct.service(first)
 		}
 	}
 }

@@ -5,7 +5,10 @@ import "slices"
 // scratch is the per-trace working memory, pooled by the tracer.
 type scratch struct {
 	steps    []pathStep
+	segs     []pathSeg
+	epFrom   []int // per endpoint of the trace, the done branch its path is from
 	pending  []branch
+	cur      branch // the branch being walked
 	done     []outcome
 	notes    []string
 	affinity []string // recent lists checked
@@ -30,17 +33,57 @@ func (s *scratch) addAssumption(prev int32, table uint8, chain, rule int32, matc
 	return int32(len(s.assume) - 1)
 }
 
-// pathStep is a Step in compact form: the rule's Step template, linked to
-// the step before it so that branches share the path up to their fork.
-type pathStep struct {
-	prev    int32
-	depth   int32 // steps up to and including this one
-	tmpl    *Step // the rule's Step, Matched false
-	matched bool
+// pathStep is a Step in compact form: the index of the rule's Step
+// template (Matched false) in IPTablesTracer.steps, shifted left by one,
+// and whether it matched in the low bit.
+type pathStep uint32
+
+func newPathStep(tmpl uint32, matched bool) pathStep {
+	p := pathStep(tmpl << 1)
+	if matched {
+		p |= 1
+	}
+	return p
+}
+
+// pathSeg is a run of steps of one branch, s.steps[start:] up to where the
+// branch forked or ended, after the first prevEnd steps (an absolute index
+// into s.steps) of segment prev: branches share the path up to their fork.
+type pathSeg struct {
+	prev, prevEnd int32
+	start         int32
+	base          int32 // steps of the path before start
+}
+
+// push queues a copy of b and returns it. Only the frames in use are
+// copied.
+func (s *scratch) push(b *branch) *branch {
+	if len(s.pending) == cap(s.pending) {
+		s.pending = append(s.pending, branch{})
+	} else {
+		s.pending = s.pending[:len(s.pending)+1]
+	}
+	nb := &s.pending[len(s.pending)-1]
+	b.copyTo(nb)
+	return nb
+}
+
+// pop moves the last queued branch into b.
+func (s *scratch) pop(b *branch) {
+	s.pending[len(s.pending)-1].copyTo(b)
+	s.pending = s.pending[:len(s.pending)-1]
+}
+
+// copyTo copies b to nb, of the jump stack only the frames in use.
+func (b *branch) copyTo(nb *branch) {
+	nb.outcome, nb.pkt = b.outcome, b.pkt
+	nb.depth, nb.stage, nb.fresh, nb.cut, nb.forkedAt = b.depth, b.stage, b.fresh, b.cut, b.forkedAt
+	copy(nb.frames[:b.depth], b.frames[:b.depth])
 }
 
 func (s *scratch) reset() {
 	s.steps = s.steps[:0]
+	s.segs = s.segs[:0]
 	s.pending = s.pending[:0]
 	s.done = s.done[:0]
 	s.notes = s.notes[:0]
@@ -49,13 +92,16 @@ func (s *scratch) reset() {
 	s.assume = s.assume[:0]
 }
 
-func (s *scratch) addStep(prev int32, tmpl *Step, matched bool) int32 {
-	depth := int32(1)
+// addSeg starts a segment after the first prevEnd steps of segment prev
+// (-1: none) and returns it.
+func (s *scratch) addSeg(prev, prevEnd int32) int32 {
+	sg := pathSeg{prev: prev, prevEnd: prevEnd, start: int32(len(s.steps))}
 	if prev >= 0 {
-		depth += s.steps[prev].depth
+		p := &s.segs[prev]
+		sg.base = p.base + prevEnd - p.start
 	}
-	s.steps = append(s.steps, pathStep{prev: prev, depth: depth, tmpl: tmpl, matched: matched})
-	return int32(len(s.steps) - 1)
+	s.segs = append(s.segs, sg)
+	return int32(len(s.segs) - 1)
 }
 
 // note records a flag once.

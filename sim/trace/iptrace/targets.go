@@ -5,57 +5,45 @@ import (
 	"net/netip"
 )
 
-// apply runs the target of a matched rule; done reports a verdict for the
-// hook.
-func (t *IPTablesTracer) apply(s *scratch, b *branch, tbl *compiledTable, r *compiledRule) (Verdict, bool, error) {
+// apply runs the target of a matched rule other than a jump, goto,
+// return or MARK (which walk handles); it returns the hook's verdict, or
+// vNone to go on with the next rule.
+func (t *IPTablesTracer) apply(s *scratch, b *branch, tbl *compiledTable, r *compiledRule) vcode {
 	switch r.target {
-	case targetJump, targetGoto:
-		if r.hasService && b.service == "" {
-			b.service = r.service
-		}
-		if r.target == targetJump {
-			if b.depth == maxDepth {
-				return "", true, errTooDeep
-			}
-			b.depth++
-		}
-		b.frames[b.depth-1] = frame{chain: r.chain}
-	case targetReturn:
-		b.depth--
 	case targetAccept:
-		return Accept, true, nil
+		return vAccept
 	case targetDrop:
-		return Drop, true, nil
+		return vDrop
 	case targetReject:
-		return Reject, true, nil
+		return vReject
 	case targetDNAT:
 		port := r.dnatPort
-		if r.dnatIsV4 {
-			b.pkt.dst = netip.AddrFrom4(r.dnat4)
+		if r.flags&flagDNATv4 != 0 {
+			a := r.tgtA
+			b.pkt.dst = netip.AddrFrom4([4]byte{byte(a >> 24), byte(a >> 16), byte(a >> 8), byte(a)})
 		} else {
-			b.pkt.dst, port = r.dnat.Addr(), r.dnat.Port()
+			b.pkt.dst = r.dnat.Addr()
 		}
 		b.pkt.dnat = true
 		if b.pkt.is4 {
 			b.pkt.dst4 = addr4(b.pkt.dst)
 		}
+		b.pkt.dstLocal = t.isLocal(b.pkt.dst)
 		if port != 0 {
 			b.pkt.dport = port
 		}
 		b.dnatTo = netip.AddrPortFrom(b.pkt.dst, b.pkt.dport)
-		return Accept, true, nil
+		return vAccept
 	case targetMasquerade:
 		b.masquerade = true
-		return Accept, true, nil
-	case targetMark:
-		b.pkt.mark = (b.pkt.mark &^ r.markM) ^ r.markV
+		return vAccept
 	case targetNotrack:
 		b.pkt.untracked = true
 	case targetMissingChain:
 		s.note(fmt.Sprintf("%s: jump to %s, which is not in the dump; treated as an empty chain", tbl.name, r.name))
 	case targetUnmodelled:
 		s.note(fmt.Sprintf("%s: target %s is not modelled; the verdict is unknown", tbl.name, r.src0.String()))
-		return Unknown, true, nil
+		return vUnknown
 	}
-	return "", false, nil
+	return vNone
 }

@@ -36,15 +36,26 @@ const (
 	stageDone
 )
 
+// The hooks, for the interfaces a packet has there.
+const (
+	hookPrerouting uint8 = iota
+	hookInput
+	hookForward
+	hookOutput
+	hookPostrouting
+)
+
 var stageHooks = [stageDone]struct {
 	table int
 	chain string
+	hook  uint8
 }{
-	{tableRaw, "PREROUTING"}, {tableMangle, "PREROUTING"}, {tableNat, "PREROUTING"},
-	{tableMangle, "INPUT"}, {tableFilter, "INPUT"}, {tableSecurity, "INPUT"}, {tableNat, "INPUT"},
-	{tableMangle, "FORWARD"}, {tableFilter, "FORWARD"}, {tableSecurity, "FORWARD"},
-	{tableRaw, "OUTPUT"}, {tableMangle, "OUTPUT"}, {tableNat, "OUTPUT"}, {tableFilter, "OUTPUT"}, {tableSecurity, "OUTPUT"},
-	{tableMangle, "POSTROUTING"}, {tableNat, "POSTROUTING"},
+	{tableRaw, "PREROUTING", hookPrerouting}, {tableMangle, "PREROUTING", hookPrerouting}, {tableNat, "PREROUTING", hookPrerouting},
+	{tableMangle, "INPUT", hookInput}, {tableFilter, "INPUT", hookInput}, {tableSecurity, "INPUT", hookInput}, {tableNat, "INPUT", hookInput},
+	{tableMangle, "FORWARD", hookForward}, {tableFilter, "FORWARD", hookForward}, {tableSecurity, "FORWARD", hookForward},
+	{tableRaw, "OUTPUT", hookOutput}, {tableMangle, "OUTPUT", hookOutput}, {tableNat, "OUTPUT", hookOutput},
+	{tableFilter, "OUTPUT", hookOutput}, {tableSecurity, "OUTPUT", hookOutput},
+	{tableMangle, "POSTROUTING", hookPostrouting}, {tableNat, "POSTROUTING", hookPostrouting},
 }
 
 // frame is a position in a chain on the jump stack.
@@ -61,18 +72,25 @@ type branch struct {
 	frames [maxDepth]frame
 	depth  int
 	stage  stage
+	// A queued branch starts a new path segment when it resumes: after
+	// step cut of segment seg (its fork point), with first the step of the
+	// rule it forked at (Matched false), if any.
+	fresh    bool
+	cut      int32
+	forkedAt int64 // the pathStep of that rule, -1 if none
 }
 
 // outcome is what a finished branch reports.
 type outcome struct {
 	prob, eff  float64
 	rules      int   // rules a linear walk evaluates
-	tail       int32 // last step in the scratch arena, -1 if none
+	seg        int32 // the path's last segment in the scratch arena, -1 if none
+	end        int32 // the path's steps end before s.steps[end] in seg
 	assumed    int32 // last assumption (undecided match) in the arena, -1 if none
 	verdict    Verdict
 	masquerade bool
 	dnatTo     netip.AddrPort
-	service    string
+	service    int32  // see compiledRule.service
 	mark       uint32 // the packet mark when the branch ended
 }
 
@@ -80,45 +98,45 @@ var errTooDeep = fmt.Errorf("jump depth exceeds %d chains", maxDepth)
 
 // runBranch walks b through its remaining stages.
 func (t *IPTablesTracer) runBranch(s *scratch, b *branch) error {
+	t.resume(s, b)
 	for b.stage != stageDone {
-		if b.depth == 0 && t.skipStage(b) {
-			b.stage = t.nextStage(b)
-			continue
-		}
-		hook := stageHooks[b.stage]
-		tbl := t.tables[hook.table]
 		start := t.hookChain[b.stage]
 		if b.depth == 0 { // entering the hook; a forked branch resumes mid-walk
+			if t.skipStage(b, start) {
+				b.stage = t.nextStage(b)
+				continue
+			}
 			b.frames[0], b.depth = frame{chain: start}, 1
-			b.pkt.setIfaces(b.stage, t.isLocal(b.pkt.dst))
+			if t.ifaces {
+				b.pkt.setIfaces(b.stage)
+			}
 		}
+		tbl := t.tables[stageHooks[b.stage].table]
 		v, err := t.walk(s, b, tbl, &tbl.chains[start])
 		if err != nil {
 			return err
 		}
 		b.depth = 0
-		if v != Accept {
-			b.verdict, b.stage, b.mark = v, stageDone, b.pkt.mark
+		if v != vAccept {
+			b.verdict, b.stage, b.mark = v.verdict(), stageDone, b.pkt.mark
+			b.end = int32(len(s.steps))
 			return nil
 		}
 		b.stage = t.nextStage(b)
 	}
 	b.verdict, b.mark = Accept, b.pkt.mark
+	b.end = int32(len(s.steps))
 	return nil
 }
 
-// skipStage reports whether b does not cross b.stage's chain: the dump
-// lacks it, or it is a nat chain and conntrack does not consult nat (an
+// skipStage reports whether b does not cross b.stage's chain (start): the
+// dump lacks it, or it is a nat chain and conntrack does not consult nat (an
 // untracked or established packet, or a looped-back one already NATed).
-func (t *IPTablesTracer) skipStage(b *branch) bool {
-	hook := stageHooks[b.stage]
-	if t.tables[hook.table] == nil || t.hookChain[b.stage] < 0 {
+func (t *IPTablesTracer) skipStage(b *branch, start int32) bool {
+	if start < 0 {
 		return true
 	}
-	if hook.table != tableNat {
-		return false
-	}
-	return b.pkt.untracked || b.pkt.established || b.pkt.looped
+	return stageHooks[b.stage].table == tableNat && (b.pkt.untracked || b.pkt.established || b.pkt.looped)
 }
 
 // nextStage is the stage after b.stage for an accepted packet. After
@@ -129,95 +147,220 @@ func (t *IPTablesTracer) skipStage(b *branch) bool {
 func (t *IPTablesTracer) nextStage(b *branch) stage {
 	switch b.stage {
 	case stageNatPrerouting:
-		if t.isLocal(b.pkt.dst) {
-			return stageMangleInput
+		if b.pkt.dstLocal {
+			return t.skipTo[stageMangleInput]
 		}
-		return stageMangleForward
+		return t.skipTo[stageMangleForward]
 	case stageNatInput:
 		return stageDone
 	case stageSecurityForward:
-		return stageManglePostrouting
+		return t.skipTo[stageManglePostrouting]
 	case stageNatPostrouting:
-		if b.pkt.fromHost && !b.pkt.looped && t.isLocal(b.pkt.dst) {
+		if b.pkt.fromHost && !b.pkt.looped && b.pkt.dstLocal {
 			b.pkt.looped = true
-			return stageRawPrerouting
+			return t.skipTo[stageRawPrerouting]
 		}
 		return stageDone
 	}
-	return b.stage + 1
+	return t.skipTo[b.stage+1]
+}
+
+// routingStage reports whether the stage after st depends on routing (see
+// nextStage), so the walk cannot skip st even when the dump lacks it.
+func routingStage(st stage) bool {
+	switch st {
+	case stageNatPrerouting, stageNatInput, stageSecurityForward, stageNatPostrouting:
+		return true
+	}
+	return false
+}
+
+// setSkips fills t.skipTo: from each stage, the first one at or after it
+// that the dump has or that routes, so nextStage passes over absent tables
+// in one step.
+func (t *IPTablesTracer) setSkips() {
+	t.skipTo[stageDone] = stageDone
+	for st := stageDone - 1; ; st-- {
+		t.skipTo[st] = st
+		if t.hookChain[st] < 0 && !routingStage(st) {
+			t.skipTo[st] = t.skipTo[st+1]
+		}
+		if st == 0 {
+			break
+		}
+	}
+}
+
+// vcode is a hook verdict inside the walk (vNone: no verdict yet).
+type vcode uint8
+
+const (
+	vNone vcode = iota
+	vAccept
+	vDrop
+	vReject
+	vUnknown
+)
+
+func (v vcode) verdict() Verdict {
+	switch v {
+	case vDrop:
+		return Drop
+	case vReject:
+		return Reject
+	case vUnknown:
+		return Unknown
+	}
+	return Accept
+}
+
+// simpleChecks are the matches decided inline by the walk, without a call
+// (and --ctstate, unless the packet is established).
+const simpleChecks = checkDst | checkSrc | checkProto | checkDPort | checkSPort | checkMark
+
+// simpleMatch evaluates a rule whose checks are all in simpleChecks, or
+// checkCT for a packet that is not established. IPv4 addresses, the
+// protocol and the destination port are compared inline.
+func simpleMatch(r *compiledRule, p *pktState) bool {
+	c := r.checks
+	if c&checkDst != 0 {
+		if p.is4 && r.flags&flagDstV4 != 0 {
+			if (p.dst4&r.dstMask == r.dstAddr) == (r.flags&flagDstNeg != 0) {
+				return false
+			}
+		} else if !r.dstMatches(p) {
+			return false
+		}
+	}
+	if c&checkProto != 0 && (r.flags&flagProtoAny != 0 || r.proto == p.proto) == (r.flags&flagProtoNeg != 0) {
+		return false
+	}
+	if c&checkDPort != 0 && (p.dport >= r.dportLo && p.dport <= r.dportHi) == (r.flags&flagDPortNeg != 0) {
+		return false
+	}
+	if c&checkSrc != 0 {
+		if p.is4 && r.flags&flagSrcV4 != 0 {
+			if (p.src4&r.srcMask == r.srcAddr) == (r.flags&flagSrcNeg != 0) {
+				return false
+			}
+		} else if !r.srcMatches(p) {
+			return false
+		}
+	}
+	if c&(checkCT|checkSPort|checkMark) == 0 {
+		return true
+	}
+	return !(c&checkCT != 0 && !r.ct.test(p.ctState()) ||
+		c&checkSPort != 0 && !r.sport.matches(p.sport) ||
+		c&checkMark != 0 && (p.mark&r.mark.mask == r.mark.value) == r.mark.neg)
 }
 
 // walk runs the jump stack of b in tbl until a verdict for this hook; if
-// none, the built-in chain's policy applies.
-func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin *compiledChain) (Verdict, error) {
+// none, the built-in chain's policy applies. It follows jumps, gotos and
+// returns itself and calls out only for matches beyond simpleChecks, forks
+// and terminal targets.
+func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin *compiledChain) (vcode, error) {
+	// The rule count and the path are kept in locals and stored back into b
+	// and s before anything that reads them (forks copy b) and on return.
+	paths := !t.skipPaths
+	steps, nrules := s.steps, b.rules
 	for b.depth > 0 {
 		f := &b.frames[b.depth-1]
-		if v, done, err := t.walkChain(s, b, tbl, &tbl.chains[f.chain], f); done || err != nil {
-			return v, err
-		}
-	}
-	if builtin.policyKept {
-		s.note(fmt.Sprintf("%s %s has policy \"-\" (kept from before the restore); taken as ACCEPT", tbl.name, builtin.name))
-	}
-	return builtin.policy, nil
-}
-
-// walkChain runs the rules of c from f.pos until the chain ends, a target
-// changes the jump stack, or a target gives the hook's verdict (done).
-func (t *IPTablesTracer) walkChain(s *scratch, b *branch, tbl *compiledTable, c *compiledChain, f *frame) (Verdict, bool, error) {
-	pos := int(f.pos)
-	for {
-		i := pos
-		if c.index != nil {
-			i = c.next(pos, &b.pkt)
-		} else if pos >= len(c.rules) {
-			i = -1
-		}
-		if i < 0 {
-			b.rules += len(c.rules) - pos
-			b.depth--
-			return "", false, nil
-		}
-		b.rules += i - pos + 1
-		pos = i + 1
-		f.pos = int32(pos)
-		r := &c.rules[i]
-		matched := true
-		if r.checks != 0 {
-			var undecided string
-			if matched, undecided = t.matches(s, b, r); undecided != "" {
-				var done bool
-				if matched, done = t.forkUndecided(s, b, tbl, f.chain, i, undecided); done {
-					return Unknown, true, nil
+		c := &tbl.chains[f.chain]
+		rules := c.rules
+		pos := int(f.pos)
+	chain:
+		for {
+			i := pos
+			if c.index != nil {
+				i = c.next(pos, &b.pkt)
+			} else if pos >= len(rules) {
+				i = -1
+			}
+			if i < 0 {
+				nrules += len(rules) - pos
+				b.depth--
+				break
+			}
+			nrules += i - pos + 1
+			pos = i + 1
+			r := &rules[i]
+			matched := true
+			if ch := r.checks; ch&^simpleChecks == 0 || (ch&^(simpleChecks|checkCT) == 0 && !b.pkt.established) {
+				matched = ch == 0 || simpleMatch(r, &b.pkt)
+			} else {
+				f.pos = int32(pos)
+				var undecided string
+				if matched, undecided = t.matches(s, b, r); undecided != "" {
+					s.steps, b.rules = steps, nrules
+					var done bool
+					matched, done = t.forkUndecided(s, b, tbl, f.chain, i, undecided)
+					if done {
+						return vUnknown, nil
+					}
+				}
+			}
+			if matched && r.flags&flagStatRandom != 0 {
+				f.pos = int32(pos)
+				s.steps, b.rules = steps, nrules
+				var err error
+				if matched, err = t.fork(s, b, tbl.id, f.chain, i, r); err != nil {
+					return vNone, err
+				}
+			}
+			if paths {
+				steps = append(steps, newPathStep(c.stepBase+uint32(i), matched))
+			}
+			if !matched {
+				continue
+			}
+			switch r.target {
+			case targetNone, targetContinue:
+			case targetMark:
+				b.pkt.mark = (b.pkt.mark &^ r.markM) ^ r.tgtA
+			case targetJump:
+				if r.service != 0 && b.service == 0 {
+					b.service = r.service
+				}
+				if b.depth == maxDepth {
+					return vNone, errTooDeep
+				}
+				f.pos = int32(pos)
+				b.frames[b.depth] = frame{chain: r.chain}
+				b.depth++
+				break chain
+			case targetGoto:
+				if r.service != 0 && b.service == 0 {
+					b.service = r.service
+				}
+				*f = frame{chain: r.chain}
+				break chain
+			case targetReturn:
+				b.depth--
+				break chain
+			default:
+				if v := t.apply(s, b, tbl, r); v != vNone {
+					s.steps, b.rules = steps, nrules
+					return v, nil
 				}
 			}
 		}
-		if matched && r.stat.random {
-			var err error
-			if matched, err = t.fork(s, b, tbl.id, f.chain, i, r); err != nil {
-				return "", true, err
-			}
-		}
-		if !t.skipPaths {
-			b.tail = s.addStep(b.tail, &c.steps[i], matched)
-		}
-		if !matched {
-			continue
-		}
-		if v, done, err := t.apply(s, b, tbl, r); done || err != nil {
-			return v, true, err
-		}
-		if r.target == targetJump || r.target == targetGoto || r.target == targetReturn {
-			return "", false, nil
-		}
 	}
+	s.steps, b.rules = steps, nrules
+	if builtin.policyKept {
+		s.note(fmt.Sprintf("%s %s has policy \"-\" (kept from before the restore); taken as ACCEPT", tbl.name, builtin.name))
+	}
+	if builtin.policyDrop {
+		return vDrop, nil
+	}
+	return vAccept, nil
 }
 
 // fork splits b at a statistic rule that otherwise matched: a copy that
 // does not take the rule is queued, b takes it. It returns whether b takes
 // the rule (a probability of 0 or 1 does not fork).
 func (t *IPTablesTracer) fork(s *scratch, b *branch, table uint8, chain int32, i int, r *compiledRule) (bool, error) {
-	switch r.stat.effective {
+	switch r.statEff {
 	case 0:
 		return false, nil
 	case 1:
@@ -227,15 +370,12 @@ func (t *IPTablesTracer) fork(s *scratch, b *branch, table uint8, chain int32, i
 		return false, errors.New("too many statistic branches (Options.MaxBranches)")
 	}
 	s.branches++
-	s.pending = append(s.pending, *b)
-	nb := &s.pending[len(s.pending)-1]
-	nb.prob *= 1 - r.stat.nominal
-	nb.eff *= 1 - r.stat.effective
-	if !t.skipPaths {
-		nb.tail = s.addStep(b.tail, &t.tables[table].chains[chain].steps[i], false)
-	}
-	b.prob *= r.stat.nominal
-	b.eff *= r.stat.effective
+	nb := s.push(b)
+	nb.prob *= 1 - r.statNominal
+	nb.eff *= 1 - r.statEff
+	nb.forkAt(s, t.tables[table].chains[chain].stepBase+uint32(i))
+	b.prob *= r.statNominal
+	b.eff *= r.statEff
 	return true, nil
 }
 
@@ -249,14 +389,17 @@ func (t *IPTablesTracer) forkUndecided(s *scratch, b *branch, tbl *compiledTable
 		return false, true
 	}
 	s.branches++
-	s.pending = append(s.pending, *b)
-	nb := &s.pending[len(s.pending)-1]
+	nb := s.push(b)
 	nb.assumed = s.addAssumption(b.assumed, tbl.id, chain, int32(i), false, why)
-	if !t.skipPaths {
-		nb.tail = s.addStep(b.tail, &tbl.chains[chain].steps[i], false)
-	}
+	nb.forkAt(s, tbl.chains[chain].stepBase+uint32(i))
 	b.assumed = s.addAssumption(b.assumed, tbl.id, chain, int32(i), true, why)
 	return true, false
+}
+
+// forkAt marks a queued copy of the running branch: its path is the
+// running branch's so far, then the step of the rule it forked at.
+func (b *branch) forkAt(s *scratch, step uint32) {
+	b.fresh, b.cut, b.forkedAt = true, int32(len(s.steps)), int64(newPathStep(step, false))
 }
 
 func (t *IPTablesTracer) isLocal(a netip.Addr) bool {

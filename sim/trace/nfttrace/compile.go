@@ -24,6 +24,7 @@ type cchain struct {
 	typ    string // "nat", "filter", "" for regular chains
 	policy string
 	rules  []*crule
+	ext    *External // a base chain another tracer walks
 }
 
 // crule is a compiled rule.
@@ -64,6 +65,15 @@ func Compile(rs *nftables.Ruleset, opts Options) (*Program, error) {
 				byHook[ch.Hook] = append(byHook[ch.Hook], prio{c.chains[ch.Name], ch.Priority})
 			}
 		}
+	}
+	for i := range opts.External {
+		x := &opts.External[i]
+		typ := "filter"
+		if x.NAT {
+			typ = "nat"
+		}
+		c := &cchain{name: x.Chain, table: x.Table, family: x.Family, typ: typ, policy: "accept", ext: x}
+		byHook[x.Hook] = append(byHook[x.Hook], prio{c, x.Priority})
 	}
 	for hook, list := range byHook {
 		sort.SliceStable(list, func(i, j int) bool { return list[i].prio < list[j].prio })

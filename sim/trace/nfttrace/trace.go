@@ -71,6 +71,9 @@ func (tr *tracer) stage(st *state, hook string, idx int) error {
 		return tr.stage(st, hook, idx+1) // conntrack does not consult nat
 	}
 	st.setIfaces(hook, tr.from == "node", tr.p.isLocal(st.dst))
+	if bc.ext != nil {
+		return tr.runExternal(st, bc, hook, idx)
+	}
 	return tr.run(st, []frame{{chain: bc}}, bc.policy, func(st *state, verdict string) error {
 		if verdict == "accept" {
 			return tr.stage(st, hook, idx+1)

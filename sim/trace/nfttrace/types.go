@@ -30,6 +30,10 @@ type Options struct {
 	// SkipPath leaves Outcome.Path and Result.Path empty, for bulk tracing
 	// where only endpoints, probabilities and costs matter.
 	SkipPath bool
+	// External are base chains another tracer walks (iptables-nft's
+	// tables), hooked in among the ruleset's by priority; at equal
+	// priority they come after the ruleset's.
+	External []External
 }
 
 // Step is one rule the packet matched or that decided its fate.
