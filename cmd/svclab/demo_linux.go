@@ -38,7 +38,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := renderSummary(stdout, m, kp.Version); err != nil {
+	if err := renderSummary(stdout, m, kp); err != nil {
 		return err
 	}
 	sc, err := scenario.Load("demo")

@@ -44,6 +44,8 @@ Options:
   --masquerade-all                kube-proxy's --masquerade-all (default the scenario's)
   --nodeport-addresses LIST       kube-proxy's --nodeport-addresses: CIDRs, or primary
   --localhost-nodeports=BOOL      kube-proxy's --iptables-localhost-nodeports (default true)
+  --feature-gates NAME=BOOL,...   kube-proxy's --feature-gates, over the scenario's; svclab knows
+                                  KubeProxyNFTablesLocalhostNodePorts (v1.37, nftables; native engine)
   --summary                       print services, endpoints, rules and bytes per mode instead
   --engine native|kube-proxy      who writes the rules (default the scenario's, else native):
                                   kube-proxy runs kube-proxy's own proxier (make kube-proxy; Linux)
@@ -71,6 +73,7 @@ type renderFlags struct {
 	family                   string
 	proxy                    scenario.ProxyFlags
 	randomFully              *bool
+	featureGates             map[string]bool // --feature-gates; nil: the scenario's
 }
 
 func runRender(args []string, stdout, stderr io.Writer) error {
@@ -91,6 +94,10 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.family, "family", "", "")
 	fs.Var(optionalBool{&f.proxy.MasqueradeAll}, "masquerade-all", "")
 	fs.Var(optionalBool{&f.proxy.LocalhostNodePorts}, "localhost-nodeports", "")
+	fs.Func("feature-gates", "", func(v string) (err error) {
+		f.featureGates, err = scenario.ParseFeatureGates(v)
+		return err
+	})
 	fs.Func("nodeport-addresses", "", func(v string) error {
 		f.proxy.NodePortAddresses = strings.Split(v, ",")
 		return nil
@@ -108,7 +115,7 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if f.summary {
-		return renderSummary(stdout, m, kp.Version)
+		return renderSummary(stdout, m, kp)
 	}
 	fams, err := familiesFor(f.family, m)
 	if err != nil {
@@ -127,7 +134,7 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		projected := model.ForFamily(*m, fam)
-		if _, err := renderMode(stdout, f.mode, &projected, renderExtras{jumps: f.jumps, nfacct: f.nfacct, randomFully: f.randomFully}, kp.Version); err != nil {
+		if _, err := renderMode(stdout, f.mode, &projected, renderExtras{jumps: f.jumps, nfacct: f.nfacct, randomFully: f.randomFully, gates: kp}, kp.Version); err != nil {
 			return err
 		}
 	}
@@ -198,6 +205,11 @@ func modelFor(f renderFlags) (*model.Model, scenario.KubeProxy, error) {
 			return nil, kp, usagef("kube-proxy flags: %v", err)
 		}
 	}
+	if f.featureGates != nil {
+		if sc, err = sc.WithFeatureGates(f.featureGates); err != nil {
+			return nil, kp, usagef("--feature-gates: %v", err)
+		}
+	}
 	m, err := scenarioModel(sc, f)
 	return m, sc.KubeProxy, err
 }
@@ -232,10 +244,12 @@ func scenarioModel(sc *scenario.Scenario, f renderFlags) (*model.Model, error) {
 
 // renderMode writes one mode's payload as kube-proxy version v writes it.
 // renderExtras are the render flags that are not kube-proxy's: the jump
-// rules, and host facts kube-proxy probes (the nfacct match).
+// rules, and host facts kube-proxy probes (the nfacct match); and the
+// scenario's kube-proxy feature gates.
 type renderExtras struct {
 	jumps, nfacct bool
 	randomFully   *bool // nil: as the iptables of this machine (it has --random-fully)
+	gates         scenario.KubeProxy
 }
 
 func renderMode(w io.Writer, mode string, m *model.Model, x renderExtras, v render.KubeProxyVersion) (render.Stats, error) {
@@ -253,7 +267,8 @@ func renderMode(w io.Writer, mode string, m *model.Model, x renderExtras, v rend
 		_, err = iptables.RenderModelJumps(w, m, opts)
 		return stats, err
 	case "nftables":
-		return nftables.Render(w, m, nftables.Options{Version: v})
+		gate := x.gates.FeatureGate(scenario.FeatureGateNFTablesLocalhostNodePorts)
+		return nftables.Render(w, m, nftables.Options{Version: v, LocalhostNodePortsGate: gate})
 	case "ipvs":
 		opts := ipvs.DefaultOptions()
 		opts.Version = v
@@ -265,7 +280,7 @@ func renderMode(w io.Writer, mode string, m *model.Model, x renderExtras, v rend
 
 // renderSummary prints, per mode (and per family of a model with both),
 // the size of the payload.
-func renderSummary(w io.Writer, m *model.Model, v render.KubeProxyVersion) error {
+func renderSummary(w io.Writer, m *model.Model, kp scenario.KubeProxy) error {
 	fmt.Fprintf(w, "services %d, endpoints %d\n\n", m.Services.Len(), model.TotalEndpoints(m.Services))
 	fams := model.Families(m.Services)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
@@ -273,7 +288,7 @@ func renderSummary(w io.Writer, m *model.Model, v render.KubeProxyVersion) error
 	for _, mode := range []string{"iptables", "nftables", "ipvs"} {
 		for _, fam := range fams {
 			projected := model.ForFamily(*m, fam)
-			s, err := renderMode(io.Discard, mode, &projected, renderExtras{}, v)
+			s, err := renderMode(io.Discard, mode, &projected, renderExtras{gates: kp}, kp.Version)
 			if err != nil {
 				return err
 			}

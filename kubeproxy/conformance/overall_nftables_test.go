@@ -107,8 +107,8 @@ func overallModel(ipv6 bool) *model.Model {
 }
 
 // overallRequest is the driver request of the test: the node settings of
-// m (sim/kube's, as for any model) with the objects of file instead of
-// m's own.
+// m (sim/kube's, as for any model) with the Services and EndpointSlices of
+// file instead of m's own.
 func overallRequest(t *testing.T, file string, m *model.Model) (*kube.Request, error) {
 	req, err := kube.NewRequest(kube.ModeNFTables, &model.Model{Cluster: m.Cluster, Services: model.Slice{}, Family: m.Family})
 	if err != nil {
@@ -124,6 +124,9 @@ func overallRequest(t *testing.T, file string, m *model.Model) (*kube.Request, e
 		}
 		if obj == nil {
 			continue
+		}
+		if kind := obj["kind"]; kind != "Service" && kind != "EndpointSlice" {
+			continue // the Node: the request's node settings are m's
 		}
 		b, err := json.Marshal(obj)
 		if err != nil {

@@ -25,6 +25,10 @@ type Settings struct {
 	// Engine is who writes them: "" or "native" (svclab's renderer), or
 	// "kube-proxy" (kube-proxy's own code, see lab/kubeproxy).
 	Engine string
+	// LocalhostNodePortsGate is kube-proxy v1.37's
+	// KubeProxyNFTablesLocalhostNodePorts feature gate (nftables; see
+	// sim/render/nftables Options.LocalhostNodePortsGate).
+	LocalhostNodePortsGate bool
 }
 
 // New returns the restore-text or netlink dataplane called name
@@ -44,7 +48,7 @@ func New(name, nodeNetns string, s Settings) (Dataplane, error) {
 		opts.Version = s.Version
 		return &iptablesDataplane{ipt: ipt, ipt6: ipt.ForFamily(model.IPv6), opts: opts}, nil
 	case dataplane.NFTables:
-		return &nftablesDataplane{nft: &NFTables{Netns: nodeNetns, Options: nftables.Options{Version: s.Version}}}, nil
+		return &nftablesDataplane{nft: &NFTables{Netns: nodeNetns, Options: nftables.Options{Version: s.Version, LocalhostNodePortsGate: s.LocalhostNodePortsGate}}}, nil
 	case dataplane.IPVS:
 		opts := ipvs.DefaultOptions()
 		opts.Version = s.Version

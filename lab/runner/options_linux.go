@@ -49,7 +49,8 @@ func closeLab(l Lab, err error) error {
 }
 
 // settingsFor is what a dataplane of the scenario needs: the IPVS
-// scheduler, the kube-proxy version and the engine.
+// scheduler, the kube-proxy version, the engine and the feature gates.
 func settingsFor(sc *scenario.Scenario, scheduler string) apply.Settings {
-	return apply.Settings{IPVSScheduler: scheduler, Version: sc.KubeProxy.Version, Engine: sc.KubeProxy.Engine}
+	return apply.Settings{IPVSScheduler: scheduler, Version: sc.KubeProxy.Version, Engine: sc.KubeProxy.Engine,
+		LocalhostNodePortsGate: sc.KubeProxy.FeatureGate(scenario.FeatureGateNFTablesLocalhostNodePorts)}
 }

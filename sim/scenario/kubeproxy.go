@@ -2,8 +2,11 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
@@ -17,11 +20,72 @@ const (
 	EngineKubeProxy = "kube-proxy"
 )
 
-// KubeProxy says whose code writes the rules and which kube-proxy
-// release's rules they are.
+// KubeProxy says whose code writes the rules, which kube-proxy
+// release's rules they are, and the feature gates they are written with.
 type KubeProxy struct {
 	Engine  string
 	Version render.KubeProxyVersion
+	// FeatureGates is kube-proxy's --feature-gates as the scenario sets it:
+	// only gates svclab knows (FeatureGateNames), absent ones at kube-proxy's
+	// default (off: they are alpha).
+	FeatureGates map[string]bool
+}
+
+// FeatureGate reports whether the scenario turns the gate on.
+func (k KubeProxy) FeatureGate(name string) bool { return k.FeatureGates[name] }
+
+// FeatureGateNFTablesLocalhostNodePorts is kube-proxy v1.37's alpha gate
+// KubeProxyNFTablesLocalhostNodePorts: nftables mode counts and rejects
+// NodePort traffic to localhost (sim/render/nftables
+// Options.LocalhostNodePortsGate). kube-proxy's TestOverallNFTablesRules
+// runs with it on.
+const FeatureGateNFTablesLocalhostNodePorts = "KubeProxyNFTablesLocalhostNodePorts"
+
+// featureGates are the gates svclab knows, each with the kube-proxy
+// releases that have it (kube-proxy refuses a gate it does not know).
+var featureGates = map[string][]render.KubeProxyVersion{
+	FeatureGateNFTablesLocalhostNodePorts: {render.KubeProxy137},
+}
+
+// FeatureGateNames lists the gates svclab knows, sorted.
+func FeatureGateNames() []string { return slices.Sorted(maps.Keys(featureGates)) }
+
+// ParseFeatureGates reads kube-proxy's --feature-gates syntax,
+// "Name=true,Other=false", accepting only the gates svclab knows.
+func ParseFeatureGates(s string) (map[string]bool, error) {
+	gates := map[string]bool{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		on, err := strconv.ParseBool(strings.TrimSpace(v))
+		if !ok || err != nil {
+			return nil, fmt.Errorf("%q: want Name=true or Name=false", kv)
+		}
+		if k = strings.TrimSpace(k); featureGates[k] == nil {
+			return nil, fmt.Errorf("unknown feature gate %q (svclab knows %s)", k, strings.Join(FeatureGateNames(), ", "))
+		}
+		gates[k] = on
+	}
+	return gates, nil
+}
+
+// validateFeatureGates checks kubeProxy.featureGates: gates svclab knows,
+// that the scenario's kube-proxy release has, and none on with the
+// kube-proxy engine, whose driver does not set gates.
+func validateFeatureGates(k *kubeProxySpec, v render.KubeProxyVersion) []pathError {
+	var errs []pathError
+	for _, name := range slices.Sorted(maps.Keys(k.FeatureGates)) {
+		at := fieldAt("kubeProxy", "featureGates", name)
+		versions, known := featureGates[name]
+		switch {
+		case !known:
+			errs = append(errs, at(fmt.Sprintf("unknown feature gate %q", name), "svclab knows "+strings.Join(FeatureGateNames(), ", ")))
+		case !slices.Contains(versions, v.OrLatest()):
+			errs = append(errs, at(fmt.Sprintf("kube-proxy %s has no feature gate %s", v.OrLatest(), name), "it is in kube-proxy "+joinVersions(versions)+"; set kubeProxy.version, or remove the gate"))
+		case k.FeatureGates[name] && k.Engine == EngineKubeProxy:
+			errs = append(errs, at("the kube-proxy engine's driver does not set feature gates", "use engine native, or remove the gate"))
+		}
+	}
+	return errs
 }
 
 func validateKubeProxy(k *kubeProxySpec) []pathError {
@@ -37,6 +101,7 @@ func validateKubeProxy(k *kubeProxySpec) []pathError {
 		errs = append(errs, fieldAt("kubeProxy", "version")(err.Error(), "use 1.35 or 1.37"))
 	}
 	k.Version = string(v)
+	errs = append(errs, validateFeatureGates(k, v)...)
 	return append(errs, validateProxyFlags(k)...)
 }
 
@@ -104,6 +169,31 @@ func (s *Scenario) WithProxyFlags(p ProxyFlags) (*Scenario, error) {
 			v := *p.LocalhostNodePorts
 			f.KubeProxy.LocalhostNodePorts = &v
 		}
+		return nil
+	}})
+}
+
+func joinVersions(vs []render.KubeProxyVersion) string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return strings.Join(out, ", ")
+}
+
+// WithFeatureGates returns the scenario with the given kube-proxy feature
+// gates set over the file's (e.g. from render --feature-gates). They change
+// the rules, so they change the scenario's Hash.
+func (s *Scenario) WithFeatureGates(gates map[string]bool) (*Scenario, error) {
+	var desc []string
+	for _, name := range slices.Sorted(maps.Keys(gates)) {
+		desc = append(desc, fmt.Sprintf("%s=%t", name, gates[name]))
+	}
+	return s.with(override{field: "kubeProxy.featureGates", desc: "kubeProxy.featureGates=" + strings.Join(desc, ","), apply: func(f *file) error {
+		if f.KubeProxy.FeatureGates == nil {
+			f.KubeProxy.FeatureGates = map[string]bool{}
+		}
+		maps.Copy(f.KubeProxy.FeatureGates, gates)
 		return nil
 	}})
 }

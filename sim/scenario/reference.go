@@ -108,6 +108,7 @@ var reference = []fieldDoc{
 	{path: "kubeProxy.masqueradeAll", typ: "bool", def: "false", doc: "kube-proxy's --masquerade-all: masquerade every packet to a ClusterIP, not only those from outside the cluster CIDR (render --masquerade-all)."},
 	{path: "kubeProxy.nodePortAddresses", typ: "list of strings", def: "every local address", limits: "CIDRs, or [primary] (the node's IP)", doc: "kube-proxy's --nodeport-addresses: the node addresses NodePorts answer on (render --nodeport-addresses)."},
 	{path: "kubeProxy.localhostNodePorts", typ: "bool", def: "true", doc: "kube-proxy's --iptables-localhost-nodeports: NodePorts also answer on 127.0.0.1 (iptables mode, IPv4; render --localhost-nodeports=false)."},
+	{path: "kubeProxy.featureGates", typ: "mapping of gate to bool", def: "every gate at kube-proxy's default (off)", limits: "KubeProxyNFTablesLocalhostNodePorts (kube-proxy 1.37); not with engine kube-proxy", doc: "kube-proxy's --feature-gates (render --feature-gates Name=true). KubeProxyNFTablesLocalhostNodePorts (alpha): nftables mode counts and rejects NodePort traffic to localhost, as kube-proxy's TestOverallNFTablesRules expects."},
 	{path: "lab", typ: "mapping", doc: "Settings of the lab a run builds."},
 	{path: "lab.allowLargeLabs", typ: "bool", def: "false", limits: fmt.Sprintf("needed above %d explicit pods or %d sweep services", MaxLabPods, MaxSweepServices), doc: "Allow labs larger than this machine is known to hold."},
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"net/netip"
 	"slices"
 
@@ -102,7 +103,7 @@ type Sweep struct {
 // typed builds the typed form of a validated file.
 func typed(f file, source string, raw []byte) *Scenario {
 	s := &Scenario{Name: f.Name, Description: f.Description, Source: source, Raw: raw, Placement: f.Placement, f: f,
-		KubeProxy: KubeProxy{Engine: f.KubeProxy.Engine, Version: render.KubeProxyVersion(f.KubeProxy.Version)}}
+		KubeProxy: KubeProxy{Engine: f.KubeProxy.Engine, Version: render.KubeProxyVersion(f.KubeProxy.Version), FeatureGates: maps.Clone(f.KubeProxy.FeatureGates)}}
 	s.cluster = model.DefaultCluster()
 	s.cluster.ClusterCIDR = netip.MustParsePrefix(f.Cluster.ClusterCIDR)
 	s.cluster.ServiceCIDR = netip.MustParsePrefix(f.Cluster.ServiceCIDR)

@@ -30,6 +30,8 @@ type kubeProxySpec struct {
 	MasqueradeAll      bool     `yaml:"masqueradeAll"`
 	NodePortAddresses  []string `yaml:"nodePortAddresses"`
 	LocalhostNodePorts *bool    `yaml:"localhostNodePorts"`
+	// FeatureGates is kube-proxy's --feature-gates, gate → on.
+	FeatureGates map[string]bool `yaml:"featureGates"`
 }
 
 // clusterSpec holds cluster-wide settings.
