@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/svclab/svclab/lab/labtest"
 	"github.com/svclab/svclab/sim/results"
 )
 
@@ -86,4 +87,68 @@ func checkExternalRun(t *testing.T, r results.FairnessRun, endpoints int, addres
 			t.Errorf("%s %s: sources %v for %d connections; want all masqueraded to the node's 192.168.99.1", r.Dataplane, ep.Endpoint, ep.Sources, ep.Count)
 		}
 	}
+}
+
+// TestRunPathsThroughIPVSAndKubeProxy runs, for real, two paths beyond the
+// native rule-chain dataplanes: externalTrafficPolicy Local through IPVS
+// (in the user-mode-linux guest when the host has no IPVS), where a node
+// with no local endpoint sends the connections to the cluster's endpoints
+// with the client's address kept, and the dual-stack split on IPv6
+// through kube-proxy's own code (one driver per family), where each
+// endpoint takes a third and the servers' counts equal the kernel's.
+func TestRunPathsThroughIPVSAndKubeProxy(t *testing.T) {
+	svclabBinary(t)
+	if _, err := os.Stat("/proc/net/ip_vs"); err != nil {
+		labtest.RequireBinary(t, "linux")
+	}
+	t.Run("ipvs etp-local-vs-cluster", func(t *testing.T) {
+		s := runSummary(t, "run", "etp-local-vs-cluster", "--dataplane", "ipvs", "--connections", "600", "--json")
+		if len(s.Runs) != 3 || !s.Complete || len(s.Warnings) != 0 {
+			t.Fatalf("%d runs, complete %v, warnings %v", len(s.Runs), s.Complete, s.Warnings)
+		}
+		for _, r := range s.Runs {
+			if r.Service != "demo/etp-local-remote:http" {
+				continue
+			}
+			if r.ExpectDropped || r.Errors != 0 || !r.CountsAgree || len(r.Endpoints) != 2 {
+				t.Fatalf("%s: dropped %v, %d errors, counts agree %v, %d endpoints; want both remote endpoints", r.Service, r.ExpectDropped, r.Errors, r.CountsAgree, len(r.Endpoints))
+			}
+			for _, ep := range r.Endpoints {
+				if ep.Count == 0 || ep.Sources["203.0.113.10"] != ep.Count {
+					t.Errorf("%s: %d connections, sources %v; want all from the client 203.0.113.10", ep.Endpoint, ep.Count, ep.Sources)
+				}
+			}
+		}
+	})
+	t.Run("kube-proxy dual-stack-split-ipv6", func(t *testing.T) {
+		s := runSummary(t, "run", "dual-stack-split-ipv6", "--engine", "kube-proxy", "--connections", "900", "--json")
+		if len(s.Runs) != 2 || !s.Complete {
+			t.Fatalf("%d runs, complete %v; warnings %v", len(s.Runs), s.Complete, s.Warnings)
+		}
+		for _, r := range s.Runs {
+			if r.Family != "IPv6" || r.Address != "[fd00:10:96::120]:80" || r.Errors != 0 || !r.CountsAgree || len(r.Endpoints) != 3 {
+				t.Errorf("%s: %s to %s, %d errors, counts agree %v, %d endpoints", r.Dataplane, r.Family, r.Address, r.Errors, r.CountsAgree, len(r.Endpoints))
+			}
+			for _, ep := range r.Endpoints {
+				if math.Abs(ep.Share-1.0/3) > 0.08 {
+					t.Errorf("%s %s: share %.3f, want 0.333 ± 0.08", r.Dataplane, ep.Endpoint, ep.Share)
+				}
+			}
+		}
+	})
+}
+
+// runSummary runs svclab with a fresh --out and decodes its --json summary.
+func runSummary(t *testing.T, args ...string) results.Summary {
+	t.Helper()
+	args = append(args, "--out", filepath.Join(t.TempDir(), "run"))
+	stdout, stderr, code := runSvclab(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	var s results.Summary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatalf("stdout is not summary.json: %v\n%s", err, stdout)
+	}
+	return s
 }

@@ -71,10 +71,10 @@ func (c *fakeClient) Services() ([]cipvs.ServiceExtended, error) {
 
 func (c *fakeClient) CreateService(s cipvs.Service) error {
 	switch {
-	case s.Family != cipvs.INET || !s.Address.Is4() || s.Port == 0:
+	case s.Family != familyOf(s.Address) || !s.Address.IsValid() || s.Address.Is4In6() || s.Port == 0:
 		return fmt.Errorf("create service %+v: %w", s, unix.EINVAL)
-	case s.Netmask != netmask.MaskFrom(32, 32): // no netmask attribute: EINVAL
-		return fmt.Errorf("create service without a /32 netmask: %w", unix.EINVAL)
+	case s.Netmask != netmask.MaskFrom(s.Address.BitLen(), s.Address.BitLen()): // no netmask attribute: EINVAL
+		return fmt.Errorf("create service without a /%d netmask: %w", s.Address.BitLen(), unix.EINVAL)
 	case s.Protocol != cipvs.TCP && s.Protocol != cipvs.UDP && s.Protocol != cipvs.SCTP:
 		return fmt.Errorf("create service protocol %d: %w", s.Protocol, unix.EINVAL)
 	case !kernelSchedulers[s.Scheduler]:
@@ -113,7 +113,7 @@ func (c *fakeClient) CreateDestination(s cipvs.Service, d cipvs.Destination) err
 	switch {
 	case svc == nil:
 		return fmt.Errorf("destination for missing service %v: %w", keyOf(s), unix.ESRCH)
-	case d.Family != cipvs.INET || !d.Address.Is4() || d.Port == 0 || d.FwdMethod != cipvs.Masquerade:
+	case d.Family != s.Family || d.Family != familyOf(d.Address) || d.Address.Is4In6() || d.Port == 0 || d.FwdMethod != cipvs.Masquerade:
 		return fmt.Errorf("destination %+v: %w", d, unix.EINVAL)
 	case fakeDestIndex(svc, d) >= 0:
 		return fmt.Errorf("destination %s: %w", netip.AddrPortFrom(d.Address, d.Port), unix.EEXIST)
@@ -143,7 +143,7 @@ func fakeDestIndex(svc *fakeService, d cipvs.Destination) int {
 	})
 }
 
-// fakeLinks is kube-ipvs0: it refuses duplicate or non-IPv4 addresses.
+// fakeLinks is kube-ipvs0: it refuses duplicate or invalid addresses.
 type fakeLinks struct {
 	addrs   []netip.Addr
 	exists  bool
@@ -153,7 +153,7 @@ type fakeLinks struct {
 func (l *fakeLinks) Bind(addrs []netip.Addr) error {
 	seen := map[netip.Addr]bool{}
 	for _, a := range addrs {
-		if !a.Is4() || seen[a] {
+		if !a.IsValid() || a.Is4In6() || seen[a] {
 			return fmt.Errorf("bind %s to kube-ipvs0: %w", a, unix.EEXIST)
 		}
 		seen[a] = true

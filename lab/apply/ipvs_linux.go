@@ -33,13 +33,15 @@ type IPVS struct {
 	Netns string
 	// Options shape the rendered payloads (scheduler, node IPs, ...).
 	Options ipvs.Options
-	// IPTables loads the constant rules; iptables-legacy by default,
-	// which works wherever IPVS does (the UML guest has no nf_tables ip
-	// family).
+	// IPTables loads the constant rules of IPv4 (its ForFamily(IPv6),
+	// ip6tables, those of IPv6); iptables-legacy by default, which works
+	// wherever IPVS does (the UML guest has no nf_tables ip family).
 	IPTables *IPTables
 
 	dial  func() (ipvsClient, error) // generic netlink, inside Netns
 	links addressBinder              // kube-ipvs0, inside Netns
+	// v6 says ip6tables rules were loaded, so Reset flushes them too.
+	v6 bool
 }
 
 // ipvsClient is the part of cloudflare/ipvs the dataplane uses: the
@@ -97,49 +99,127 @@ func (d *IPVS) Version() string {
 	return strings.Join(append(parts, d.IPTables.Version()), "; ")
 }
 
-// ipvsPayloads are the rendered texts one sync loads.
+// ipvsPayloads are the rendered texts one sync loads: one payload per
+// family of the model, as kube-proxy runs one IPVS proxier per family.
 type ipvsPayloads struct {
-	ipvsadm, ipset, iptables, jumps bytes.Buffer
-	stats                           render.Stats
+	families []*ipvsFamilyPayload
+	stats    render.Stats
 }
 
-// renderIPVS renders m; stats count IPVS servers as Rules and Chains
-// (virtual servers), ipsets as Sets and Elements, and the lines and bytes
-// of all three payloads.
+// ipvsFamilyPayload is what one family's proxier writes: its ipvsadm
+// table, its ipsets (KUBE-* or KUBE-6-*), its iptables (or ip6tables)
+// rules and jumps, and the addresses it binds to kube-ipvs0.
+type ipvsFamilyPayload struct {
+	family                          model.Family
+	ipvsadm, ipset, iptables, jumps bytes.Buffer
+	addrs                           []netip.Addr
+}
+
+// renderIPVS renders m, one payload per family (model.ForFamily); stats
+// count IPVS servers as Rules and Chains (virtual servers), ipsets as Sets
+// and Elements, and the lines and bytes of all three payloads, summed over
+// the families.
 func renderIPVS(m *model.Model, opts ipvs.Options) (*ipvsPayloads, error) {
 	p := &ipvsPayloads{}
-	adm, err := ipvs.RenderIPVSAdm(&p.ipvsadm, m, opts)
-	if err != nil {
-		return nil, err
-	}
-	sets, err := ipvs.RenderIPSet(&p.ipset, m, opts)
-	if err != nil {
-		return nil, err
-	}
-	ipt, err := ipvs.RenderIPTables(&p.iptables, m, opts)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := ipvs.RenderJumps(&p.jumps); err != nil {
-		return nil, err
-	}
-	p.stats = render.Stats{
-		Lines: adm.Lines + sets.Lines + ipt.Lines, Bytes: adm.Bytes + sets.Bytes + ipt.Bytes,
-		Rules: adm.Rules, Chains: adm.Chains, Sets: sets.Sets, Elements: sets.Elements,
+	for _, f := range model.Families(m.Services) {
+		mf := model.ForFamily(*m, f)
+		fp, stats, err := renderIPVSFamily(&mf, opts)
+		if err != nil {
+			return nil, fmt.Errorf("ipvs %s payload: %w", f, err)
+		}
+		p.families = append(p.families, fp)
+		p.stats = addStats(p.stats, stats)
 	}
 	return p, nil
 }
 
-// FullSync programs m: ClusterIPs on kube-ipvs0, the ipsets (flushed and
-// refilled), the iptables rules and jumps, then the virtual and real
-// servers, reconciled with what the kernel already holds. Duration times
-// all of it, rendering excluded.
+// renderIPVSFamily renders the payloads of m, a model of one family.
+func renderIPVSFamily(m *model.Model, opts ipvs.Options) (*ipvsFamilyPayload, render.Stats, error) {
+	p := &ipvsFamilyPayload{family: m.Family}
+	adm, err := ipvs.RenderIPVSAdm(&p.ipvsadm, m, opts)
+	if err != nil {
+		return nil, render.Stats{}, err
+	}
+	sets, err := ipvs.RenderIPSet(&p.ipset, m, opts)
+	if err != nil {
+		return nil, render.Stats{}, err
+	}
+	ipt, err := ipvs.RenderIPTables(&p.iptables, m, opts)
+	if err != nil {
+		return nil, render.Stats{}, err
+	}
+	if _, err := ipvs.RenderJumps(&p.jumps); err != nil {
+		return nil, render.Stats{}, err
+	}
+	p.addrs = slices.Collect(ipvs.BindAddresses(m, opts))
+	return p, render.Stats{
+		Lines: adm.Lines + sets.Lines + ipt.Lines, Bytes: adm.Bytes + sets.Bytes + ipt.Bytes,
+		Rules: adm.Rules, Chains: adm.Chains, Sets: sets.Sets, Elements: sets.Elements,
+	}, nil
+}
+
+// servers parses every family's ipvsadm text.
+func (p *ipvsPayloads) servers() ([]virtualServer, error) {
+	var out []virtualServer
+	for _, fp := range p.families {
+		servers, err := parseIPVSAdm(fp.ipvsadm.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", fp.family, err)
+		}
+		out = append(out, servers...)
+	}
+	return out, nil
+}
+
+// addrs and sets join the families' addresses and ipset payloads (both
+// families' sets live in one ipset namespace, under distinct names).
+func (p *ipvsPayloads) addrs() []netip.Addr {
+	var out []netip.Addr
+	for _, fp := range p.families {
+		out = append(out, fp.addrs...)
+	}
+	return out
+}
+
+func (p *ipvsPayloads) sets() []byte {
+	var out []byte
+	for _, fp := range p.families {
+		out = append(out, fp.ipset.Bytes()...)
+	}
+	return out
+}
+
+// iptablesFor is the applier of family f: iptables or ip6tables, same
+// backend. Once IPv6 rules are loaded Reset flushes ip6tables too.
+func (d *IPVS) iptablesFor(f model.Family) *IPTables {
+	if f != model.IPv6 {
+		return d.IPTables
+	}
+	d.v6 = true
+	return d.IPTables.ForFamily(model.IPv6)
+}
+
+// restoreAllRules loads each family's iptables rules and jumps.
+func (d *IPVS) restoreAllRules(p *ipvsPayloads) error {
+	for _, fp := range p.families {
+		if err := d.restoreRules(d.iptablesFor(fp.family), fp.iptables.Bytes(), fp.jumps.Bytes()); err != nil {
+			return fmt.Errorf("%s: %w", fp.family, err)
+		}
+	}
+	return nil
+}
+
+// FullSync programs m, each family as its own proxier would: ClusterIPs on
+// kube-ipvs0, the ipsets (flushed and refilled), the iptables (ip6tables)
+// rules and jumps, then the virtual and real servers of both families,
+// reconciled with what the kernel already holds. Duration times all of
+// it, rendering excluded.
 func (d *IPVS) FullSync(_ context.Context, m *model.Model) (Sync, error) {
 	p, err := renderIPVS(m, d.Options)
 	if err != nil {
 		return Sync{}, err
 	}
-	servers, err := parseIPVSAdm(p.ipvsadm.Bytes())
+	servers, err := p.servers()
 	if err != nil {
 		return Sync{}, fmt.Errorf("ipvs full sync: rendered ipvsadm text: %w", err)
 	}
@@ -148,9 +228,9 @@ func (d *IPVS) FullSync(_ context.Context, m *model.Model) (Sync, error) {
 		what string
 		fn   func() error
 	}{
-		{"bind ClusterIPs to " + ipvs.DummyInterface, func() error { return d.links.Bind(slices.Collect(ipvs.Addresses(m))) }},
-		{"ipset restore", func() error { return d.restoreSets(p.ipset.Bytes()) }},
-		{"iptables rules", func() error { return d.restoreRules(p.iptables.Bytes(), p.jumps.Bytes()) }},
+		{"bind ClusterIPs to " + ipvs.DummyInterface, func() error { return d.links.Bind(p.addrs()) }},
+		{"ipset restore", func() error { return d.restoreSets(p.sets()) }},
+		{"iptables rules", func() error { return d.restoreAllRules(p) }},
 		{"IPVS sysctls", d.setSysctls},
 		{"IPVS virtual servers", func() error { _, err := d.syncServers(servers); return err }},
 	}
@@ -183,7 +263,7 @@ func (d *IPVS) RealServerCounters(vip netip.AddrPort, proto model.Protocol) ([]R
 		return nil, err
 	}
 	defer c.Close()
-	svc := cipvs.Service{Address: vip.Addr(), Port: vip.Port(), Family: cipvs.INET, Protocol: p}
+	svc := cipvs.Service{Address: vip.Addr().Unmap(), Port: vip.Port(), Family: familyOf(vip.Addr().Unmap()), Protocol: p}
 	dests, err := c.Destinations(svc)
 	if err == nil && len(dests) == 0 {
 		err = serviceExists(c, svc)
@@ -229,7 +309,11 @@ func (d *IPVS) Reset(context.Context) error {
 	} else if !errors.Is(err, ErrNoIPVS) {
 		errs = append(errs, err)
 	}
-	errs = append(errs, d.IPTables.Reset(), d.destroySets(), d.links.Remove())
+	errs = append(errs, d.IPTables.Reset())
+	if d.v6 {
+		errs = append(errs, d.IPTables.ForFamily(model.IPv6).Reset())
+	}
+	errs = append(errs, d.destroySets(), d.links.Remove())
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("reset ipvs in netns %s: %w", d.Netns, err)
 	}

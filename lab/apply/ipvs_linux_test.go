@@ -51,7 +51,11 @@ func TestParseIPVSAdm(t *testing.T) {
 		})}}, ""},
 		{"real server first", "-a -t 10.96.0.10:80 -r 10.244.0.2:8080 -m -w 1\n", nil, "before its virtual server"},
 		{"twice", vs + vs, nil, "given twice"},
-		{"IPv6", "-A -t [fd00::1]:80 -s rr\n", nil, "want an IPv4"},
+		{"IPv6", "-A -t [fd00::1]:80 -s rr\n-a -t [fd00::1]:80 -r [fd00:10:244::2]:8080 -m -w 1\n", []virtualServer{{svc: withSvc(svc, func(s *cipvs.Service) {
+			s.Address, s.Family, s.Netmask = netip.MustParseAddr("fd00::1"), cipvs.INET6, netmask.MaskFrom(128, 128)
+		}), dests: []cipvs.Destination{{Address: netip.MustParseAddr("fd00:10:244::2"), Port: 8080, Family: cipvs.INET6, FwdMethod: cipvs.Masquerade, Weight: 1}}}}, ""},
+		{"IPv4 real server of an IPv6 service", "-A -t [fd00::1]:80 -s rr\n-a -t [fd00::1]:80 -r 10.244.0.2:8080 -m -w 1\n", nil, "want the virtual server's family (IPv6)"},
+		{"IPv6 real server of an IPv4 service", vs + "-a -t 10.96.0.10:80 -r [fd00:10:244::2]:8080 -m -w 1\n", nil, "want the virtual server's family (IPv4)"},
 		{"direct routing", vs + "-a -t 10.96.0.10:80 -r 10.244.0.2:8080 -g -w 1\n", nil, "masquerading (-m)"},
 		{"bad weight", vs + "-a -t 10.96.0.10:80 -r 10.244.0.2:8080 -m -w x\n", nil, "option -w: \"x\" is not a number"},
 		{"unknown flag", "-A -t 10.96.0.10:80 -s mh -b fast\n", nil, "scheduler flag"},
@@ -116,7 +120,7 @@ func TestRenderedTablesParse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			servers, err := parseIPVSAdm(p.ipvsadm.Bytes())
+			servers, err := p.servers()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +160,7 @@ func TestSyncServersReconciles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		servers, err := parseIPVSAdm(p.ipvsadm.Bytes())
+		servers, err := p.servers()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,9 +280,9 @@ func BenchmarkParseIPVSAdm(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(int64(p.ipvsadm.Len()))
+	b.SetBytes(int64(p.families[0].ipvsadm.Len()))
 	for b.Loop() {
-		if _, err := parseIPVSAdm(p.ipvsadm.Bytes()); err != nil {
+		if _, err := parseIPVSAdm(p.families[0].ipvsadm.Bytes()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -294,5 +298,50 @@ func TestSysctlsForKernel(t *testing.T) {
 		if has != tc.reuse {
 			t.Errorf("kernel %s: conn_reuse_mode set %v, want %v", tc.release, has, tc.reuse)
 		}
+	}
+}
+
+// TestDualStackRendersOnePayloadPerFamily: a dual-stack service gives an
+// IPv4 and an IPv6 payload, each only of its family, and the fake kernel
+// takes both families' virtual servers with their own real servers.
+func TestDualStackRendersOnePayloadPerFamily(t *testing.T) {
+	s := twoEndpointService("dual", "10.96.0.120", "10.244.0.51", "fd00:10:244::51")
+	s.SecondaryClusterIP = netip.MustParseAddr("fd00:10:96::120")
+	d, fake, _ := fakeIPVSDataplane("unused", ipvs.DefaultOptions())
+	p, err := renderIPVS(ipvsTestModel(s), d.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.families) != 2 || p.families[0].family != model.IPv4 || p.families[1].family != model.IPv6 {
+		t.Fatalf("%d payloads, want IPv4 then IPv6", len(p.families))
+	}
+	v6 := p.families[1]
+	for name, text := range map[string]string{"ipvsadm": v6.ipvsadm.String(), "ipset": v6.ipset.String(), "ip6tables": v6.iptables.String()} {
+		if strings.Contains(text, "10.96.0.120") || strings.Contains(text, "10.244.0.51") {
+			t.Errorf("IPv6 %s payload names an IPv4 address:\n%s", name, text)
+		}
+	}
+	if !strings.Contains(v6.ipset.String(), "family inet6") {
+		t.Errorf("IPv6 ipsets are not inet6:\n%s", v6.ipset.String())
+	}
+	servers, err := p.servers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.syncServers(servers); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, vs := range fake.services {
+		for _, dst := range vs.dests {
+			got[keyOf(vs.svc).addr.String()] += netip.AddrPortFrom(dst.Address, dst.Port).String()
+		}
+	}
+	want := map[string]string{"10.96.0.120:80": "10.244.0.51:8080", "[fd00:10:96::120]:80": "[fd00:10:244::51]:8080"}
+	if len(got) != 2 || got["10.96.0.120:80"] != want["10.96.0.120:80"] || got["[fd00:10:96::120]:80"] != want["[fd00:10:96::120]:80"] {
+		t.Errorf("kernel holds %v, want %v", got, want)
+	}
+	if addrs := p.addrs(); len(addrs) != 2 || addrs[0] != s.ClusterIP || addrs[1] != s.SecondaryClusterIP {
+		t.Errorf("kube-ipvs0 addresses %v, want both ClusterIPs", addrs)
 	}
 }

@@ -42,18 +42,19 @@ func (d *IPVS) restoreSetLines(script string) error {
 	return err
 }
 
-// restoreRules loads the iptables payload, then whichever jumps from the
-// built-in chains are not there yet (so a second sync adds none twice).
-func (d *IPVS) restoreRules(payload, jumps []byte) error {
-	if _, err := d.IPTables.Restore(payload, true); err != nil {
+// restoreRules loads an iptables payload with ipt (one family's tool),
+// then whichever jumps from the built-in chains are not there yet (so a
+// second sync adds none twice).
+func (d *IPVS) restoreRules(ipt *IPTables, payload, jumps []byte) error {
+	if _, err := ipt.Restore(payload, true); err != nil {
 		return err
 	}
-	saved, err := d.IPTables.Save("nat", "filter")
+	saved, err := ipt.Save("nat", "filter")
 	if err != nil {
 		return err
 	}
 	if missing := missingJumps(jumps, saved); missing != nil {
-		_, err = d.IPTables.Restore(missing, true)
+		_, err = ipt.Restore(missing, true)
 	}
 	return err
 }
@@ -159,14 +160,14 @@ func (l dummyLink) Bind(addrs []netip.Addr) error {
 	if err != nil {
 		return fmt.Errorf("dummy link %s: %w", ipvs.DummyInterface, err)
 	}
-	bound, err := h.AddrList(link, netlink.FAMILY_V4)
+	bound, err := h.AddrList(link, netlink.FAMILY_ALL)
 	if err != nil {
 		return err
 	}
 	stale := map[netip.Addr]*netlink.Addr{}
 	for i := range bound {
-		if a, ok := netip.AddrFromSlice(bound[i].IP.To4()); ok {
-			stale[a] = &bound[i]
+		if a, ok := netip.AddrFromSlice(bound[i].IP); ok && !a.Unmap().IsLinkLocalUnicast() {
+			stale[a.Unmap()] = &bound[i]
 		}
 	}
 	for _, a := range addrs {
@@ -174,7 +175,7 @@ func (l dummyLink) Bind(addrs []netip.Addr) error {
 			delete(stale, a)
 			continue
 		}
-		if err := h.AddrAdd(link, &netlink.Addr{IPNet: netlink.NewIPNet(a.AsSlice())}); err != nil {
+		if err := h.AddrAdd(link, bindAddr(a)); err != nil {
 			return fmt.Errorf("add %s to %s: %w", a, ipvs.DummyInterface, err)
 		}
 	}
@@ -184,6 +185,17 @@ func (l dummyLink) Bind(addrs []netip.Addr) error {
 		}
 	}
 	return nil
+}
+
+// bindAddr is a as kube-proxy binds it (a host route, /32 or /128). An
+// IPv6 address skips duplicate address detection: on the down link it
+// would stay tentative, and a tentative address is not local.
+func bindAddr(a netip.Addr) *netlink.Addr {
+	addr := &netlink.Addr{IPNet: netlink.NewIPNet(a.AsSlice())}
+	if a.Is6() {
+		addr.Flags = unix.IFA_F_NODAD
+	}
+	return addr
 }
 
 // Remove deletes kube-ipvs0 if it exists.

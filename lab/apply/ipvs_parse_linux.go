@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 
 	simipvs "github.com/svclab/svclab/sim/ipvs"
@@ -34,15 +35,17 @@ func parseIPVSAdm(text []byte) ([]virtualServer, error) {
 
 // toVirtualServer is one parsed virtual server in cloudflare/ipvs terms.
 func toVirtualServer(s *simipvs.Service) (virtualServer, error) {
-	if s.Protocol == "" || !s.Addr.Addr().Is4() {
-		return virtualServer{}, errors.New("want an IPv4 address:port service (no firewall marks)")
+	if s.Protocol == "" || !s.Addr.IsValid() {
+		return virtualServer{}, errors.New("want an address:port service, IPv4 or [IPv6] (no firewall marks)")
 	}
 	proto, err := ipvsProtocol(strings.ToUpper(s.Protocol))
 	if err != nil {
 		return virtualServer{}, err
 	}
-	svc := cipvs.Service{Address: s.Addr.Addr(), Port: s.Addr.Port(), Family: cipvs.INET, Protocol: proto,
-		Netmask: netmask.MaskFrom(32, 32), Scheduler: s.Scheduler}
+	vip := s.Addr.Addr().Unmap()
+	fam := familyOf(vip)
+	svc := cipvs.Service{Address: vip, Port: s.Addr.Port(), Family: fam, Protocol: proto,
+		Netmask: netmask.MaskFrom(vip.BitLen(), vip.BitLen()), Scheduler: s.Scheduler}
 	if svc.Scheduler == "" {
 		return virtualServer{}, errors.New("no scheduler (-s)")
 	}
@@ -64,13 +67,30 @@ func toVirtualServer(s *simipvs.Service) (virtualServer, error) {
 	}
 	vs := virtualServer{svc: svc}
 	for _, d := range s.Dests {
-		if d.Method != "masq" || !d.Addr.Addr().Is4() || d.Weight < 0 {
-			return virtualServer{}, fmt.Errorf("real server %s: want IPv4, masquerading (-m), weight ≥ 0", d.Addr)
+		rip := d.Addr.Addr().Unmap()
+		if d.Method != "masq" || familyOf(rip) != fam || d.Weight < 0 {
+			return virtualServer{}, fmt.Errorf("real server %s: want the virtual server's family (%s), masquerading (-m), weight ≥ 0", d.Addr, familyName(fam))
 		}
-		vs.dests = append(vs.dests, cipvs.Destination{Address: d.Addr.Addr(), Port: d.Addr.Port(), Family: cipvs.INET,
+		vs.dests = append(vs.dests, cipvs.Destination{Address: rip, Port: d.Addr.Port(), Family: fam,
 			FwdMethod: cipvs.Masquerade, Weight: uint32(d.Weight)})
 	}
 	return vs, nil
+}
+
+// familyOf is a's IPVS address family.
+func familyOf(a netip.Addr) cipvs.AddressFamily {
+	if a.Is4() {
+		return cipvs.INET
+	}
+	return cipvs.INET6
+}
+
+// familyName names an IPVS address family as the model does.
+func familyName(f cipvs.AddressFamily) string {
+	if f == cipvs.INET6 {
+		return "IPv6"
+	}
+	return "IPv4"
 }
 
 // ipvsProtocol maps an ipvsadm service option or a model protocol name.

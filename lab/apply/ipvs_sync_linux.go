@@ -18,45 +18,59 @@ import (
 func (d *IPVS) Program(ctx context.Context, m *model.Model) (Sync, error) { return d.FullSync(ctx, m) }
 
 // Apply adds c.Endpoint to service c.Service of an already programmed m, doing
-// what kube-proxy's IPVS proxier does for that change: it adds the ipset
-// members the endpoint brings (kube-proxy adds only the difference), rewrites
-// its constant iptables rules (it does so on every sync), lists the kernel's
-// virtual servers and adds the real server to the changed one. Rendering is
-// not timed.
+// what kube-proxy's IPVS proxier of each family does for that change: it adds
+// the ipset members the endpoint brings (kube-proxy adds only the
+// difference), rewrites its constant iptables rules (it does so on every
+// sync), lists the kernel's virtual servers and adds the real server to the
+// changed one. Rendering is not timed.
 func (d *IPVS) Apply(_ context.Context, m *model.Model, c Change) (Sync, error) {
-	i := c.Service
-	before := *m.Services.At(i)
-	after := before
-	after.Endpoints = append(append([]model.Endpoint(nil), before.Endpoints...), c.Endpoint)
-	one := func(s model.Service) *model.Model { return &model.Model{Cluster: m.Cluster, Services: model.Slice{s}} }
-	pb, err := renderIPVS(one(before), d.Options)
+	after := c.After(m)
+	var sync Sync
+	for _, f := range model.Families(after.Services) {
+		mb, ma := model.ForFamily(*m, f), model.ForFamily(*after, f)
+		s, err := d.applyFamily(&mb, &ma, c.Service)
+		if err != nil {
+			return Sync{}, fmt.Errorf("ipvs incremental sync in netns %s: %s: %w", d.Netns, f, err)
+		}
+		sync.Payload, sync.Duration = addStats(sync.Payload, s.Payload), sync.Duration+s.Duration
+	}
+	return sync, nil
+}
+
+// applyFamily is Apply for one family: before and after are that family's
+// models, i the changed service.
+func (d *IPVS) applyFamily(before, after *model.Model, i int) (Sync, error) {
+	one := func(m *model.Model) *model.Model {
+		return &model.Model{Cluster: m.Cluster, Family: m.Family, Services: model.Slice{*m.Services.At(i)}}
+	}
+	pb, _, err := renderIPVSFamily(one(before), d.Options)
 	if err != nil {
 		return Sync{}, err
 	}
-	pa, err := renderIPVS(one(after), d.Options)
+	pa, stats, err := renderIPVSFamily(one(after), d.Options)
 	if err != nil {
 		return Sync{}, err
 	}
 	var rules bytes.Buffer
-	if _, err := ipvs.RenderIPTables(&rules, &model.Model{Cluster: m.Cluster, Services: model.Replace(m.Services, i, after)}, d.Options); err != nil {
+	if _, err := ipvs.RenderIPTables(&rules, after, d.Options); err != nil {
 		return Sync{}, err
 	}
 	servers, err := parseIPVSAdm(pa.ipvsadm.Bytes())
 	if err != nil {
-		return Sync{}, fmt.Errorf("ipvs incremental sync: rendered ipvsadm text: %w", err)
+		return Sync{}, fmt.Errorf("rendered ipvsadm text: %w", err)
 	}
 	adds := addedSetMembers(pb.ipset.String(), pa.ipset.String())
 	start := time.Now()
 	if err := d.restoreSetLines(adds); err != nil {
-		return Sync{}, fmt.Errorf("ipvs incremental sync in netns %s: ipset: %w", d.Netns, err)
+		return Sync{}, fmt.Errorf("ipset: %w", err)
 	}
-	if err := d.restoreRules(rules.Bytes(), pa.jumps.Bytes()); err != nil {
-		return Sync{}, fmt.Errorf("ipvs incremental sync in netns %s: iptables rules: %w", d.Netns, err)
+	if err := d.restoreRules(d.iptablesFor(after.Family), rules.Bytes(), pa.jumps.Bytes()); err != nil {
+		return Sync{}, fmt.Errorf("iptables rules: %w", err)
 	}
 	if err := d.updateServers(servers); err != nil {
-		return Sync{}, fmt.Errorf("ipvs incremental sync in netns %s: %w", d.Netns, err)
+		return Sync{}, err
 	}
-	return Sync{Payload: pa.stats, Duration: time.Since(start)}, nil
+	return Sync{Payload: stats, Duration: time.Since(start)}, nil
 }
 
 // addedSetMembers returns the `add` lines of after that before lacks, as an

@@ -28,6 +28,8 @@ type Dataplane struct {
 	// index maps ClusterIP:port to the service and port that own it, and
 	// the service's position (the rules a lookup walks in iptables mode).
 	index map[netip.AddrPort]located // see paths_linux.go
+	// ipvs is the IPVS dataplane's table of real servers (ipvs_linux.go).
+	ipvs ipvsTable
 	// counts are the fake kernel's per-endpoint counters.
 	counts map[string]uint64
 	// Syncs counts the full syncs, Changes the applied changes.
@@ -138,6 +140,9 @@ func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool,
 			return stats, nil, fmt.Errorf("fake nftables: nft would refuse the script: %w", err)
 		}
 		return stats, nil, nil
+	case d.name == "ipvs":
+		_, stats, err := renderIPVSTable(m)
+		return stats, nil, err
 	}
 	n := 0
 	for i := 0; i < m.Services.Len(); i++ {
@@ -150,6 +155,9 @@ func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool,
 func (d *Dataplane) load(m *model.Model, dumps [2]*simipt.Dump) {
 	d.model, d.dumps = m, dumps
 	d.index = d.lab.addresses(m)
+	if d.name == "ipvs" {
+		d.ipvs = ipvsTableOf(m)
+	}
 	if d.counts == nil {
 		d.counts = map[string]uint64{}
 	}
@@ -170,7 +178,7 @@ func (d *Dataplane) costMicros(target netip.AddrPort) float64 {
 
 // Reset forgets the programmed model.
 func (d *Dataplane) Reset(context.Context) error {
-	d.model, d.dumps, d.index = nil, [2]*simipt.Dump{}, nil
+	d.model, d.dumps, d.index, d.ipvs = nil, [2]*simipt.Dump{}, nil, nil
 	return nil
 }
 

@@ -57,15 +57,20 @@ func (l *Lab) external(src netip.Addr) bool {
 
 // endpointsFor is what kube-proxy's rules let a connection from src reach
 // at loc: nothing from outside a load-balancer IP's source ranges; the
-// local endpoints only under a Local traffic policy on its path; else the
-// usable endpoints (ready, or serving-terminating when none is ready).
-func (l *Lab) endpointsFor(loc located, src netip.Addr) []model.PortEndpoint {
+// local endpoints only under a Local traffic policy on its path (the
+// ClusterIP's internal one for every client, the external one for clients
+// from outside); else the usable endpoints (ready, or serving-terminating
+// when none is ready). In IPVS mode the ipset rules keep the source-range
+// check, and the virtual server's real servers decide the rest (see
+// pickFrom): then the Local filter must not apply here.
+func (l *Lab) endpointsFor(d *Dataplane, loc located, src netip.Addr) []model.PortEndpoint {
 	ext := l.external(src)
 	if loc.kind == string(scenario.TargetLoadBalancer) && len(loc.svc.LoadBalancerSourceRanges) > 0 && !inAny(loc.svc.LoadBalancerSourceRanges, src) {
 		return nil
 	}
 	local := loc.svc.ExternalPolicyLocal && ext && loc.kind != string(scenario.TargetClusterIP)
-	local = local || (loc.svc.InternalPolicyLocal && !ext && loc.kind == string(scenario.TargetClusterIP))
+	local = local || (loc.svc.InternalPolicyLocal && loc.kind == string(scenario.TargetClusterIP))
+	local = local && d.ipvs == nil
 	var out []model.PortEndpoint
 	for _, ep := range model.UsableEndpoints(loc.svc.PortEndpoints(loc.port)) {
 		if !local || ep.IsLocal(l.Spec.NodeName) {

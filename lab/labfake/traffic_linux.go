@@ -60,7 +60,10 @@ func (l *Lab) pickFrom(d *Dataplane, target netip.AddrPort, src netip.Addr) (net
 	if !ok {
 		return netip.AddrPort{}, loc, false
 	}
-	eps := l.endpointsFor(loc, src)
+	eps := l.endpointsFor(d, loc, src)
+	if d.ipvs != nil {
+		eps = d.ipvs.realServers(target, eps)
+	}
 	if len(eps) == 0 {
 		return netip.AddrPort{}, loc, false
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/svclab/svclab/lab/podserver"
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/lab/traffic"
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
@@ -31,7 +32,7 @@ func RunFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *re
 	paths := pathsFor(m, sc.Explicit(), f.Paths)
 	m = withNodeAddrs(m, paths)
 	spec := labSpecFor(sc, opts.Prefix, sc.Synthetic != nil && sc.Synthetic.Services > 0, f.ClientOnNodeFor())
-	targets, warnings := routedTargets(sc.Explicit(), paths, spec)
+	targets, warnings := routedTargets(sc.Explicit(), paths, spec, f.Dataplanes)
 	summary.Warnings = append(summary.Warnings, warnings...)
 	if len(targets) == 0 {
 		summary.Warnings = append(summary.Warnings, "no explicit TCP service has a usable endpoint and an address of the target kind: nothing to measure")
@@ -88,16 +89,19 @@ func countWarnings(run *results.FairnessRun) []string {
 // fairnessTarget is one service port of the scenario whose split is measured.
 type fairnessTarget = apply.Target
 
-// routedTarget is a fairness target and how the run's path reaches it.
+// routedTarget is a fairness target and how the run's path reaches it
+// through each dataplane (route: through the one being measured).
 type routedTarget struct {
 	fairnessTarget
-	route Route
+	route  Route
+	routes map[string]Route
 }
 
 // routedTargets lists the TCP ports of the explicit services, projected
-// onto the run's family, that have a usable endpoint, with their routes;
-// the warnings say which were left out and why.
-func routedTargets(explicit model.Slice, paths Paths, spec LabSpec) ([]routedTarget, []string) {
+// onto the run's family, that have a usable endpoint, with their routes
+// through each of the dataplanes; the warnings say which were left out and
+// why.
+func routedTargets(explicit model.Slice, paths Paths, spec LabSpec, dataplanes []string) ([]routedTarget, []string) {
 	var out []routedTarget
 	var warnings []string
 	for i := range explicit {
@@ -107,16 +111,31 @@ func routedTargets(explicit model.Slice, paths Paths, spec LabSpec) ([]routedTar
 				continue
 			}
 			t := fairnessTarget{Service: &s, Port: p}
-			r, err := paths.Route(t, topo.DefaultClientIP, spec.ClientIPv6)
+			rt, err := routeEach(t, paths, spec, dataplanes)
 			if err != nil {
 				warnings = append(warnings, err.Error()+": not measured")
 				continue
 			}
-			t.Dest = r.Address
-			out = append(out, routedTarget{fairnessTarget: t, route: r})
+			out = append(out, rt)
 		}
 	}
 	return out, warnings
+}
+
+// routeEach resolves t's route through each dataplane (the address and
+// source are the path's, the same for all).
+func routeEach(t fairnessTarget, paths Paths, spec LabSpec, dataplanes []string) (routedTarget, error) {
+	rt := routedTarget{routes: map[string]Route{}}
+	for _, name := range dataplanes {
+		info, _ := dataplane.Lookup(name) // unknown names: the rule-chain semantics
+		r, err := paths.Route(t, info, topo.DefaultClientIP, spec.ClientIPv6)
+		if err != nil {
+			return rt, err
+		}
+		t.Dest, rt.routes[name] = r.Address, r
+	}
+	rt.fairnessTarget = t
+	return rt, nil
 }
 
 // withNodeAddrs returns m with the lab node's addresses as its node IPs.
@@ -144,6 +163,7 @@ func fairnessOnDataplane(ctx context.Context, lab Lab, name string, m *model.Mod
 	opts.logf("%s: programmed %d rules (%d bytes) in %v", name, sync.Payload.Rules, sync.Payload.Bytes, sync.Duration.Round(time.Millisecond))
 	var runs []results.FairnessRun
 	for _, t := range targets {
+		t.route = t.routes[name]
 		run, err := measureSplit(ctx, lab, dp, t, f)
 		run.From, run.Target, run.Family = string(f.Paths.From), string(f.Paths.Target), f.Paths.Family.String()
 		if err != nil {

@@ -29,8 +29,16 @@ var kubeProxyModes = map[dataplane.Name][2]string{
 // kernel is read and removed as for the native dataplane of the same name.
 type kubeProxyDataplane struct {
 	apply.Dataplane // the native one: Count, Reset and Close of the same rules
-	engine          *kubeproxy.Engine
-	version         render.KubeProxyVersion
+	// engines are kube-proxy per family (IPv4, IPv6), as a dual-stack node
+	// runs one proxier per family; the IPv6 one starts with the first IPv6
+	// sync.
+	engines [2]*kubeproxy.Engine
+	version render.KubeProxyVersion
+	// ip6 flushes the ip6tables rules an IPv6 kube-proxy left (the native
+	// dataplane's Reset flushes only the families it loaded itself); nil in
+	// nftables mode, whose Reset removes both families' tables.
+	ip6  *apply.IPTables
+	ran6 bool
 }
 
 func newKubeProxyDataplane(l *kernelLab, info dataplane.Info, s apply.Settings) (apply.Dataplane, error) {
@@ -46,8 +54,14 @@ func newKubeProxyDataplane(l *kernelLab, info dataplane.Info, s apply.Settings) 
 	if err != nil {
 		return nil, err
 	}
-	return &kubeProxyDataplane{Dataplane: native, version: s.Version.OrLatest(),
-		engine: &kubeproxy.Engine{NS: l.topo.NodeNetns, Bin: bin, Mode: mode[0], IPTables: mode[1]}}, nil
+	d := &kubeProxyDataplane{Dataplane: native, version: s.Version.OrLatest()}
+	if mode[1] != "" {
+		d.ip6 = (&apply.IPTables{Netns: l.topo.NodeNetns, Backend: mode[1]}).ForFamily(model.IPv6)
+	}
+	for i := range d.engines {
+		d.engines[i] = &kubeproxy.Engine{NS: l.topo.NodeNetns, Bin: bin, Mode: mode[0], IPTables: mode[1]}
+	}
+	return d, nil
 }
 
 // Version names kube-proxy's release and the tools under it.
@@ -55,10 +69,27 @@ func (d *kubeProxyDataplane) Version() string {
 	return "kube-proxy v" + string(d.version) + " (driver); " + d.Dataplane.Version()
 }
 
-// FullSync starts kube-proxy on an empty node and reports its first sync.
+// FullSync starts one kube-proxy per family of m on an empty node and
+// reports their first syncs, summed. Each proxier is handed the whole
+// model with its family (kube.NewRequest projects it).
 func (d *kubeProxyDataplane) FullSync(ctx context.Context, m *model.Model) (apply.Sync, error) {
-	s, err := d.engine.FullSync(ctx, m)
-	return engineSync(s, err, "full sync")
+	var sync apply.Sync
+	for _, f := range model.Families(m.Services) {
+		mf := *m
+		mf.Family = f
+		d.ran6 = d.ran6 || f == model.IPv6
+		s, err := engineSync(d.engines[f].FullSync(ctx, &mf))
+		if err != nil {
+			return apply.Sync{}, fmt.Errorf("kube-proxy %s full sync: %w", f, err)
+		}
+		sync = addSync(sync, s)
+	}
+	return sync, nil
+}
+
+// addSync sums two engine reports.
+func addSync(a, b apply.Sync) apply.Sync {
+	return apply.Sync{Payload: render.Stats{Bytes: a.Payload.Bytes + b.Payload.Bytes}, Duration: a.Duration + b.Duration, Engine: true}
 }
 
 // Program is FullSync: kube-proxy has one way to program a node.
@@ -66,29 +97,48 @@ func (d *kubeProxyDataplane) Program(ctx context.Context, m *model.Model) (apply
 	return d.FullSync(ctx, m)
 }
 
-// Apply hands kube-proxy the change and reports its partial sync.
+// Apply hands each family's kube-proxy the change and reports their
+// partial syncs, summed.
 func (d *kubeProxyDataplane) Apply(_ context.Context, m *model.Model, c apply.Change) (apply.Sync, error) {
-	s, err := d.engine.Apply(m, c.Service, c.Endpoint)
-	return engineSync(s, err, "partial sync")
+	var sync apply.Sync
+	for _, f := range model.Families(m.Services) {
+		s, err := engineSync(d.engines[f].Apply(m, c.Service, c.Endpoint))
+		if err != nil {
+			return apply.Sync{}, fmt.Errorf("kube-proxy %s partial sync: %w", f, err)
+		}
+		sync = addSync(sync, s)
+	}
+	return sync, nil
+}
+
+// closeEngines stops every family's kube-proxy and flushes the ip6tables
+// rules the IPv6 one wrote.
+func (d *kubeProxyDataplane) closeEngines() error {
+	err := errors.Join(d.engines[0].Close(), d.engines[1].Close())
+	if d.ran6 && d.ip6 != nil {
+		err = errors.Join(err, d.ip6.Reset())
+	}
+	d.ran6 = false
+	return err
 }
 
 // Reset stops kube-proxy and removes its rules.
 func (d *kubeProxyDataplane) Reset(ctx context.Context) error {
-	return errors.Join(d.engine.Close(), d.Dataplane.Reset(ctx))
+	return errors.Join(d.closeEngines(), d.Dataplane.Reset(ctx))
 }
 
 // Close stops kube-proxy and removes its rules.
 func (d *kubeProxyDataplane) Close() error {
-	return errors.Join(d.engine.Close(), d.Dataplane.Close())
+	return errors.Join(d.closeEngines(), d.Dataplane.Close())
 }
 
 // engineSync turns kube-proxy's report into the seam's Sync.
-func engineSync(s kube.Sync, err error, what string) (apply.Sync, error) {
+func engineSync(s kube.Sync, err error) (apply.Sync, error) {
 	if err == nil && s.Error != "" {
 		err = errors.New(s.Error)
 	}
 	if err != nil {
-		return apply.Sync{}, fmt.Errorf("kube-proxy %s: %w", what, err)
+		return apply.Sync{}, err
 	}
 	return apply.Sync{Payload: render.Stats{Bytes: s.PayloadBytes}, Duration: time.Duration(s.DurationNS), Engine: true}, nil
 }

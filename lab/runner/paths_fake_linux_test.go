@@ -99,3 +99,63 @@ func TestFairnessPathsOnFakes(t *testing.T) {
 		})
 	}
 }
+
+// TestIPVSRoutesLocalPolicyWithoutLocalEndpointToCluster runs the embedded
+// etp-local-vs-cluster scenario through nftables and IPVS on the simulated
+// machine, whose fake IPVS kernel takes its real servers from the rendered
+// ipvsadm table: under externalTrafficPolicy Local with no local endpoint
+// the rule chains drop, while IPVS sends the connections to the cluster's
+// endpoints with the client's address kept (kubernetes#97081); with a
+// local endpoint both send everything to it.
+func TestIPVSRoutesLocalPolicyWithoutLocalEndpointToCluster(t *testing.T) {
+	sc, err := scenario.Load("etp-local-vs-cluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Fairness.Dataplanes = []string{"nftables", "ipvs"}
+	out, _, err := runOnFakes(t, t.Context(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		dropped bool
+		eps     string // the routed endpoints, in order
+	}
+	wants := map[string]want{
+		"nftables demo/etp-local:http":        {false, "10.244.0.31:8080"},
+		"nftables demo/etp-local-remote:http": {true, "10.244.1.32:8080 10.244.1.33:8080"},
+		"ipvs demo/etp-local:http":            {false, "10.244.0.31:8080"},
+		"ipvs demo/etp-local-remote:http":     {false, "10.244.1.32:8080 10.244.1.33:8080"},
+	}
+	for _, r := range records(t, out.Dir)[results.TypeFairness] {
+		f := r.Fairness
+		w, ok := wants[f.Dataplane+" "+f.Service]
+		if !ok {
+			continue
+		}
+		delete(wants, f.Dataplane+" "+f.Service)
+		var eps []string
+		for _, ep := range f.Endpoints {
+			eps = append(eps, ep.Endpoint)
+			if w.dropped {
+				continue
+			}
+			if ep.Count == 0 || ep.Sources["203.0.113.10"] != ep.Count {
+				t.Errorf("%s %s %s: %d connections, sources %v; want some, all from the client", f.Dataplane, f.Service, ep.Endpoint, ep.Count, ep.Sources)
+			}
+		}
+		if f.ExpectDropped != w.dropped || strings.Join(eps, " ") != w.eps {
+			t.Errorf("%s %s: dropped %v, endpoints %v; want dropped %v, %s", f.Dataplane, f.Service, f.ExpectDropped, eps, w.dropped, w.eps)
+		}
+		if w.dropped && f.Errors != f.Connections {
+			t.Errorf("%s %s: %d of %d answered on a dropped path", f.Dataplane, f.Service, f.Connections-f.Errors, f.Connections)
+		}
+	}
+	if len(wants) != 0 {
+		t.Errorf("no records for %v", wants)
+	}
+	s, err := results.ReadSummary(out.Dir)
+	if err != nil || len(s.Warnings) != 0 {
+		t.Errorf("summary: %v, warnings %q", err, s.Warnings)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"github.com/svclab/svclab/lab/topo"
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -119,8 +120,10 @@ func (p Paths) source(clientIP, clientIPv6 netip.Addr) netip.Addr {
 }
 
 // Route resolves target t (a service already projected onto the run's
-// family) on the run's path.
-func (p Paths) Route(t fairnessTarget, clientIP, clientIPv6 netip.Addr) (Route, error) {
+// family) on the run's path through dataplane dp: how kube-proxy's mode
+// applies Local traffic policies decides the endpoints (see
+// dataplane.Info.LocalPolicyPerServer).
+func (p Paths) Route(t fairnessTarget, dp dataplane.Info, clientIP, clientIPv6 netip.Addr) (Route, error) {
 	addr, err := p.address(t)
 	if err != nil {
 		return Route{}, fmt.Errorf("service %s has %w %s of family %s", t.Name(), errNoAddressOfTargetKind, p.Target, p.Family)
@@ -130,14 +133,37 @@ func (p Paths) Route(t fairnessTarget, clientIP, clientIPv6 netip.Addr) (Route, 
 		r.Dropped = true
 		return r, nil
 	}
-	for _, ep := range model.UsableEndpoints(t.Service.PortEndpoints(t.Port)) {
-		if p.policyLocal(t.Service) && !ep.IsLocal(p.NodeName) {
-			continue
+	usable := model.UsableEndpoints(t.Service.PortEndpoints(t.Port))
+	var local []string
+	for _, ep := range usable {
+		if ep.IsLocal(p.NodeName) {
+			local = append(local, ep.Addr)
 		}
-		r.Expected = append(r.Expected, ep.Addr)
+	}
+	switch {
+	case !p.policyLocal(t.Service, dp):
+		for _, ep := range usable {
+			r.Expected = append(r.Expected, ep.Addr)
+		}
+	case len(local) > 0 || !dp.LocalPolicyPerServer:
+		r.Expected = local
+	case p.usesClusterEndpoints(t):
+		for _, ep := range usable { // IPVS: no local endpoint, the cluster's
+			r.Expected = append(r.Expected, ep.Addr)
+		}
 	}
 	r.Dropped = len(r.Expected) == 0
 	return r, nil
+}
+
+// usesClusterEndpoints is kube-proxy's ServicePort.UsesClusterEndpoints:
+// internalTrafficPolicy Cluster, or a port reachable from outside (without
+// it, an IPVS ClusterIP virtual server under internalTrafficPolicy Local has
+// no cluster endpoints to fall back to).
+func (p Paths) usesClusterEndpoints(t fairnessTarget) bool {
+	s := t.Service
+	nodePort := (s.Type == model.NodePort || s.Type == model.LoadBalancer) && t.Port.NodePort != 0
+	return !s.InternalPolicyLocal || nodePort || len(s.ExternalIPs) > 0 || len(s.LoadBalancerIPs) > 0
 }
 
 // address is what the connections go to for the target kind.
@@ -177,14 +203,19 @@ func (p Paths) refusedBySourceRanges(s *model.Service, src netip.Addr) bool {
 	return true
 }
 
-// policyLocal says the path honours a Local traffic policy: an external
-// client to an external address of an externalTrafficPolicy: Local
-// service, or a pod to the ClusterIP of an internalTrafficPolicy: Local one.
-func (p Paths) policyLocal(s *model.Service) bool {
+// policyLocal says the path honours a Local traffic policy. The ClusterIP
+// follows internalTrafficPolicy for every client (kube-proxy's cluster-IP
+// rule jumps to the local chain; IPVS has one virtual server). An external
+// address follows externalTrafficPolicy (on a service reachable from
+// outside, apiservice.ExternalPolicyLocal): for every client in IPVS mode,
+// only for clients outside the cluster in the rule-chain modes, where pods
+// and the node short-circuit to the cluster's endpoints.
+func (p Paths) policyLocal(s *model.Service, dp dataplane.Info) bool {
 	if p.Target == scenario.TargetClusterIP {
-		return s.InternalPolicyLocal && p.From == scenario.FromPod
+		return s.InternalPolicyLocal
 	}
-	return s.ExternalPolicyLocal && p.From.External()
+	external := s.Type == model.NodePort || s.Type == model.LoadBalancer || len(s.ExternalIPs) > 0
+	return s.ExternalPolicyLocal && external && (dp.LocalPolicyPerServer || p.From.External())
 }
 
 func first(ips []netip.Addr) netip.Addr {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/svclab/svclab/lab/topo"
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -26,41 +27,66 @@ func TestRouteFollowsKubeProxysPaths(t *testing.T) {
 	remoteOnly.Endpoints = []model.Endpoint{ep("10.244.1.1", "node-2", true, true)}
 	draining := svc
 	draining.Endpoints = []model.Endpoint{ep("10.244.0.1", "node-1", false, true), ep("10.244.0.2", "node-1", false, false)}
+	internal := svc
+	internal.InternalPolicyLocal = true
+	internalRemote := internal
+	internalRemote.Endpoints = remoteOnly.Endpoints
+	internalOnly := internalRemote // ClusterIP type: no cluster endpoints to fall back to
+	internalOnly.Type, internalOnly.ExternalIPs, internalOnly.LoadBalancerIPs, internalOnly.LoadBalancerSourceRanges = model.ClusterIP, nil, nil, nil
+	ipvs, _ := dataplane.Lookup(string(dataplane.IPVS))
+	nft, _ := dataplane.Lookup(string(dataplane.NFTables))
 	m := &model.Model{Cluster: model.DefaultCluster()}
 	tests := []struct {
 		name     string
+		dp       dataplane.Info
 		svc      model.Service
 		paths    scenario.FairnessPaths
 		addr     string
 		source   string
 		expected []string
 	}{
-		{"pod to ClusterIP", svc, scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetClusterIP},
+		{"pod to ClusterIP", nft, svc, scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetClusterIP},
 			"10.96.0.1:80", topo.DefaultClientIP.String(), []string{"10.244.0.1:8080", "10.244.1.1:8080"}},
-		{"LB from inside the range", svc, scenario.FairnessPaths{From: scenario.FromExternal, Target: scenario.TargetLoadBalancer},
+		{"LB from inside the range", nft, svc, scenario.FairnessPaths{From: scenario.FromExternal, Target: scenario.TargetLoadBalancer},
 			"192.0.2.9:80", "203.0.113.1", []string{"10.244.0.1:8080", "10.244.1.1:8080"}},
-		{"LB from outside the range is dropped", svc, scenario.FairnessPaths{From: scenario.FromExternalOutsideRange, Target: scenario.TargetLoadBalancer},
+		{"LB from outside the range is dropped", nft, svc, scenario.FairnessPaths{From: scenario.FromExternalOutsideRange, Target: scenario.TargetLoadBalancer},
 			"192.0.2.9:80", "198.51.100.10", nil},
-		{"externalIP ignores the ranges", svc, scenario.FairnessPaths{From: scenario.FromExternalOutsideRange, Target: scenario.TargetExternalIP},
+		{"externalIP ignores the ranges", nft, svc, scenario.FairnessPaths{From: scenario.FromExternalOutsideRange, Target: scenario.TargetExternalIP},
 			"192.0.2.7:80", "198.51.100.10", []string{"10.244.0.1:8080", "10.244.1.1:8080"}},
-		{"NodePort, Local: the local endpoint only", local, scenario.FairnessPaths{From: scenario.FromExternal, Target: scenario.TargetNodePort},
+		{"NodePort, Local: the local endpoint only", nft, local, scenario.FairnessPaths{From: scenario.FromExternal, Target: scenario.TargetNodePort},
 			"192.168.99.1:30080", "203.0.113.1", []string{"10.244.0.1:8080"}},
-		{"NodePort, Local, no local endpoint: dropped", remoteOnly, scenario.FairnessPaths{From: scenario.FromExternal, Target: scenario.TargetNodePort},
+		{"NodePort, Local, no local endpoint: dropped", nft, remoteOnly, scenario.FairnessPaths{From: scenario.FromExternal, Target: scenario.TargetNodePort},
 			"192.168.99.1:30080", "203.0.113.1", nil},
-		{"pod to NodePort, Local: every endpoint", local, scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetNodePort},
+		{"pod to NodePort, Local: every endpoint", nft, local, scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetNodePort},
 			"192.168.99.1:30080", topo.DefaultClientIP.String(), []string{"10.244.0.1:8080", "10.244.1.1:8080"}},
-		{"all terminating: the serving ones", draining, scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetClusterIP},
+		{"all terminating: the serving ones", nft, draining, scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetClusterIP},
 			"10.96.0.1:80", topo.DefaultClientIP.String(), []string{"10.244.0.1:8080"}},
-		{"IPv6 ClusterIP", svc, scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetClusterIP, Family: model.IPv6},
+		{"IPv6 ClusterIP", nft, svc, scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetClusterIP, Family: model.IPv6},
 			"[fd00:96::1]:80", defaultClientIPv6.String(), []string{"[fd00:244::1]:8080"}},
-		{"IPv6 LB from outside (no IPv6 range): admitted", svc, scenario.FairnessPaths{From: scenario.FromExternalOutsideRange, Target: scenario.TargetLoadBalancer, Family: model.IPv6},
+		{"IPv6 LB from outside (no IPv6 range): admitted", nft, svc, scenario.FairnessPaths{From: scenario.FromExternalOutsideRange, Target: scenario.TargetLoadBalancer, Family: model.IPv6},
 			"[2001:db8:9::9]:80", "2001:db8:2::10", []string{"[fd00:244::1]:8080"}},
+		{"node to ClusterIP, internal Local: the local endpoint", nft, internal, scenario.FairnessPaths{From: scenario.FromNode, Target: scenario.TargetClusterIP},
+			"10.96.0.1:80", "invalid IP", []string{"10.244.0.1:8080"}},
+		{"IPVS NodePort, Local, no local endpoint: the cluster's", ipvs, remoteOnly, scenario.FairnessPaths{From: scenario.FromExternal, Target: scenario.TargetNodePort},
+			"192.168.99.1:30080", "203.0.113.1", []string{"10.244.1.1:8080"}},
+		{"IPVS NodePort, Local: the local endpoint", ipvs, local, scenario.FairnessPaths{From: scenario.FromExternal, Target: scenario.TargetNodePort},
+			"192.168.99.1:30080", "203.0.113.1", []string{"10.244.0.1:8080"}},
+		{"IPVS pod to NodePort, Local: the local endpoint too", ipvs, local, scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetNodePort},
+			"192.168.99.1:30080", topo.DefaultClientIP.String(), []string{"10.244.0.1:8080"}},
+		{"IPVS LB from outside the range is dropped", ipvs, local, scenario.FairnessPaths{From: scenario.FromExternalOutsideRange, Target: scenario.TargetLoadBalancer},
+			"192.0.2.9:80", "198.51.100.10", nil},
+		{"IPVS ClusterIP, internal Local, no local endpoint, reachable from outside: the cluster's", ipvs, internalRemote,
+			scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetClusterIP}, "10.96.0.1:80", topo.DefaultClientIP.String(), []string{"10.244.1.1:8080"}},
+		{"IPVS ClusterIP, internal Local, no local endpoint, ClusterIP type: dropped", ipvs, internalOnly,
+			scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetClusterIP}, "10.96.0.1:80", topo.DefaultClientIP.String(), nil},
+		{"ClusterIP, internal Local, no local endpoint: dropped", nft, internalRemote,
+			scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetClusterIP}, "10.96.0.1:80", topo.DefaultClientIP.String(), nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := model.ProjectService(&tc.svc, tc.paths.Family)
 			p := pathsFor(m, model.Slice{tc.svc}, tc.paths)
-			r, err := p.Route(fairnessTarget{Service: &s, Port: port}, topo.DefaultClientIP, defaultClientIPv6)
+			r, err := p.Route(fairnessTarget{Service: &s, Port: port}, tc.dp, topo.DefaultClientIP, defaultClientIPv6)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,12 +19,13 @@ const GuestEnv = "SVCLAB_UML_GUEST"
 
 // DefaultModules are preloaded when Spec.Modules is empty (those the guest
 // kernel lacks are skipped): IPVS and its schedulers, the links the lab
-// builds, conntrack, and the iptables tables, matches and ipset types of
-// kube-proxy's IPVS and iptables modes. Anything else loads on demand.
+// builds, conntrack, and the iptables and ip6tables tables, matches and
+// ipset types of kube-proxy's IPVS and iptables modes. Anything else loads on demand.
 var DefaultModules = []string{
 	"ip_vs", "ip_vs_rr", "ip_vs_wrr", "ip_vs_lc", "ip_vs_sh", "ip_vs_mh",
 	"veth", "dummy", "nf_conntrack", "nf_conntrack_netlink", "nf_nat",
 	"iptable_filter", "iptable_nat", "iptable_mangle", "iptable_raw", "ipt_REJECT",
+	"ipv6", "ip6table_filter", "ip6table_nat", "ip6table_mangle", "ip6table_raw", "ip6t_REJECT",
 	"xt_addrtype", "xt_comment", "xt_conntrack", "xt_mark", "xt_MASQUERADE", "xt_multiport",
 	"xt_nat", "xt_recent", "xt_set", "xt_state", "xt_statistic", "xt_tcpudp",
 	"ip_set", "ip_set_hash_ip", "ip_set_hash_ipport", "ip_set_hash_ipportip",

@@ -44,24 +44,7 @@ func verifyHost(text, ruleset []byte, meta Meta, opts Options) (Result, error) {
 	if err := checkSkipped(l.node, d); err != nil {
 		return Result{}, err
 	}
-	if _, err := netns.Output(l.node, []byte(traceTable), "nft", "-f", "-"); err != nil {
-		return Result{}, fmt.Errorf("add the trace table: %w", err)
-	}
-	handles, err := ruleHandles(l.node)
-	if err != nil {
-		return Result{}, err
-	}
-	mon, err := startMonitor(l.node)
-	if err != nil {
-		return Result{}, err
-	}
-	defer mon.stop()
-	senders, err := l.senders(meta)
-	if err != nil {
-		return Result{}, err
-	}
-	defer senders.close()
-	return runNFT(l, prog, handles, mon, senders, nftPool(string(text)+string(ruleset), meta), opts)
+	return traceLoaded(l, prog, meta, nftPool(string(text)+string(ruleset), meta), opts)
 }
 
 // checkSkipped lists the kernel's ruleset and checks that hosttrace takes

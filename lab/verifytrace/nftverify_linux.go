@@ -37,6 +37,13 @@ func verifyNFT(text []byte, meta Meta, opts Options) (Result, error) {
 	if _, err := netns.Output(l.node, text, "nft", "-f", "-"); err != nil {
 		return Result{}, fmt.Errorf("load the ruleset: %w", err)
 	}
+	return traceLoaded(l, prog, meta, nftPool(string(text), meta), opts)
+}
+
+// traceLoaded adds the trace table to the loaded node, starts the
+// kernel's nft trace monitor and the senders, and compares the packets of
+// pool with the tracer's prog.
+func traceLoaded(l *lab, prog *nfttrace.Program, meta Meta, pool *pool, opts Options) (Result, error) {
 	if _, err := netns.Output(l.node, []byte(traceTable), "nft", "-f", "-"); err != nil {
 		return Result{}, fmt.Errorf("add the trace table: %w", err)
 	}
@@ -54,7 +61,7 @@ func verifyNFT(text []byte, meta Meta, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	defer senders.close()
-	return runNFT(l, prog, handles, mon, senders, nftPool(string(text), meta), opts)
+	return runNFT(l, prog, handles, mon, senders, pool, opts)
 }
 
 func runNFT(l *lab, prog *nfttrace.Program, handles map[string]int, mon *monitor, s *senderSet, pool *pool, opts Options) (Result, error) {

@@ -61,6 +61,16 @@ type Info struct {
 	// sent without a connect, like the packet-rate mode's raw SYNs, are
 	// not translated, so that mode does not apply to it.
 	AtConnect bool
+	// LocalPolicyPerServer is true when Local traffic policies pick the
+	// endpoints per virtual server, whatever the client (kube-proxy's IPVS
+	// mode, syncEndpoint in pkg/proxy/ipvs/proxier.go): every client of a
+	// Local virtual server reaches the node's local endpoints and, when the
+	// node has none, the cluster's (kubernetes#97081) instead of being
+	// dropped. Otherwise (the rule chains of iptables and nftables modes)
+	// pods and the node itself short-circuit to the cluster's endpoints
+	// under externalTrafficPolicy Local, and a Local policy with no local
+	// endpoint drops.
+	LocalPolicyPerServer bool
 }
 
 var all = []Info{
@@ -75,7 +85,7 @@ var all = []Info{
 		RuleCounters: false, Sync: RestoreText, KernelFeature: "nf_tables"},
 	{Name: IPVS, Summary: "kube-proxy IPVS mode (virtual/real servers, ipsets, kube-ipvs0)",
 		Tools: []string{"ipset", "iptables-legacy-restore"}, Packages: []string{"ipset", "iptables"},
-		RuleCounters: false, Sync: Netlink, KernelFeature: "ip_vs"},
+		RuleCounters: false, Sync: Netlink, KernelFeature: "ip_vs", LocalPolicyPerServer: true},
 	{Name: EBPF, Summary: "Cilium-style service LB: tc (tcx) programs on client veths, BPF hash maps",
 		Tools: nil, Packages: nil,
 		RuleCounters: false, Sync: BPFMaps, KernelFeature: "bpf"},
