@@ -64,6 +64,29 @@ func CategorizeEndpoints(eps []PortEndpoint, usesCluster, usesLocal bool, node, 
 	return c
 }
 
+// CategorizedAddrs is CategorizeEndpoints for port p of s as "IP:port"
+// strings in kube-proxy's order (PortEndpoints). With the Cluster policy
+// only and no topology hints (the common case) it builds the cluster list
+// directly, without the PortEndpoints copies (UsableEndpointAddrs).
+func (s *Service) CategorizedAddrs(p Port, usesCluster, usesLocal bool, node, zone string) (cluster, local, reachable []string, hasAny bool) {
+	if usesCluster && !usesLocal && !HasTopologyHints(s.Endpoints) {
+		cluster = s.UsableEndpointAddrs(p)
+		return cluster, nil, cluster, len(cluster) > 0
+	}
+	eps := s.PortEndpoints(p)
+	c := CategorizeEndpoints(eps, usesCluster, usesLocal, node, zone)
+	cluster, local = EndpointAddrs(eps, c.Cluster), EndpointAddrs(eps, c.Local)
+	switch {
+	case len(c.Reachable) == len(c.Cluster):
+		reachable = cluster
+	case len(c.Reachable) == len(c.Local):
+		reachable = local
+	default:
+		reachable = EndpointAddrs(eps, c.Reachable)
+	}
+	return cluster, local, reachable, c.HasAny
+}
+
 // UsesEndpoints returns kube-proxy's ServicePort UsesClusterEndpoints and
 // UsesLocalEndpoints (pkg/proxy/serviceport.go) for a port with those
 // internal and external traffic policies: accessible is whether the port
