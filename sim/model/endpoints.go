@@ -88,12 +88,8 @@ func (s *Service) UsableEndpointAddrs(p Port) []string {
 		}
 		return slices.Compact(out)
 	}
-	eps := UsableEndpoints(s.PortEndpoints(p))
-	out := make([]string, len(eps))
-	for i := range eps {
-		out[i] = eps[i].Addr
-	}
-	return out
+	eps := s.PortEndpoints(p)
+	return EndpointAddrs(eps, CategorizeEndpoints(eps, true, false, "", "").Cluster)
 }
 
 func allReady(eps []Endpoint) bool {

@@ -43,6 +43,8 @@ func portEndpoints(node string, in []kpEndpoint) []PortEndpoint {
 // means it is whichever of the two is set.
 func TestCategorizeEndpoints(t *testing.T) {
 	zoneA := []string{"zone-a"}
+	someLocal := []kpEndpoint{{addr: "10.0.0.0:80", ready: true, local: true}, {addr: "10.0.0.1:80", ready: true}}
+	both := []string{"10.0.0.0:80", "10.0.0.1:80"}
 	tests := []struct {
 		name                         string
 		node, zone                   string
@@ -52,36 +54,21 @@ func TestCategorizeEndpoints(t *testing.T) {
 		cluster, local, all          []string
 		onlyRemote                   bool
 	}{{
-		name: "should use topology since all endpoints have hints, node has a zone label and and there are endpoints for the node's zone",
-		zone: "zone-a",
-		eps: []kpEndpoint{
-			{addr: "10.1.2.3:80", zones: zoneA, ready: true},
-			{addr: "10.1.2.4:80", zones: []string{"zone-b"}, ready: true},
-			{addr: "10.1.2.5:80", zones: []string{"zone-c"}, ready: true},
-			{addr: "10.1.2.6:80", zones: zoneA, ready: true},
-		},
+		name:    "should use topology since all endpoints have hints, node has a zone label and and there are endpoints for the node's zone",
+		zone:    "zone-a",
+		eps:     zoneRows(0),
 		cluster: []string{"10.1.2.3:80", "10.1.2.6:80"},
 	}, {
 		name: "externalTrafficPolicy: Local, topology ignored for Local endpoints",
 		zone: "zone-a", externalLocal: true, nodePort: true,
-		eps: []kpEndpoint{
-			{addr: "10.1.2.3:80", zones: zoneA, ready: true, local: true},
-			{addr: "10.1.2.4:80", zones: []string{"zone-b"}, ready: true, local: true},
-			{addr: "10.1.2.5:80", zones: []string{"zone-c"}, ready: true},
-			{addr: "10.1.2.6:80", zones: zoneA, ready: true},
-		},
+		eps:     zoneRows(2),
 		cluster: []string{"10.1.2.3:80", "10.1.2.6:80"},
 		local:   []string{"10.1.2.3:80", "10.1.2.4:80"},
 		all:     []string{"10.1.2.3:80", "10.1.2.4:80", "10.1.2.6:80"},
 	}, {
 		name: "internalTrafficPolicy: Local, topology ignored for Local endpoints",
 		zone: "zone-a", internalLocal: true, nodePort: true,
-		eps: []kpEndpoint{
-			{addr: "10.1.2.3:80", zones: zoneA, ready: true, local: true},
-			{addr: "10.1.2.4:80", zones: []string{"zone-b"}, ready: true, local: true},
-			{addr: "10.1.2.5:80", zones: []string{"zone-c"}, ready: true},
-			{addr: "10.1.2.6:80", zones: zoneA, ready: true},
-		},
+		eps:     zoneRows(2),
 		cluster: []string{"10.1.2.3:80", "10.1.2.6:80"},
 		local:   []string{"10.1.2.3:80", "10.1.2.4:80"},
 		all:     []string{"10.1.2.3:80", "10.1.2.4:80", "10.1.2.6:80"},
@@ -209,24 +196,24 @@ func TestCategorizeEndpoints(t *testing.T) {
 	}, {
 		name:          "iTP: Local, eTP: Cluster, some endpoints local",
 		internalLocal: true, nodePort: true,
-		eps:     []kpEndpoint{{addr: "10.0.0.0:80", ready: true, local: true}, {addr: "10.0.0.1:80", ready: true}},
-		cluster: []string{"10.0.0.0:80", "10.0.0.1:80"},
+		eps:     someLocal,
+		cluster: both,
 		local:   []string{"10.0.0.0:80"},
-		all:     []string{"10.0.0.0:80", "10.0.0.1:80"},
+		all:     both,
 	}, {
 		name:          "iTP: Cluster, eTP: Local, some endpoints local",
 		externalLocal: true, nodePort: true,
-		eps:     []kpEndpoint{{addr: "10.0.0.0:80", ready: true, local: true}, {addr: "10.0.0.1:80", ready: true}},
-		cluster: []string{"10.0.0.0:80", "10.0.0.1:80"},
+		eps:     someLocal,
+		cluster: both,
 		local:   []string{"10.0.0.0:80"},
-		all:     []string{"10.0.0.0:80", "10.0.0.1:80"},
+		all:     both,
 	}, {
 		name:          "iTP: Local, eTP: Local, some endpoints local",
 		internalLocal: true, externalLocal: true, nodePort: true,
-		eps:     []kpEndpoint{{addr: "10.0.0.0:80", ready: true, local: true}, {addr: "10.0.0.1:80", ready: true}},
-		cluster: []string{"10.0.0.0:80", "10.0.0.1:80"},
+		eps:     someLocal,
+		cluster: both,
 		local:   []string{"10.0.0.0:80"},
-		all:     []string{"10.0.0.0:80", "10.0.0.1:80"},
+		all:     both,
 	}, {
 		name:          "iTP: Local, eTP: Local, all endpoints remote",
 		internalLocal: true, externalLocal: true, nodePort: true,
@@ -301,6 +288,16 @@ func TestCategorizeEndpoints(t *testing.T) {
 			}
 		})
 	}
+}
+
+// zoneRows are the four ready endpoints of kube-proxy's zone rows (hinted
+// zone-a, zone-b, zone-c, zone-a), the first local of them on this node.
+func zoneRows(local int) []kpEndpoint {
+	out := make([]kpEndpoint, 4)
+	for i, z := range []string{"zone-a", "zone-b", "zone-c", "zone-a"} {
+		out[i] = kpEndpoint{addr: fmt.Sprintf("10.1.2.%d:80", i+3), zones: []string{z}, ready: true, local: i < local}
+	}
+	return out
 }
 
 // sameNodeRows are the four endpoints of kube-proxy's PreferSameNode rows.
