@@ -58,26 +58,19 @@ func dedupSorted(eps []PortEndpoint) []PortEndpoint {
 	return eps[:w]
 }
 
-// UsableEndpoints filters eps as kube-proxy's CategorizeEndpoints does for
-// a service whose traffic policies are Cluster (the only ones svclab
-// models): the ready endpoints; when none is ready, the endpoints that are
-// both serving and terminating. Order is kept. The result may share eps'
-// backing array.
+// UsableEndpoints returns the endpoints of eps kube-proxy's
+// CategorizeEndpoints gives the Cluster traffic policy on a node with no
+// name and no zone (so no topology): the ready endpoints; when none is
+// ready, the endpoints that are both serving and terminating. Order is
+// kept. The result may share eps' backing array.
 func UsableEndpoints(eps []PortEndpoint) []PortEndpoint {
-	ready := 0
-	for i := range eps {
-		if eps[i].Ready {
-			ready++
-		}
-	}
-	if ready == len(eps) {
+	idx := CategorizeEndpoints(eps, true, false, "", "").Cluster
+	if len(idx) == len(eps) {
 		return eps
 	}
-	out := make([]PortEndpoint, 0, len(eps))
-	for i := range eps {
-		if (ready > 0 && eps[i].Ready) || (ready == 0 && eps[i].IsServing() && eps[i].Terminating) {
-			out = append(out, eps[i])
-		}
+	out := make([]PortEndpoint, len(idx))
+	for i, j := range idx {
+		out[i] = eps[j]
 	}
 	return out
 }
@@ -95,12 +88,8 @@ func (s *Service) UsableEndpointAddrs(p Port) []string {
 		}
 		return slices.Compact(out)
 	}
-	eps := UsableEndpoints(s.PortEndpoints(p))
-	out := make([]string, len(eps))
-	for i := range eps {
-		out[i] = eps[i].Addr
-	}
-	return out
+	eps := s.PortEndpoints(p)
+	return EndpointAddrs(eps, CategorizeEndpoints(eps, true, false, "", "").Cluster)
 }
 
 func allReady(eps []Endpoint) bool {

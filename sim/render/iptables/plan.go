@@ -101,19 +101,10 @@ func (sp *servicePort) portAccessible() bool {
 	return sp.nodePort != 0 || len(sp.lbIPs) > 0 || len(sp.externalIPs) > 0
 }
 
-// categorize picks the endpoints of each policy. The common case (Cluster
-// policies, no topology hints) takes the usable endpoints directly.
+// categorize picks the endpoints of each policy (model.CategorizedAddrs).
 func (sp *servicePort) categorize(n node) {
-	usesCluster := !sp.internalPolicyLocal || sp.portAccessible()
-	usesLocal := sp.internalPolicyLocal || (sp.externalPolicyLocal && sp.portAccessible())
-	if !usesLocal && !hasHints(sp.svc.Endpoints) {
-		sp.endpoints = sp.svc.UsableEndpointAddrs(sp.port)
-		sp.reachable = sp.endpoints
-		sp.hasEndpoints = len(sp.endpoints) > 0
-	} else {
-		c := categorize(sp.svc.PortEndpoints(sp.port), usesCluster, usesLocal, n)
-		sp.endpoints, sp.local, sp.reachable, sp.hasEndpoints = c.cluster, c.local, c.reachable, c.hasAny
-	}
+	usesCluster, usesLocal := model.UsesEndpoints(sp.internalPolicyLocal, sp.externalPolicyLocal, sp.portAccessible())
+	sp.endpoints, sp.local, sp.reachable, sp.hasEndpoints = sp.svc.CategorizedAddrs(sp.port, usesCluster, usesLocal, n.name, n.zone)
 	sp.usesCluster = len(sp.endpoints) > 0 && usesCluster
 	sp.usesLocal = len(sp.local) > 0 && usesLocal
 }

@@ -20,6 +20,10 @@ const (
 	chainMarkMasq         = "KUBE-MARK-MASQ"
 )
 
+// node is what kube-proxy's CategorizeEndpoints knows of the node it runs
+// on: its name and its topology.kubernetes.io/zone label.
+type node struct{ name, zone string }
+
 // renderer carries what every rule needs.
 type renderer struct {
 	w       *render.Writer

@@ -102,14 +102,8 @@ func uniqPrefixes(in []netip.Prefix) []netip.Prefix {
 // Local). A Local policy takes the local endpoints when there are any and
 // the cluster endpoints otherwise (kubernetes#97081).
 func (n *node) realServers(s *model.Service, pol policy, port model.Port) (internal, external []string) {
-	accessible := pol.externallyAccessible(s, port)
-	usesLocal := s.InternalPolicyLocal || (pol.externalLocal && accessible)
-	if !usesLocal && !anyHints(s.Endpoints) {
-		cluster := s.UsableEndpointAddrs(port)
-		return cluster, cluster
-	}
-	usesCluster := !s.InternalPolicyLocal || accessible
-	cluster, local := n.categorize(s.PortEndpoints(port), usesCluster, usesLocal)
+	usesCluster, usesLocal := model.UsesEndpoints(s.InternalPolicyLocal, pol.externalLocal, pol.externallyAccessible(s, port))
+	cluster, local, _, _ := s.CategorizedAddrs(port, usesCluster, usesLocal, n.name, n.zone)
 	pick := func(onlyLocal bool) []string {
 		if onlyLocal && len(local) > 0 {
 			return local
@@ -117,14 +111,4 @@ func (n *node) realServers(s *model.Service, pol policy, port model.Port) (inter
 		return cluster
 	}
 	return pick(s.InternalPolicyLocal), pick(pol.externalLocal)
-}
-
-// anyHints reports whether an endpoint has topology hints.
-func anyHints(eps []model.Endpoint) bool {
-	for i := range eps {
-		if len(eps[i].ZoneHints) > 0 || len(eps[i].NodeHints) > 0 {
-			return true
-		}
-	}
-	return false
 }

@@ -270,13 +270,12 @@ func (sp *servicePort) setEndpoints(s *model.Service, p model.Port, pc portConte
 			return fmt.Errorf("endpoint %s is not %s: render each family's projection (model.ForFamily)", eps[i].Addr, pc.family)
 		}
 	}
-	usesCluster := !sp.internalLocal || sp.externallyAccessible()
-	usesLocal := sp.internalLocal || sp.externalLocal && sp.externallyAccessible()
-	cat := categorize(eps, usesCluster, usesLocal, pc.node, pc.zone)
-	sp.hasAny, sp.cluster, sp.local = cat.hasAny, cat.cluster, cat.local
+	usesCluster, usesLocal := model.UsesEndpoints(sp.internalLocal, sp.externalLocal, sp.externallyAccessible())
+	cat := model.CategorizeEndpoints(eps, usesCluster, usesLocal, pc.node, pc.zone)
+	sp.hasAny, sp.cluster, sp.local = cat.HasAny, positions(cat.Cluster, cat.Reachable), positions(cat.Local, cat.Reachable)
 	named := !pc.direct || sp.affinity
-	sp.endpoints = make([]endpoint, len(cat.reachable))
-	for i, j := range cat.reachable {
+	sp.endpoints = make([]endpoint, len(cat.Reachable))
+	for i, j := range cat.Reachable {
 		pe := &eps[j]
 		ep := &sp.endpoints[i]
 		ep.addr, ep.portNum, ep.local, ep.hostPort = pe.IP, pe.Port, pe.IsLocal(pc.node), pe.Addr
