@@ -159,6 +159,24 @@ func writeAnonymized(f importFlags, o *objects.Objects, out io.Writer) error {
 	return err
 }
 
+// sweepCounts are the service counts the written scenario sweeps: the
+// cluster's size, the scaled size, and one between (or below, when they
+// are equal), each at least the sweep's three targets.
+func sweepCounts(base, scaled int) []int {
+	lo, hi := max(min(base, scaled), 3), max(base, scaled, 3)
+	mid := (lo + hi) / 2
+	if hi-lo < 2 {
+		lo, mid = max(hi/4, 3), max(hi/2, 4)
+	}
+	out := []int{lo}
+	for _, n := range []int{mid, hi} {
+		if n > out[len(out)-1] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 func writeScenario(f importFlags, source string, shape objects.Shape, out io.Writer) error {
 	n := int(math.Round(f.scale * float64(shape.Proxied())))
 	if n < 1 {
@@ -167,7 +185,7 @@ func writeScenario(f importFlags, source string, shape objects.Shape, out io.Wri
 	name := strings.TrimSuffix(filepath.Base(f.scenario), filepath.Ext(f.scenario))
 	desc := fmt.Sprintf("the shape of %s (%d proxied services) at %g× its size, written by svclab import", filepath.Base(source), shape.Proxied(), f.scale)
 	var b bytes.Buffer
-	if err := scenario.WriteMix(&b, name, desc, n, f.seed, shape.Mix()); err != nil {
+	if err := scenario.WriteMix(&b, name, desc, n, f.seed, shape.Mix(), sweepCounts(shape.Proxied(), n)); err != nil {
 		return err
 	}
 	if _, err := scenario.Parse(f.scenario, b.Bytes()); err != nil {

@@ -75,6 +75,9 @@ func TestImportCluster500(t *testing.T) {
 	if s.Synthetic == nil || s.Synthetic.Services != 2*477 || s.Synthetic.Mix == nil {
 		t.Fatalf("scenario synthetic %+v, want 2×477 mixed services", s.Synthetic)
 	}
+	if s.Sweep == nil || len(s.Sweep.Services) != 3 || s.Sweep.Services[2] != 2*477 {
+		t.Fatalf("scenario sweep %+v, want a sweep to 2×477 services (what svclab run needs)", s.Sweep)
+	}
 	m, err := s.Model()
 	if err != nil {
 		t.Fatal(err)

@@ -37,8 +37,12 @@ func sweepTargets() model.Slice {
 func sweepModel(sc *scenario.Scenario, n, endpoints int, seed uint64) (*model.Model, *model.Generator, error) {
 	fillers := max(n-3, 0)
 	reserved := []netip.Addr{sweepTargetIPs["first"], sweepTargetIPs["middle"], sweepTargetIPs["last"]}
+	var mix *model.Mix // the fillers follow synthetic.mix: a sweep of "clusters like ours"
+	if sc.Synthetic != nil {
+		mix = sc.Synthetic.Mix
+	}
 	gen, err := model.NewGenerator(model.GeneratorConfig{
-		Services: fillers, EndpointsPerService: endpoints, Seed: seed,
+		Services: fillers, EndpointsPerService: endpoints, Seed: seed, Mix: mix,
 		ServiceCIDR: sc.Cluster().ServiceCIDR, EndpointCIDR: sc.FillerCIDR(),
 		ExcludeEndpoints: []netip.Prefix{sc.PodCIDR()}, ReservedClusterIPs: reserved,
 	})

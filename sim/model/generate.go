@@ -74,6 +74,10 @@ func NewGenerator(cfg GeneratorConfig) (*Generator, error) {
 		if err := cfg.Mix.Validate(); err != nil {
 			return nil, err
 		}
+		if limit := cfg.Mix.MaxServicesWithNodePorts(); cfg.Mix.hasNodePorts() && cfg.Services > limit {
+			return nil, fmt.Errorf("%d services: a mix with NodePort or LoadBalancer services makes at most %d (each needs its own node ports, %d..%d)",
+				cfg.Services, limit, firstMixNodePort, lastMixNodePort)
+		}
 		plan = newMixPlan(&cfg)
 		need = plan.offsets[cfg.Services]
 	}

@@ -76,7 +76,7 @@ func (g *Generator) mixPorts(s *Service, i int) {
 			p = Port{Name: "port-" + strconv.Itoa(k), Protocol: TCP, Port: 8000 + k, TargetPort: 9000 + k}
 		}
 		if s.Type == NodePort || s.Type == LoadBalancer {
-			p.NodePort = 30000 + (i*n+k)%35536
+			p.NodePort = firstMixNodePort + i*g.cfg.Mix.mixNodePortStride() + k
 		}
 		s.Ports = append(s.Ports, p)
 	}
@@ -114,7 +114,7 @@ func (g *Generator) mixExternal(s *Service, i int, fam FamilyMix, u func(int) fl
 	if accessible && u(attrExternalLocal) < m.ExternalLocal {
 		s.ExternalPolicyLocal = true
 		if s.Type == LoadBalancer {
-			s.HealthCheckNodePort = 32768 + i%32767
+			s.HealthCheckNodePort = firstMixNodePort + (i+1)*m.mixNodePortStride() - 1
 		}
 	}
 }

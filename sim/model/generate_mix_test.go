@@ -91,3 +91,42 @@ func TestMixInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestMixNodePortsAreUnique: no two ports (or health check node ports) of
+// a mixed cluster share a node port, up to the most services a mix can
+// make, and one service more is refused.
+func TestMixNodePortsAreUnique(t *testing.T) {
+	mix := testMix()
+	n := mix.MaxServicesWithNodePorts()
+	g, err := NewGenerator(GeneratorConfig{Services: n, Seed: 5, Mix: mix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := map[int]string{}
+	claim := func(port int, who string) {
+		if port < 1 || port > 65535 {
+			t.Fatalf("%s: node port %d out of range", who, port)
+		}
+		if prev, ok := owner[port]; ok {
+			t.Fatalf("node port %d of %s is %s's already", port, who, prev)
+		}
+		owner[port] = who
+	}
+	for i := 0; i < n; i++ {
+		s := g.At(i)
+		for _, p := range s.Ports {
+			if p.NodePort != 0 {
+				claim(p.NodePort, s.Name+":"+p.Name)
+			}
+		}
+		if s.HealthCheckNodePort != 0 {
+			claim(s.HealthCheckNodePort, s.Name+" health check")
+		}
+	}
+	if len(owner) == 0 {
+		t.Fatal("the mix made no node ports")
+	}
+	if _, err := NewGenerator(GeneratorConfig{Services: n + 1, Seed: 5, Mix: mix}); err == nil {
+		t.Errorf("%d services: no error, want the node-port limit", n+1)
+	}
+}

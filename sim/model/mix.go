@@ -167,6 +167,43 @@ func (m *Mix) endpointsOf(i int, seed uint64, fixed int) int {
 	return pick(m.Endpoints, weyl(attrEndpoints, seed, uint64(i)))
 }
 
+// maxPorts is the largest port count the mix gives a service.
+func (m *Mix) maxPorts() int {
+	n := 1
+	for _, w := range m.Ports {
+		n = max(n, w.Value)
+	}
+	return n
+}
+
+// hasNodePorts reports whether the mix makes NodePort or LoadBalancer
+// services, which need node ports.
+func (m *Mix) hasNodePorts() bool {
+	for _, w := range m.Types {
+		if (w.Value == NodePort || w.Value == LoadBalancer) && w.Weight > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Node ports of mixed services: service i owns the slots
+// [i*stride, (i+1)*stride) above firstMixNodePort, one per port and the
+// last for its health check node port, so no two services share one.
+const (
+	firstMixNodePort = 20000
+	lastMixNodePort  = 65535
+)
+
+// mixNodePortStride is how many node ports a mixed service owns.
+func (m *Mix) mixNodePortStride() int { return m.maxPorts() + 1 }
+
+// MaxServicesWithNodePorts is how many services a mix with NodePort or
+// LoadBalancer services can make before its node ports run out.
+func (m *Mix) MaxServicesWithNodePorts() int {
+	return (lastMixNodePort - firstMixNodePort + 1) / m.mixNodePortStride()
+}
+
 func (m *Mix) portsOf(i int, seed uint64) int {
 	if m.Ports == nil {
 		return 1

@@ -10,10 +10,11 @@ import (
 )
 
 // WriteMix writes a scenario of services synthetic services shaped by mix
-// (what `svclab import --scenario` writes), with a fairness-free sweep-free
-// body that svclab render, run and up accept. Weights are written as
-// given; zero weights are left out.
-func WriteMix(w io.Writer, name, description string, services int, seed uint64, mix *model.Mix) error {
+// (what `svclab import --scenario` writes), with a sweep over sweepCounts
+// services of that shape on iptables-nft and nftables (none when empty),
+// so that svclab render and run accept it. Weights are written as given;
+// zero weights are left out.
+func WriteMix(w io.Writer, name, description string, services int, seed uint64, mix *model.Mix, sweepCounts []int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "name: %s\n", safeName(name))
 	if description != "" {
@@ -37,6 +38,13 @@ func WriteMix(w io.Writer, name, description string, services int, seed uint64, 
 		if sh.v != 0 {
 			fmt.Fprintf(&b, "    %s: %s\n", sh.key, strconv.FormatFloat(sh.v, 'g', 6, 64))
 		}
+	}
+	if len(sweepCounts) > 0 {
+		parts := make([]string, len(sweepCounts))
+		for i, n := range sweepCounts {
+			parts[i] = strconv.Itoa(n)
+		}
+		fmt.Fprintf(&b, "sweep:\n  services: [%s]\n  dataplanes: [iptables-nft, nftables]\n", strings.Join(parts, ", "))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
