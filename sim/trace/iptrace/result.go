@@ -126,9 +126,7 @@ func (t *IPTablesTracer) path(s *scratch, seg, end int32, dst []Step) []Step {
 		n -= len(run)
 		out := dst[n : n+len(run)]
 		for j, st := range run {
-			d := &out[j]
-			*d = tmpl[st>>1]
-			d.Matched = st&1 != 0
+			tmpl[st>>1].fill(&out[j], st&1 != 0)
 		}
 		seg, end = sg.prev, sg.prevEnd
 	}
