@@ -3,6 +3,7 @@ package iptrace
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 
@@ -90,8 +91,11 @@ type compiledChain struct {
 	// policyKept is a built-in chain declared with "-" (restore input: the
 	// policy it had is kept); it is taken as ACCEPT and noted.
 	policyKept bool
-	name       string
-	_          [8]byte
+	// fans is a short chain with statistic rules (a kube-proxy service's
+	// chain): its branches each jump to another chain (see prefetch).
+	fans bool
+	name string
+	_    [7]byte
 }
 
 // stepTmpl is what a path Step takes from its rule, in 32 bytes (two a
@@ -259,6 +263,7 @@ func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, 
 		if len(cc.rules) >= indexMin {
 			cc.index = buildDstIndex(cc.rules)
 		}
+		cc.fans = cc.index == nil && slices.ContainsFunc(cc.rules, func(r compiledRule) bool { return r.flags&flagStatRandom != 0 })
 		ct.chains = append(ct.chains, cc)
 	}
 	return ct, nil
