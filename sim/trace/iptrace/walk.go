@@ -264,15 +264,11 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin
 	// and s before anything that reads them (forks copy b) and on return.
 	paths := !t.skipPaths
 	steps, nrules := s.steps, b.rules
-	touched := uint32(0)
 	for b.depth > 0 {
 		f := &b.frames[b.depth-1]
 		c := &tbl.chains[f.chain]
 		rules := c.rules
 		pos := int(f.pos)
-		if pos == 0 && c.fans {
-			touched += t.prefetch(tbl, c)
-		}
 	chain:
 		for {
 			i := pos
@@ -332,12 +328,18 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin
 				f.pos = int32(pos)
 				b.frames[b.depth] = frame{chain: r.chain}
 				b.depth++
+				if tc := &tbl.chains[r.chain]; tc.fans {
+					s.touched += t.prefetch(tbl, tc)
+				}
 				break chain
 			case targetGoto:
 				if r.service != 0 && b.service == 0 {
 					b.service = r.service
 				}
 				*f = frame{chain: r.chain}
+				if tc := &tbl.chains[r.chain]; tc.fans {
+					s.touched += t.prefetch(tbl, tc)
+				}
 				break chain
 			case targetReturn:
 				b.depth--
@@ -351,7 +353,6 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin
 		}
 	}
 	s.steps, b.rules = steps, nrules
-	s.touched += touched
 	if builtin.policyKept {
 		s.note(fmt.Sprintf("%s %s has policy \"-\" (kept from before the restore); taken as ACCEPT", tbl.name, builtin.name))
 	}
