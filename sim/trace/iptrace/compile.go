@@ -108,15 +108,6 @@ type stepTmpl struct {
 	table uint8
 }
 
-// fill makes d the Step of template x, field by field (a Step literal
-// would be built on the stack and copied).
-func (x *stepTmpl) fill(d *Step, matched bool) {
-	d.Table = tableNames[x.table]
-	d.Chain = *x.chain
-	d.RuleIndex = int(x.index)
-	d.Rule = x.rule
-	d.Matched = matched
-}
 
 // NewIPTablesTracer compiles d's raw, mangle, nat, filter and security
 // tables. A missing raw, mangle or security table is taken as empty (an
