@@ -108,7 +108,6 @@ type stepTmpl struct {
 	table uint8
 }
 
-
 // NewIPTablesTracer compiles d's raw, mangle, nat, filter and security
 // tables. A missing raw, mangle or security table is taken as empty (an
 // iptables-save of the whole ruleset omits a table nothing created); a
