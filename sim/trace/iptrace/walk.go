@@ -367,9 +367,9 @@ const prefetchRules = 4
 
 // prefetch loads, on entering a chain that forks (c.fans), the chain's
 // Step templates and the first rules of every chain it jumps to with their
-// templates, and returns a sum of what it read. The walk would otherwise wait for these cache lines one
-// after the other, branch after branch (on a large dump none is cached);
-// loaded together, their misses overlap.
+// templates, and returns a sum of what it read. The walk would otherwise
+// wait for these cache lines one after the other, branch after branch (on
+// a large dump none is cached); loaded together, their misses overlap.
 func (t *IPTablesTracer) prefetch(tbl *compiledTable, c *compiledChain) uint32 {
 	var sum uint32
 	paths := !t.skipPaths
