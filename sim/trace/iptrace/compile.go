@@ -3,6 +3,7 @@ package iptrace
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 
@@ -39,7 +40,7 @@ type IPTablesTracer struct {
 	skipPaths   bool
 	hookChain   [stageDone]int32     // chain index of each stage's built-in chain
 	notes       []string             // from compilation; added to every trace
-	steps       []Step               // every rule's Step, chain after chain (compiledChain.steps are slices of it)
+	steps       []stepTmpl           // every rule's Step template, chain after chain (see compiledChain.stepBase)
 	skipTo      [stageDone + 1]stage // the first stage from here the walk must look at (see nextStage)
 	ifaces      bool                 // some rule has -i or -o (else the walk need not track interfaces)
 	scratch     sync.Pool
@@ -55,7 +56,6 @@ type compiledTable struct {
 	// KUBE-NODEPORTS jumps name (compiledRule.service), each once.
 	services  []string
 	serviceID map[string]int32
-	steps     []Step // the rules' Steps, chain after chain, until gatherSteps
 }
 
 // service returns 1 + the index of name in ct.services, adding it.
@@ -85,22 +85,27 @@ func (t *IPTablesTracer) serviceName(id int32) string {
 type compiledChain struct {
 	rules    []compiledRule
 	index    *dstIndex
-	stepBase uint32 // index of the first rule's Step in the table's steps, then in the tracer's
+	stepBase uint32 // index of the first rule's Step template in the tracer's steps
 	// policyDrop is the built-in chain policy DROP (else ACCEPT).
 	policyDrop bool
 	// policyKept is a built-in chain declared with "-" (restore input: the
 	// policy it had is kept); it is taken as ACCEPT and noted.
 	policyKept bool
-	name       string
-	_          [8]byte
+	// fans is a short chain with statistic rules (a kube-proxy service's
+	// chain): its branches each jump to another chain (see prefetch).
+	fans bool
+	name string
+	_    [7]byte
 }
 
-// addSteps appends each rule's Step (Matched false) to ct.steps.
-func (c *compiledChain) addSteps(ct *compiledTable) {
-	c.stepBase = uint32(len(ct.steps))
-	for i := range c.rules {
-		ct.steps = append(ct.steps, Step{Table: ct.name, Chain: c.name, RuleIndex: i + 1, Rule: c.rules[i].src0.String()})
-	}
+// stepTmpl is what a path Step takes from its rule, in 32 bytes (two a
+// cache line, against one for a whole Step): a packet's path crosses a
+// dozen rules of its own service, whose templates are not in the cache.
+type stepTmpl struct {
+	rule  string  // the rule line
+	chain *string // the chain's name: compiledChain.name, which the walk has just read
+	index int32   // the 1-based position in the chain
+	table uint8
 }
 
 // NewIPTablesTracer compiles d's raw, mangle, nat, filter and security
@@ -173,27 +178,34 @@ func newIPTablesTracer(d *iptables.Dump, opts Options, indexMin int) (*IPTablesT
 	return t, nil
 }
 
-// gatherSteps moves every chain's Step templates into one slab, so that a
-// path step is a 32-bit index into it.
+// gatherSteps makes every rule's Step template, table after table and
+// chain after chain, in one slab, so that a path step is a 32-bit index
+// into it. It runs once the tables have all their chains.
 func (t *IPTablesTracer) gatherSteps() {
 	n := 0
 	for _, tbl := range t.tables {
-		if tbl != nil {
-			n += len(tbl.steps)
+		for i := range tableChains(tbl) {
+			n += len(tbl.chains[i].rules)
 		}
 	}
-	t.steps = make([]Step, 0, n)
+	t.steps = make([]stepTmpl, 0, n)
 	for _, tbl := range t.tables {
-		if tbl == nil {
-			continue
-		}
-		base := uint32(len(t.steps))
-		t.steps = append(t.steps, tbl.steps...)
-		tbl.steps = nil
-		for i := range tbl.chains {
-			tbl.chains[i].stepBase += base
+		for i := range tableChains(tbl) {
+			c := &tbl.chains[i]
+			c.stepBase = uint32(len(t.steps))
+			for j := range c.rules {
+				t.steps = append(t.steps, stepTmpl{rule: c.rules[j].src0.String(), chain: &c.name, index: int32(j + 1), table: tbl.id})
+			}
 		}
 	}
+}
+
+// tableChains is tbl's chains, none if tbl is nil.
+func tableChains(tbl *compiledTable) []compiledChain {
+	if tbl == nil {
+		return nil
+	}
+	return tbl.chains
 }
 
 // anyRule reports whether some rule of the ruleset satisfies f.
@@ -226,7 +238,6 @@ func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, 
 	for i := range slab {
 		slab[i].ruleExtra = &extras[i]
 	}
-	ct.steps = make([]Step, 0, len(slab))
 	for _, c := range src.Chains {
 		if c.Deleted {
 			continue
@@ -239,10 +250,10 @@ func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, 
 				return nil, fmt.Errorf("compile rule %d of %s %s: %w", i+1, src.Name, c.Name, err)
 			}
 		}
-		cc.addSteps(ct)
 		if len(cc.rules) >= indexMin {
 			cc.index = buildDstIndex(cc.rules)
 		}
+		cc.fans = cc.index == nil && slices.ContainsFunc(cc.rules, func(r compiledRule) bool { return r.flags&flagStatRandom != 0 })
 		ct.chains = append(ct.chains, cc)
 	}
 	return ct, nil

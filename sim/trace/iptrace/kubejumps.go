@@ -71,7 +71,6 @@ func addKubeJumps(ct *compiledTable) []string {
 				panic(fmt.Sprintf("compile built-in jump rule %q: %v", r, err))
 			}
 		}
-		cc.addSteps(ct)
 		ct.byName[name] = int32(len(ct.chains))
 		ct.chains = append(ct.chains, cc)
 		if len(targets) > 0 {

@@ -124,15 +124,23 @@ func (t *IPTablesTracer) path(s *scratch, seg, end int32, dst []Step) []Step {
 		sg := &s.segs[seg]
 		run := steps[sg.start:end]
 		n -= len(run)
-		out := dst[n : n+len(run)]
-		for j, st := range run {
-			d := &out[j]
-			*d = tmpl[st>>1]
-			d.Matched = st&1 != 0
-		}
+		fillSteps(dst[n:n+len(run)], run, tmpl)
 		seg, end = sg.prev, sg.prevEnd
 	}
 	return dst
+}
+
+// fillSteps makes out[j] the Step of run[j] (len(out) == len(run)).
+func fillSteps(out []Step, run []pathStep, tmpl []stepTmpl) {
+	out = out[:len(run)]
+	for j, st := range run {
+		x, d := &tmpl[st>>1], &out[j]
+		d.Table = tableNames[x.table]
+		d.Chain = *x.chain
+		d.RuleIndex = int(x.index)
+		d.Rule = x.rule
+		d.Matched = st&1 != 0
+	}
 }
 
 // endpoints lists the DNATed branches, merging those that reach the same

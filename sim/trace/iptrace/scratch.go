@@ -15,6 +15,9 @@ type scratch struct {
 	branches int
 	assume   []assumption
 	worlds   worldScratch
+	// touched sums values the walk loads ahead of need (cache prefetch);
+	// it is never read, it only keeps the loads.
+	touched uint32
 }
 
 // assumption is an undecided match a branch assumed to match or not,
