@@ -3,14 +3,12 @@ package topo
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/netip"
 	"os"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/svclab/svclab/lab/labtest"
 	"github.com/svclab/svclab/lab/netns"
@@ -73,22 +71,14 @@ func serveName(t *testing.T, nsName, addr, body string) {
 	}()
 }
 
-// fetch connects from the named namespace to addr and returns what the
-// server sent before closing.
+// fetch connects from the named namespace to addr ("IP:port", IPv4) and
+// returns what the server sent before closing.
 func fetch(nsName, addr string) (string, error) {
-	var conn net.Conn
-	err := netns.Do(nsName, func() error {
-		var err error
-		conn, err = net.DialTimeout("tcp4", addr, 2*time.Second)
-		return err
-	})
+	ap, err := netip.ParseAddrPort(addr)
 	if err != nil {
 		return "", err
 	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
-	body, err := io.ReadAll(conn)
-	return string(body), err
+	return fetchFrom(nsName, netip.Addr{}, ap)
 }
 
 // checkFetches dials each target from client and compares the answers.
