@@ -57,39 +57,42 @@ func (d *Driver) apply(op kube.Op) error {
 }
 
 func (d *Driver) applyService(action string, svc *v1.Service) error {
-	key := svc.Namespace + "/" + svc.Name
-	old, ok := d.store.services[key]
-	switch {
-	case action == kube.Add && !ok:
-		d.proxier.OnServiceAdd(svc)
-	case action == kube.Update && ok, action == kube.Add && ok:
-		d.proxier.OnServiceUpdate(old, svc)
-	case action == kube.Delete && ok:
-		d.proxier.OnServiceDelete(old)
-		delete(d.store.services, key)
-		return nil
-	default:
-		return fmt.Errorf("%s service %s: not known to the proxier", action, key)
-	}
-	d.store.services[key] = svc
-	return nil
+	return applyEvent(action, "service", svc.Namespace+"/"+svc.Name, svc, d.store.services, handlers[*v1.Service]{
+		add: d.proxier.OnServiceAdd, update: d.proxier.OnServiceUpdate, delete: d.proxier.OnServiceDelete,
+	})
 }
 
 func (d *Driver) applySlice(action string, es *discoveryv1.EndpointSlice) error {
-	key := es.Namespace + "/" + es.Name
-	old, ok := d.store.slices[key]
+	return applyEvent(action, "endpoint slice", es.Namespace+"/"+es.Name, es, d.store.slices, handlers[*discoveryv1.EndpointSlice]{
+		add: d.proxier.OnEndpointSliceAdd, update: d.proxier.OnEndpointSliceUpdate, delete: d.proxier.OnEndpointSliceDelete,
+	})
+}
+
+// handlers are a proxier's event handlers for one kind of object.
+type handlers[T any] struct {
+	add    func(T)
+	update func(old, new T)
+	delete func(T)
+}
+
+// applyEvent hands one event on obj (key "ns/name") to the proxier as an
+// informer would: an add of a known object is an update, an update or
+// delete of an unknown one is an error; known keeps what the proxier has
+// seen.
+func applyEvent[T any](action, kind, key string, obj T, known map[string]T, h handlers[T]) error {
+	old, ok := known[key]
 	switch {
 	case action == kube.Add && !ok:
-		d.proxier.OnEndpointSliceAdd(es)
+		h.add(obj)
 	case action == kube.Update && ok, action == kube.Add && ok:
-		d.proxier.OnEndpointSliceUpdate(old, es)
+		h.update(old, obj)
 	case action == kube.Delete && ok:
-		d.proxier.OnEndpointSliceDelete(old)
-		delete(d.store.slices, key)
+		h.delete(old)
+		delete(known, key)
 		return nil
 	default:
-		return fmt.Errorf("%s endpoint slice %s: not known to the proxier", action, key)
+		return fmt.Errorf("%s %s %s: not known to the proxier", action, kind, key)
 	}
-	d.store.slices[key] = es
+	known[key] = obj
 	return nil
 }
