@@ -6,6 +6,7 @@ package labtest
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"os"
 	"os/exec"
 	"testing"
@@ -22,11 +23,21 @@ func RequireRoot(t testing.TB) {
 	if os.Geteuid() == 0 {
 		return
 	}
-	const why = "needs root and CAP_NET_ADMIN to create network namespaces; run `make test` as root"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(why + " (CI=true: privileged tests must run)")
+	Require(t, errors.New("needs root and CAP_NET_ADMIN to create network namespaces; run `make test` as root"))
+}
+
+// Require skips the test with err as the reason, or fails it under CI
+// (CI=true), where a skip would hide that a privileged test never ran. A
+// nil err lets the test go on.
+func Require(t testing.TB, err error) {
+	t.Helper()
+	if err == nil {
+		return
 	}
-	t.Skip(why)
+	if os.Getenv("CI") == "true" {
+		t.Fatal(err.Error() + " (CI=true: privileged tests must run)")
+	}
+	t.Skip(err)
 }
 
 // RequireBinary skips (or fails under CI) when a tool the test drives is missing.
@@ -35,11 +46,7 @@ func RequireBinary(t testing.TB, name string) {
 	if _, err := exec.LookPath(name); err == nil {
 		return
 	}
-	why := name + " is not installed; run `make setup`"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(why + " (CI=true: privileged tests must run)")
-	}
-	t.Skip(why)
+	Require(t, errors.New(name+" is not installed; run `make setup`"))
 }
 
 // Lease takes the lease of prefix for the test (lab/lease), so that
