@@ -172,6 +172,13 @@ func iptOverallCluster() model.Cluster {
 // file's Node object names it and gives its address).
 func iptDecode(t *testing.T, path string) *model.Model {
 	t.Helper()
+	return decodeOverall(t, path, iptOverallCluster())
+}
+
+// decodeOverall reads a kube-proxy test's objects with sim/objects on the
+// test's cluster c, whose node the file's Node object must be.
+func decodeOverall(t *testing.T, path string, c model.Cluster) *model.Model {
+	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +187,6 @@ func iptDecode(t *testing.T, path string) *model.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := iptOverallCluster()
 	n := o.LocalNode("")
 	if n.Name != c.NodeName || n.IPv4 != c.NodeIP {
 		t.Fatalf("%s: local node %+v, want the test's %s at %s", path, n, c.NodeName, c.NodeIP)

@@ -40,7 +40,7 @@ func TestOverallNFTablesRules(t *testing.T) {
 	for _, tt := range overallNFTablesTests {
 		t.Run(tt.want, func(t *testing.T) {
 			want := simnft.SortTransaction(readTestdata(t, tt.want))
-			m := overallModel(tt.ipv6)
+			m := overallModel(t, tt.objects, tt.ipv6)
 			var tx bytes.Buffer
 			opts := nftablesOptions()
 			opts.LocalhostNodePortsGate = gate
@@ -65,44 +65,20 @@ func TestOverallNFTablesRules(t *testing.T) {
 	}
 }
 
-// overallModel is the test's NewFakeProxier node and six services as a
-// model of the family.
-func overallModel(ipv6 bool) *model.Model {
+// overallModel is the test's NewFakeProxier node and its six services,
+// read from the objects file, as a model of the family.
+func overallModel(t *testing.T, file string, ipv6 bool) *model.Model {
 	a, p := netip.MustParseAddr, netip.MustParsePrefix
 	c := model.Cluster{ClusterCIDR: p("10.0.0.0/8"), ServiceCIDR: p("172.30.0.0/16"), MasqueradeBit: 14, NodeName: "test-node",
 		NodeIP: a("192.168.0.2"), NodeIPv6: a("2001:db8::1"),
 		ClusterCIDRv6: p("fd00:10::/64"), ServiceCIDRv6: p("fd00:10:96::/112")}
 	c.Proxy.NodePortAddresses = []netip.Prefix{p("192.168.0.2/32"), p("2001:db8::1/128")}
-	cip, ep, lb, ext, sr := "172.30.0.", "10.180.0.", []string{"1.2.3.4", "5.6.7.8"}, []string{"192.168.99.22", "192.168.99.33"}, "203.0.113.0/25"
 	f := model.IPv4
 	if ipv6 {
-		cip, ep, lb, ext, sr = "fd00:172:30::", "fd00:10:180::", []string{"5555::1", "5555::2"}, []string{"2001:db8:99::22", "2001:db8:99::33"}, "2001:db8:203::/64"
 		f = model.IPv6
 	}
-	port := func(nodePort int) []model.Port {
-		return []model.Port{{Name: "p80", Protocol: model.TCP, Port: 80, TargetPort: 80, NodePort: nodePort}}
-	}
-	e := func(n, node string) model.Endpoint {
-		return model.Endpoint{IP: a(ep + n), Ready: true, Serving: true, Node: node}
-	}
-	svc := func(n string, t model.ServiceType, nodePort int, eps ...model.Endpoint) model.Service {
-		return model.Service{Namespace: "ns" + n, Name: "svc" + n, Type: t, ClusterIP: a(cip + "4" + n), Ports: port(nodePort), Endpoints: eps}
-	}
-	svc2 := svc("2", model.LoadBalancer, 3001, e("2", "other-node"))
-	svc2.LoadBalancerIPs, svc2.ExternalIPs = []netip.Addr{a(lb[0])}, []netip.Addr{a(ext[0])}
-	svc2.ExternalPolicyLocal, svc2.HealthCheckNodePort = true, 30000
-	svc4 := svc("4", model.NodePort, 0, e("4", "other-node"), e("5", "test-node"))
-	svc4.ExternalIPs = []netip.Addr{a(ext[1])}
-	svc5 := svc("5", model.LoadBalancer, 3002, e("3", "test-node"))
-	svc5.LoadBalancerIPs, svc5.HealthCheckNodePort = []netip.Addr{a(lb[1])}, 30000
-	svc5.LoadBalancerSourceRanges = []netip.Prefix{p(sr)}
-	svc5.Affinity = model.Affinity{ClientIP: true, Timeout: 10800}
-	services := model.Slice{
-		svc("1", model.ClusterIP, 0, e("1", "test-node")), svc2,
-		svc("3", model.NodePort, 3003, e("3", "test-node")), svc4, svc5,
-		svc("6", model.ClusterIP, 0),
-	}
-	out := model.ForFamily(model.Model{Cluster: c, Services: services, Family: f}, f)
+	m := decodeOverall(t, filepath.Join("testdata", "overall", file), c)
+	out := model.ForFamily(model.Model{Cluster: m.Cluster, Services: m.Services, Family: f}, f)
 	return &out
 }
 
