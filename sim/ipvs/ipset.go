@@ -1,7 +1,6 @@
 package ipvs
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net/netip"
@@ -40,21 +39,8 @@ type Part struct {
 // ParseIPSetSave reads `ipset save` (or `ipset list -o save`) output.
 func ParseIPSetSave(r io.Reader) (IPSets, error) {
 	sets := IPSets{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
-		if err := parseIPSetLine(sets, f, line); err != nil {
-			return nil, fmt.Errorf("ipset save line %d: %w", line, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read ipset save: %w", err)
+	if err := eachLine(r, 16<<20, "ipset save", func(f []string, line int) error { return parseIPSetLine(sets, f, line) }); err != nil {
+		return nil, err
 	}
 	return sets, nil
 }

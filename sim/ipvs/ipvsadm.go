@@ -52,8 +52,19 @@ var protoOption = map[string]string{"tcp": "-t", "udp": "-u", "sctp": "--sctp-se
 func ParseIPVSAdm(r io.Reader) (*Table, error) {
 	t := &Table{}
 	index := map[string]*Service{}
+	err := eachLine(r, 1<<20, "ipvsadm", func(f []string, line int) error { return t.parseLine(f, line, index) })
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// eachLine calls parse with the fields and number of every line of r that
+// is not empty or a comment; maxLine bounds a line's length. Errors name
+// the tool whose output r is and the line.
+func eachLine(r io.Reader, maxLine int, tool string, parse func(f []string, line int) error) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -61,14 +72,14 @@ func ParseIPVSAdm(r io.Reader) (*Table, error) {
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
-		if err := t.parseLine(f, line, index); err != nil {
-			return nil, fmt.Errorf("ipvsadm line %d: %w", line, err)
+		if err := parse(f, line); err != nil {
+			return fmt.Errorf("%s line %d: %w", tool, line, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read ipvsadm output: %w", err)
+		return fmt.Errorf("read %s output: %w", tool, err)
 	}
-	return t, nil
+	return nil
 }
 
 func (t *Table) parseLine(f []string, line int, index map[string]*Service) error {
