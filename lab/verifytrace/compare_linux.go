@@ -107,7 +107,7 @@ func pathCandidate(path []iptrace.Step, v iptrace.Verdict, dnat netip.AddrPort) 
 	c := candidate{rules: counters{}, verdict: v, dnat: dnat}
 	for _, s := range path {
 		if s.Matched {
-			c.rules[idOf(s.Table, s.Chain, s.RuleIndex)]++
+			c.rules[idOf(s.Table(), s.Chain(), s.RuleIndex())]++
 		}
 	}
 	return c

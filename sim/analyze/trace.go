@@ -108,7 +108,7 @@ func (t *Tracer) traceIPTables(p Packet) (Result, error) {
 			Verdict: string(e.Verdict), Masquerade: e.Masquerade, Rules: e.RulesEvaluated})
 	}
 	for _, s := range tr.Path {
-		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s %s", s.Table, s.Chain, s.RuleIndex, matched(s.Matched), s.Rule))
+		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s %s", s.Table(), s.Chain(), s.RuleIndex(), matched(s.Matched), s.Rule()))
 	}
 	return r, nil
 }

@@ -104,7 +104,7 @@ func walker(tr *iptrace.IPTablesTracer, table, chain, family string) func(nfttra
 			}
 			for _, s := range o.Path {
 				if s.Matched {
-					x.Path = append(x.Path, nfttrace.Step{Table: family + " " + s.Table, Chain: s.Chain, Index: s.RuleIndex - 1, Rule: s.Rule})
+					x.Path = append(x.Path, nfttrace.Step{Table: family + " " + s.Table(), Chain: s.Chain(), Index: s.RuleIndex() - 1, Rule: s.Rule()})
 				}
 			}
 			res = append(res, x)

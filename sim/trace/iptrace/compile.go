@@ -43,6 +43,8 @@ type IPTablesTracer struct {
 	steps       []stepTmpl           // every rule's Step template, chain after chain (see compiledChain.stepBase)
 	skipTo      [stageDone + 1]stage // the first stage from here the walk must look at (see nextStage)
 	ifaces      bool                 // some rule has -i or -o (else the walk need not track interfaces)
+	memoOK      [stageDone]bool      // the stage's walk can be memoized (see memoKey)
+	memo        *memoTable
 	scratch     sync.Pool
 }
 
@@ -56,6 +58,12 @@ type compiledTable struct {
 	// KUBE-NODEPORTS jumps name (compiledRule.service), each once.
 	services  []string
 	serviceID map[string]int32
+	// slab holds the rules of every chain compileTable made, chain after
+	// chain in the dump's order; slabAt is where each chain's rules start
+	// in it (-1: elsewhere), aheads each chain's look-ahead (see aheadBlock).
+	slab   []compiledRule
+	slabAt []int32
+	aheads []aheadBlock
 }
 
 // service returns 1 + the index of name in ct.services, adding it.
@@ -92,7 +100,7 @@ type compiledChain struct {
 	// policy it had is kept); it is taken as ACCEPT and noted.
 	policyKept bool
 	// fans is a short chain with statistic rules (a kube-proxy service's
-	// chain): its branches each jump to another chain (see prefetch).
+	// chain): its branches each jump to another chain (see aheadBlock).
 	fans bool
 	name string
 	_    [7]byte
@@ -157,6 +165,7 @@ func newIPTablesTracer(d *iptables.Dump, opts Options, indexMin int) (*IPTablesT
 		}
 		t.tables[id] = ct
 		assumed = append(assumed, addKubeJumps(ct)...)
+		ct.setAheads()
 	}
 	for st, hook := range stageHooks {
 		t.hookChain[st] = -1
@@ -166,6 +175,8 @@ func newIPTablesTracer(d *iptables.Dump, opts Options, indexMin int) (*IPTablesT
 	}
 	t.gatherSteps()
 	t.setSkips()
+	t.memo = new(memoTable)
+	t.setMemo()
 	t.ifaces = t.anyRule(func(r *compiledRule) bool { return r.checks&checkIface != 0 })
 	if len(absent) > 0 {
 		t.missing = fmt.Sprintf("the dump has no %s table (made with iptables-save -t, or cut short?); "+
@@ -234,6 +245,7 @@ func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, 
 	}
 	ct.chains = make([]compiledChain, 0, len(ct.byName))
 	slab := make([]compiledRule, src.RuleCount()) // one allocation, rules in chain order
+	ct.slab = slab
 	extras := make([]ruleExtra, len(slab))
 	for i := range slab {
 		slab[i].ruleExtra = &extras[i]
@@ -244,6 +256,7 @@ func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, 
 		}
 		cc := compiledChain{name: c.Name, policyDrop: Verdict(c.Policy) == Drop, rules: slab[:len(c.Rules):len(c.Rules)]}
 		cc.policyKept = c.Policy == "-" && iptables.IsBuiltinChain(src.Name, c.Name)
+		ct.slabAt = append(ct.slabAt, int32(len(ct.slab)-len(slab)))
 		slab = slab[len(c.Rules):]
 		for i, r := range c.Rules {
 			if err := compileRule(&cc.rules[i], r, ct); err != nil {

@@ -39,8 +39,13 @@
 //
 // RulesEvaluated counts what a linear kernel walk evaluates, although the
 // tracer skips rules that cannot match: long chains are indexed by
-// destination address. lab/verifytrace checks the tracer against the
-// kernel packet by packet.
+// destination address. A stage whose rules look only at the protocol,
+// ports, mark and conntrack state (filter FORWARD and nat POSTROUTING on
+// most kube-proxy nodes) is walked once per distinct such packet and
+// replayed afterwards (memo.go); on entering a service the rules of its
+// chain and endpoint chains are loaded together (ahead.go). A path Step
+// refers to its rule instead of copying its text. lab/verifytrace checks
+// the tracer against the kernel packet by packet.
 //
 // The package is pure and deterministic: it never touches the kernel.
 package iptrace

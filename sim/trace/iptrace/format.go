@@ -25,7 +25,7 @@ func (t Trace) String() string {
 		if s.Matched {
 			mark = "*"
 		}
-		fmt.Fprintf(&b, "  %s %s %s #%d %s\n", mark, s.Table, s.Chain, s.RuleIndex, s.Rule)
+		fmt.Fprintf(&b, "  %s %s %s #%d %s\n", mark, s.Table(), s.Chain(), s.RuleIndex(), s.Rule())
 	}
 	for _, e := range t.Endpoints {
 		fmt.Fprintf(&b, "endpoint %v p=%.12g effective=%.12g %s masquerade=%v rules=%d\n",

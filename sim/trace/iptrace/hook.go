@@ -97,7 +97,8 @@ func (t *IPTablesTracer) WalkHook(table, chain string, p HookPacket) ([]HookOutc
 	var outs []HookOutcome
 	for {
 		t.resume(s, b)
-		v, err := t.walk(s, b, tbl, &tbl.chains[start])
+		v, err := t.walk(s, b, tbl)
+		v = t.policy(s, tbl, &tbl.chains[start], v)
 		if err != nil {
 			return nil, fmt.Errorf("walk %s %s: %w", table, chain, err)
 		}

@@ -22,10 +22,14 @@ type dstIndex struct {
 }
 
 // v4Slot is one IPv4 address of a dstIndex: n rules, the rule itself when
-// n is 1, else lists[at:at+n]. n == 0 marks an empty slot.
+// n is 1, else lists[at:at+n]. n == 0 marks an empty slot. ahead is the
+// look-ahead of the chain the one rule jumps to (see aheadBlock); slots
+// are 32 bytes, two a cache line.
 type v4Slot struct {
 	addr  uint32
 	at, n int32
+	ahead aheadBlock
+	_     [2]byte
 }
 
 func buildDstIndex(rules []compiledRule) *dstIndex {
@@ -75,48 +79,53 @@ func (x *dstIndex) home(a uint32) uint32 {
 }
 
 // firstAt4 returns the first rule at or after pos listed under IPv4
-// address a, or -1.
-func (x *dstIndex) firstAt4(a uint32, pos int) int {
+// address a, or -1, and the address's slot (nil if none).
+func (x *dstIndex) firstAt4(a uint32, pos int) (int, *v4Slot) {
 	mask := uint32(len(x.slots) - 1)
 	for i := x.home(a); ; i = (i + 1) & mask {
 		s := &x.slots[i]
 		switch {
 		case s.n == 0:
-			return -1
+			return -1, nil
 		case s.addr != a:
 			continue
 		case s.n == 1:
 			if int(s.at) >= pos {
-				return int(s.at)
+				return int(s.at), s
 			}
-			return -1
+			return -1, s
 		}
-		return firstAtLeast(x.lists[s.at:s.at+s.n], pos)
+		return firstAtLeast(x.lists[s.at:s.at+s.n], pos), s
 	}
 }
 
-// next returns the first rule at or after pos that can match p, or -1.
-func (c *compiledChain) next(pos int, p *pktState) int {
+// next returns the first rule at or after pos that can match p, or -1,
+// and the look-ahead of p's destination slot (nil if none).
+func (c *compiledChain) next(pos int, p *pktState) (int, *aheadBlock) {
 	if pos >= len(c.rules) {
-		return -1
+		return -1, nil
 	}
 	if c.index == nil {
-		return pos
+		return pos, nil
 	}
 	var b int
+	var ahead *aheadBlock
 	if p.is4 {
-		b = c.index.firstAt4(p.dst4, pos)
+		var s *v4Slot
+		if b, s = c.index.firstAt4(p.dst4, pos); s != nil && s.ahead.chain >= 0 {
+			ahead = &s.ahead
+		}
 	} else {
 		b = firstAtLeast(c.index.v6[p.dst], pos)
 	}
 	g := firstAtLeast(c.index.generic, pos)
 	switch {
 	case g < 0:
-		return b
+		return b, ahead
 	case b < 0:
-		return g
+		return g, ahead
 	}
-	return min(g, b)
+	return min(g, b), ahead
 }
 
 // firstAtLeast returns the first element of the sorted list that is >= pos,

@@ -38,7 +38,7 @@ func TestKernelPath(t *testing.T) {
 			}
 			if tc.by != "" {
 				last := got.Path[len(got.Path)-1]
-				if by := last.Table + " " + last.Chain + " #" + strconv.Itoa(last.RuleIndex); by != tc.by || !last.Matched {
+				if by := last.Table() + " " + last.Chain() + " #" + strconv.Itoa(last.RuleIndex()); by != tc.by || !last.Matched {
 					t.Errorf("decided by %s, want %s:\n%s", by, tc.by, got)
 				}
 			}

@@ -134,12 +134,7 @@ func (t *IPTablesTracer) path(s *scratch, seg, end int32, dst []Step) []Step {
 func fillSteps(out []Step, run []pathStep, tmpl []stepTmpl) {
 	out = out[:len(run)]
 	for j, st := range run {
-		x, d := &tmpl[st>>1], &out[j]
-		d.Table = tableNames[x.table]
-		d.Chain = *x.chain
-		d.RuleIndex = int(x.index)
-		d.Rule = x.rule
-		d.Matched = st&1 != 0
+		out[j] = Step{tmpl: &tmpl[st>>1], Matched: st&1 != 0}
 	}
 }
 

@@ -18,6 +18,7 @@ type scratch struct {
 	// touched sums values the walk loads ahead of need (cache prefetch);
 	// it is never read, it only keeps the loads.
 	touched uint32
+	aheadOf int32 // the chain whose look-ahead was loaded last (see aheadBlock)
 }
 
 // assumption is an undecided match a branch assumed to match or not,
@@ -93,6 +94,7 @@ func (s *scratch) reset() {
 	s.affinity = s.affinity[:0]
 	s.branches = 0
 	s.assume = s.assume[:0]
+	s.aheadOf = -1
 }
 
 // addSeg starts a segment after the first prevEnd steps of segment prev

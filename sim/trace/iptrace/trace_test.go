@@ -163,8 +163,8 @@ COMMIT
 		t.Fatalf("got %s", got)
 	}
 	last := got.Path[len(got.Path)-1]
-	if last.Chain != "B" || last.RuleIndex != 3 {
-		t.Errorf("dropped by %s #%d, want B #3 (goto returns to FORWARD only when B ends)", last.Chain, last.RuleIndex)
+	if last.Chain() != "B" || last.RuleIndex() != 3 {
+		t.Errorf("dropped by %s #%d, want B #3 (goto returns to FORWARD only when B ends)", last.Chain(), last.RuleIndex())
 	}
 	// Without the input interface, -i eth0 is undecided; either way the
 	// packet is dropped (by C or by B), so the verdict stands.

@@ -40,7 +40,7 @@ func matched(tr Trace) string {
 	var b strings.Builder
 	for _, s := range tr.Path {
 		if s.Matched {
-			b.WriteString(s.Rule + "\n")
+			b.WriteString(s.Rule() + "\n")
 		}
 	}
 	return b.String()
@@ -168,9 +168,9 @@ func TestEndpointPaths(t *testing.T) {
 		for _, e := range reused.Endpoints {
 			dnat := false
 			for _, s := range e.Path {
-				dnat = dnat || (s.Matched && strings.HasSuffix(s.Rule, "--to-destination "+e.Endpoint.String()))
+				dnat = dnat || (s.Matched && strings.HasSuffix(s.Rule(), "--to-destination "+e.Endpoint.String()))
 			}
-			if e.Path[0].Chain != "PREROUTING" || !dnat {
+			if e.Path[0].Chain() != "PREROUTING" || !dnat {
 				t.Errorf("%v: path of %v: %v", p, e.Endpoint, e.Path)
 			}
 		}

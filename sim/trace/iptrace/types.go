@@ -46,7 +46,8 @@ type Options struct {
 	MaxBranches int
 	// SkipPaths leaves Trace.Path and Endpoint.Path empty, for bulk
 	// simulation where endpoints, probabilities, verdicts and rule counts
-	// are all that matter. It roughly halves the cost of a trace.
+	// are all that matter (on the 10,000-service benchmark it saves about
+	// a fifth of a trace).
 	SkipPaths bool
 }
 
@@ -63,14 +64,27 @@ const (
 	Unknown Verdict = "unknown"
 )
 
-// Step is one rule the tracer examined.
+// Step is one rule the tracer examined and whether it matched. The rule's
+// table, chain, position and line are read through its methods: a Step
+// refers to the compiled rule's template, so a path costs 16 bytes a step
+// and no string copies.
 type Step struct {
-	Table     string
-	Chain     string
-	RuleIndex int    // 1-based position in the chain, as iptables -L --line-numbers
-	Rule      string // the rule line
-	Matched   bool
+	tmpl    *stepTmpl
+	Matched bool
 }
+
+// Table is the rule's table ("nat", "filter", ...).
+func (s Step) Table() string { return tableNames[s.tmpl.table] }
+
+// Chain is the rule's chain.
+func (s Step) Chain() string { return *s.tmpl.chain }
+
+// RuleIndex is the rule's 1-based position in its chain, as iptables -L
+// --line-numbers prints it.
+func (s Step) RuleIndex() int { return int(s.tmpl.index) }
+
+// Rule is the rule line.
+func (s Step) Rule() string { return s.tmpl.rule }
 
 // Endpoint is one place the packet can be DNATed to, with the probability
 // of getting there.

@@ -106,13 +106,11 @@ func (t *IPTablesTracer) runBranch(s *scratch, b *branch) error {
 				b.stage = t.nextStage(b)
 				continue
 			}
-			b.frames[0], b.depth = frame{chain: start}, 1
 			if t.ifaces {
 				b.pkt.setIfaces(b.stage)
 			}
 		}
-		tbl := t.tables[stageHooks[b.stage].table]
-		v, err := t.walk(s, b, tbl, &tbl.chains[start])
+		v, err := t.walkStage(s, b, start)
 		if err != nil {
 			return err
 		}
@@ -255,11 +253,12 @@ func simpleMatch(r *compiledRule, p *pktState) bool {
 		c&checkMark != 0 && (p.mark&r.mark.mask == r.mark.value) == r.mark.neg)
 }
 
-// walk runs the jump stack of b in tbl until a verdict for this hook; if
-// none, the built-in chain's policy applies. It follows jumps, gotos and
+// walk runs the jump stack of b in tbl until a verdict for this hook, or
+// vNone when it runs off the end of the built-in chain (whose policy then
+// applies: see policy). It follows jumps, gotos and
 // returns itself and calls out only for matches beyond simpleChecks, forks
 // and terminal targets.
-func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin *compiledChain) (vcode, error) {
+func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable) (vcode, error) {
 	// The rule count and the path are kept in locals and stored back into b
 	// and s before anything that reads them (forks copy b) and on return.
 	paths := !t.skipPaths
@@ -273,7 +272,11 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin
 		for {
 			i := pos
 			if c.index != nil {
-				i = c.next(pos, &b.pkt)
+				var ahead *aheadBlock
+				if i, ahead = c.next(pos, &b.pkt); ahead != nil && ahead.chain != s.aheadOf {
+					s.touched += tbl.touch(ahead)
+					s.aheadOf = ahead.chain
+				}
 			} else if pos >= len(rules) {
 				i = -1
 			}
@@ -328,8 +331,9 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin
 				f.pos = int32(pos)
 				b.frames[b.depth] = frame{chain: r.chain}
 				b.depth++
-				if tc := &tbl.chains[r.chain]; tc.fans {
-					s.touched += t.prefetch(tbl, tc)
+				if tbl.chains[r.chain].fans && r.chain != s.aheadOf {
+					s.touched += tbl.touch(&tbl.aheads[r.chain])
+					s.aheadOf = r.chain
 				}
 				break chain
 			case targetGoto:
@@ -337,8 +341,9 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin
 					b.service = r.service
 				}
 				*f = frame{chain: r.chain}
-				if tc := &tbl.chains[r.chain]; tc.fans {
-					s.touched += t.prefetch(tbl, tc)
+				if tbl.chains[r.chain].fans && r.chain != s.aheadOf {
+					s.touched += tbl.touch(&tbl.aheads[r.chain])
+					s.aheadOf = r.chain
 				}
 				break chain
 			case targetReturn:
@@ -353,46 +358,28 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable, builtin
 		}
 	}
 	s.steps, b.rules = steps, nrules
-	if builtin.policyKept {
-		s.note(fmt.Sprintf("%s %s has policy \"-\" (kept from before the restore); taken as ACCEPT", tbl.name, builtin.name))
-	}
-	if builtin.policyDrop {
-		return vDrop, nil
-	}
-	return vAccept, nil
+	return vNone, nil
 }
 
-// prefetchRules is how many rules of each target chain prefetch loads.
-const prefetchRules = 4
+// policy is the verdict of a walk that ran off the end of built-in chain
+// builtin (vNone: none, so the chain's policy applies); it notes a policy
+// kept from before a restore.
+func (t *IPTablesTracer) policy(s *scratch, tbl *compiledTable, builtin *compiledChain, v vcode) vcode {
+	if v != vNone {
+		return v
+	}
+	if builtin.policyKept {
+		s.note(keptPolicyNote(tbl, builtin))
+	}
+	if builtin.policyDrop {
+		return vDrop
+	}
+	return vAccept
+}
 
-// prefetch loads, on entering a chain that forks (c.fans), the chain's
-// Step templates and the first rules of every chain it jumps to with their
-// templates, and returns a sum of what it read. The walk would otherwise
-// wait for these cache lines one after the other, branch after branch (on
-// a large dump none is cached); loaded together, their misses overlap.
-func (t *IPTablesTracer) prefetch(tbl *compiledTable, c *compiledChain) uint32 {
-	var sum uint32
-	paths := !t.skipPaths
-	if paths {
-		for k := c.stepBase; k < c.stepBase+uint32(len(c.rules)); k += 2 { // two templates a cache line
-			sum += uint32(t.steps[k].index)
-		}
-	}
-	for i := range c.rules {
-		r := &c.rules[i]
-		if r.target != targetJump && r.target != targetGoto {
-			continue
-		}
-		tc := &tbl.chains[r.chain]
-		n := min(len(tc.rules), prefetchRules)
-		for j := range n {
-			sum += uint32(tc.rules[j].checks)
-		}
-		if paths && n > 0 {
-			sum += uint32(t.steps[tc.stepBase].index) + uint32(t.steps[tc.stepBase+uint32(n)-1].index)
-		}
-	}
-	return sum
+// keptPolicyNote is the note on a built-in chain declared with policy "-".
+func keptPolicyNote(tbl *compiledTable, builtin *compiledChain) string {
+	return fmt.Sprintf("%s %s has policy \"-\" (kept from before the restore); taken as ACCEPT", tbl.name, builtin.name)
 }
 
 // fork splits b at a statistic rule that otherwise matched: a copy that
