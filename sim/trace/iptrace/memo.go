@@ -10,12 +10,14 @@ import (
 // reject, mark, masquerade or move between chains, does the same thing to
 // every packet that agrees on those: on a kube-proxy node, filter FORWARD,
 // INPUT and OUTPUT when every service has endpoints and no load balancer
-// has source ranges, and nat POSTROUTING. Such a stage is walked once per
-// distinct memoKey and replayed from the tracer's memo afterwards; every
-// forked branch of every packet crosses it, so this saves about half of a
-// kube-proxy trace's walk. A stage whose rules test an address (or reach
-// an indexed chain, a statistic rule, a set, an interface, ...) is always
-// walked.
+// has source ranges, and nat POSTROUTING. From such a stage on, the
+// stages a branch crosses until the first one that is not memoizable (or
+// the end) are walked once per distinct memoKey, which adds what routing
+// looks at, and replayed from the tracer's memo afterwards. Every forked
+// branch of every packet crosses them after its DNAT, so this saves about
+// half of a kube-proxy trace's walk. A stage whose rules test an address
+// (or reach an indexed chain, a statistic rule, a set, an interface, ...)
+// is always walked.
 
 // memoSlots is the number of entries of a tracer's stage memo (direct
 // mapped; a few keys occur in practice: one per stage, mark and port).
@@ -24,32 +26,40 @@ const memoSlots = 256
 // memoChecks are the matches a memoized stage may have.
 const memoChecks = checkProto | checkDPort | checkSPort | checkMark | checkCT
 
-// memoKey is everything a memoizable stage's walk depends on, packed in
-// two words (built in registers: a struct built field by field and then
-// compared whole stalls on store forwarding): the mark, source and
-// destination port; the protocol, memoIs4... bits and the stage.
+// memoKey is everything the memoized stages from a stage on depend on,
+// packed in two words (built in registers: a struct built field by field
+// and then compared whole stalls on store forwarding): the mark, source
+// and destination port; the protocol, the memoIs4... bits and the stage.
 type memoKey struct {
 	marksPorts uint64
 	rest       uint32
 }
 
+// Bits of memoKey: the packet's conntrack state and masquerading, and what
+// routing between stages looks at.
 const (
 	memoIs4 uint8 = 1 << iota
 	memoDNAT
 	memoUntracked
 	memoMasquerade
+	memoDstLocal
+	memoFromHost
+	memoLooped
 )
 
-// memoEntry is the outcome of walking a memoizable stage with a key. It
-// is never changed once published.
+// memoEntry is the outcome of running the memoizable stages from a stage
+// on with a key: the branch leaves them at stage next (stageDone when it
+// ended) with verdict. It is never changed once published.
 type memoEntry struct {
 	key        memoKey
 	steps      []pathStep
 	rules      int
-	verdict    vcode
+	verdict    vcode // vAccept: on to stage next
+	next       stage
 	mark       uint32
 	masquerade bool
-	note       string // the walk's note on the built-in chain's kept policy, if any
+	looped     bool
+	notes      []string // the walks' notes on kept built-in chain policies
 }
 
 func (k memoKey) slot() uint64 {
@@ -104,51 +114,64 @@ func pureRule(r *compiledRule) bool {
 	return false
 }
 
-// walkStage walks b through the built-in chain start of its stage, from
-// the memo when the stage allows it.
-func (t *IPTablesTracer) walkStage(s *scratch, b *branch, start int32) (vcode, error) {
-	tbl := t.tables[stageHooks[b.stage].table]
-	builtin := &tbl.chains[start]
-	if b.depth == 0 {
-		b.frames[0], b.depth = frame{chain: start}, 1
-		if t.memoOK[b.stage] && !b.pkt.established {
-			return t.walkMemo(s, b, tbl, builtin)
-		}
-	} // else a forked branch resumes mid-walk
-	v, err := t.walk(s, b, tbl)
-	return t.policy(s, tbl, builtin, v), err
-}
-
-// walkMemo walks b through a memoizable stage (see memoKey): replayed
-// from the memo if its key is there, else walked and remembered.
-func (t *IPTablesTracer) walkMemo(s *scratch, b *branch, tbl *compiledTable, builtin *compiledChain) (vcode, error) {
+// runMemoized runs b, at the start of memoizable stage b.stage, through
+// that stage and the following memoizable ones: replayed from the memo if
+// its key is there, else walked and remembered. It returns the verdict
+// (vAccept: b.stage is the next stage, not memoizable, or stageDone).
+func (t *IPTablesTracer) runMemoized(s *scratch, b *branch) (vcode, error) {
 	key := b.memoKey()
 	slot := &t.memo[key.slot()]
 	if e := slot.Load(); e != nil && e.key == key {
-		b.depth = 0
 		return t.replay(s, b, e), nil
 	}
+	e := &memoEntry{key: key, verdict: vAccept}
 	from, rules := len(s.steps), b.rules
-	v, err := t.walk(s, b, tbl)
-	if err != nil {
-		return v, err
+	for b.stage != stageDone {
+		start := t.hookChain[b.stage]
+		if t.skipStage(b, start) {
+			b.stage = t.nextStage(b)
+			continue
+		}
+		if !t.memoOK[b.stage] {
+			break
+		}
+		v, err := t.walkPure(s, b, start, e)
+		if err != nil {
+			return v, err
+		}
+		if v != vAccept {
+			e.verdict = v
+			break
+		}
+		b.stage = t.nextStage(b)
 	}
-	e := &memoEntry{key: key, steps: slices.Clone(s.steps[from:]), rules: b.rules - rules, mark: b.pkt.mark, masquerade: b.masquerade}
-	if v == vNone && builtin.policyKept {
-		e.note = keptPolicyNote(tbl, builtin)
-	}
-	e.verdict = t.policy(s, tbl, builtin, v)
+	e.steps, e.rules, e.next = slices.Clone(s.steps[from:]), b.rules-rules, b.stage
+	e.mark, e.masquerade, e.looped = b.pkt.mark, b.masquerade, b.pkt.looped
 	slot.Store(e)
 	return e.verdict, nil
 }
 
-// replay applies a memoized walk to b.
+// walkPure walks b through memoizable stage b.stage (built-in chain
+// start), noting in e a kept policy it falls back on.
+func (t *IPTablesTracer) walkPure(s *scratch, b *branch, start int32, e *memoEntry) (vcode, error) {
+	tbl := t.tables[stageHooks[b.stage].table]
+	builtin := &tbl.chains[start]
+	b.frames[0], b.depth = frame{chain: start}, 1
+	v, err := t.walk(s, b, tbl)
+	b.depth = 0
+	if v == vNone && builtin.policyKept {
+		e.notes = append(e.notes, keptPolicyNote(tbl, builtin))
+	}
+	return t.policy(s, tbl, builtin, v), err
+}
+
+// replay applies a memoized run to b.
 func (t *IPTablesTracer) replay(s *scratch, b *branch, e *memoEntry) vcode {
 	s.steps = append(s.steps, e.steps...)
 	b.rules += e.rules
-	b.pkt.mark, b.masquerade = e.mark, e.masquerade
-	if e.note != "" {
-		s.note(e.note)
+	b.stage, b.pkt.mark, b.masquerade, b.pkt.looped = e.next, e.mark, e.masquerade, e.looped
+	for _, n := range e.notes {
+		s.note(n)
 	}
 	return e.verdict
 }
@@ -157,7 +180,8 @@ func (t *IPTablesTracer) replay(s *scratch, b *branch, e *memoEntry) vcode {
 func (b *branch) memoKey() memoKey {
 	p := &b.pkt
 	bits := flagBit(p.is4, memoIs4) | flagBit(p.dnat, memoDNAT) | flagBit(p.untracked, memoUntracked) |
-		flagBit(b.masquerade, memoMasquerade)
+		flagBit(b.masquerade, memoMasquerade) | flagBit(p.dstLocal, memoDstLocal) |
+		flagBit(p.fromHost, memoFromHost) | flagBit(p.looped, memoLooped)
 	return memoKey{
 		marksPorts: uint64(p.mark)<<32 | uint64(p.sport)<<16 | uint64(p.dport),
 		rest:       uint32(p.proto)<<16 | uint32(bits)<<8 | uint32(b.stage),

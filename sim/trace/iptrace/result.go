@@ -14,15 +14,25 @@ const uniformTolerance = 1e-6
 // Trace traces p. See TraceInto to trace many packets cheaply.
 func (t *IPTablesTracer) Trace(p Packet) (Trace, error) {
 	var out Trace
-	err := t.TraceInto(p, &out)
+	s := t.scratch.Get().(*scratch)
+	err := t.traceWith(s, p, &out)
+	t.scratch.Put(s)
 	return out, err
 }
 
-// TraceInto traces p into out, reusing out's slices, so that a loop tracing
-// many packets into one Trace allocates next to nothing.
+// TraceInto traces p into out, reusing out's slices and the working memory
+// it keeps from the last TraceInto, so that a loop tracing many packets
+// into one Trace allocates next to nothing. Concurrent calls need a Trace
+// each.
 func (t *IPTablesTracer) TraceInto(p Packet, out *Trace) error {
-	s := t.scratch.Get().(*scratch)
-	defer t.scratch.Put(s)
+	if out.scratch == nil {
+		out.scratch = new(scratch)
+	}
+	return t.traceWith(out.scratch, p, out)
+}
+
+// traceWith traces p into out with working memory s.
+func (t *IPTablesTracer) traceWith(s *scratch, p Packet, out *Trace) error {
 	b := &s.cur
 	if err := t.startBranch(p, b); err != nil {
 		return err

@@ -137,7 +137,8 @@ type Trace struct {
 	// assumption gives.
 	Undecided []string
 
-	pathShared bool // Path is an endpoint's Path (TraceInto must not reuse it)
+	pathShared bool     // Path is an endpoint's Path (TraceInto must not reuse it)
+	scratch    *scratch // TraceInto's working memory, kept for the next call
 }
 
 // Tracer traces packets through a compiled ruleset.

@@ -100,31 +100,46 @@ var errTooDeep = fmt.Errorf("jump depth exceeds %d chains", maxDepth)
 func (t *IPTablesTracer) runBranch(s *scratch, b *branch) error {
 	t.resume(s, b)
 	for b.stage != stageDone {
-		start := t.hookChain[b.stage]
-		if b.depth == 0 { // entering the hook; a forked branch resumes mid-walk
-			if t.skipStage(b, start) {
-				b.stage = t.nextStage(b)
-				continue
-			}
-			if t.ifaces {
-				b.pkt.setIfaces(b.stage)
-			}
-		}
-		v, err := t.walkStage(s, b, start)
+		v, err := t.runStage(s, b)
 		if err != nil {
 			return err
 		}
-		b.depth = 0
 		if v != vAccept {
 			b.verdict, b.stage, b.mark = v.verdict(), stageDone, b.pkt.mark
 			b.end = int32(len(s.steps))
 			return nil
 		}
-		b.stage = t.nextStage(b)
 	}
 	b.verdict, b.mark = Accept, b.pkt.mark
 	b.end = int32(len(s.steps))
 	return nil
+}
+
+// runStage runs b through stage b.stage and moves it on to the next one
+// (the memoized stages from there on, when b enters a memoizable one). It
+// returns the verdict, vAccept to go on.
+func (t *IPTablesTracer) runStage(s *scratch, b *branch) (vcode, error) {
+	start := t.hookChain[b.stage]
+	tbl := t.tables[stageHooks[b.stage].table]
+	if b.depth == 0 { // entering the hook; a forked branch resumes mid-walk
+		if t.skipStage(b, start) {
+			b.stage = t.nextStage(b)
+			return vAccept, nil
+		}
+		if t.memoOK[b.stage] && !b.pkt.established {
+			return t.runMemoized(s, b)
+		}
+		if t.ifaces {
+			b.pkt.setIfaces(b.stage)
+		}
+		b.frames[0], b.depth = frame{chain: start}, 1
+	}
+	v, err := t.walk(s, b, tbl)
+	b.depth = 0
+	if v = t.policy(s, tbl, &tbl.chains[start], v); v == vAccept {
+		b.stage = t.nextStage(b)
+	}
+	return v, err
 }
 
 // skipStage reports whether b does not cross b.stage's chain (start): the
