@@ -172,9 +172,15 @@ func describe(p Packet) string {
 	return fmt.Sprintf("%s %s → %s from %s", p.Proto, p.Src, netip.AddrPortFrom(p.Dst, p.DPort), from)
 }
 
-// nftService names the service from kube-proxy's chain names,
-// "service-HASH-ns/name/proto/port" (or external-): "ns/name:port".
+// nftService names the service: as an iptables-nft walk on the way named
+// it, or from kube-proxy's chain names, "service-HASH-ns/name/proto/port"
+// (or external-): "ns/name:port".
 func nftService(tr nfttrace.Result) string {
+	for _, o := range tr.Outcomes {
+		if o.Service != "" {
+			return o.Service
+		}
+	}
 	paths := [][]nfttrace.Step{tr.Path}
 	for _, o := range tr.Outcomes {
 		paths = append(paths, o.Path)

@@ -90,7 +90,7 @@ func walker(tr *iptrace.IPTablesTracer, table, chain, family string) func(nfttra
 		res := make([]nfttrace.ExternalOutcome, 0, len(outs))
 		for _, o := range outs {
 			x := nfttrace.ExternalOutcome{Prob: o.Prob, Eff: o.Eff, Verdict: strings.ToLower(string(o.Verdict)), Mark: o.Mark,
-				Masquerade: o.Masquerade, Untracked: o.Untracked, Rules: o.Rules}
+				Masquerade: o.Masquerade, Untracked: o.Untracked, Rules: o.Rules, Service: o.Service}
 			if o.DNATed {
 				x.DNAT = netip.AddrPortFrom(o.Dst, o.DPort)
 			}

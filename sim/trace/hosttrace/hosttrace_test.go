@@ -56,20 +56,21 @@ func TestOneWalkAcrossBothRulesets(t *testing.T) {
 		mark     uint32
 		want     string
 		wantPath string // a step that must be on the first outcome's path
+		service  string // the first outcome's Service
 	}{
 		// iptables DNAT (nat -100), then the nft forward chain (-10) sees
 		// the endpoint and kube-proxy's masquerade mark and drops one.
 		{"service, one endpoint dropped by the host firewall", "192.168.0.1", "10.96.10.1", 80, "pod", 0,
-			"accept 10.244.1.10:8080 0.50; drop 10.244.2.20:8080 0.50", "ip nat KUBE-SEP-AAAAAAAAAAAAAAA1 #2"},
+			"accept 10.244.1.10:8080 0.50; drop 10.244.2.20:8080 0.50", "ip nat KUBE-SEP-AAAAAAAAAAAAAAA1 #2", "ns1/web:http"},
 		// nft prerouting (-120) marks; iptables filter INPUT (0) drops on
 		// the mark before the nft input chain (10) would accept.
-		{"mark set by nft, dropped by iptables", "203.0.113.5", "192.168.0.2", 22, "pod", 0, "drop - 1.00", "inet hostfw premark #1"},
-		{"accepted by both", "198.51.100.7", "192.168.0.2", 22, "pod", 0, "accept - 1.00", "inet hostfw input #3"},
-		{"iptables accepts, nft input policy drops", "192.168.0.1", "192.168.0.2", 22, "pod", 0, "drop - 1.00", "ip filter INPUT #4"},
-		{"no endpoints: iptables REJECT after nft accept", "192.168.0.1", "10.96.10.3", 80, "pod", 0, "reject - 1.00", "inet hostfw forward #3"},
+		{"mark set by nft, dropped by iptables", "203.0.113.5", "192.168.0.2", 22, "pod", 0, "drop - 1.00", "inet hostfw premark #1", ""},
+		{"accepted by both", "198.51.100.7", "192.168.0.2", 22, "pod", 0, "accept - 1.00", "inet hostfw input #3", ""},
+		{"iptables accepts, nft input policy drops", "192.168.0.1", "192.168.0.2", 22, "pod", 0, "drop - 1.00", "ip filter INPUT #4", ""},
+		{"no endpoints: iptables REJECT after nft accept", "192.168.0.1", "10.96.10.3", 80, "pod", 0, "reject - 1.00", "inet hostfw forward #3", ""},
 		{"NodePort via the node address", "192.168.0.1", "192.168.1.2", 30080, "pod", 0,
-			"accept 10.244.1.10:8080 0.50; drop 10.244.2.20:8080 0.50", "ip nat KUBE-NODEPORTS #1"},
-		{"service from the node, masqueraded", "192.168.0.2", "10.96.10.2", 443, "node", 0, "accept 10.244.1.11:8443 1.00", "inet hostfw postcheck #2"},
+			"accept 10.244.1.10:8080 0.50; drop 10.244.2.20:8080 0.50", "ip nat KUBE-NODEPORTS #1", "ns1/web:http"},
+		{"service from the node, masqueraded", "192.168.0.2", "10.96.10.2", 443, "node", 0, "accept 10.244.1.11:8443 1.00", "inet hostfw postcheck #2", "ns2/api:https"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := prog.Trace(nfttrace.Packet{Src: netip.MustParseAddr(tt.src), Dst: netip.MustParseAddr(tt.dst), Proto: "tcp",
@@ -79,6 +80,9 @@ func TestOneWalkAcrossBothRulesets(t *testing.T) {
 			}
 			if got := outcomes(r); got != tt.want {
 				t.Errorf("outcomes = %s, want %s", got, tt.want)
+			}
+			if got := r.Outcomes[0].Service; got != tt.service {
+				t.Errorf("service = %q, want %q", got, tt.service)
 			}
 			var path []string
 			for _, s := range r.Outcomes[0].Path {

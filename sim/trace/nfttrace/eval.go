@@ -37,6 +37,7 @@ type state struct {
 	inKnown, outKnown              bool
 	givenIn, givenOut              string
 	unknown                        string // why the verdict cannot be known
+	service                        string // named by an External chain's walk (see ExternalOutcome.Service)
 }
 
 // ctState is the packet's conntrack state bit.

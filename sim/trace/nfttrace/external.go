@@ -47,6 +47,9 @@ type ExternalOutcome struct {
 	Untracked        bool
 	Rules            int
 	Path             []Step
+	// Service is the service port the chain's rules named ("ns/name:port"
+	// from a nat KUBE-SERVICES comment), "" if none.
+	Service string
 }
 
 // runExternal walks an External base chain and continues each way out.
@@ -67,6 +70,9 @@ func (tr *tracer) runExternal(st *state, bc *cchain, hook string, idx int) error
 			b.dnatTo(o.DNAT.Addr(), o.DNAT.Port())
 		}
 		b.rules += o.Rules
+		if b.service == "" {
+			b.service = o.Service
+		}
 		if !tr.p.skipPath {
 			for _, s := range o.Path {
 				s.Hook = hook

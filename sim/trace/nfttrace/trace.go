@@ -110,7 +110,7 @@ func (tr *tracer) finish(st *state, verdict string) {
 	tr.outcomes = append(tr.outcomes, Outcome{
 		Probability: st.prob, Effective: st.eff, Verdict: verdict, Unknown: st.unknown, Endpoint: st.dnat, Masquerade: st.masq,
 		Path: st.path, RulesEvaluated: st.rules, MapLookups: st.lookups,
-		AffinitySet: st.affSet, AffinityTimeout: st.affExpiry,
+		AffinitySet: st.affSet, AffinityTimeout: st.affExpiry, Service: st.service,
 	})
 }
 

@@ -68,6 +68,10 @@ type Outcome struct {
 	// client in ("update @set { ip saddr }"), if any.
 	AffinitySet     string
 	AffinityTimeout time.Duration
+	// Service is the service port ("ns/name:port") an External chain on
+	// the way named (iptables-nft's KUBE-SERVICES comments), "" if none;
+	// kube-proxy's own nftables chains name it in their chain names.
+	Service string
 }
 
 // Endpoint is a DNAT destination and the chance a new connection gets it.
