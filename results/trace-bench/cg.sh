@@ -2,7 +2,7 @@
 # cg.sh TESTBINARY: the tracer's instructions and L1 data read misses per
 # packet on BenchmarkTrace10kServices/paths, load-independent: cachegrind of
 # 60,000 and 20,000 packets, the difference over the tracer's own lines
-# (iptrace, netip, slices, memmove, maps), divided by 40,000.
+# (iptrace, netip, slices, memmove, maps, write barriers and slice copies), divided by 40,000.
 set -e
 b=$(realpath "$1"); d=$(mktemp -d); cd "$d"
 for n in 20000 60000; do
@@ -12,7 +12,7 @@ for n in 20000 60000; do
 done
 cg_diff cg-20000.out cg-60000.out >diff.out 2>/dev/null
 cg_annotate --auto=no --threshold=0 --show=Ir,D1mr diff.out | sed 's/([^)]*)//g' |
-	grep -E 'iptrace|netip|slices|memmove|mapaccess' >funcs.txt
+	grep -E 'iptrace|netip|slices|memmove|mapaccess|mbarrier|growslice' >funcs.txt
 awk '{ir=$1; gsub(",","",ir); d=$2; gsub(",","",d); I+=ir; D+=d}
 	END {printf "%.0f instructions/packet, %.2f L1d read misses/packet\n", I/40000, D/40000}' funcs.txt
 awk '{ir=$1; gsub(",","",ir); d=$2; gsub(",","",d); if (ir/40000 >= 100 || d/40000 >= 0.3)

@@ -81,7 +81,7 @@ func (t *IPTablesTracer) WalkHook(table, chain string, p HookPacket) ([]HookOutc
 	}
 	s := new(scratch)
 	b := &s.cur
-	*b = branch{outcome: outcome{prob: 1, eff: 1, seg: -1, assumed: -1}, fresh: true, forkedAt: -1, stage: st}
+	*b = branch{outcome: outcome{prob: 1, eff: 1, seg: -1, assumed: -1}, fresh: true, stage: st}
 	b.pkt = pktState{src: src, dst: dst, is4: src.Is4(), proto: p.Proto, sport: p.SPort, dport: p.DPort, mark: p.Mark,
 		dnat: p.DNATed, untracked: p.Untracked, established: p.Established, fromHost: p.FromHost, looped: p.Looped,
 		in: p.In, out: p.Out, inKnown: p.InKnown, outKnown: p.OutKnown, tcpFlags: tcpSYN}
@@ -136,8 +136,8 @@ func (t *IPTablesTracer) hookOutcome(s *scratch, b *branch, v vcode, in HookPack
 func (t *IPTablesTracer) resume(s *scratch, b *branch) {
 	if b.fresh && !t.skipPaths {
 		b.seg, b.fresh = s.addSeg(b.seg, b.cut), false
-		if b.forkedAt >= 0 {
-			s.steps = append(s.steps, pathStep(b.forkedAt))
+		if b.forkedAt != nil {
+			s.steps = append(s.steps, Step{tmpl: b.forkedAt})
 		}
 	}
 }

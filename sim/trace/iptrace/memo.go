@@ -52,7 +52,7 @@ const (
 // ended) with verdict. It is never changed once published.
 type memoEntry struct {
 	key        memoKey
-	steps      []pathStep
+	steps      []Step
 	rules      int
 	verdict    vcode // vAccept: on to stage next
 	next       stage

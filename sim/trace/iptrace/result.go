@@ -129,23 +129,15 @@ func (t *IPTablesTracer) path(s *scratch, seg, end int32, dst []Step) []Step {
 		n = int(s.segs[seg].base + end - s.segs[seg].start)
 	}
 	dst = slices.Grow(dst[:0], n)[:n]
-	steps, tmpl := s.steps, t.steps
+	steps := s.steps
 	for seg >= 0 {
 		sg := &s.segs[seg]
 		run := steps[sg.start:end]
 		n -= len(run)
-		fillSteps(dst[n:n+len(run)], run, tmpl)
+		copy(dst[n:n+len(run)], run)
 		seg, end = sg.prev, sg.prevEnd
 	}
 	return dst
-}
-
-// fillSteps makes out[j] the Step of run[j] (len(out) == len(run)).
-func fillSteps(out []Step, run []pathStep, tmpl []stepTmpl) {
-	out = out[:len(run)]
-	for j, st := range run {
-		out[j] = Step{tmpl: &tmpl[st>>1], Matched: st&1 != 0}
-	}
 }
 
 // endpoints lists the DNATed branches, merging those that reach the same

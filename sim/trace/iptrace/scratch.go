@@ -4,7 +4,7 @@ import "slices"
 
 // scratch is the per-trace working memory, pooled by the tracer.
 type scratch struct {
-	steps    []pathStep
+	steps    []Step // the paths of all branches, in segments (see pathSeg)
 	segs     []pathSeg
 	epFrom   []int // per endpoint of the trace, the done branch its path is from
 	pending  []branch
@@ -35,19 +35,6 @@ type assumption struct {
 func (s *scratch) addAssumption(prev int32, table uint8, chain, rule int32, matched bool, why string) int32 {
 	s.assume = append(s.assume, assumption{prev: prev, table: table, chain: chain, rule: rule, matched: matched, why: why})
 	return int32(len(s.assume) - 1)
-}
-
-// pathStep is a Step in compact form: the index of the rule's Step
-// template (Matched false) in IPTablesTracer.steps, shifted left by one,
-// and whether it matched in the low bit.
-type pathStep uint32
-
-func newPathStep(tmpl uint32, matched bool) pathStep {
-	p := pathStep(tmpl << 1)
-	if matched {
-		p |= 1
-	}
-	return p
 }
 
 // pathSeg is a run of steps of one branch, s.steps[start:] up to where the

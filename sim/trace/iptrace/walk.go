@@ -77,7 +77,7 @@ type branch struct {
 	// rule it forked at (Matched false), if any.
 	fresh    bool
 	cut      int32
-	forkedAt int64 // the pathStep of that rule, -1 if none
+	forkedAt *stepTmpl // that rule's template, nil if none
 }
 
 // outcome is what a finished branch reports.
@@ -277,7 +277,7 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable) (vcode,
 	// The rule count and the path are kept in locals and stored back into b
 	// and s before anything that reads them (forks copy b) and on return.
 	paths := !t.skipPaths
-	steps, nrules := s.steps, b.rules
+	steps, nrules, tmpls := s.steps, b.rules, t.steps
 	for b.depth > 0 {
 		f := &b.frames[b.depth-1]
 		c := &tbl.chains[f.chain]
@@ -327,7 +327,7 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable) (vcode,
 				}
 			}
 			if paths {
-				steps = append(steps, newPathStep(c.stepBase+uint32(i), matched))
+				steps = append(steps, Step{tmpl: &tmpls[c.stepBase+uint32(i)], Matched: matched})
 			}
 			if !matched {
 				continue
@@ -414,7 +414,7 @@ func (t *IPTablesTracer) fork(s *scratch, b *branch, table uint8, chain int32, i
 	nb := s.push(b)
 	nb.prob *= 1 - r.statNominal
 	nb.eff *= 1 - r.statEff
-	nb.forkAt(s, t.tables[table].chains[chain].stepBase+uint32(i))
+	nb.forkAt(s, &t.steps[t.tables[table].chains[chain].stepBase+uint32(i)])
 	b.prob *= r.statNominal
 	b.eff *= r.statEff
 	return true, nil
@@ -432,15 +432,15 @@ func (t *IPTablesTracer) forkUndecided(s *scratch, b *branch, tbl *compiledTable
 	s.branches++
 	nb := s.push(b)
 	nb.assumed = s.addAssumption(b.assumed, tbl.id, chain, int32(i), false, why)
-	nb.forkAt(s, tbl.chains[chain].stepBase+uint32(i))
+	nb.forkAt(s, &t.steps[tbl.chains[chain].stepBase+uint32(i)])
 	b.assumed = s.addAssumption(b.assumed, tbl.id, chain, int32(i), true, why)
 	return true, false
 }
 
 // forkAt marks a queued copy of the running branch: its path is the
 // running branch's so far, then the step of the rule it forked at.
-func (b *branch) forkAt(s *scratch, step uint32) {
-	b.fresh, b.cut, b.forkedAt = true, int32(len(s.steps)), int64(newPathStep(step, false))
+func (b *branch) forkAt(s *scratch, step *stepTmpl) {
+	b.fresh, b.cut, b.forkedAt = true, int32(len(s.steps)), step
 }
 
 func (t *IPTablesTracer) isLocal(a netip.Addr) bool {
