@@ -4,7 +4,10 @@ import (
 	"net/netip"
 	"os"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/svclab/svclab/sim/nftables"
 )
 
 // TestMonitorParse: the packet's id is the IPv4 id or the IPv6 flow label
@@ -93,5 +96,30 @@ func TestNFTPoolFamily(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckFamily: a ruleset whose tables cannot see the header family's
+// packets is refused, naming the header to fix.
+func TestCheckFamily(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		ipv6 bool
+		want string // "" for no error
+	}{
+		{"table ip6 t {\n}\n", true, ""},
+		{"table inet t {\n}\n", true, ""},
+		{"table ip t {\n}\n", false, ""},
+		{"table ip6 t {\n}\n", false, "add family=ip6"},
+		{"table ip t {\n}\n", true, "drop family=ip6"},
+	} {
+		rs, err := nftables.ParseString(tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = checkFamily(rs, Meta{IPv6: tc.ipv6})
+		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q ipv6=%v: %v, want %q", tc.text, tc.ipv6, err, tc.want)
+		}
 	}
 }
