@@ -8,7 +8,10 @@
 // For an nftables ruleset the kernel's own trace is the oracle: a table
 // sets nftrace on every packet, `nft monitor trace` reports each rule that
 // matched, and a marker packet after each test packet shows its trace is
-// complete.
+// complete. A ruleset for an IPv6 node (header family=ip6, e.g.
+// testdata/kube-proxy-nftables-ipv6.nft, an ip6 table) is traced with
+// IPv6 packets: the trace table is ip6, the markers go to ::1, and a
+// packet's flow label is its id.
 //
 // Packets carry a wrong L4 checksum and conntrack is told not to check
 // it, so no reply (RST, ICMP error, REJECT's answer) adds traffic of its

@@ -14,12 +14,23 @@ import (
 )
 
 // traceTable is the table verify-trace adds to the node to set nftrace on
-// every packet before any of the dump's chains (priority -350).
-const traceTable = `table ip svl-trace {
+// every packet of the dump's family before any of the dump's chains
+// (priority -350): table ip svl-trace, or ip6 svl-trace for an IPv6 dump.
+func traceTable(m Meta) string {
+	return "table " + traceFamily(m) + ` svl-trace {
 	chain pre { type filter hook prerouting priority -350; policy accept; meta nftrace set 1; }
 	chain out { type filter hook output priority -350; policy accept; meta nftrace set 1; }
 }
 `
+}
+
+// traceFamily is the nftables family of the dump's packets.
+func traceFamily(m Meta) string {
+	if m.IPv6 {
+		return "ip6"
+	}
+	return "ip"
+}
 
 // monitor reads `nft monitor trace` in the node namespace (line-buffered
 // with stdbuf: nft writes to a pipe through stdio).
@@ -65,7 +76,9 @@ func (m *monitor) stop() {
 }
 
 var (
-	packetLine = regexp.MustCompile(`^trace id (\S+) (\S+ \S+) (\S+) packet: .* ip id (\d+) `)
+	packetLine = regexp.MustCompile(`^trace id (\S+) (\S+ \S+) (\S+) packet: (.*)`)
+	// The packet's id: the IPv4 id, or the IPv6 flow label (see ipv6Header).
+	packetID   = regexp.MustCompile(`.* ip id (\d+) |.* ip6 flowlabel (\d+) `)
 	ruleLine   = regexp.MustCompile(`^trace id (\S+) (\S+ \S+) (\S+) rule .* # handle (\d+) \(verdict (\S+)`)
 	policyLine = regexp.MustCompile(`^trace id (\S+) (\S+ \S+) (\S+) policy (\S+)`)
 )
@@ -119,11 +132,16 @@ func (m *monitor) waitFor(id, marker uint16) ([]traceEvent, error) {
 	}
 }
 
-// parse records one line; it returns the IP id of a "packet:" line (0
-// otherwise).
+// parse records one line; it returns the IP id (IPv6: the flow label) of
+// a "packet:" line (0 otherwise, and for a packet without one: a packet
+// verify-trace did not send, whose events are not recorded).
 func (m *monitor) parse(line string) uint16 {
 	if p := packetLine.FindStringSubmatch(line); p != nil {
-		n, _ := strconv.Atoi(p[4])
+		id := packetID.FindStringSubmatch(p[4] + " ")
+		n := 0
+		if id != nil {
+			n, _ = strconv.Atoi(id[1] + id[2])
+		}
 		m.byID[p[1]] = uint16(n)
 		return uint16(n)
 	}
@@ -137,10 +155,10 @@ func (m *monitor) parse(line string) uint16 {
 }
 
 func (m *monitor) add(traceID string, e traceEvent) {
-	if e.table == "ip svl-trace" {
+	if e.table == "ip svl-trace" || e.table == "ip6 svl-trace" {
 		return
 	}
-	if id, ok := m.byID[traceID]; ok {
+	if id, ok := m.byID[traceID]; ok && id != 0 {
 		m.events[id] = append(m.events[id], e)
 	}
 }

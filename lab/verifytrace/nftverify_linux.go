@@ -25,7 +25,10 @@ func verifyNFT(text []byte, meta Meta, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("verify-trace: parse the ruleset: %w", err)
 	}
-	prog, err := nfttrace.Compile(rs, nfttrace.Options{LocalAddrs: append(meta.Local, NodeAddr)})
+	if err := checkFamily(rs, meta); err != nil {
+		return Result{}, err
+	}
+	prog, err := nfttrace.Compile(rs, nfttrace.Options{LocalAddrs: append(meta.Local, meta.nodeAddr())})
 	if err != nil {
 		return Result{}, fmt.Errorf("verify-trace: compile the ruleset: %w", err)
 	}
@@ -44,7 +47,7 @@ func verifyNFT(text []byte, meta Meta, opts Options) (Result, error) {
 // kernel's nft trace monitor and the senders, and compares the packets of
 // pool with the tracer's prog.
 func traceLoaded(l *lab, prog *nfttrace.Program, meta Meta, pool *pool, opts Options) (Result, error) {
-	if _, err := netns.Output(l.node, []byte(traceTable), "nft", "-f", "-"); err != nil {
+	if _, err := netns.Output(l.node, []byte(traceTable(meta)), "nft", "-f", "-"); err != nil {
 		return Result{}, fmt.Errorf("add the trace table: %w", err)
 	}
 	handles, err := ruleHandles(l.node)
@@ -61,13 +64,37 @@ func traceLoaded(l *lab, prog *nfttrace.Program, meta Meta, pool *pool, opts Opt
 		return Result{}, err
 	}
 	defer senders.close()
-	return runNFT(l, prog, handles, mon, senders, pool, opts)
+	return runNFT(l, prog, handles, mon, senders, pool, markerPacket(meta), opts)
 }
 
-func runNFT(l *lab, prog *nfttrace.Program, handles map[string]int, mon *monitor, s *senderSet, pool *pool, opts Options) (Result, error) {
+// markerPacket is the node's marker packet: to 127.0.0.2, or to ::1 for
+// an IPv6 dump (loopback: out and back in on lo, past no other interface).
+func markerPacket(m Meta) Packet {
+	dst := netip.MustParseAddr("127.0.0.2")
+	if m.IPv6 {
+		dst = netip.IPv6Loopback()
+	}
+	return Packet{Src: m.nodeAddr(), Dst: dst, Proto: "udp", SPort: markerID, DPort: 9, FromNode: true}
+}
+
+// checkFamily rejects a ruleset whose tables cannot see the packets of
+// the header's family (ip6 tables traced with IPv4 packets, or the reverse).
+func checkFamily(rs *nftables.Ruleset, m Meta) error {
+	want := traceFamily(m)
+	for _, t := range rs.Tables {
+		if t.Family == want || t.Family == "inet" {
+			return nil
+		}
+	}
+	if m.IPv6 {
+		return fmt.Errorf("verify-trace: the ruleset has no ip6 or inet table for its IPv6 packets: drop family=ip6 from its \"# verify-trace:\" header")
+	}
+	return fmt.Errorf("verify-trace: the ruleset has no ip or inet table for its IPv4 packets: add family=ip6 to its \"# verify-trace:\" header if it is IPv6")
+}
+
+func runNFT(l *lab, prog *nfttrace.Program, handles map[string]int, mon *monitor, s *senderSet, pool *pool, marker Packet, opts Options) (Result, error) {
 	var res Result
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x5eed))
-	marker := Packet{Src: NodeAddr, Dst: netip.MustParseAddr("127.0.0.2"), Proto: "udp", SPort: markerID, DPort: 9, FromNode: true}
 	if err := mon.ready(func() error { return s.send(marker) }); err != nil {
 		return res, err
 	}
@@ -218,39 +245,58 @@ func equalCounters(a, b counters) bool {
 }
 
 var (
-	nftAddr = regexp.MustCompile(`\b(\d+\.\d+\.\d+\.\d+)(/\d+)?\b`)
-	nftPort = regexp.MustCompile(`(?:dport|\. (?:tcp|udp) \.|:) (\d+)\b|, (\d+)\b|\{ (\d+)\b`)
+	nftAddr  = regexp.MustCompile(`\b(\d+\.\d+\.\d+\.\d+)(/\d+)?\b`)
+	nftAddr6 = regexp.MustCompile(`([0-9a-fA-F]*:[0-9a-fA-F:]*:[0-9a-fA-F]*)(/\d+)?`)
+	nftPort  = regexp.MustCompile(`(?:dport|\. (?:tcp|udp) \.|:) (\d+)\b|, (\d+)\b|\{ (\d+)\b`)
+	// A "proto . port" key not after an address (service-nodeports,
+	// no-endpoint-nodeports), an endpoint "ADDR . port" (v1.36+ numgen
+	// DNAT maps) and "[ADDR]:port" (IPv6 dnat to).
+	nftPortKey = regexp.MustCompile(`(?:^|[^.] )(?:tcp|udp|sctp) \. (\d+)\b|[0-9a-fA-F] \. (\d+)\b|\]:(\d+)\b`)
 )
 
-// nftPool draws packets from the addresses and ports a ruleset names.
+// nftPool draws packets from the addresses and ports a ruleset names, of
+// the dump's family (the other family's addresses are pruned).
 func nftPool(text string, m Meta) *pool {
-	p := &pool{node: NodeAddr, local: map[netip.Addr]bool{NodeAddr: true}, marks: []uint32{0, 0x4000, 0x8000}}
+	p := &pool{ipv6: m.IPv6, node: m.nodeAddr(), local: map[netip.Addr]bool{m.nodeAddr(): true}, marks: []uint32{0, 0x4000, 0x8000}}
 	for _, a := range m.Local {
 		p.local[a] = true
 	}
 	p.srcs = []netip.Addr{ClientAddr, netip.MustParseAddr("10.244.1.5"), netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("198.51.100.7")}
 	p.dsts = append([]netip.Addr{NodeAddr, netip.MustParseAddr("10.1.2.3")}, m.Local...)
+	if m.IPv6 {
+		p.srcs = []netip.Addr{ClientAddr6, netip.MustParseAddr("fd00:10:244:1::5"), netip.MustParseAddr("2001:db8::9")}
+		p.dsts = append([]netip.Addr{NodeAddr6, netip.MustParseAddr("fd00:1:2::3")}, m.Local...)
+	}
 	p.ports = []uint16{22, 53, 80, 443, 8080, 10250, 30080}
 	p.ifaces = append([]string{"eth0"}, m.Ifaces...)
-	for _, a := range nftAddr.FindAllStringSubmatch(text, -1) {
-		addr, err := netip.ParseAddr(a[1])
-		if err != nil {
-			continue
+	for _, re := range []*regexp.Regexp{nftAddr, nftAddr6} {
+		for _, a := range re.FindAllStringSubmatch(text, -1) {
+			addr, err := netip.ParseAddr(a[1])
+			if err != nil {
+				continue
+			}
+			if a[2] != "" {
+				addr = addr.Next()
+			}
+			p.dsts, p.srcs = append(p.dsts, addr), append(p.srcs, addr)
 		}
-		if a[2] != "" {
-			addr = addr.Next()
-		}
-		p.dsts, p.srcs = append(p.dsts, addr), append(p.srcs, addr)
 	}
-	for _, m := range nftPort.FindAllStringSubmatch(text, -1) {
+	p.ports = append(append(p.ports, nftPorts(text, nftPort)...), nftPorts(text, nftPortKey)...)
+	p.prune()
+	return p
+}
+
+// nftPorts returns the ports re's groups find in text.
+func nftPorts(text string, re *regexp.Regexp) []uint16 {
+	var ports []uint16
+	for _, m := range re.FindAllStringSubmatch(text, -1) {
 		for _, g := range m[1:] {
 			if n, err := strconv.Atoi(g); err == nil && n > 0 && n < 65536 {
-				p.ports = append(p.ports, uint16(n))
+				ports = append(ports, uint16(n))
 			}
 		}
 	}
-	p.prune()
-	return p
+	return ports
 }
 
 // isNFT reports whether a dump is an nftables ruleset.

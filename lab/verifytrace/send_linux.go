@@ -109,11 +109,16 @@ func buildPacket(p Packet) []byte {
 	return append(ip, l4...)
 }
 
-// ipv6Header is a fixed IPv6 header; the flow label carries the source
-// port, as the IPv4 id does.
+// ipv6Header is a fixed IPv6 header; the flow label carries the packet's
+// id, as the IPv4 id does (the source port unless IPID is set), which
+// identifies it in nft monitor trace.
 func ipv6Header(p Packet, proto byte, payload int) []byte {
 	ip := make([]byte, 40, 40+payload)
-	binary.BigEndian.PutUint32(ip[0:], 6<<28|uint32(p.SPort))
+	id := p.SPort
+	if p.IPID != 0 {
+		id = p.IPID
+	}
+	binary.BigEndian.PutUint32(ip[0:], 6<<28|uint32(id))
 	binary.BigEndian.PutUint16(ip[4:], uint16(payload))
 	ip[6], ip[7] = proto, 64
 	src, dst := p.Src.As16(), p.Dst.As16()
@@ -142,7 +147,7 @@ type Packet struct {
 	InIface      string // the node interface a client packet comes in on
 	Mark         uint32 // a node packet's mark (SO_MARK)
 	TCPFlags     uint8  // 0: SYN
-	IPID         uint16 // the IPv4 id (0: SPort, which identifies the packet in nft monitor trace)
+	IPID         uint16 // the IPv4 id or IPv6 flow label (0: SPort, which identifies the packet in nft monitor trace)
 }
 
 func (p Packet) String() string {

@@ -15,8 +15,9 @@ import (
 // Meta is what a corpus dump says about its node in "# verify-trace:"
 // header lines: "local=A,B" (the node's addresses besides its eth0
 // address, put on a dummy interface), "ifaces=docker0,cni0" (dummy
-// interfaces the rules name), "family=ip6" (an ip6tables dump: the lab
-// runs IPv6 and the packets are IPv6).
+// interfaces the rules name), "family=ip6" (an ip6tables dump, or an
+// nftables ruleset for an IPv6 node: the lab runs IPv6 and the packets are
+// IPv6).
 type Meta struct {
 	Local  []netip.Addr
 	Ifaces []string
@@ -85,7 +86,7 @@ func ReadMeta(text []byte) (Meta, error) {
 // lab is one node and one client namespace joined by a veth pair.
 type lab struct {
 	node, client string
-	ipv6         bool // the dump is ip6tables: load and save with ip6tables
+	ipv6         bool // the dump is IPv6: load and save with ip6tables
 }
 
 var labSeq atomic.Int64

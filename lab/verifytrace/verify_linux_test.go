@@ -11,7 +11,8 @@ import (
 // corpus: testdata/*.rules (iptables-save or ip6tables-save, with
 // DUMP.ipsets when it uses sets, and DUMP.hostnft when it is
 // iptables-nft-save next to other nftables tables) and testdata/*.nft (nft
-// list ruleset), with new and established packets.
+// list ruleset: kube-proxy's nftables mode for IPv4 and, with family=ip6,
+// IPv6, and a host firewall), with new and established packets.
 func TestCorpus(t *testing.T) {
 	labtest.RequireRoot(t)
 	for _, tool := range []string{"iptables-legacy-restore", "ip6tables-legacy-restore", "iptables-nft-restore", "nft", "conntrack", "stdbuf"} {

@@ -72,6 +72,8 @@ func TestV137Statements(t *testing.T) {
 			"{Left:[meta l4proto] Mask:0 HasMask:false Op:== Right:{Literals:[tcp] SetRef: Anon:[]}} {Kind:dnat Mode:random Mod:2 Offset:0 Targets:[{Key:0 Addr:10.180.0.4 Port:80} {Key:1 Addr:10.180.0.5 Port:80}]}"},
 		{"numgen map as listed", "meta l4proto udp dnat ip to numgen random mod 3 map { 0 : 10.0.0.1 . 53, 1 : 10.0.0.2 . 53, 2 : 10.0.0.3 . 5353 }",
 			"{Left:[meta l4proto] Mask:0 HasMask:false Op:== Right:{Literals:[udp] SetRef: Anon:[]}} {Kind:dnat Mode:random Mod:3 Offset:0 Targets:[{Key:0 Addr:10.0.0.1 Port:53} {Key:1 Addr:10.0.0.2 Port:53} {Key:2 Addr:10.0.0.3 Port:5353}]}"},
+		{"numgen map of IPv6 endpoints as listed", "meta l4proto tcp dnat ip6 to numgen random mod 2 map { 0 : fd00:10:244:1::a . 8080, 1 : fd00:10:244:2::b . 8080 }",
+			"{Left:[meta l4proto] Mask:0 HasMask:false Op:== Right:{Literals:[tcp] SetRef: Anon:[]}} {Kind:dnat Mode:random Mod:2 Offset:0 Targets:[{Key:0 Addr:fd00:10:244:1::a Port:8080} {Key:1 Addr:fd00:10:244:2::b Port:8080}]}"},
 		{"numgen map with offset, addresses only", "dnat to numgen inc mod 2 offset 5 map { 5 : 10.0.0.1, 6 : 10.0.0.2 }",
 			"{Kind:dnat Mode:inc Mod:2 Offset:5 Targets:[{Key:5 Addr:10.0.0.1 Port:0} {Key:6 Addr:10.0.0.2 Port:0}]}"},
 		{"hairpin masquerade", "ct status dnat ip saddr . ip daddr . meta l4proto . th dport @hairpin-connections masquerade fully-random",

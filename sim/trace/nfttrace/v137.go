@@ -71,16 +71,16 @@ func (st *state) ctStatus() uint32 {
 }
 
 // compileNumgenNAT compiles "dnat ip addr . port to numgen random mod N map
-// { … }": one DNAT target per generated value (invalid where the map has
-// no entry).
+// { … }" (or "dnat ip6 …", IPv6 endpoints): one DNAT target per generated
+// value (invalid where the map has no entry).
 func compileNumgenNAT(n nftables.NumgenNAT) (op, error) {
 	if n.Kind != "dnat" || n.Mode != "random" {
 		return op{}, fmt.Errorf("%s to numgen %s is not supported", n.Kind, n.Mode)
 	}
 	byValue := make(map[int]nftables.NATTarget, len(n.Targets))
 	for _, t := range n.Targets {
-		if !t.Addr.Is4() {
-			return op{}, fmt.Errorf("dnat to %s is not supported", t.Addr)
+		if !t.Addr.IsValid() || t.Addr.Is4() != n.Targets[0].Addr.Is4() {
+			return op{}, fmt.Errorf("dnat to %s is not supported (a numgen map's addresses must be all IPv4 or all IPv6)", t.Addr)
 		}
 		byValue[t.Key] = t
 	}
