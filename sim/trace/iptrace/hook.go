@@ -81,7 +81,7 @@ func (t *IPTablesTracer) WalkHook(table, chain string, p HookPacket) ([]HookOutc
 	}
 	s := new(scratch)
 	b := &s.cur
-	*b = branch{outcome: outcome{prob: 1, eff: 1, seg: -1, assumed: -1}, fresh: true, stage: st}
+	*b = branch{outcome: outcome{prob: 1, eff: 1, assumed: -1}, fresh: true, stage: st}
 	b.pkt = pktState{src: src, dst: dst, is4: src.Is4(), proto: p.Proto, sport: p.SPort, dport: p.DPort, mark: p.Mark,
 		dnat: p.DNATed, untracked: p.Untracked, established: p.Established, fromHost: p.FromHost, looped: p.Looped,
 		in: p.In, out: p.Out, inKnown: p.InKnown, outKnown: p.OutKnown, tcpFlags: tcpSYN}
@@ -119,7 +119,7 @@ func (t *IPTablesTracer) hookOutcome(s *scratch, b *branch, v vcode, in HookPack
 	if !o.DNATed {
 		o.Dst, o.DPort = in.Dst, in.DPort
 	}
-	o.Path = t.path(s, b.seg, int32(len(s.steps)), nil)
+	o.Path = s.steps[b.start:len(s.steps):len(s.steps)] // s is this call's own
 	for a := b.assumed; a >= 0; a = s.assume[a].prev {
 		as := &s.assume[a]
 		word := " (assumed not to match)"
@@ -132,12 +132,15 @@ func (t *IPTablesTracer) hookOutcome(s *scratch, b *branch, v vcode, in HookPack
 	return o
 }
 
-// resume starts the path segment of a branch taken from the queue.
+// resume starts the path of a branch taken from the queue at the end of
+// the arena: its parent's path up to the fork, then the rule it forked at.
 func (t *IPTablesTracer) resume(s *scratch, b *branch) {
 	if b.fresh && !t.skipPaths {
-		b.seg, b.fresh = s.addSeg(b.seg, b.cut), false
+		start := int32(len(s.steps))
+		s.steps = append(s.steps, s.steps[b.start:b.cut]...)
 		if b.forkedAt != nil {
 			s.steps = append(s.steps, Step{tmpl: b.forkedAt})
 		}
+		b.start, b.fresh = start, false
 	}
 }

@@ -15,6 +15,7 @@ const uniformTolerance = 1e-6
 func (t *IPTablesTracer) Trace(p Packet) (Trace, error) {
 	var out Trace
 	s := t.scratch.Get().(*scratch)
+	s.keptByTrace = false
 	err := t.traceWith(s, p, &out)
 	t.scratch.Put(s)
 	return out, err
@@ -22,11 +23,12 @@ func (t *IPTablesTracer) Trace(p Packet) (Trace, error) {
 
 // TraceInto traces p into out, reusing out's slices and the working memory
 // it keeps from the last TraceInto, so that a loop tracing many packets
-// into one Trace allocates next to nothing. Concurrent calls need a Trace
-// each.
+// into one Trace allocates next to nothing. The paths are slices of that
+// working memory: they hold until the next TraceInto into out. Concurrent
+// calls need a Trace each.
 func (t *IPTablesTracer) TraceInto(p Packet, out *Trace) error {
 	if out.scratch == nil {
-		out.scratch = new(scratch)
+		out.scratch = &scratch{keptByTrace: true}
 	}
 	return t.traceWith(out.scratch, p, out)
 }
@@ -98,46 +100,28 @@ func (t *IPTablesTracer) finishBranches(s *scratch, out *Trace) {
 	out.Flags = t.flags(s, main, out.Endpoints, out.Flags[:0])
 }
 
-// mainPath returns the main branch's path: the path of its endpoint, which
-// it shares when that endpoint's path is its own, or else a path of its
-// own in out.Path's memory (unless that memory was an endpoint's last time).
+// mainPath returns the main branch's path: the path of its endpoint, if
+// it has one, else its own.
 func (t *IPTablesTracer) mainPath(s *scratch, main int, out *Trace) []Step {
-	if t.skipPaths {
-		return out.Path[:0]
-	}
 	for i, from := range s.epFrom {
 		if from == main {
-			out.pathShared = true
 			return out.Endpoints[i].Path
 		}
 	}
-	if out.pathShared {
-		out.Path, out.pathShared = nil, false
-	}
-	b := &s.done[main]
-	return t.path(s, b.seg, b.end, out.Path)
+	return t.path(s, &s.done[main])
 }
 
-// path materialises the steps of the path ending before end in segment seg
-// into dst's memory.
-func (t *IPTablesTracer) path(s *scratch, seg, end int32, dst []Step) []Step {
+// path is finished branch b's path: a slice of the arena when the Trace
+// being filled keeps the arena (TraceInto), else a copy.
+func (t *IPTablesTracer) path(s *scratch, b *outcome) []Step {
 	if t.skipPaths {
-		return dst[:0]
+		return nil
 	}
-	n := 0
-	if seg >= 0 {
-		n = int(s.segs[seg].base + end - s.segs[seg].start)
+	run := s.steps[b.start:b.end:b.end]
+	if s.keptByTrace {
+		return run
 	}
-	dst = slices.Grow(dst[:0], n)[:n]
-	steps := s.steps
-	for seg >= 0 {
-		sg := &s.segs[seg]
-		run := steps[sg.start:end]
-		n -= len(run)
-		copy(dst[n:n+len(run)], run)
-		seg, end = sg.prev, sg.prevEnd
-	}
-	return dst
+	return slices.Clone(run)
 }
 
 // endpoints lists the DNATed branches, merging those that reach the same
@@ -155,14 +139,10 @@ func (t *IPTablesTracer) endpoints(s *scratch, eps []Endpoint) []Endpoint {
 			eps[j].Effective += b.eff
 			continue
 		}
-		var reuse []Step
-		if len(eps) < cap(eps) {
-			reuse = eps[: len(eps)+1 : len(eps)+1][len(eps)].Path
-		}
 		eps = append(eps, Endpoint{
 			Endpoint: b.dnatTo, Probability: b.prob, Effective: b.eff,
 			Verdict: b.verdict, Masquerade: b.masquerade, RulesEvaluated: b.rules,
-			Path: t.path(s, b.seg, b.end, reuse),
+			Path: t.path(s, b),
 		})
 		s.epFrom = append(s.epFrom, i)
 	}

@@ -4,9 +4,8 @@ import "slices"
 
 // scratch is the per-trace working memory, pooled by the tracer.
 type scratch struct {
-	steps    []Step // the paths of all branches, in segments (see pathSeg)
-	segs     []pathSeg
-	epFrom   []int // per endpoint of the trace, the done branch its path is from
+	steps    []Step // the paths of all branches, one after the other (see branch.fresh)
+	epFrom   []int  // per endpoint of the trace, the done branch its path is from
 	pending  []branch
 	cur      branch // the branch being walked
 	done     []outcome
@@ -19,6 +18,9 @@ type scratch struct {
 	// it is never read, it only keeps the loads.
 	touched uint32
 	aheadOf int32 // the chain whose look-ahead was loaded last (see aheadBlock)
+	// keptByTrace: the scratch belongs to the Trace being filled
+	// (TraceInto), whose paths may then be slices of steps.
+	keptByTrace bool
 }
 
 // assumption is an undecided match a branch assumed to match or not,
@@ -35,15 +37,6 @@ type assumption struct {
 func (s *scratch) addAssumption(prev int32, table uint8, chain, rule int32, matched bool, why string) int32 {
 	s.assume = append(s.assume, assumption{prev: prev, table: table, chain: chain, rule: rule, matched: matched, why: why})
 	return int32(len(s.assume) - 1)
-}
-
-// pathSeg is a run of steps of one branch, s.steps[start:] up to where the
-// branch forked or ended, after the first prevEnd steps (an absolute index
-// into s.steps) of segment prev: branches share the path up to their fork.
-type pathSeg struct {
-	prev, prevEnd int32
-	start         int32
-	base          int32 // steps of the path before start
 }
 
 // push queues a copy of b and returns it. Only the frames in use are
@@ -74,7 +67,6 @@ func (b *branch) copyTo(nb *branch) {
 
 func (s *scratch) reset() {
 	s.steps = s.steps[:0]
-	s.segs = s.segs[:0]
 	s.pending = s.pending[:0]
 	s.done = s.done[:0]
 	s.notes = s.notes[:0]
@@ -82,18 +74,6 @@ func (s *scratch) reset() {
 	s.branches = 0
 	s.assume = s.assume[:0]
 	s.aheadOf = -1
-}
-
-// addSeg starts a segment after the first prevEnd steps of segment prev
-// (-1: none) and returns it.
-func (s *scratch) addSeg(prev, prevEnd int32) int32 {
-	sg := pathSeg{prev: prev, prevEnd: prevEnd, start: int32(len(s.steps))}
-	if prev >= 0 {
-		p := &s.segs[prev]
-		sg.base = p.base + prevEnd - p.start
-	}
-	s.segs = append(s.segs, sg)
-	return int32(len(s.segs) - 1)
 }
 
 // note records a flag once.

@@ -137,8 +137,7 @@ type Trace struct {
 	// assumption gives.
 	Undecided []string
 
-	pathShared bool     // Path is an endpoint's Path (TraceInto must not reuse it)
-	scratch    *scratch // TraceInto's working memory, kept for the next call
+	scratch *scratch // TraceInto's working memory, kept for the next call
 }
 
 // Tracer traces packets through a compiled ruleset.

@@ -72,9 +72,11 @@ type branch struct {
 	frames [maxDepth]frame
 	depth  int
 	stage  stage
-	// A queued branch starts a new path segment when it resumes: after
-	// step cut of segment seg (its fork point), with first the step of the
-	// rule it forked at (Matched false), if any.
+	// A queued branch starts its path anew at the end of the arena when it
+	// resumes: a copy of its parent's path s.steps[start:cut] (up to the
+	// fork), then the step of the rule it forked at (Matched false), if any.
+	// So every branch's path is contiguous, and a Trace's paths are slices
+	// of the arena.
 	fresh    bool
 	cut      int32
 	forkedAt *stepTmpl // that rule's template, nil if none
@@ -84,8 +86,7 @@ type branch struct {
 type outcome struct {
 	prob, eff  float64
 	rules      int   // rules a linear walk evaluates
-	seg        int32 // the path's last segment in the scratch arena, -1 if none
-	end        int32 // the path's steps end before s.steps[end] in seg
+	start, end int32 // the path is s.steps[start:end] (end set when the branch ends)
 	assumed    int32 // last assumption (undecided match) in the arena, -1 if none
 	verdict    Verdict
 	masquerade bool
