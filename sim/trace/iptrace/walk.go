@@ -340,6 +340,7 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable) (vcode,
 			case targetJump:
 				if r.service != 0 && b.service == 0 {
 					b.service = r.service
+					s.touched += uint32(len(tbl.services[r.service-1])) // read at the end (serviceName): load it now
 				}
 				if b.depth == maxDepth {
 					return vNone, errTooDeep
@@ -355,6 +356,7 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable) (vcode,
 			case targetGoto:
 				if r.service != 0 && b.service == 0 {
 					b.service = r.service
+					s.touched += uint32(len(tbl.services[r.service-1])) // read at the end (serviceName): load it now
 				}
 				*f = frame{chain: r.chain}
 				if tbl.chains[r.chain].fans && r.chain != s.aheadOf {
