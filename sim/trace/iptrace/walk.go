@@ -337,28 +337,23 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable) (vcode,
 			case targetNone, targetContinue:
 			case targetMark:
 				b.pkt.mark = (b.pkt.mark &^ r.markM) ^ r.tgtA
-			case targetJump:
-				if r.service != 0 && b.service == 0 {
-					b.service = r.service
-					s.touched += uint32(len(tbl.services[r.service-1])) // read at the end (serviceName): load it now
-				}
-				if b.depth == maxDepth {
+			case targetJump, targetGoto:
+				if r.target == targetGoto {
+					*f = frame{chain: r.chain}
+				} else if b.depth == maxDepth {
 					return vNone, errTooDeep
+				} else {
+					f.pos = int32(pos)
+					b.frames[b.depth] = frame{chain: r.chain}
+					b.depth++
 				}
-				f.pos = int32(pos)
-				b.frames[b.depth] = frame{chain: r.chain}
-				b.depth++
-				if tbl.chains[r.chain].fans && r.chain != s.aheadOf {
-					s.touched += tbl.touch(&tbl.aheads[r.chain])
-					s.aheadOf = r.chain
-				}
-				break chain
-			case targetGoto:
+				// A KUBE-SERVICES rule names the service (its name, read at
+				// the end, is loaded now); a chain that fans out has its
+				// look-ahead loaded (see aheadBlock).
 				if r.service != 0 && b.service == 0 {
 					b.service = r.service
-					s.touched += uint32(len(tbl.services[r.service-1])) // read at the end (serviceName): load it now
+					s.touched += uint32(len(tbl.services[r.service-1]))
 				}
-				*f = frame{chain: r.chain}
 				if tbl.chains[r.chain].fans && r.chain != s.aheadOf {
 					s.touched += tbl.touch(&tbl.aheads[r.chain])
 					s.aheadOf = r.chain
