@@ -14,8 +14,7 @@ const uniformTolerance = 1e-6
 // Trace traces p. See TraceInto to trace many packets cheaply.
 func (t *IPTablesTracer) Trace(p Packet) (Trace, error) {
 	var out Trace
-	s := t.scratch.Get().(*scratch)
-	s.keptByTrace = false
+	s := t.scratch.Get().(*scratch) // pooled scratches are never keptByTrace
 	err := t.traceWith(s, p, &out)
 	t.scratch.Put(s)
 	return out, err

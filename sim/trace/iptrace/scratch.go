@@ -2,7 +2,8 @@ package iptrace
 
 import "slices"
 
-// scratch is the per-trace working memory, pooled by the tracer.
+// scratch is the per-trace working memory: pooled by the tracer for
+// Trace, kept in the Trace it fills by TraceInto.
 type scratch struct {
 	steps    []Step // the paths of all branches, one after the other (see branch.fresh)
 	epFrom   []int  // per endpoint of the trace, the done branch its path is from
