@@ -12,7 +12,7 @@ APT_PACKAGES := iptables nftables iproute2 conntrack ipset ipvsadm kmod user-mod
 # keeps them from competing for the 2 CPUs (and from flaking on timing).
 GOTEST_FLAGS ?= -count=1 -p 1 -timeout 20m
 
-.PHONY: setup build test cross demo lint bench clean-lab fuzz bpf baseline kube-proxy
+.PHONY: setup build test test-unit cross demo lint bench clean-lab fuzz bpf baseline kube-proxy
 
 setup: ## install Debian packages (idempotent) and Go modules
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -39,6 +39,16 @@ test: setup lint cross kube-proxy
 	  grep -E 'clusters, [0-9]+ syncs|^(ok|FAIL|--- FAIL)' bin/kubeproxy-test-$$v.log; \
 	  [ $$s = 0 ] || { tail -50 bin/kubeproxy-test-$$v.log; exit $$s; }; \
 	done
+
+# Everything that needs no root, no Debian packages and no kube-proxy build:
+# gofmt, vet, the unit tests (privileged tests skip, even as root or under CI)
+# and the cross-builds. The push workflow (.github/workflows/ci.yml) runs it.
+test-unit:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+	SVCLAB_TEST_UNPRIVILEGED=1 $(GO) test -count=1 ./...
+	GOOS=darwin $(GO) build -o /dev/null ./cmd/svclab
+	GOOS=windows $(GO) build -o /dev/null ./cmd/svclab
 
 # kube-proxy's own proxiers as svclab's engine and oracle: a nested module
 # (kubeproxy/, see its README), one driver binary per kube-proxy version.
