@@ -15,22 +15,39 @@ func init() {
 const gateUsage = `Usage: svclab gate BASE NEW [--threshold METRIC=PCT ...] [options]
 
 Compares NEW with the baseline BASE (run directories or results.jsonl files)
-as svclab compare does, and fails when a metric regresses: its change at a
-point is in the worse direction, larger than the metric's threshold, and
-significant: Mann-Whitney U p ≤ alpha and, since a run makes dozens of
-comparisons, a Benjamini-Hochberg adjusted q ≤ alpha over all gated
-comparisons (the false discovery rate; --correction none gates on p alone,
-which flags noise in one run out of a few). It prints one line per
-regression, e.g.
+as svclab compare does, and gives one of three verdicts:
 
-  REGRESSION p50_us iptables-nft/2500/last: +31.2% (p=0.002, q=0.029, threshold 10%)
+  REGRESSION    a metric is worse by more than its threshold, significantly:
+                Mann-Whitney U p ≤ alpha and, over all gated comparisons,
+                a Benjamini-Hochberg adjusted q ≤ alpha (exit 1)
+  PASS          every gated change is KNOWN to be within its threshold: the
+                95% interval of the change (Hodges-Lehmann estimate, Moses'
+                interval) excludes a change beyond the threshold (exit 0)
+  INCONCLUSIVE  no regression was shown, but some interval still allows a
+                change beyond its threshold; each such line says how many
+                repetitions per point would decide (exit 3)
 
-then a verdict line (PASS or FAIL). Warnings go to stderr. Needs no root.
+so a noisy or small sample is never called a PASS. A "power:" line says
+how large a change these samples could tell from noise.
+
+What is gated (--scope): by default one pooled comparison per metric and
+dataplane: every point's values, both sides, are divided by that point's
+base median and all points are compared as one sample, so a change that
+shows everywhere is seen with every repetition of every point, and the
+correction runs over a handful of comparisons. --scope points gates each
+point separately (a change at one point only; less power). The per-point
+table is printed with -v. Lines look like
+
+  REGRESSION p50_us iptables-nft (4 points): +31.2% (p=0.000, q=0.000, threshold 10%)
+  INCONCLUSIVE p99_us nftables (4 points): +4.0% [-9.5%, +18.7%] may be beyond the 10% threshold; about 19 repetitions per point would decide (have 6)
+
+Warnings go to stderr. Needs no root.
 
 A baseline means something only for the same scenario on the same kind of
 machine: the gate refuses runs whose meta records name different scenarios
 (or scenario file hashes) or CPU models. Record a baseline on your own CI
-runner with ` + "`make baseline`" + ` (results/README.md).
+runner with ` + "`make baseline`" + ` (results/README.md); this machine's
+speed drifts, so a baseline recorded on another day measures the day too.
 
 Default thresholds, in percent of the base median:
   p50_us, p90_us, p99_us     10   (latency; higher is worse)
@@ -40,19 +57,16 @@ Default thresholds, in percent of the base median:
   sync_incremental_s         20   (incremental sync time; higher is worse)
 Fairness metrics (chi2_p, jain) are gated only when given a threshold.
 
-The Mann-Whitney U test needs at least 4 repetitions per side to reach
-p ≤ 0.05; 6 or more let a clear regression pass the correction: with fewer
-than 4, no change can be significant and the gate refuses to decide (exit 2).
-Sync times are measured once per point (one sample whatever the
-repetitions) unless the scenario sets sweep.syncEachRepetition, which reloads
-the rules in every repetition (kube-proxy-sync does). Gate fewer metrics
-(--threshold latency=off,...) when only some matter: the correction is over
-every gated comparison.
+The Mann-Whitney U test needs at least 4 values per side to reach p ≤ 0.05:
+when no gated comparison can ever be significant, the gate refuses to
+decide (exit 2). Sync times are measured once per point (one sample per
+point) unless the scenario sets sweep.syncEachRepetition.
 
 Options:
   --threshold METRIC=PCT  set a threshold; repeat or separate with commas.
                           METRIC is a metric or a group (latency, cpu, sync);
                           PCT is a percentage, or off to stop gating it
+  --scope pooled|points   gate pooled comparisons (default) or every point
   --alpha A               significance level and false discovery rate (0.05)
   --correction bh|none    multiple-comparison correction (default bh)
   --allow-env-mismatch    gate even when the runs' scenarios (name or hash)
@@ -62,8 +76,9 @@ Options:
   -v                      print the whole comparison table first
 
 Exit status:
-  0  no significant regression beyond its threshold
-  1  at least one regression (the lines above name them)
+  0  PASS: every gated change is known to be within its threshold
+  1  REGRESSION (the lines above name them)
+  3  INCONCLUSIVE: more repetitions needed (the lines above say how many)
   2  unusable input: a missing run, another schema version, runs of different
      scenarios or CPU models (without --allow-env-mismatch), no common point,
      or samples too few for any change to be significant
@@ -71,7 +86,7 @@ Exit status:
 Examples:
   svclab gate results/baseline/ci-smoke new
   svclab gate results/baseline/ci-smoke new --threshold latency=15 --threshold sync=off
-  svclab gate base new --threshold p99_us=25,conn_per_s=5 -v
+  svclab gate base new --scope points --threshold p99_us=25,conn_per_s=5 -v
 `
 
 func runGate(args []string, stdout, stderr io.Writer) error {
@@ -89,6 +104,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	})
 	verbose := fs.Bool("v", false, "")
 	correction := fs.String("correction", string(compare.CorrectionBH), "")
+	scope := fs.String("scope", string(compare.ScopePooled), "")
 	allowMismatch := fs.Bool("allow-env-mismatch", false, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -101,6 +117,10 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	corr, err := compare.ParseCorrection(*correction)
+	if err != nil {
+		return usagef("--%v", err)
+	}
+	sc, err := compare.ParseScope(*scope)
 	if err != nil {
 		return usagef("--%v", err)
 	}
@@ -121,7 +141,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 	}
-	return gateVerdict(compare.Gate(res, thresholds, corr), res, stdout)
+	return gateVerdict(compare.Gate(res, compare.GateOptions{Thresholds: thresholds, Correction: corr, Scope: sc}), res, stdout)
 }
 
 // gateVerdict prints the failures and the verdict and picks the exit code.
@@ -133,9 +153,20 @@ func gateVerdict(v compare.Verdict, res *compare.Result, stdout io.Writer) error
 	for _, failure := range v.Failures {
 		fmt.Fprintln(stdout, failure)
 	}
+	for _, u := range v.Undecided {
+		fmt.Fprintln(stdout, u)
+	}
+	fmt.Fprintln(stdout, v.Power())
 	fmt.Fprintln(stdout, v)
-	if !v.Passed() {
+	switch v.Outcome() {
+	case compare.Regression:
 		return &exitError{code: 1}
+	case compare.Inconclusive:
+		return &exitError{code: exitInconclusive}
 	}
 	return nil
 }
+
+// exitInconclusive is gate's exit status when it could neither show a
+// regression nor rule one out.
+const exitInconclusive = 3

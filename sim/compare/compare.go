@@ -56,12 +56,25 @@ type Row struct {
 	Change      Change
 	// Detectable says the sample sizes allow P <= alpha at all.
 	Detectable bool
+	// Shift is the Hodges-Lehmann estimate of the change in percent with
+	// its 95% interval: what the gate reads to tell a change known to be
+	// small (PASS) from one the samples cannot rule out (INCONCLUSIVE).
+	Shift stats.Shift
+	// Pooled is the number of points a pooled row aligns and pools (see
+	// pooled.go); 0 for a row of one point.
+	Pooled int
 	// Warnings are benchmath's (e.g. too few samples) and the loader's.
 	Warnings []string
 }
 
-// Point names the row's pair of points (see PointLabel).
-func (r Row) Point() string { return PointLabel(r.Base, r.New) }
+// Point names the row's pair of points (see PointLabel), or for a pooled
+// row its dataplanes and the number of points it pools.
+func (r Row) Point() string {
+	if r.Pooled > 0 {
+		return pooledLabel(r)
+	}
+	return PointLabel(r.Base, r.New)
+}
 
 // Result is a comparison of two runs.
 type Result struct {
@@ -74,6 +87,10 @@ type Result struct {
 	// AcrossDataplanes is true when the compared dataplanes differ.
 	AcrossDataplanes bool
 	Rows             []Row
+	// Pooled holds one row per metric and dataplane pair over every
+	// matched point, aligned on each point's base median: the gate's
+	// primary comparisons.
+	Pooled []Row
 	// Warnings concern the whole comparison: environment differences,
 	// one-sided points, samples too few for any significance.
 	Warnings []string
@@ -95,7 +112,7 @@ func Compare(base, new *Run, opts Options) (*Result, error) {
 	res.Warnings = append(res.Warnings, prefixed("new", new.Warnings)...)
 	res.Warnings = append(res.Warnings, environmentWarnings(base.Meta, new.Meta)...)
 	res.Warnings = append(res.Warnings, m.oneSidedWarnings()...)
-	for _, metric := range slices.Concat(SweepMetrics, FairnessMetrics) {
+	for _, metric := range allMetrics() {
 		for _, p := range m.pairs {
 			if row, ok := compareOne(metric, p, bs, ns, opts); ok {
 				res.Rows = append(res.Rows, row)
@@ -109,6 +126,7 @@ func Compare(base, new *Run, opts Options) (*Result, error) {
 			base.Path, new.Path, ErrNoCommonPoints, describeSamples(base, bs), describeSamples(new, ns))
 	}
 	res.Warnings = append(res.Warnings, powerWarning(res.Rows, opts.Alpha)...)
+	res.Pooled = pooledRows(m, bs, ns, opts)
 	return res, nil
 }
 
@@ -132,12 +150,21 @@ func compareOne(metric Metric, p pair, bs, ns samples, opts Options) (Row, bool)
 	if len(b) == 0 || len(n) == 0 {
 		return Row{}, false
 	}
+	return rowOf(metric, p.base, p.new, b, n, opts), true
+}
+
+// allMetrics lists the compared metrics, sweep metrics first.
+func allMetrics() []Metric { return slices.Concat(SweepMetrics, FairnessMetrics) }
+
+// rowOf compares metric's base values b with its new values n.
+func rowOf(metric Metric, base, new Key, b, n []float64, opts Options) Row {
 	c := stats.Compare(b, n, opts.Alpha)
 	row := Row{
-		Metric: metric, Base: p.base, New: p.new,
+		Metric: metric, Base: base, New: new,
 		BaseStats: stats.Summarize(b, opts.Confidence), NewStats: stats.Summarize(n, opts.Confidence),
 		DeltaPct: c.DeltaPct, P: c.P, Significant: c.Significant,
 		Detectable: MinPValue(len(b), len(n)) <= opts.Alpha,
+		Shift:      stats.ShiftInterval(b, n, opts.Confidence),
 	}
 	row.Warnings = distinct(slices.Concat(c.Warnings, row.BaseStats.Warnings, row.NewStats.Warnings))
 	switch {
@@ -148,7 +175,7 @@ func compareOne(metric Metric, p pair, bs, ns samples, opts Options) (Row, bool)
 	default:
 		row.Change = Better
 	}
-	return row, true
+	return row
 }
 
 func isFairness(k Key) bool { return k.Service != "" }

@@ -1,11 +1,9 @@
 package compare
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -92,117 +90,4 @@ func (f Failure) String() string {
 	}
 	return fmt.Sprintf("REGRESSION %s %s: %+.1f%% (p=%.3f%s, threshold %s%%)",
 		f.Row.Metric.Name, f.Row.Point(), f.Row.DeltaPct, f.Row.P, q, strconv.FormatFloat(f.Threshold, 'f', -1, 64))
-}
-
-// Verdict is the gate's decision.
-type Verdict struct {
-	Failures []Failure
-	// Gated counts the rows whose metric has a threshold; Blind those of
-	// them whose samples are too few to ever be significant.
-	Gated, Blind int
-	// Alpha is the comparison's significance level; BlindSizes lists the
-	// sample sizes ("3+3") of the blind rows.
-	Alpha      float64
-	BlindSizes []string
-	// Correction is the multiple-comparison correction applied.
-	Correction Correction
-}
-
-// Passed says no metric regressed.
-func (v Verdict) Passed() bool { return len(v.Failures) == 0 }
-
-// Gate checks every row whose metric has a threshold: it fails when the
-// change is in the metric's worse direction, larger than the threshold, and
-// significant: p ≤ alpha, and with CorrectionBH also q ≤ alpha, the
-// Benjamini-Hochberg adjusted p-value over the gated rows whose samples can
-// be significant at all. An empty correction is CorrectionBH.
-func Gate(res *Result, thresholds Thresholds, correction Correction) Verdict {
-	if correction == "" {
-		correction = CorrectionBH
-	}
-	v := Verdict{Alpha: res.Alpha, Correction: correction}
-	var gated []Row
-	for _, r := range res.Rows {
-		if _, ok := thresholds[r.Metric.Name]; !ok {
-			continue
-		}
-		v.Gated++
-		if r.Detectable {
-			gated = append(gated, r)
-			continue
-		}
-		v.Blind++
-		if size := fmt.Sprintf("%d+%d", r.BaseStats.N, r.NewStats.N); !slices.Contains(v.BlindSizes, size) {
-			v.BlindSizes = append(v.BlindSizes, size)
-		}
-	}
-	q := adjusted(gated, correction)
-	for i, r := range gated {
-		limit := thresholds[r.Metric.Name]
-		if r.Change == Worse && q[i] <= res.Alpha && math.Abs(r.DeltaPct) > limit {
-			v.Failures = append(v.Failures, Failure{Row: r, Threshold: limit, Q: q[i], Correction: correction})
-		}
-	}
-	return v
-}
-
-// adjusted returns the rows' p-values after the correction.
-func adjusted(rows []Row, correction Correction) []float64 {
-	p := make([]float64, len(rows))
-	for i, r := range rows {
-		p[i] = r.P
-	}
-	if correction == CorrectionBH {
-		return BenjaminiHochberg(p)
-	}
-	return p
-}
-
-// FailedMetrics lists the metrics that regressed, in row order.
-func (v Verdict) FailedMetrics() []string {
-	var names []string
-	for _, f := range v.Failures {
-		if !slices.Contains(names, f.Row.Metric.Name) {
-			names = append(names, f.Row.Metric.Name)
-		}
-	}
-	return names
-}
-
-// String is the final verdict line.
-func (v Verdict) String() string {
-	if !v.Passed() {
-		return fmt.Sprintf("FAIL: %s in %s (%s) among %s",
-			plural(len(v.Failures), "regression"), plural(len(v.FailedMetrics()), "metric"),
-			strings.Join(v.FailedMetrics(), ", "), plural(v.Gated, "gated comparison"))
-	}
-	var notes []string
-	if v.Correction == CorrectionBH {
-		notes = append(notes, "Benjamini-Hochberg, false discovery rate "+strconv.FormatFloat(v.Alpha, 'f', -1, 64))
-	}
-	if v.Blind > 0 {
-		notes = append(notes, fmt.Sprintf("%d of them have too few samples to ever be significant", v.Blind))
-	}
-	s := "PASS: no significant regression beyond its threshold among " + plural(v.Gated, "gated comparison")
-	if len(notes) > 0 {
-		s += " (" + strings.Join(notes, "; ") + ")"
-	}
-	return s
-}
-
-// ErrCannotFail says the gate could not fail whatever the runs hold.
-var ErrCannotFail = errors.New("the gate cannot detect a regression")
-
-// CanFail returns an error wrapping ErrCannotFail when no gated comparison
-// could ever fail: none was gated (no compared metric has a threshold), or
-// every gated comparison has too few samples to reach p ≤ alpha.
-func (v Verdict) CanFail() error {
-	switch {
-	case v.Gated == 0:
-		return fmt.Errorf("%w: no compared metric has a threshold", ErrCannotFail)
-	case v.Blind == v.Gated:
-		return fmt.Errorf("%w: with n=%s samples per point no change can reach p ≤ %v (Mann-Whitney U test); record at least %d repetitions per side",
-			ErrCannotFail, strings.Join(v.BlindSizes, ", "), v.Alpha, MinRepetitions(v.Alpha))
-	}
-	return nil
 }

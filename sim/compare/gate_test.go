@@ -12,7 +12,9 @@ import (
 
 // TestGate checks the verdict on real runs (run1, run2: five repetitions;
 // ci1, ci2: two runs of ci-smoke, six repetitions), on a quiet synthetic
-// run, and on copies of them rewritten in memory.
+// run, and on copies of them rewritten in memory. A noisy run compared
+// with itself or a planted change near the threshold is INCONCLUSIVE,
+// never PASS; PASS needs intervals that exclude the threshold.
 func TestGate(t *testing.T) {
 	run1, ci1, ci2 := loadTestRun(t, "run1"), loadTestRun(t, "ci1"), loadTestRun(t, "ci2.jsonl")
 	quiet := quietRun()
@@ -21,40 +23,52 @@ func TestGate(t *testing.T) {
 		base, new   *Run
 		thresholds  []string
 		correction  Correction
-		wantFail    []string // metrics named, in row order; nil: pass
+		scope       Scope
+		want        Outcome
+		wantFail    []string // metrics named, in row order
 		wantLine    string
 		wantCanFail bool
 	}{
-		{name: "ci-smoke compared with itself", base: ci1, new: ci1, wantCanFail: true},
-		{name: "second ci-smoke run", base: ci1, new: ci2, wantCanFail: true},
-		{name: "second ci-smoke run, other way", base: ci2, new: ci1, wantCanFail: true},
-		// Without correction, one of the 40 testable comparisons of two
-		// runs of the same scenario is "significant": p99 is noisy.
-		{name: "second ci-smoke run, no correction", base: ci2, new: ci1, correction: CorrectionNone, wantCanFail: true,
+		{name: "ci-smoke compared with itself: too noisy to pass", base: ci1, new: ci1, wantCanFail: true, want: Inconclusive},
+		{name: "second ci-smoke run", base: ci1, new: ci2, wantCanFail: true, want: Inconclusive},
+		{name: "second ci-smoke run, other way", base: ci2, new: ci1, wantCanFail: true, want: Inconclusive},
+		// Per point and without correction, one of the 40 testable
+		// comparisons of two runs of the same scenario is "significant":
+		// p99 is noisy.
+		{name: "second ci-smoke run, per point, no correction", base: ci2, new: ci1, correction: CorrectionNone, scope: ScopePoints,
+			wantCanFail: true, want: Regression,
 			wantFail: []string{"p99_us"}, wantLine: "REGRESSION p99_us nftables/1000/last: +51.1% (p=0.041, threshold 10%)"},
-		{name: "ci-smoke, latencies 30% higher", base: ci1, new: scaled(ci1, 1.3), wantCanFail: true,
-			wantFail: []string{"p50_us"},
+		{name: "ci-smoke, latencies 30% higher", base: ci1, new: scaled(ci1, 1.3), wantCanFail: true, want: Regression,
+			wantFail: []string{"p50_us", "p90_us"}, wantLine: "REGRESSION p50_us iptables-nft (4 points): +30.0% (p=0.000, q=0.000, threshold 10%)"},
+		{name: "ci-smoke, latencies 30% higher, per point", base: ci1, new: scaled(ci1, 1.3), scope: ScopePoints, wantCanFail: true,
+			want: Regression, wantFail: []string{"p50_us"},
 			wantLine: "REGRESSION p50_us iptables-nft/1000/last: +30.0% (p=0.002, q=0.029, threshold 10%)"},
-		{name: "five repetitions, latencies 30% higher, no correction", base: run1, new: scaled(run1, 1.3), correction: CorrectionNone,
-			wantCanFail: true, wantFail: []string{"p50_us"},
+		{name: "ci-smoke, latencies 10% higher (the threshold): never PASS", base: ci1, new: scaled(ci1, 1.1), wantCanFail: true, want: Inconclusive},
+		{name: "ci-smoke, latencies 15% higher", base: ci1, new: scaled(ci1, 1.15), wantCanFail: true, want: Regression,
+			wantFail: []string{"p50_us", "p90_us"}},
+		{name: "five repetitions, latencies 30% higher, per point, no correction", base: run1, new: scaled(run1, 1.3),
+			correction: CorrectionNone, scope: ScopePoints, wantCanFail: true, want: Regression, wantFail: []string{"p50_us"},
 			wantLine: "REGRESSION p50_us nftables/20000/last: +30.0% (p=0.008, threshold 10%)"},
-		// With five repetitions the smallest p is 0.008: the correction
-		// over 20 comparisons needs four complete separations, and this
-		// noisy run gives three.
-		{name: "five repetitions, latencies 30% higher", base: run1, new: scaled(run1, 1.3), wantCanFail: true},
-		{name: "quiet run compared with itself", base: quiet, new: quiet, wantCanFail: true},
-		{name: "quiet run, latencies 30% higher", base: quiet, new: scaled(quiet, 1.3), wantCanFail: true,
+		{name: "five repetitions, latencies 30% higher, pooled", base: run1, new: scaled(run1, 1.3), wantCanFail: true,
+			want: Regression, wantFail: []string{"p50_us"}},
+		// The quiet run measures sync once per point: one sample, which
+		// can never show a change, so the gate cannot pass it.
+		{name: "quiet run compared with itself, sync measured once", base: quiet, new: quiet, wantCanFail: true, want: Inconclusive},
+		{name: "quiet run compared with itself", base: quiet, new: quiet, thresholds: []string{"sync=off"}, wantCanFail: true, want: Pass},
+		{name: "quiet run, latencies 30% higher", base: quiet, new: scaled(quiet, 1.3), wantCanFail: true, want: Regression,
 			wantFail: []string{"p50_us", "p90_us", "p99_us"},
-			wantLine: "REGRESSION p99_us iptables-nft/1000/last: +30.0% (p=0.002, q=0.004, threshold 10%)"},
-		{name: "latencies 30% lower is an improvement", base: scaled(quiet, 1.3), new: quiet, wantCanFail: true},
-		{name: "latencies 5% higher: below the threshold", base: quiet, new: scaled(quiet, 1.05), wantCanFail: true},
-		{name: "latency threshold raised to 35%", base: quiet, new: scaled(quiet, 1.3), thresholds: []string{"latency=35"}, wantCanFail: true},
+			wantLine: "REGRESSION p99_us iptables-nft (1 point): +30.0% (p=0.002, q=0.004, threshold 10%)"},
+		{name: "latencies 30% lower is an improvement", base: scaled(quiet, 1.3), new: quiet, thresholds: []string{"sync=off"}, wantCanFail: true, want: Pass},
+		{name: "latencies 5% higher: known to be below the threshold", base: quiet, new: scaled(quiet, 1.05), thresholds: []string{"sync=off"}, wantCanFail: true, want: Pass},
+		{name: "latencies 8% higher: interval reaches the threshold", base: quiet, new: scaled(quiet, 1.08), thresholds: []string{"sync=off"}, wantCanFail: true, want: Inconclusive},
+		{name: "latency threshold raised to 35%", base: quiet, new: scaled(quiet, 1.3), thresholds: []string{"latency=35", "sync=off"}, wantCanFail: true, want: Pass},
 		{name: "latency off, p99 at 20", base: quiet, new: scaled(quiet, 1.3), thresholds: []string{"latency=off", "p99_us=20"},
-			wantCanFail: true, wantFail: []string{"p99_us"}},
-		{name: "connection rate 30% lower", base: quiet, new: scaledRate(quiet, 0.7), wantCanFail: true,
+			wantCanFail: true, want: Regression, wantFail: []string{"p99_us"}},
+		{name: "connection rate 30% lower", base: quiet, new: scaledRate(quiet, 0.7), wantCanFail: true, want: Regression,
 			wantFail: []string{"conn_per_s"}},
-		{name: "connection rate 30% higher", base: quiet, new: scaledRate(quiet, 1.3), wantCanFail: true},
-		{name: "nothing gated", base: quiet, new: scaled(quiet, 1.3), thresholds: []string{"latency=off", "cpu=off", "sync=off", "conn_per_s=off"}},
+		{name: "connection rate 30% higher", base: quiet, new: scaledRate(quiet, 1.3), thresholds: []string{"sync=off"}, wantCanFail: true, want: Pass},
+		{name: "nothing gated", base: quiet, new: scaled(quiet, 1.3), want: Pass,
+			thresholds: []string{"latency=off", "cpu=off", "sync=off", "conn_per_s=off"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,18 +82,18 @@ func TestGate(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			v := Gate(res, th, tt.correction)
+			v := Gate(res, GateOptions{Thresholds: th, Correction: tt.correction, Scope: tt.scope})
 			if got := v.CanFail() == nil; got != tt.wantCanFail {
 				t.Fatalf("CanFail() = %v, want error %v", v.CanFail(), !tt.wantCanFail)
+			}
+			if v.Outcome() != tt.want || !strings.HasPrefix(v.String(), string(tt.want)+":") {
+				t.Errorf("verdict %q, want %s\n%v\n%v", v, tt.want, v.Failures, v.Undecided)
 			}
 			if got := v.FailedMetrics(); !slices.Equal(got, tt.wantFail) {
 				t.Errorf("failed metrics %v, want %v\n%v", got, tt.wantFail, v.Failures)
 			}
 			if tt.wantLine != "" && !slices.ContainsFunc(v.Failures, func(f Failure) bool { return f.String() == tt.wantLine }) {
 				t.Errorf("no failure line %q in %v", tt.wantLine, v.Failures)
-			}
-			if v.Passed() != (tt.wantFail == nil) || strings.HasPrefix(v.String(), "PASS") != v.Passed() {
-				t.Errorf("verdict %q", v)
 			}
 		})
 	}
@@ -151,7 +165,7 @@ func TestGateBlind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := Gate(res, NewThresholds(), CorrectionBH)
+	v := Gate(res, GateOptions{Thresholds: NewThresholds(), Scope: ScopePoints})
 	err = v.CanFail()
 	if !errors.Is(err, ErrCannotFail) || !strings.Contains(err.Error(), "n=3+3") || !strings.Contains(err.Error(), "at least 4") {
 		t.Errorf("CanFail() = %v", err)
@@ -190,7 +204,7 @@ func TestCrossDataplane(t *testing.T) {
 					t.Errorf("%s: change %v %+.1f%%, want worse by far", metric, row.Change, row.DeltaPct)
 				}
 			}
-			failed := Gate(res, NewThresholds(), CorrectionBH).FailedMetrics()
+			failed := Gate(res, GateOptions{Thresholds: NewThresholds(), Scope: ScopePoints}).FailedMetrics()
 			for _, metric := range []string{"p50_us", "p90_us", "p99_us"} {
 				if !slices.Contains(failed, metric) {
 					t.Errorf("gate did not flag %s: %v", metric, failed)
@@ -263,5 +277,34 @@ func TestThresholdsSet(t *testing.T) {
 				t.Error("Set changed DefaultThresholds")
 			}
 		})
+	}
+}
+
+// TestGateNoisyRunsAreInconclusive: two runs of six repetitions whose
+// values spread ±40% and do not differ cannot rule out a 10% change, so
+// the gate says INCONCLUSIVE and how many repetitions would decide, never
+// PASS.
+func TestGateNoisyRunsAreInconclusive(t *testing.T) {
+	base := syntheticRun("base", pointRecords("iptables-nft", 1000, "last", 60, 140, 85, 115, 100, 72))
+	new := syntheticRun("new", pointRecords("iptables-nft", 1000, "last", 72, 100, 140, 60, 115, 85))
+	res, err := Compare(base, new, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := NewThresholds()
+	if err := th.Set("sync=off"); err != nil {
+		t.Fatal(err)
+	}
+	v := Gate(res, GateOptions{Thresholds: th})
+	if v.Outcome() != Inconclusive {
+		t.Fatalf("verdict %q, want INCONCLUSIVE", v)
+	}
+	for _, u := range v.Undecided {
+		if u.Needed <= 6 || !strings.Contains(u.String(), "repetitions per point would decide (have 6)") {
+			t.Errorf("undecided %q: needed %d", u, u.Needed)
+		}
+	}
+	if !strings.Contains(v.String(), "repetitions per point would decide") || !strings.HasPrefix(v.Power(), "power: a change must exceed about") {
+		t.Errorf("verdict %q, power %q", v, v.Power())
 	}
 }

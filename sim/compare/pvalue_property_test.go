@@ -92,7 +92,7 @@ func TestPropertyRowsAndGatePInUnitInterval(t *testing.T) {
 			}
 		}
 		for _, c := range []Correction{CorrectionBH, CorrectionNone} {
-			for _, f := range Gate(res, NewThresholds(), c).Failures {
+			for _, f := range Gate(res, GateOptions{Thresholds: NewThresholds(), Correction: c, Scope: ScopePoints}).Failures {
 				if !inUnit(f.Q) || !inUnit(f.Row.P) {
 					t.Fatalf("gate failure %v", f)
 				}
