@@ -52,7 +52,7 @@ Exit codes (every command):
   0    success
   1    the measured thing failed (a run's measurement, a gate regression)
   2    bad input or usage (the message names the file, line and field)
-  3    trace: the verdict is unknown (a match svclab cannot decide)
+  3    unknown: trace met a match it cannot decide; gate is INCONCLUSIVE
   130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the lab was removed
 
 Commands:
