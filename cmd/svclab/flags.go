@@ -4,6 +4,9 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"strings"
+
+	"github.com/svclab/svclab/sim/suggest"
 )
 
 // errHelp is returned by parseFlags for -h/--help: dispatch prints the
@@ -27,7 +30,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			if err == flag.ErrHelp {
 				return nil, errHelp
 			}
-			return nil, usagef("%v", err)
+			return nil, usagef("%v%s", err, flagHint(fs, err))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -36,4 +39,20 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+}
+
+// flagHint is " (did you mean --x?)" when err is about an undefined flag
+// close to one of fs's.
+func flagHint(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimLeft(name, "-")
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if c, ok := suggest.Closest(name, names); ok {
+		return " (did you mean --" + c + "?)"
+	}
+	return ""
 }

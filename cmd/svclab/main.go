@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/sim/scenario"
+	"github.com/svclab/svclab/sim/suggest"
 )
 
 // command is one subcommand.
@@ -93,7 +94,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "svclab: unknown command %q; run `svclab --help` for the list\n", args[0])
+		fmt.Fprintf(stderr, "svclab: unknown command %q%s; run `svclab --help` for the list\n", args[0], suggest.Hint(args[0], commandNames()))
 		return 2
 	}
 	err := c.run(args[1:], stdout, stderr)
@@ -153,11 +154,23 @@ func help(args []string, stdout, stderr io.Writer) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "svclab help: unknown command %q\n", args[0])
+		fmt.Fprintf(stderr, "svclab help: unknown command %q%s\n", args[0], suggest.Hint(args[0], commandNames()))
 		return 2
 	}
 	fmt.Fprint(stdout, c.usage)
 	return 0
+}
+
+// commandNames lists the commands a user may type, sorted.
+func commandNames() []string {
+	var names []string
+	for n, c := range commands {
+		if !c.hidden {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return append(names, "help")
 }
 
 func printOverview(w io.Writer) {

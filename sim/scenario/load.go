@@ -15,6 +15,7 @@ import (
 
 	"github.com/svclab/svclab/scenarios"
 	"github.com/svclab/svclab/sim/objects"
+	"github.com/svclab/svclab/sim/suggest"
 )
 
 // Load reads a scenario by path, or by the name of an embedded scenario.
@@ -41,7 +42,11 @@ func read(nameOrPath string) ([]byte, string, error) {
 	}
 	raw, err = fs.ReadFile(scenarios.FS, nameOrPath+".yaml")
 	if err != nil {
-		return nil, "", &FieldError{File: nameOrPath, Msg: "no such scenario file and no embedded scenario of that name", Hint: "embedded: " + strings.Join(Names(), ", ")}
+		hint := "embedded: " + strings.Join(Names(), ", ")
+		if c, ok := suggest.Closest(nameOrPath, Names()); ok {
+			hint = "did you mean " + c + "? " + hint
+		}
+		return nil, "", &FieldError{File: nameOrPath, Msg: "no such scenario file and no embedded scenario of that name", Hint: hint}
 	}
 	return raw, "embedded:" + nameOrPath, nil
 }

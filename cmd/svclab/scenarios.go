@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+func init() {
+	register(&command{name: "scenarios", summary: "list the embedded scenarios with what each shows", usage: scenariosUsage, run: runScenarios})
+}
+
+const scenariosUsage = `Usage: svclab scenarios [--format text|json]
+
+Lists the scenarios embedded in the binary: name, kind (fairness run or
+sweep), dataplanes, and the first sentence of the description. Any of them
+can be given by name wherever a scenario is taken (svclab run NAME,
+svclab render --scenario NAME); svclab help scenario documents the format
+for writing your own.
+
+Options:
+  --format text|json   output format (default text); --json is the same as --format json
+
+Examples:
+  svclab scenarios
+  svclab scenarios --format json | jq -r '.[].name'
+`
+
+// scenarioEntry is one row of the listing.
+type scenarioEntry struct {
+	Name       string   `json:"name"`
+	Kind       string   `json:"kind"`
+	Dataplanes []string `json:"dataplanes"`
+	Summary    string   `json:"summary"`
+}
+
+func runScenarios(args []string, stdout, _ io.Writer) error {
+	fs := newFlagSet("scenarios")
+	format := fs.String("format", "text", "")
+	asJSON := fs.Bool("json", false, "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 0 {
+		return usagef("svclab scenarios takes no arguments")
+	}
+	if *asJSON {
+		*format = "json"
+	}
+	entries, err := embeddedScenarios()
+	if err != nil {
+		return err
+	}
+	switch *format {
+	case "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(entries)
+	case "text":
+		return writeScenarioTable(stdout, entries)
+	}
+	return usagef("--format %q: use text or json", *format)
+}
+
+// embeddedScenarios loads every embedded scenario for its listing.
+func embeddedScenarios() ([]scenarioEntry, error) {
+	var out []scenarioEntry
+	for _, name := range scenario.Names() {
+		s, err := scenario.Load(name)
+		if err != nil {
+			return nil, fmt.Errorf("embedded scenario %s: %w", name, err)
+		}
+		out = append(out, entryOf(s))
+	}
+	return out, nil
+}
+
+func entryOf(s *scenario.Scenario) scenarioEntry {
+	e := scenarioEntry{Name: s.Name, Kind: "rules only", Summary: firstSentence(s.Description)}
+	switch {
+	case s.Sweep != nil:
+		e.Kind, e.Dataplanes = "sweep", s.Sweep.Dataplanes
+	case s.Fairness != nil:
+		e.Kind, e.Dataplanes = "fairness", s.Fairness.Dataplanes
+	}
+	return e
+}
+
+// firstSentence is text's first sentence on one line.
+func firstSentence(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if i := strings.Index(text, ". "); i >= 0 {
+		return text[:i+1]
+	}
+	return text
+}
+
+func writeScenarioTable(w io.Writer, entries []scenarioEntry) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tDATAPLANES\tWHAT IT SHOWS")
+	for _, e := range entries {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, e.Kind, strings.Join(e.Dataplanes, ","), e.Summary)
+	}
+	return tw.Flush()
+}
