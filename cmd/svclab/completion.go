@@ -112,4 +112,3 @@ func flagsOf(usage string) []string {
 	slices.Sort(out)
 	return out
 }
-
