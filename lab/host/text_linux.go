@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/svclab/svclab/sim/dataplane"
 )
 
 // WriteText writes the report for people: the host kernel's features, the
@@ -74,7 +76,7 @@ func writeUML(w io.Writer, u UML) {
 	for _, f := range []struct {
 		name string
 		ok   bool
-	}{{"veth", i.Veth}, {"dummy", i.Dummy}, {"ipset", i.IPSet}, {"iptables-legacy", i.IPTablesLegacy}, {"nftables (ip family)", i.NFTablesIPv4}} {
+	}{{"veth", i.Veth}, {"dummy", i.Dummy}, {"ipset", i.IPSet}, {string(dataplane.FeatureIPTablesLegacy), i.IPTablesLegacy}, {"nftables (ip family)", i.NFTablesIPv4}} {
 		fmt.Fprintf(w, "  %s\t%s\n", statusOf(f.ok), f.name)
 	}
 }

@@ -30,6 +30,10 @@ const (
 	EBPFSock       Name = "ebpf-sock"
 )
 
+// Default is the dataplane svclab runs when none is named (svclab up, a
+// fairness run without dataplanes).
+const Default = IPTablesNFT
+
 // SyncKind says how a dataplane's rules reach the kernel.
 type SyncKind string
 

@@ -78,7 +78,7 @@ func checkDataplanes(list []string, at func(string, string) pathError) []pathErr
 func validateFairness(r *fairnessSpec) []pathError {
 	at := func(k string) func(string, string) pathError { return fieldAt("fairness", k) }
 	if r.Dataplanes == nil {
-		r.Dataplanes = []string{string(dataplane.IPTablesNFT)}
+		r.Dataplanes = []string{string(dataplane.Default)}
 	}
 	var errs []pathError
 	if len(r.Dataplanes) == 0 {
