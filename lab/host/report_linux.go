@@ -116,6 +116,25 @@ func dataplaneNeeds() []need {
 	return out
 }
 
+// bpfDataplanes are the dataplanes doctor checks with the BPF probes.
+func bpfDataplanes() []string {
+	var out []string
+	for _, d := range dataplane.All() {
+		if d.Kernel.BPF {
+			out = append(out, string(d.Name))
+		}
+	}
+	return out
+}
+
+// joinAnd joins names as "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 // probedTools are the tools sim/dataplane says a dataplane needs that
 // doctor looks up (toolVersionArgs).
 func probedTools(name string) []string {

@@ -27,7 +27,7 @@ func (r Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Status, t.Name, strings.TrimSpace(detail))
 	}
 	if len(r.BPF) > 0 {
-		fmt.Fprintln(tw, "\nbpf (the ebpf and ebpf-sock dataplanes)")
+		fmt.Fprintln(tw, "\nbpf (the "+joinAnd(bpfDataplanes())+" dataplanes)")
 		for _, f := range r.BPF {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Status, f.Name, f.Detail)
 		}
