@@ -1,7 +1,9 @@
 package dataplane
 
 import (
+	"go/build"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -82,5 +84,19 @@ func TestParseAndTools(t *testing.T) {
 	want := []string{"iptables-legacy", "iptables-legacy-restore", "iptables-legacy-save", "ipset"}
 	if !slices.Equal(got, want) {
 		t.Errorf("ToolsFor = %v, want %v", got, want)
+	}
+}
+
+// TestIsALeaf: every package may read the registry, so it imports no
+// svclab package.
+func TestIsALeaf(t *testing.T) {
+	pkg, err := build.ImportDir(".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range pkg.Imports {
+		if strings.HasPrefix(imp, "github.com/svclab/svclab/") {
+			t.Errorf("sim/dataplane imports %s", imp)
+		}
 	}
 }
