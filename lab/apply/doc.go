@@ -19,7 +19,7 @@
 // host's.
 //
 // Dataplane (seam.go) is the one seam between the runner and every backend,
-// and registry.go is where backends are found: each dataplane of
+// and registry_linux.go is where backends are found: each dataplane of
 // sim/dataplane has a constructor, registered by the package that owns it
 // (this one for the kube-proxy modes' native loaders, lab/ebpf for the eBPF
 // dataplanes), that builds it from a small Node; an external engine
