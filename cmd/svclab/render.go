@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/iptables"
@@ -79,7 +80,7 @@ type renderFlags struct {
 func runRender(args []string, stdout, stderr io.Writer) error {
 	var f renderFlags
 	fs := newFlagSet("render")
-	fs.StringVar(&f.mode, "mode", "iptables", "")
+	fs.StringVar(&f.mode, "mode", string(dataplane.ModeIPTables), "")
 	fs.StringVar(&f.scenario, "scenario", "", "")
 	fs.StringVar(&f.position, "position", "", "")
 	fs.IntVar(&f.services, "services", -1, "")
@@ -253,8 +254,8 @@ type renderExtras struct {
 }
 
 func renderMode(w io.Writer, mode string, m *model.Model, x renderExtras, v render.KubeProxyVersion) (render.Stats, error) {
-	switch mode {
-	case "iptables":
+	switch dataplane.Mode(mode) {
+	case dataplane.ModeIPTables:
 		opts := iptables.DefaultOptions()
 		opts.Version, opts.NFAcct = v, x.nfacct
 		if x.randomFully != nil {
@@ -266,16 +267,17 @@ func renderMode(w io.Writer, mode string, m *model.Model, x renderExtras, v rend
 		}
 		_, err = iptables.RenderModelJumps(w, m, opts)
 		return stats, err
-	case "nftables":
+	case dataplane.ModeNFTables:
 		gate := x.gates.FeatureGate(scenario.FeatureGateNFTablesLocalhostNodePorts)
 		return nftables.Render(w, m, nftables.Options{Version: v, LocalhostNodePortsGate: gate})
-	case "ipvs":
+	case dataplane.ModeIPVS:
 		opts := ipvs.DefaultOptions()
 		opts.Version = v
 		s, err := ipvs.Render(w, m, opts)
 		return s.Total, err
 	}
-	return render.Stats{}, usagef("--mode %q: want iptables, nftables or ipvs", mode)
+	_, err := dataplane.ParseMode(mode)
+	return render.Stats{}, usagef("--%v", err)
 }
 
 // renderSummary prints, per mode (and per family of a model with both),
@@ -285,7 +287,7 @@ func renderSummary(w io.Writer, m *model.Model, kp scenario.KubeProxy) error {
 	fams := model.Families(m.Services)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "mode\tfamily\tlines\tbytes\trules\tchains\tsets\telements\t")
-	for _, mode := range []string{"iptables", "nftables", "ipvs"} {
+	for _, mode := range dataplane.ModeNames() {
 		for _, fam := range fams {
 			projected := model.ForFamily(*m, fam)
 			s, err := renderMode(io.Discard, mode, &projected, renderExtras{gates: kp}, kp.Version)

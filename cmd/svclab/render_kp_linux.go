@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/ipvs"
@@ -19,7 +20,7 @@ func renderWithKubeProxy(w io.Writer, mode string, m *model.Model, v render.Kube
 	if err != nil {
 		return err
 	}
-	if mode != "ipvs" {
+	if dataplane.Mode(mode) != dataplane.ModeIPVS {
 		_, err = io.WriteString(w, s.Payload)
 		return err
 	}

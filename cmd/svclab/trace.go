@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/svclab/svclab/sim/analyze"
+	"github.com/svclab/svclab/sim/dataplane"
 )
 
 func init() {
@@ -75,7 +76,7 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 	mark := fs.Uint("mark", 0, "")
 	state := fs.String("state", "new", "")
 	ipsets := fs.String("ipsets", "", "")
-	iptablesFile := fs.String("iptables", "", "")
+	iptablesFile := fs.String(string(dataplane.ModeIPTables), "", "") // --iptables FILE: an iptables-mode dump
 	nftRules := fs.String("nft-rules", "", "")
 	asJSON := fs.Bool("json", false, "")
 	if rest, err := parseFlags(fs, args); err != nil {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
@@ -42,7 +43,7 @@ Examples:
 
 func runUp(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("up")
-	dataplane := fs.String("dataplane", "iptables-nft", "")
+	dataplane := fs.String("dataplane", string(dataplane.Default), "")
 	asJSON := fs.Bool("json", false, "")
 	engine := fs.String("engine", "", "")
 	version := fs.String("kube-proxy-version", "", "")
@@ -96,7 +97,7 @@ func printUp(st runner.UpState, asJSON bool, w io.Writer) error {
 // runLabDaemon serves an `up` lab until SIGTERM or SIGINT, then tears it down.
 func runLabDaemon(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet(runner.DaemonCommand)
-	dataplane := fs.String("dataplane", "iptables-nft", "")
+	dataplane := fs.String("dataplane", string(dataplane.Default), "")
 	prefix := fs.String("prefix", "", "")
 	engine := fs.String("engine", "", "")
 	version := fs.String("kube-proxy-version", "", "")

@@ -31,39 +31,48 @@ type Settings struct {
 	LocalhostNodePortsGate bool
 }
 
-// New returns the restore-text or netlink dataplane called name
-// (sim/dataplane) for the node namespace nodeNetns.
-func New(name, nodeNetns string, s Settings) (Dataplane, error) {
-	info, err := dataplane.Parse(name)
+// init registers the dataplanes this package programs: every dataplane of
+// kube-proxy's iptables mode (one per iptables backend), nftables and IPVS.
+func init() {
+	for _, d := range dataplane.ByMode(dataplane.ModeIPTables) {
+		Register(d.Name, func(n Node, s Settings) (Dataplane, error) { return newIPTablesDataplane(d.Name, n, s) })
+	}
+	Register(dataplane.NFTables, newNFTablesDataplane)
+	Register(dataplane.IPVS, newIPVSDataplane)
+}
+
+// newIPTablesDataplane loads kube-proxy's iptables rules through the
+// backend of the dataplane called name.
+func newIPTablesDataplane(name dataplane.Name, n Node, s Settings) (Dataplane, error) {
+	ipt, err := NewIPTables(n.Netns, string(name))
 	if err != nil {
 		return nil, err
 	}
-	switch info.Name {
-	case dataplane.IPTablesLegacy, dataplane.IPTablesNFT:
-		ipt, err := NewIPTables(nodeNetns, name)
-		if err != nil {
-			return nil, err
-		}
-		opts := iptables.DefaultOptions()
-		opts.Version = s.Version
-		return &iptablesDataplane{ipt: ipt, ipt6: ipt.ForFamily(model.IPv6), opts: opts}, nil
-	case dataplane.NFTables:
-		return &nftablesDataplane{nft: &NFTables{Netns: nodeNetns, Options: nftables.Options{Version: s.Version, LocalhostNodePortsGate: s.LocalhostNodePortsGate}}}, nil
-	case dataplane.IPVS:
-		opts := ipvs.DefaultOptions()
-		opts.Version = s.Version
-		if s.IPVSScheduler != "" {
-			opts.Scheduler = s.IPVSScheduler
-		}
-		return NewIPVS(nodeNetns, opts)
+	opts := iptables.DefaultOptions()
+	opts.Version = s.Version
+	return &iptablesDataplane{name: name, ipt: ipt, ipt6: ipt.ForFamily(model.IPv6), opts: opts}, nil
+}
+
+// newNFTablesDataplane loads kube-proxy's nftables script with nft -f.
+func newNFTablesDataplane(n Node, s Settings) (Dataplane, error) {
+	return &nftablesDataplane{nft: &NFTables{Netns: n.Netns, Options: nftables.Options{Version: s.Version, LocalhostNodePortsGate: s.LocalhostNodePortsGate}}}, nil
+}
+
+// newIPVSDataplane programs IPVS over netlink with s's scheduler.
+func newIPVSDataplane(n Node, s Settings) (Dataplane, error) {
+	opts := ipvs.DefaultOptions()
+	opts.Version = s.Version
+	if s.IPVSScheduler != "" {
+		opts.Scheduler = s.IPVSScheduler
 	}
-	return nil, fmt.Errorf("dataplane %s is not programmed by package apply (%s)", name, info.Sync)
+	return NewIPVS(n.Netns, opts)
 }
 
 // iptablesDataplane loads one payload per family of the model, as
 // kube-proxy runs one proxier per family: iptables-restore for IPv4,
 // ip6tables-restore for IPv6.
 type iptablesDataplane struct {
+	name      dataplane.Name
 	ipt, ipt6 *IPTables
 	opts      iptables.Options
 	// v6 says IPv6 rules were loaded, so Reset flushes ip6tables too.
@@ -77,7 +86,7 @@ func (d *iptablesDataplane) forFamily(f model.Family) *IPTables {
 	return d.ipt
 }
 
-func (d *iptablesDataplane) Name() string    { return "iptables-" + d.ipt.Backend }
+func (d *iptablesDataplane) Name() string    { return string(d.name) }
 func (d *iptablesDataplane) Version() string { return d.ipt.Version() }
 
 // Reset flushes the lab node's filter and nat tables (of both families
@@ -172,7 +181,7 @@ func (d *iptablesDataplane) Count(_ context.Context, t Target) (Counting, error)
 
 type nftablesDataplane struct{ nft *NFTables }
 
-func (d *nftablesDataplane) Name() string    { return "nftables" }
+func (d *nftablesDataplane) Name() string    { return string(dataplane.NFTables) }
 func (d *nftablesDataplane) Version() string { return d.nft.Version() }
 
 // Reset deletes the kube-proxy table.

@@ -17,4 +17,12 @@
 //
 // Every command runs inside the node namespace (see lab/netns), never in the
 // host's.
+//
+// Dataplane (seam.go) is the one seam between the runner and every backend,
+// and registry_linux.go is where backends are found: each dataplane of
+// sim/dataplane has a constructor, registered by the package that owns it
+// (this one for the kube-proxy modes' native loaders, lab/ebpf for the eBPF
+// dataplanes), that builds it from a small Node; an external engine
+// (lab/kubeproxy: kube-proxy's own proxier) registers for every dataplane.
+// The runner only calls Open(name, node, settings).
 package apply

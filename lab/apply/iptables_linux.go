@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/sim/dataplane"
 	simipt "github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/model"
 )
@@ -20,14 +21,18 @@ type IPTables struct {
 	Family  model.Family
 }
 
-// NewIPTables returns an applier for dataplane "iptables-legacy" or
-// "iptables-nft".
-func NewIPTables(nsName, dataplane string) (*IPTables, error) {
-	backend, ok := strings.CutPrefix(dataplane, "iptables-")
-	if !ok || (backend != "legacy" && backend != "nft") {
-		return nil, fmt.Errorf("dataplane %q: want iptables-legacy or iptables-nft", dataplane)
+// NewIPTables returns an applier for a dataplane of kube-proxy's iptables
+// mode (sim/dataplane), through its iptables backend.
+func NewIPTables(nsName, name string) (*IPTables, error) {
+	info, err := dataplane.Parse(name)
+	if err != nil || info.Mode != dataplane.ModeIPTables || info.IPTablesBackend == "" {
+		var want []string
+		for _, d := range dataplane.ByMode(dataplane.ModeIPTables) {
+			want = append(want, string(d.Name))
+		}
+		return nil, fmt.Errorf("dataplane %q: want %s", name, strings.Join(want, " or "))
 	}
-	return &IPTables{Netns: nsName, Backend: backend}, nil
+	return &IPTables{Netns: nsName, Backend: info.IPTablesBackend}, nil
 }
 
 func (p *IPTables) tool(suffix string) string {

@@ -14,6 +14,7 @@ import (
 	cipvs "github.com/cloudflare/ipvs"
 
 	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/ipvs"
@@ -68,7 +69,7 @@ type addressBinder interface {
 // ErrNoIPVS, when the kernel has no IPVS.
 func NewIPVS(nodeNetns string, opts ipvs.Options) (Dataplane, error) {
 	d := &IPVS{
-		Netns: nodeNetns, Options: opts, IPTables: &IPTables{Netns: nodeNetns, Backend: "legacy"},
+		Netns: nodeNetns, Options: opts, IPTables: &IPTables{Netns: nodeNetns, Backend: ipvsBackend()},
 		dial: kernelIPVS(nodeNetns), links: dummyLink{netns: nodeNetns},
 	}
 	if _, err := ipvs.RenderIPVSAdm(io.Discard, &model.Model{Services: model.Slice(nil)}, opts); err != nil {
@@ -81,8 +82,15 @@ func NewIPVS(nodeNetns string, opts ipvs.Options) (Dataplane, error) {
 	return d, c.Close()
 }
 
-// Name is "ipvs".
-func (d *IPVS) Name() string { return "ipvs" }
+// Name is sim/dataplane's IPVS.
+func (d *IPVS) Name() string { return string(dataplane.IPVS) }
+
+// ipvsBackend is the iptables backend of the IPVS dataplane's iptables
+// rules (sim/dataplane).
+func ipvsBackend() string {
+	info, _ := dataplane.Lookup(string(dataplane.IPVS))
+	return info.IPTablesBackend
+}
 
 // Version names the kernel's IPVS and the ipset and iptables tools.
 func (d *IPVS) Version() string {

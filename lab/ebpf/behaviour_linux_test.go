@@ -14,7 +14,7 @@ import (
 var dataplaneNames = []string{"ebpf", "ebpf-clsact", "ebpf-sock"}
 
 // lbOf is the shared core of either dataplane.
-func lbOf(d dataplane) *lb {
+func lbOf(d seam) *lb {
 	switch x := d.(type) {
 	case *TC:
 		return x.lb

@@ -13,6 +13,9 @@
 //     address a socket connects to (Cilium's socket LB), for the tasks of a
 //     cgroup2 the package creates under the run prefix.
 //
+// Both register their constructors with lab/apply (register_linux.go), so
+// the runner opens them by name.
+//
 // Both count each new connection per backend in a per-CPU array, the
 // kernel's witness of the split (Counters.Source "BPF backend map").
 //

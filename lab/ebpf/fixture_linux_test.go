@@ -65,8 +65,8 @@ func (l *lab) accepted() map[string]uint64 {
 	return out
 }
 
-// dataplane is the runner's seam, so tests run against both types.
-type dataplane = apply.Dataplane
+// seam is the runner's dataplane seam, so tests run against both types.
+type seam = apply.Dataplane
 
 // newTCFor attaches the "ebpf" dataplane to the lab's client veth.
 func newTCFor(t testing.TB, l *lab, mode AttachMode) *TC {
@@ -114,7 +114,7 @@ func errJoin(a, b error) error {
 }
 
 // newDataplane makes the named dataplane for l.
-func newDataplane(t testing.TB, l *lab, name string) dataplane {
+func newDataplane(t testing.TB, l *lab, name string) seam {
 	t.Helper()
 	switch name {
 	case "ebpf":

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 )
 
@@ -125,8 +126,8 @@ func (d *Sock) Join() (leave func() error, err error) {
 // CgroupPath is the cgroup the program is attached to.
 func (d *Sock) CgroupPath() string { return d.cg.path }
 
-// Name is "ebpf-sock".
-func (d *Sock) Name() string { return "ebpf-sock" }
+// Name is sim/dataplane's EBPFSock.
+func (d *Sock) Name() string { return string(dataplane.EBPFSock) }
 
 // Version names the loader and the hook.
 func (d *Sock) Version() string { return "cilium/ebpf " + ciliumVersion + ", cgroup/connect4" }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cilium/ebpf/link"
 
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 )
 
@@ -56,8 +57,8 @@ func NewTC(cfg TCConfig) (*TC, error) {
 	return d, nil
 }
 
-// Name is "ebpf".
-func (d *TC) Name() string { return "ebpf" }
+// Name is sim/dataplane's EBPF.
+func (d *TC) Name() string { return string(dataplane.EBPF) }
 
 // Version names the loader and how the programs are attached.
 func (d *TC) Version() string { return "cilium/ebpf " + ciliumVersion + ", " + d.mode() }

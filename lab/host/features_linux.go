@@ -12,6 +12,7 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/sim/dataplane"
 )
 
 // probe checks one kernel feature inside the scratch namespace ns and
@@ -21,22 +22,37 @@ type probe struct {
 	run  func(ns string) (string, error)
 }
 
-// probes are the kernel feature probes, by FeatureNames name ("netns" is the
-// scratch namespace itself).
-var probes = map[string]probe{
-	"veth": {"", probeVeth},
-	"dummy": {"", func(ns string) (string, error) {
+// probeRuns are how doctor checks each kernel feature of sim/dataplane's
+// Features ("netns" is the scratch namespace itself); tool is the
+// feature's Tool.
+var probeRuns = map[dataplane.Feature]func(ns, tool string) (string, error){
+	dataplane.FeatureVeth: func(ns, _ string) (string, error) { return probeVeth(ns) },
+	dataplane.FeatureDummy: func(ns, _ string) (string, error) {
 		return "dummy link created and deleted", withLink(ns, &netlink.Dummy{LinkAttrs: netlink.LinkAttrs{Name: "svlprobe2"}})
-	}},
-	"iptables-legacy": {"iptables-legacy-restore", func(ns string) (string, error) { return restoreProbe(ns, "iptables-legacy-restore") }},
-	"iptables-nft":    {"iptables-nft-restore", func(ns string) (string, error) { return restoreProbe(ns, "iptables-nft-restore") }},
-	"nftables":        {"nft", probeNFTables},
-	"ipvs":            {"", probeIPVS},
-	"conntrack":       {"", probeConntrack},
-	"ipset": {"ipset", func(ns string) (string, error) {
-		_, err := netns.Output(ns, nil, "ipset", "create", "svl-probe", "hash:ip,port")
+	},
+	dataplane.FeatureIPTablesLegacy: restoreProbe,
+	dataplane.FeatureIPTablesNFT:    restoreProbe,
+	dataplane.FeatureNFTables:       func(ns, _ string) (string, error) { return probeNFTables(ns) },
+	dataplane.FeatureIPVS:           func(ns, _ string) (string, error) { return probeIPVS(ns) },
+	dataplane.FeatureConntrack:      func(ns, _ string) (string, error) { return probeConntrack(ns) },
+	dataplane.FeatureIPSet: func(ns, tool string) (string, error) {
+		_, err := netns.Output(ns, nil, tool, "create", "svl-probe", "hash:ip,port")
 		return "hash:ip,port set created", err
-	}},
+	},
+}
+
+// probes are the kernel feature probes, by FeatureNames name, each with
+// the tool sim/dataplane says it runs.
+var probes = probesOf(probeRuns)
+
+func probesOf(runs map[dataplane.Feature]func(ns, tool string) (string, error)) map[string]probe {
+	out := map[string]probe{}
+	for _, f := range dataplane.Features() {
+		if run, ok := runs[f.Name]; ok {
+			out[string(f.Name)] = probe{tool: f.Tool, run: func(ns string) (string, error) { return run(ns, f.Tool) }}
+		}
+	}
+	return out
 }
 
 // iptablesProbe is what kube-proxy's iptables rules need: the nat table, a

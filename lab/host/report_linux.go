@@ -72,28 +72,67 @@ type Dataplane struct {
 	Guest bool   `json:"guest"`
 }
 
-// FeatureNames are the host kernel features Check probes.
-var FeatureNames = []string{"netns", "veth", "dummy", "iptables-legacy", "iptables-nft", "nftables", "ipvs", "conntrack", "ipset"}
+// FeatureNames are the host kernel features Check probes (sim/dataplane's
+// Features), netns first.
+var FeatureNames = featureNames()
 
-// kernelOption names the kernel configuration a feature needs.
-var kernelOption = map[string]string{
-	"netns": "CONFIG_NET_NS", "veth": "CONFIG_VETH", "dummy": "CONFIG_DUMMY",
-	"iptables-legacy": "CONFIG_IP_NF_IPTABLES, CONFIG_IP_NF_NAT, CONFIG_NETFILTER_XT_MATCH_STATISTIC",
-	"iptables-nft":    "CONFIG_NF_TABLES_IPV4, CONFIG_NFT_COMPAT", "nftables": "CONFIG_NF_TABLES_IPV4, CONFIG_NFT_NUMGEN",
-	"ipvs": "CONFIG_IP_VS", "conntrack": "CONFIG_NF_CONNTRACK", "ipset": "CONFIG_IP_SET",
+func featureNames() []string {
+	var out []string
+	for _, f := range dataplane.Features() {
+		out = append(out, string(f.Name))
+	}
+	return out
 }
 
-// dataplaneNeeds lists, per dataplane, the kernel features it needs
-// (netns and veth are needed by all); the tools it needs come from
-// sim/dataplane (see probedTools).
-var dataplaneNeeds = []struct {
+// kernelOption names the kernel configuration a feature needs.
+func kernelOption(name string) string {
+	f, _ := dataplane.FeatureOf(dataplane.Feature(name))
+	return f.Config
+}
+
+// need is one dataplane doctor gives a row: the kernel features it needs
+// besides netns and veth, which all need.
+type need struct {
 	name     string
 	features []string
-}{
-	{"iptables-legacy", []string{"iptables-legacy", "conntrack"}},
-	{"iptables-nft", []string{"iptables-nft", "conntrack"}},
-	{"nftables", []string{"nftables", "conntrack"}},
-	{"ipvs", []string{"ipvs", "dummy", "ipset", "iptables-legacy", "conntrack"}},
+}
+
+// dataplaneNeeds lists the kernel features of every dataplane doctor
+// checks by kernel feature (sim/dataplane's Kernel; the eBPF ones are
+// checked by the BPF probes instead); the tools it needs come from
+// sim/dataplane too (see probedTools).
+func dataplaneNeeds() []need {
+	var out []need
+	for _, d := range dataplane.All() {
+		if d.Kernel.BPF {
+			continue
+		}
+		n := need{name: string(d.Name)}
+		for _, f := range d.Kernel.Features {
+			n.features = append(n.features, string(f))
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// bpfDataplanes are the dataplanes doctor checks with the BPF probes.
+func bpfDataplanes() []string {
+	var out []string
+	for _, d := range dataplane.All() {
+		if d.Kernel.BPF {
+			out = append(out, string(d.Name))
+		}
+	}
+	return out
+}
+
+// joinAnd joins names as "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // probedTools are the tools sim/dataplane says a dataplane needs that
@@ -142,18 +181,18 @@ func (r Report) guestHas(feature string) bool {
 		return false
 	}
 	i := r.UML.Info
-	switch feature {
-	case "ipvs":
+	switch dataplane.Feature(feature) {
+	case dataplane.FeatureIPVS:
 		return r.UML.IPVS
-	case "dummy":
+	case dataplane.FeatureDummy:
 		return i.Dummy
-	case "ipset":
+	case dataplane.FeatureIPSet:
 		return i.IPSet
-	case "iptables-legacy":
+	case dataplane.FeatureIPTablesLegacy:
 		return i.IPTablesLegacy
-	case "iptables-nft", "nftables":
+	case dataplane.FeatureIPTablesNFT, dataplane.FeatureNFTables:
 		return i.NFTablesIPv4
-	case "conntrack":
+	case dataplane.FeatureConntrack:
 		return i.Conntrack
 	}
 	return false
@@ -161,9 +200,9 @@ func (r Report) guestHas(feature string) bool {
 
 // summarise fills Dataplanes and Fixes from the checks.
 func (r *Report) summarise() {
-	base := r.featureOK("netns") && r.featureOK("veth")
+	base := r.featureOK(string(dataplane.FeatureNetns)) && r.featureOK(string(dataplane.FeatureVeth))
 	guestBase := r.UML.Status == OK && r.UML.Info.Veth
-	for _, need := range dataplaneNeeds {
+	for _, need := range dataplaneNeeds() {
 		dp := Dataplane{Name: need.name, Host: base, Guest: guestBase}
 		for _, f := range need.features {
 			dp.Host = dp.Host && r.featureOK(f)
@@ -204,10 +243,10 @@ func (r Report) fixes() []string {
 
 // kernelFix says what a missing host kernel feature costs and what to do.
 func (r Report) kernelFix(c Feature) string {
-	fix := "the host kernel lacks " + c.Name + " (" + kernelOption[c.Name] + ")"
+	fix := "the host kernel lacks " + c.Name + " (" + kernelOption(c.Name) + ")"
 	var users, inGuest []string
-	for _, need := range dataplaneNeeds {
-		if c.Name == "netns" || c.Name == "veth" || slices.Contains(need.features, c.Name) {
+	for _, need := range dataplaneNeeds() {
+		if c.Name == string(dataplane.FeatureNetns) || c.Name == string(dataplane.FeatureVeth) || slices.Contains(need.features, c.Name) {
 			users = append(users, need.name)
 			if dp, _ := r.Dataplane(need.name); dp.Guest {
 				inGuest = append(inGuest, need.name)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -124,4 +125,25 @@ func TestNotRootProbesNothing(t *testing.T) {
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	golden.Check(t, filepath.Join("testdata", name), got)
+}
+
+// TestEveryFeatureProbed: doctor has a probe for each kernel feature
+// sim/dataplane lists (netns is the scratch namespace itself), and each
+// dataplane it gives a row needs only listed features.
+func TestEveryFeatureProbed(t *testing.T) {
+	for _, name := range FeatureNames[1:] {
+		if probes[name].run == nil {
+			t.Errorf("kernel feature %s has no probe", name)
+		}
+		if kernelOption(name) == "" {
+			t.Errorf("kernel feature %s names no kernel option", name)
+		}
+	}
+	for _, n := range dataplaneNeeds() {
+		for _, f := range n.features {
+			if !slices.Contains(FeatureNames, f) {
+				t.Errorf("%s needs %s, which doctor does not probe", n.name, f)
+			}
+		}
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/svclab/svclab/sim/dataplane"
 )
 
 // WriteText writes the report for people: the host kernel's features, the
@@ -25,7 +27,7 @@ func (r Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Status, t.Name, strings.TrimSpace(detail))
 	}
 	if len(r.BPF) > 0 {
-		fmt.Fprintln(tw, "\nbpf (the ebpf and ebpf-sock dataplanes)")
+		fmt.Fprintln(tw, "\nbpf (the "+joinAnd(bpfDataplanes())+" dataplanes)")
 		for _, f := range r.BPF {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.Status, f.Name, f.Detail)
 		}
@@ -74,7 +76,7 @@ func writeUML(w io.Writer, u UML) {
 	for _, f := range []struct {
 		name string
 		ok   bool
-	}{{"veth", i.Veth}, {"dummy", i.Dummy}, {"ipset", i.IPSet}, {"iptables-legacy", i.IPTablesLegacy}, {"nftables (ip family)", i.NFTablesIPv4}} {
+	}{{"veth", i.Veth}, {"dummy", i.Dummy}, {"ipset", i.IPSet}, {string(dataplane.FeatureIPTablesLegacy), i.IPTablesLegacy}, {"nftables (ip family)", i.NFTablesIPv4}} {
 		fmt.Fprintf(w, "  %s\t%s\n", statusOf(f.ok), f.name)
 	}
 }

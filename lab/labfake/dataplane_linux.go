@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/sim/dataplane"
 	simipt "github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/kpname"
 	"github.com/svclab/svclab/sim/model"
@@ -22,6 +22,7 @@ import (
 // rendered, and the payload checked as the kernel tool would check it.
 type Dataplane struct {
 	name  string
+	mode  dataplane.Mode // the kube-proxy mode whose payload it validates (sim/dataplane)
 	lab   *Lab
 	model *model.Model
 	dumps [2]*simipt.Dump // iptables dataplanes: each family's tables after the restores
@@ -115,7 +116,7 @@ func (d *Dataplane) validateFamilies(m *model.Model, current [2]*simipt.Dump, no
 func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, *simipt.Dump, error) {
 	var payload bytes.Buffer
 	switch {
-	case strings.HasPrefix(d.name, "iptables-"):
+	case d.mode == dataplane.ModeIPTables:
 		var stats render.Stats
 		var err error
 		if partial != nil {
@@ -131,7 +132,7 @@ func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool,
 			return stats, nil, fmt.Errorf("fake %s: iptables-restore would refuse the payload: %w", d.name, err)
 		}
 		return stats, dump, nil
-	case d.name == "nftables":
+	case d.mode == dataplane.ModeNFTables:
 		stats, err := rendernft.Render(&payload, m, rendernft.Options{})
 		if err != nil {
 			return stats, nil, err
@@ -140,7 +141,7 @@ func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool,
 			return stats, nil, fmt.Errorf("fake nftables: nft would refuse the script: %w", err)
 		}
 		return stats, nil, nil
-	case d.name == "ipvs":
+	case d.mode == dataplane.ModeIPVS:
 		_, stats, err := renderIPVSTable(m)
 		return stats, nil, err
 	}
@@ -155,7 +156,7 @@ func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool,
 func (d *Dataplane) load(m *model.Model, dumps [2]*simipt.Dump) {
 	d.model, d.dumps = m, dumps
 	d.index = d.lab.addresses(m)
-	if d.name == "ipvs" {
+	if d.mode == dataplane.ModeIPVS {
 		d.ipvs = ipvsTableOf(m)
 	}
 	if d.counts == nil {
@@ -170,7 +171,7 @@ func (d *Dataplane) load(m *model.Model, dumps [2]*simipt.Dump) {
 // iptables lookup walks before it reaches the service.
 func (d *Dataplane) costMicros(target netip.AddrPort) float64 {
 	loc, ok := d.index[target]
-	if !ok || !strings.HasPrefix(d.name, "iptables-") {
+	if !ok || d.mode != dataplane.ModeIPTables {
 		return 20
 	}
 	return 20 + 0.02*float64(loc.position+1)
@@ -216,7 +217,7 @@ func (c *counting) Stop(context.Context) (apply.Counters, error) {
 		}
 		total += out.Endpoints[ep]
 	}
-	if strings.HasPrefix(c.d.name, "iptables-") {
+	if c.d.mode == dataplane.ModeIPTables {
 		out.Cascade = cascade(c.t, eps, out.Endpoints, total)
 	}
 	return out, nil

@@ -94,10 +94,11 @@ func podName(ip netip.Addr) string { return "pod-" + ip.String() }
 
 // Dataplane returns a validating fake of the named dataplane.
 func (l *Lab) Dataplane(name string, s apply.Settings) (apply.Dataplane, error) {
-	if _, err := dataplane.Parse(name); err != nil {
+	info, err := dataplane.Parse(name)
+	if err != nil {
 		return nil, err
 	}
-	return &Dataplane{name: name, lab: l}, nil
+	return &Dataplane{name: name, mode: info.Mode, lab: l}, nil
 }
 
 // ServerStats is what the fake pod servers counted.

@@ -34,7 +34,7 @@ func needsGuest(sc *scenario.Scenario, kernel string) (bool, error) {
 		return false, nil
 	}
 	for _, d := range sc.Dataplanes() {
-		if info, ok := dataplane.Lookup(d); ok && info.KernelFeature == "ip_vs" && !hostHasIPVS() {
+		if info, ok := dataplane.Lookup(d); ok && info.Kernel.Module == "ip_vs" && !hostHasIPVS() {
 			return true, nil
 		}
 	}

@@ -11,9 +11,8 @@ import (
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/pktgen"
 	"github.com/svclab/svclab/lab/podserver"
+	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/lab/traffic"
-	"github.com/svclab/svclab/sim/dataplane"
-	"github.com/svclab/svclab/sim/scenario"
 )
 
 // Kernel is the real Machine: labs of network namespaces and veths on this
@@ -54,26 +53,17 @@ func (Kernel) Prerequisites(dataplanes []string) error {
 	return host.Error(host.Check(host.Requirements{Root: true, Netns: true, Binaries: host.ToolsFor(dataplanes)}))
 }
 
-// Dataplane returns the named dataplane for the lab's node: restore-text
-// and netlink dataplanes from package apply, BPF-map dataplanes attached
-// to the client's node-side veth.
+// Dataplane returns the named dataplane for the lab's node, built by the
+// constructor its package registered with lab/apply (see dataplanes_linux.go).
 func (l *kernelLab) Dataplane(name string, s apply.Settings) (apply.Dataplane, error) {
-	info, err := dataplane.Parse(name)
-	if err != nil {
-		return nil, err
-	}
-	if s.Engine == scenario.EngineKubeProxy {
-		return newKubeProxyDataplane(l, info, s)
-	}
-	if maker, ok := extraDataplanes[info.Sync]; ok {
-		return maker(l, info, s)
-	}
-	return apply.New(name, l.topo.NodeNetns, s)
+	return apply.Open(name, l.node(), s)
 }
 
-// extraDataplanes builds the dataplanes package apply does not: BPF maps
-// and external engines register here.
-var extraDataplanes = map[dataplane.SyncKind]func(*kernelLab, dataplane.Info, apply.Settings) (apply.Dataplane, error){}
+// node is what a dataplane constructor gets of the lab.
+func (l *kernelLab) node() apply.Node {
+	return apply.Node{Netns: l.topo.NodeNetns, ClientNetns: l.topo.ClientNetns, ClientVeth: l.topo.ClientVeth,
+		RunPrefix: topo.RunPrefix(l.topo.Prefix)}
+}
 
 // Connect runs traffic from the client namespace, or from the external
 // client when spec.Source is one of its addresses.

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/svclab/svclab/lab/uml"
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -91,24 +92,21 @@ func gitCommit() string {
 	return "unknown"
 }
 
-// toolVersions runs each tool's version command in the host namespace;
-// version queries touch no rules.
+// toolVersions runs each dataplane's version command (sim/dataplane's
+// Version) in the host namespace; version queries touch no rules.
 func toolVersions() map[string]string {
-	cmds := map[string][]string{
-		"iptables-legacy": {"iptables-legacy", "--version"},
-		"iptables-nft":    {"iptables-nft", "--version"},
-		"nft":             {"nft", "--version"},
-		// ipvsadm --version fails without IPVS in the kernel; ask dpkg.
-		"ipvsadm": {"dpkg-query", "-W", "-f=ipvsadm ${Version}", "ipvsadm"},
-	}
 	out := map[string]string{}
-	for name, argv := range cmds {
-		b, err := exec.Command(argv[0], argv[1:]...).Output()
-		if err != nil {
-			out[name] = "not installed"
+	for _, d := range dataplane.All() {
+		v := d.Version
+		if v.Key == "" || len(v.Argv) == 0 {
 			continue
 		}
-		out[name] = strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
+		b, err := exec.Command(v.Argv[0], v.Argv[1:]...).Output()
+		if err != nil {
+			out[v.Key] = "not installed"
+			continue
+		}
+		out[v.Key] = strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
 	renderipvs "github.com/svclab/svclab/sim/render/ipvs"
@@ -15,7 +16,7 @@ import (
 
 // KindIPVS is an `ipvsadm -Sn` output, or svclab render --mode ipvs's
 // combined file (ipvsadm, ipset and iptables parts).
-const KindIPVS = "ipvs"
+const KindIPVS = string(dataplane.ModeIPVS)
 
 // isIPVS reports whether data is ipvsadm output or the combined file.
 func isIPVS(data []byte) bool {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
 	"github.com/svclab/svclab/sim/nftables"
@@ -16,8 +17,8 @@ import (
 
 // Kinds of dump.
 const (
-	KindIPTables = "iptables"
-	KindNFTables = "nftables"
+	KindIPTables = string(dataplane.ModeIPTables)
+	KindNFTables = string(dataplane.ModeNFTables)
 )
 
 // Dump is a parsed rule dump of either kind.

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"slices"
 
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/plot"
 	"github.com/svclab/svclab/sim/stats"
@@ -15,13 +16,13 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// overlayColors are the dataplanes' colours, as sim/plot draws them
-// (Okabe-Ito); other dataplanes are black.
-var overlayColors = map[string]color.RGBA{
-	"iptables-legacy": {R: 0xD5, G: 0x5E, B: 0x00, A: 0xFF},
-	"iptables-nft":    {R: 0x00, G: 0x72, B: 0xB2, A: 0xFF},
-	"nftables":        {R: 0x00, G: 0x9E, B: 0x73, A: 0xFF},
-	"ipvs":            {R: 0xCC, G: 0x79, B: 0xA7, A: 0xFF},
+// overlayColor is a dataplane's colour, as sim/plot draws it
+// (sim/dataplane's Colour); dataplanes it does not know are black.
+func overlayColor(name string) color.RGBA {
+	if d, ok := dataplane.Lookup(name); ok {
+		return d.Colour
+	}
+	return color.RGBA{A: 0xFF}
 }
 
 // overlaySide is one run's part of an overlay plot.
@@ -101,10 +102,7 @@ func addOverlaySeries(p *gplot.Plot, side overlaySide, dataplane, metric, positi
 	if len(medians) == 0 {
 		return 0, nil
 	}
-	c, ok := overlayColors[dataplane]
-	if !ok {
-		c = color.RGBA{A: 0xFF}
-	}
+	c := overlayColor(dataplane)
 	dots, err := plotter.NewScatter(reps)
 	if err != nil {
 		return 0, fmt.Errorf("%s %s repetitions: %w", side.name, dataplane, err)

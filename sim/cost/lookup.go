@@ -3,19 +3,22 @@ package cost
 import (
 	"fmt"
 	"strings"
+
+	"github.com/svclab/svclab/sim/dataplane"
 )
 
-// Lookup says how a dataplane finds the service of a new connection.
-type Lookup string
+// Lookup says how a dataplane finds the service of a new connection
+// (sim/dataplane's LookupKind, read from its registry).
+type Lookup = dataplane.LookupKind
 
-// The two kinds of service lookup.
+// The two kinds of service lookup the model calibrates.
 const (
 	// LinearWalk is iptables: the first packet is matched against the
 	// KUBE-SERVICES rules one by one until its service's rule.
-	LinearWalk Lookup = "linear-walk"
+	LinearWalk = dataplane.LinearWalk
 	// MapLookup is nftables (one verdict-map lookup) and IPVS (one hash
 	// lookup): constant in the number of services.
-	MapLookup Lookup = "map-lookup"
+	MapLookup = dataplane.MapLookup
 )
 
 // Target positions of a sweep (and of a Query).
@@ -26,38 +29,40 @@ const (
 	PositionUniform = "uniform"
 )
 
-// dataplaneInfo is what the model knows about each dataplane by name.
-var dataplaneInfo = map[string]struct {
-	lookup Lookup
-	mode   string // the kube-proxy mode whose payload it loads
-}{
-	"iptables-legacy": {LinearWalk, "iptables"},
-	"iptables-nft":    {LinearWalk, "iptables"},
-	"nftables":        {MapLookup, "nftables"},
-	"ipvs":            {MapLookup, "ipvs"},
+// modelled returns the registry's entry of a dataplane the model
+// calibrates: an unknown name, or one the registry marks NotModelled, is
+// an error that says why.
+func modelled(name string) (dataplane.Info, error) {
+	info, ok := dataplane.Lookup(name)
+	if !ok {
+		return info, fmt.Errorf("dataplane %q: want one of %s", name, strings.Join(knownDataplanes(), ", "))
+	}
+	if info.Lookup == dataplane.NotModelled {
+		return info, fmt.Errorf("dataplane %q is not in the cost model: %s", name, info.LookupNote)
+	}
+	return info, nil
 }
 
 // LookupOf returns the lookup kind of a dataplane.
-func LookupOf(dataplane string) (Lookup, error) {
-	info, ok := dataplaneInfo[dataplane]
-	if !ok {
-		return "", fmt.Errorf("dataplane %q: want one of %s", dataplane, strings.Join(knownDataplanes(), ", "))
-	}
-	return info.lookup, nil
+func LookupOf(name string) (Lookup, error) {
+	info, err := modelled(name)
+	return info.Lookup, err
 }
 
 // ModeOf returns the kube-proxy mode whose payload a dataplane loads
 // (iptables, nftables or ipvs).
-func ModeOf(dataplane string) (string, error) {
-	info, ok := dataplaneInfo[dataplane]
-	if !ok {
-		return "", fmt.Errorf("dataplane %q: want one of %s", dataplane, strings.Join(knownDataplanes(), ", "))
-	}
-	return info.mode, nil
+func ModeOf(name string) (string, error) {
+	info, err := modelled(name)
+	return string(info.Mode), err
 }
 
+// knownDataplanes are the dataplanes the model calibrates.
 func knownDataplanes() []string {
-	return []string{"iptables-legacy", "iptables-nft", "nftables", "ipvs"}
+	var out []string
+	for _, d := range dataplane.Modelled() {
+		out = append(out, string(d.Name))
+	}
+	return out
 }
 
 // Evaluations returns what one first packet's service lookup does for a

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/iptables"
@@ -52,15 +53,15 @@ func countsOf(mode string, n, m int) (Size, error) {
 	if m > 0 {
 		withEndpoints = n
 	}
-	switch mode {
-	case "iptables":
+	switch dataplane.Mode(mode) {
+	case dataplane.ModeIPTables:
 		// Fixed: 9 rules, 10 chains. Per service with M endpoints: one
 		// KUBE-SERVICES rule, a KUBE-SVC chain (1 masquerade rule + M
 		// jumps) and M KUBE-SEP chains of 2 rules: 3M+2 rules, 1+M chains.
 		// Without endpoints: one filter REJECT rule.
 		return Size{Mode: mode, Rules: 9 + withEndpoints*(3*m+2) + (n - withEndpoints),
 			Chains: 10 + withEndpoints*(1+m)}, nil
-	case "nftables":
+	case dataplane.ModeNFTables:
 		// kube-proxy v1.36+'s layout (the renderers' default). Fixed: 22
 		// rules, 15 chains. Per service with endpoints: a service chain with
 		// one rule (dnat to the endpoint, or through a numgen map), and a
@@ -71,7 +72,7 @@ func countsOf(mode string, n, m int) (Size, error) {
 		// endpoint chains of 2M+2 rules per service, and 2 elements.)
 		return Size{Mode: mode, Rules: 22 + withEndpoints, Chains: 15 + withEndpoints,
 			Elements: 2*n + withEndpoints*m}, nil
-	case "ipvs":
+	case dataplane.ModeIPVS:
 		// IPVS: one virtual server per service, one real server per
 		// endpoint; the iptables part is 17 rules, plus 2 once a service
 		// exists and 1 once an endpoint does; 11 chains, plus one virtual
@@ -87,7 +88,8 @@ func countsOf(mode string, n, m int) (Size, error) {
 		}
 		return Size{Mode: mode, Rules: ipt + n*(1+m), Chains: 11 + n, Elements: 2*n + n*m}, nil
 	}
-	return Size{}, fmt.Errorf("mode %q: want iptables, nftables or ipvs", mode)
+	_, err := dataplane.ParseMode(mode)
+	return Size{}, err
 }
 
 // payloadBytes renders the payload and counts its bytes. Above
@@ -121,14 +123,15 @@ func renderStats(mode string, n, m int) (render.Stats, error) {
 		return render.Stats{}, fmt.Errorf("ruleset of %d services × %d endpoints: %w", n, m, err)
 	}
 	mdl := &model.Model{Cluster: model.DefaultCluster(), Services: gen}
-	switch mode {
-	case "iptables":
+	switch dataplane.Mode(mode) {
+	case dataplane.ModeIPTables:
 		return iptables.Render(io.Discard, mdl, iptables.DefaultOptions())
-	case "nftables":
+	case dataplane.ModeNFTables:
 		return nftables.Render(io.Discard, mdl, nftables.Options{})
-	case "ipvs":
+	case dataplane.ModeIPVS:
 		st, err := ipvs.Render(io.Discard, mdl, ipvs.DefaultOptions())
 		return st.Total, err
 	}
-	return render.Stats{}, fmt.Errorf("mode %q: want iptables, nftables or ipvs", mode)
+	_, err = dataplane.ParseMode(mode)
+	return render.Stats{}, err
 }

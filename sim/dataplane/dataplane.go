@@ -1,12 +1,19 @@
-// Package dataplane is svclab's one list of dataplanes: their names, the
-// tools each needs on the host, whether the kernel keeps a per-rule counter
-// for every endpoint, how rules reach the kernel, and which kernel feature
-// they need. Every other package (scenario validation, the lab's
-// prerequisite checks, doctor, plots, compare, cost) reads it from here.
+// Package dataplane is svclab's one list of dataplanes, and the only
+// place that names one or a kube-proxy mode: for each dataplane the
+// kube-proxy mode it loads, the tools and packages it needs on the host,
+// the command that reports their version, whether the kernel keeps a
+// per-rule counter for every endpoint, how rules reach the kernel, its
+// kernel needs and how doctor checks them, its lookup kind for the cost
+// model, its plot colour, and whether it balances at connect(). Every
+// other package (scenario validation, the lab's constructors and
+// prerequisite checks, doctor, the fake, plots, compare, cost, the CLI)
+// reads it from here; a test fails on a dataplane or mode name spelled
+// anywhere else.
 package dataplane
 
 import (
 	"fmt"
+	"image/color"
 	"strings"
 )
 
@@ -23,6 +30,10 @@ const (
 	EBPFSock       Name = "ebpf-sock"
 )
 
+// Default is the dataplane svclab runs when none is named (svclab up, a
+// fairness run without dataplanes).
+const Default = IPTablesNFT
+
 // SyncKind says how a dataplane's rules reach the kernel.
 type SyncKind string
 
@@ -38,16 +49,26 @@ const (
 	External SyncKind = "external"
 )
 
-// Info is everything svclab knows about one dataplane.
+// Info is everything svclab knows about one dataplane. Every package that
+// treats dataplanes differently reads these fields; none names one.
 type Info struct {
 	Name Name
 	// Summary is one line for help text and reports.
 	Summary string
+	// Mode is the kube-proxy mode whose payload it loads (ModeNone: none).
+	Mode Mode
+	// IPTablesBackend is the iptables variant its iptables rules go
+	// through ("legacy" or "nft"), "" when it writes none; kube-proxy's
+	// driver runs its iptables commands as that variant.
+	IPTablesBackend string
 	// Tools are the host programs the lab runs for it (IPVS servers go over
 	// netlink: ipvsadm is only installed for cross-checks).
 	Tools []string
 	// Packages are the Debian packages that provide Tools.
 	Packages []string
+	// Version is how the lab reports the version of the tool that
+	// programs it; a zero Version reports none.
+	Version VersionCmd
 	// RuleCounters is true when the kernel keeps a packet counter per
 	// endpoint rule in the rules kube-proxy writes (the fairness witness);
 	// otherwise the lab uses the dataplane's own counters (IPVS real
@@ -55,8 +76,16 @@ type Info struct {
 	RuleCounters bool
 	// Sync is how rules reach the kernel.
 	Sync SyncKind
-	// KernelFeature names the kernel facility it needs, e.g. "ip_vs".
-	KernelFeature string
+	// Kernel is what it needs from the kernel and how doctor checks it.
+	Kernel KernelNeeds
+	// Lookup is how it finds a new connection's service, as the cost
+	// model scales it; NotModelled leaves it out of the model, and
+	// LookupNote says why.
+	Lookup     LookupKind
+	LookupNote string
+	// Colour is its colour in plots and compare's overlays (Okabe-Ito,
+	// colour-blind safe).
+	Colour color.RGBA
 	// AtConnect is true when it balances at connect() (socket LB): packets
 	// sent without a connect, like the packet-rate mode's raw SYNs, are
 	// not translated, so that mode does not apply to it.
@@ -71,27 +100,6 @@ type Info struct {
 	// under externalTrafficPolicy Local, and a Local policy with no local
 	// endpoint drops.
 	LocalPolicyPerServer bool
-}
-
-var all = []Info{
-	{Name: IPTablesLegacy, Summary: "kube-proxy iptables mode, legacy xtables backend",
-		Tools: []string{"iptables-legacy", "iptables-legacy-restore", "iptables-legacy-save"}, Packages: []string{"iptables"},
-		RuleCounters: true, Sync: RestoreText, KernelFeature: "ip_tables"},
-	{Name: IPTablesNFT, Summary: "kube-proxy iptables mode through iptables-nft (nf_tables backend)",
-		Tools: []string{"iptables-nft", "iptables-nft-restore", "iptables-nft-save"}, Packages: []string{"iptables"},
-		RuleCounters: true, Sync: RestoreText, KernelFeature: "nf_tables"},
-	{Name: NFTables, Summary: "kube-proxy nftables mode (table ip kube-proxy, verdict maps, numgen)",
-		Tools: []string{"nft"}, Packages: []string{"nftables"},
-		RuleCounters: false, Sync: RestoreText, KernelFeature: "nf_tables"},
-	{Name: IPVS, Summary: "kube-proxy IPVS mode (virtual/real servers, ipsets, kube-ipvs0)",
-		Tools: []string{"ipset", "iptables-legacy-restore"}, Packages: []string{"ipset", "iptables"},
-		RuleCounters: false, Sync: Netlink, KernelFeature: "ip_vs", LocalPolicyPerServer: true},
-	{Name: EBPF, Summary: "Cilium-style service LB: tc (tcx) programs on client veths, BPF hash maps",
-		Tools: nil, Packages: nil,
-		RuleCounters: false, Sync: BPFMaps, KernelFeature: "bpf"},
-	{Name: EBPFSock, Summary: "socket LB: cgroup/connect4 rewrites the destination at connect()",
-		Tools: nil, Packages: nil,
-		RuleCounters: false, Sync: BPFMaps, KernelFeature: "cgroup-bpf", AtConnect: true},
 }
 
 // All returns every dataplane, in a fixed order.

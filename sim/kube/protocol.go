@@ -6,13 +6,16 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/svclab/svclab/sim/dataplane"
 )
 
-// The modes the driver runs kube-proxy in.
+// The modes the driver runs kube-proxy in (sim/dataplane's Mode, as the
+// protocol's strings).
 const (
-	ModeIPTables = "iptables"
-	ModeNFTables = "nftables"
-	ModeIPVS     = "ipvs"
+	ModeIPTables = string(dataplane.ModeIPTables)
+	ModeNFTables = string(dataplane.ModeNFTables)
+	ModeIPVS     = string(dataplane.ModeIPVS)
 )
 
 // The actions of an Op.

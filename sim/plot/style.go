@@ -4,6 +4,7 @@ import (
 	"image/color"
 	"slices"
 
+	"github.com/svclab/svclab/sim/dataplane"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -11,23 +12,12 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// dataplaneColors is the fixed palette (Okabe-Ito, colour-blind safe), in
-// the order the legend lists dataplanes.
-var dataplaneColors = []struct {
-	name  string
-	color color.RGBA
-}{
-	{"iptables-legacy", color.RGBA{R: 0xD5, G: 0x5E, B: 0x00, A: 0xFF}}, // vermillion
-	{"iptables-nft", color.RGBA{R: 0x00, G: 0x72, B: 0xB2, A: 0xFF}},    // blue
-	{"nftables", color.RGBA{R: 0x00, G: 0x9E, B: 0x73, A: 0xFF}},        // green
-	{"ipvs", color.RGBA{R: 0xCC, G: 0x79, B: 0xA7, A: 0xFF}},            // purple
-}
-
-// extraColors colour dataplanes the palette does not name, in name order.
+// extraColors colour dataplanes sim/dataplane does not know (from an old
+// results file), in name order; none is a registered dataplane's colour.
 var extraColors = []color.RGBA{
-	{R: 0x56, G: 0xB4, B: 0xE9, A: 0xFF},
-	{R: 0xE6, G: 0x9F, B: 0x00, A: 0xFF},
 	{R: 0x00, G: 0x00, B: 0x00, A: 0xFF},
+	{R: 0x99, G: 0x99, B: 0x99, A: 0xFF},
+	{R: 0xF0, G: 0xE4, B: 0x42, A: 0xFF},
 }
 
 // positionGlyphs tells positions apart when one plot shows several; ""
@@ -43,33 +33,21 @@ var positionGlyphs = map[string]draw.GlyphDrawer{
 // fitDashes is the dash pattern of fitted lines.
 var fitDashes = []vg.Length{vg.Points(5), vg.Points(3)}
 
-// colorOf returns a dataplane's colour; unknown dataplanes get the extra
-// colours in the order of all names seen.
-func colorOf(dataplane string, all []string) color.RGBA {
-	for _, c := range dataplaneColors {
-		if c.name == dataplane {
-			return c.color
-		}
+// colorOf returns a dataplane's colour (sim/dataplane's Colour); unknown
+// dataplanes get the extra colours in the order of all names seen.
+func colorOf(name string, all []string) color.RGBA {
+	if d, ok := dataplane.Lookup(name); ok {
+		return d.Colour
 	}
 	var unknown []string
-	for _, name := range all {
-		if rankOf(name) == len(dataplaneColors) {
-			unknown = append(unknown, name)
+	for _, n := range all {
+		if _, ok := dataplane.Lookup(n); !ok {
+			unknown = append(unknown, n)
 		}
 	}
 	slices.Sort(unknown)
-	i := max(slices.Index(unknown, dataplane), 0)
+	i := max(slices.Index(unknown, name), 0)
 	return extraColors[i%len(extraColors)]
-}
-
-// rankOf orders dataplanes as the palette lists them; unknown ones last.
-func rankOf(dataplane string) int {
-	for i, c := range dataplaneColors {
-		if c.name == dataplane {
-			return i
-		}
-	}
-	return len(dataplaneColors)
 }
 
 // glyphOf returns the glyph of a target position.

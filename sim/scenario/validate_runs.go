@@ -78,7 +78,7 @@ func checkDataplanes(list []string, at func(string, string) pathError) []pathErr
 func validateFairness(r *fairnessSpec) []pathError {
 	at := func(k string) func(string, string) pathError { return fieldAt("fairness", k) }
 	if r.Dataplanes == nil {
-		r.Dataplanes = []string{"iptables-nft"}
+		r.Dataplanes = []string{string(dataplane.Default)}
 	}
 	var errs []pathError
 	if len(r.Dataplanes) == 0 {
@@ -120,7 +120,7 @@ func validateSweep(f *file, cidrsOK bool) []pathError {
 	var errs []pathError
 	errs = append(errs, validateSweepServices(f, cidrsOK)...)
 	if s.Dataplanes == nil {
-		s.Dataplanes = []string{"iptables-nft", "nftables"}
+		s.Dataplanes = []string{string(dataplane.IPTablesNFT), string(dataplane.NFTables)}
 	}
 	if len(s.Dataplanes) == 0 {
 		errs = append(errs, at("dataplanes")("an empty list", "name at least one dataplane, or leave the field out for iptables-nft, nftables"))

@@ -5,6 +5,7 @@ import (
 	"iter"
 	"net/netip"
 
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
 )
@@ -22,7 +23,10 @@ const (
 )
 
 var partHeaders = [numParts]string{"# ipvsadm -R", "# ipset restore", "# iptables-restore"}
-var partNames = [numParts]string{"ipvsadm", "ipset", "iptables"}
+
+// partNames name each part's tool; the iptables part is written in
+// kube-proxy's iptables mode language.
+var partNames = [numParts]string{"ipvsadm", "ipset", string(dataplane.ModeIPTables)}
 
 // Header is the comment line that opens the part in a combined file.
 func (p Part) Header() string { return partHeaders[p] }

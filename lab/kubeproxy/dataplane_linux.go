@@ -1,4 +1,4 @@
-package runner
+package kubeproxy
 
 import (
 	"context"
@@ -7,21 +7,16 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/lab/apply"
-	"github.com/svclab/svclab/lab/kubeproxy"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
+	"github.com/svclab/svclab/sim/scenario"
 )
 
-// kubeProxyModes maps a dataplane to kube-proxy's --proxy-mode and the
-// iptables variant its commands use.
-var kubeProxyModes = map[dataplane.Name][2]string{
-	dataplane.IPTablesLegacy: {"iptables", "legacy"},
-	dataplane.IPTablesNFT:    {"iptables", "nft"},
-	dataplane.NFTables:       {"nftables", ""},
-	dataplane.IPVS:           {"ipvs", "legacy"},
-}
+// init makes lab/apply.Open build every dataplane with kube-proxy's own
+// proxier when the settings name the kube-proxy engine.
+func init() { apply.RegisterEngine(scenario.EngineKubeProxy, newDataplane) }
 
 // kubeProxyDataplane is the external engine behind the seam: kube-proxy's
 // own proxier, run by the driver inside the lab's node namespace, programs
@@ -32,7 +27,7 @@ type kubeProxyDataplane struct {
 	// engines are kube-proxy per family (IPv4, IPv6), as a dual-stack node
 	// runs one proxier per family; the IPv6 one starts with the first IPv6
 	// sync.
-	engines [2]*kubeproxy.Engine
+	engines [2]*Engine
 	version render.KubeProxyVersion
 	// ip6 flushes the ip6tables rules an IPv6 kube-proxy left (the native
 	// dataplane's Reset flushes only the families it loaded itself); nil in
@@ -41,27 +36,46 @@ type kubeProxyDataplane struct {
 	ran6 bool
 }
 
-func newKubeProxyDataplane(l *kernelLab, info dataplane.Info, s apply.Settings) (apply.Dataplane, error) {
-	mode, ok := kubeProxyModes[info.Name]
-	if !ok {
-		return nil, fmt.Errorf("dataplane %s has no kube-proxy mode; the kube-proxy engine runs %v", info.Name, []string{"iptables-legacy", "iptables-nft", "nftables", "ipvs"})
-	}
-	bin, err := kubeproxy.Find(string(s.Version))
+// newDataplane runs kube-proxy in the mode of the dataplane called name
+// (sim/dataplane's Mode and IPTablesBackend) on node n, over the native
+// dataplane of the same name.
+func newDataplane(name dataplane.Name, n apply.Node, s apply.Settings) (apply.Dataplane, error) {
+	info, err := dataplane.Parse(string(name))
 	if err != nil {
 		return nil, err
 	}
-	native, err := apply.New(string(info.Name), l.topo.NodeNetns, s)
+	if info.Mode == dataplane.ModeNone {
+		return nil, fmt.Errorf("dataplane %s has no kube-proxy mode; the kube-proxy engine runs %v", info.Name, withMode())
+	}
+	bin, err := Find(string(s.Version))
 	if err != nil {
 		return nil, err
 	}
-	d := &kubeProxyDataplane{Dataplane: native, version: s.Version.OrLatest()}
-	if mode[1] != "" {
-		d.ip6 = (&apply.IPTables{Netns: l.topo.NodeNetns, Backend: mode[1]}).ForFamily(model.IPv6)
+	native := s
+	native.Engine = scenario.EngineNative
+	nd, err := apply.Open(string(info.Name), n, native)
+	if err != nil {
+		return nil, err
+	}
+	d := &kubeProxyDataplane{Dataplane: nd, version: s.Version.OrLatest()}
+	if info.IPTablesBackend != "" { // nftables mode: the native Reset removes both families' tables
+		d.ip6 = (&apply.IPTables{Netns: n.Netns, Backend: info.IPTablesBackend}).ForFamily(model.IPv6)
 	}
 	for i := range d.engines {
-		d.engines[i] = &kubeproxy.Engine{NS: l.topo.NodeNetns, Bin: bin, Mode: mode[0], IPTables: mode[1]}
+		d.engines[i] = &Engine{NS: n.Netns, Bin: bin, Mode: string(info.Mode), IPTables: info.IPTablesBackend}
 	}
 	return d, nil
+}
+
+// withMode names the dataplanes that load a kube-proxy mode's payload.
+func withMode() []string {
+	var out []string
+	for _, d := range dataplane.All() {
+		if d.Mode != dataplane.ModeNone {
+			out = append(out, string(d.Name))
+		}
+	}
+	return out
 }
 
 // Version names kube-proxy's release and the tools under it.
