@@ -7,6 +7,7 @@ import (
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/route"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
@@ -153,6 +154,30 @@ func (p Paths) Route(t fairnessTarget, dp dataplane.Info, clientIP, clientIPv6 n
 		}
 	}
 	r.Dropped = len(r.Expected) == 0
+	return r, nil
+}
+
+// routeWith resolves target t (a service already projected onto the run's
+// family) on the run's path by tracing the rules of the oracle, those of
+// the mode its dataplane follows (route.ModeOf).
+func (p Paths) routeWith(o *route.Oracle, t fairnessTarget, clientIP, clientIPv6 netip.Addr) (Route, error) {
+	addr, err := p.address(t)
+	if err != nil {
+		return Route{}, fmt.Errorf("service %s has %w %s of family %s", t.Name(), errNoAddressOfTargetKind, p.Target, p.Family)
+	}
+	r := Route{Address: addr, Source: p.source(clientIP, clientIPv6)}
+	from := route.FromPod
+	if p.From == scenario.FromNode {
+		from = route.FromNode
+	}
+	a, err := o.Route(route.Query{Dst: addr, Proto: t.Port.Protocol, From: from, Src: r.Source})
+	if err != nil {
+		return Route{}, fmt.Errorf("service %s: %w", t.Name(), err)
+	}
+	if !a.Dropped {
+		r.Expected = a.Addrs()
+	}
+	r.Dropped = a.Dropped
 	return r, nil
 }
 
