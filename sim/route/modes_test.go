@@ -17,10 +17,10 @@ import (
 func randomCluster(t *testing.T, seed uint64) *model.Model {
 	t.Helper()
 	mix := &model.Mix{
-		Types:     []model.Weighted[model.ServiceType]{{Value: model.ClusterIP, Weight: 1}, {Value: model.NodePort, Weight: 1}, {Value: model.LoadBalancer, Weight: 1}},
-		Families:  []model.Weighted[model.FamilyMix]{{Value: model.SingleIPv4, Weight: 2}, {Value: model.SingleIPv6, Weight: 1}, {Value: model.DualStack, Weight: 2}},
-		Endpoints: []model.Weighted[int]{{Value: 0, Weight: 1}, {Value: 1, Weight: 2}, {Value: 3, Weight: 3}},
-		Ports:     []model.Weighted[int]{{Value: 1, Weight: 3}, {Value: 2, Weight: 1}},
+		Types:         []model.Weighted[model.ServiceType]{{Value: model.ClusterIP, Weight: 1}, {Value: model.NodePort, Weight: 1}, {Value: model.LoadBalancer, Weight: 1}},
+		Families:      []model.Weighted[model.FamilyMix]{{Value: model.SingleIPv4, Weight: 2}, {Value: model.SingleIPv6, Weight: 1}, {Value: model.DualStack, Weight: 2}},
+		Endpoints:     []model.Weighted[int]{{Value: 0, Weight: 1}, {Value: 1, Weight: 2}, {Value: 3, Weight: 3}},
+		Ports:         []model.Weighted[int]{{Value: 1, Weight: 3}, {Value: 2, Weight: 1}},
 		ExternalLocal: 0.5, InternalLocal: 0.3, Affinity: 0.2, ExternalIPs: 0.4, SourceRanges: 0.5, RemoteEndpoints: 0.5,
 	}
 	g, err := model.NewGenerator(model.GeneratorConfig{Services: 24, EndpointsPerService: 2, Seed: seed, Mix: mix})
