@@ -248,7 +248,7 @@ type counting struct {
 // cascade of the service chain as the rule counters would show it.
 func (c *counting) Stop(context.Context) (apply.Counters, error) {
 	out := apply.Counters{Source: "labfake kernel", Endpoints: map[string]uint64{}}
-	eps := c.t.Service.UsableEndpointAddrs(c.t.Port)
+	eps := c.t.Counted()
 	var total uint64
 	for i, ep := range eps {
 		out.Endpoints[ep] = c.d.counts[ep] - c.before[ep]

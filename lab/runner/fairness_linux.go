@@ -219,7 +219,11 @@ func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t routedTarg
 	if t.route.Dropped {
 		spec.Connections, spec.Timeout = min(spec.Connections, droppedConnections), droppedTimeout
 	}
-	counting, err := dp.Count(ctx, t.fairnessTarget)
+	counted := t.fairnessTarget
+	if !t.route.Dropped {
+		counted.Endpoints = t.route.Expected // the kernel counts where the rules send the traffic
+	}
+	counting, err := dp.Count(ctx, counted)
 	if err != nil {
 		return results.FairnessRun{}, err
 	}
