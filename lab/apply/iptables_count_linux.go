@@ -38,7 +38,7 @@ func (c *iptablesCounting) Stop(context.Context) (Counters, error) {
 	// service chain through KUBE-EXT (or never, under a Local policy): the
 	// cascade is read only for ClusterIP traffic; the DNAT counters always.
 	out := Counters{Source: "iptables DNAT rule packets", Endpoints: map[string]uint64{}, Cascade: cascade}
-	for _, ep := range c.target.Service.UsableEndpointAddrs(c.target.Port) {
+	for _, ep := range c.target.Counted() {
 		sep := kpname.EndpointChain(name, proto, ep)
 		a, err := dnatPackets(after, sep)
 		if err != nil {

@@ -33,6 +33,18 @@ type Target struct {
 	// Dest is the address the traffic goes to when it is not the
 	// ClusterIP and port (a NodePort, externalIP or load-balancer IP).
 	Dest netip.AddrPort
+	// Endpoints are the "IP:port" endpoints the rules send the traffic
+	// to, as sim/route traces them; nil: the service's usable endpoints.
+	Endpoints []string
+}
+
+// Counted returns the endpoints whose connections are counted: Endpoints,
+// or the service's usable endpoints when it is nil.
+func (t Target) Counted() []string {
+	if t.Endpoints != nil {
+		return t.Endpoints
+	}
+	return t.Service.UsableEndpointAddrs(t.Port)
 }
 
 // localPolicy reports whether the target's traffic is routed by a Local

@@ -27,14 +27,14 @@ type witness struct {
 	family string
 }
 
-// startWitness loads the counting table for t's usable endpoints.
+// startWitness loads the counting table for t's counted endpoints.
 func startWitness(nsName string, t Target) (*witness, error) {
 	var b strings.Builder
 	family := nftFamily(t.Family())
 	fmt.Fprintf(&b, "table %s %s {\n\tchain count {\n\t\ttype filter hook postrouting priority 1000; policy accept;\n", family, witnessTable)
 	proto := t.Port.Protocol.Lower()
 	dest := t.Address()
-	for _, ep := range t.Service.UsableEndpointAddrs(t.Port) {
+	for _, ep := range t.Counted() {
 		ap := netip.MustParseAddrPort(ep)
 		fmt.Fprintf(&b, "\t\tct state new meta l4proto %s ct original %s daddr %s ct original proto-dst %d %s daddr %s %s dport %d counter\n",
 			proto, family, dest.Addr(), dest.Port(), family, ap.Addr(), proto, ap.Port())

@@ -5,9 +5,11 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/dataplane"
 	simipt "github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/kpname"
@@ -15,7 +17,9 @@ import (
 	"github.com/svclab/svclab/sim/nftables"
 	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/iptables"
+	renderipvs "github.com/svclab/svclab/sim/render/ipvs"
 	rendernft "github.com/svclab/svclab/sim/render/nftables"
+	"github.com/svclab/svclab/sim/route"
 )
 
 // Dataplane is a validating fake dataplane. Every model it programs is
@@ -26,22 +30,23 @@ type Dataplane struct {
 	lab   *Lab
 	model *model.Model
 	dumps [2]*simipt.Dump // iptables dataplanes: each family's tables after the restores
-	// index maps ClusterIP:port to the service and port that own it, and
-	// the service's position (the rules a lookup walks in iptables mode).
-	index map[netip.AddrPort]located // see paths_linux.go
-	// ipvs is the IPVS dataplane's table of real servers (ipvs_linux.go).
-	ipvs ipvsTable
+	// rules are each family's validated state as the tracers read it
+	// (the iptables tables with kube-proxy's jump rules, the parsed nft
+	// script, the IPVS table with its ipsets and iptables rules); nil for
+	// a dataplane without rules (eBPF).
+	rules [2]*analyze.Dump
+	// oracle traces the rules (built on the first connection), routes
+	// caches its answers; see paths_linux.go.
+	routeMu sync.Mutex
+	oracle  *route.Oracle
+	routes  map[route.Query]route.Answer
+	// index maps each address the model answers on to its service's
+	// position (the rules a lookup walks in iptables mode).
+	index map[netip.AddrPort]int
 	// counts are the fake kernel's per-endpoint counters.
 	counts map[string]uint64
 	// Syncs counts the full syncs, Changes the applied changes.
 	Syncs, Changes int
-}
-
-type located struct {
-	svc      *model.Service // projected onto the address's family
-	port     model.Port
-	position int
-	kind     string // scenario.TargetKind of the address
 }
 
 // Name is the dataplane's name.
@@ -64,11 +69,11 @@ func (d *Dataplane) program(ctx context.Context, m *model.Model, noflush bool) (
 	if err := ctx.Err(); err != nil {
 		return apply.Sync{}, err
 	}
-	stats, dumps, err := d.validateFamilies(m, [2]*simipt.Dump{}, noflush, nil)
+	stats, state, err := d.validateFamilies(m, [2]*simipt.Dump{}, noflush, nil)
 	if err != nil {
 		return apply.Sync{}, err
 	}
-	d.load(m, dumps)
+	d.load(m, state)
 	d.Syncs++
 	return apply.Sync{Payload: stats, Duration: time.Duration(stats.Rules) * time.Microsecond}, nil
 }
@@ -80,28 +85,36 @@ func (d *Dataplane) Apply(ctx context.Context, m *model.Model, c apply.Change) (
 		return apply.Sync{}, fmt.Errorf("fake %s: Apply before any sync", d.name)
 	}
 	after := c.After(m)
-	stats, dumps, err := d.validateFamilies(after, d.dumps, true, func(i int) bool { return i == c.Service })
+	stats, state, err := d.validateFamilies(after, d.dumps, true, func(i int) bool { return i == c.Service })
 	if err != nil {
 		return apply.Sync{}, err
 	}
-	d.load(after, dumps)
+	d.load(after, state)
 	d.Changes++
 	return apply.Sync{Payload: stats, Duration: time.Duration(stats.Rules) * time.Microsecond}, nil
+}
+
+// kernelState is what a sync leaves in the fake kernel, per family: the
+// iptables tables the next partial restore applies to, and the rules the
+// tracers read.
+type kernelState struct {
+	dumps [2]*simipt.Dump
+	rules [2]*analyze.Dump
 }
 
 // validateFamilies renders and checks one payload per family of m, as the
 // real dataplanes load one per family (iptables and ip6tables, the ip and
 // ip6 nftables tables), and sums their sizes.
-func (d *Dataplane) validateFamilies(m *model.Model, current [2]*simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, [2]*simipt.Dump, error) {
+func (d *Dataplane) validateFamilies(m *model.Model, current [2]*simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, kernelState, error) {
 	var total render.Stats
-	var dumps [2]*simipt.Dump
+	var state kernelState
 	for _, f := range model.Families(m.Services) {
 		mf := model.ForFamily(*m, f)
-		stats, dump, err := d.validate(&mf, current[f], noflush, partial)
+		stats, dump, rules, err := d.validate(&mf, current[f], noflush, partial)
 		if err != nil {
-			return total, dumps, fmt.Errorf("%s payload: %w", f, err)
+			return total, state, fmt.Errorf("%s payload: %w", f, err)
 		}
-		dumps[f] = dump
+		state.dumps[f], state.rules[f] = dump, rules
 		total.Rules += stats.Rules
 		total.Lines += stats.Lines
 		total.Bytes += stats.Bytes
@@ -109,56 +122,84 @@ func (d *Dataplane) validateFamilies(m *model.Model, current [2]*simipt.Dump, no
 		total.Sets += stats.Sets
 		total.Elements += stats.Elements
 	}
-	return total, dumps, nil
+	return total, state, nil
 }
 
-// validate renders m as the real dataplane would and checks the payload.
-func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, *simipt.Dump, error) {
+// validate renders m as the real dataplane would, checks the payload, and
+// returns the iptables tables after the restore and the rules as the
+// tracers read them.
+func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, *simipt.Dump, *analyze.Dump, error) {
 	var payload bytes.Buffer
 	switch {
 	case d.mode == dataplane.ModeIPTables:
-		var stats render.Stats
-		var err error
-		if partial != nil {
-			stats, err = iptables.RenderPartial(&payload, m, iptables.DefaultOptions(), partial)
-		} else {
-			stats, err = iptables.Render(&payload, m, iptables.DefaultOptions())
-		}
-		if err != nil {
-			return stats, nil, err
-		}
-		dump, err := simipt.Apply(current, bytes.NewReader(payload.Bytes()), noflush)
-		if err != nil {
-			return stats, nil, fmt.Errorf("fake %s: iptables-restore would refuse the payload: %w", d.name, err)
-		}
-		return stats, dump, nil
+		return d.validateIPTables(m, current, noflush, partial)
 	case d.mode == dataplane.ModeNFTables:
 		stats, err := rendernft.Render(&payload, m, rendernft.Options{})
 		if err != nil {
-			return stats, nil, err
+			return stats, nil, nil, err
 		}
-		if _, err := nftables.Parse(bytes.NewReader(payload.Bytes())); err != nil {
-			return stats, nil, fmt.Errorf("fake nftables: nft would refuse the script: %w", err)
+		rs, err := nftables.Parse(bytes.NewReader(payload.Bytes()))
+		if err != nil {
+			return stats, nil, nil, fmt.Errorf("fake nftables: nft would refuse the script: %w", err)
 		}
-		return stats, nil, nil
+		return stats, nil, &analyze.Dump{Kind: analyze.KindNFTables, NFT: rs}, nil
 	case d.mode == dataplane.ModeIPVS:
-		_, stats, err := renderIPVSTable(m)
-		return stats, nil, err
+		stats, err := renderipvs.Render(&payload, m, renderipvs.DefaultOptions())
+		if err != nil {
+			return stats.Total, nil, nil, err
+		}
+		rules, err := analyze.Load(&payload)
+		if err == nil && rules.Kind != analyze.KindIPVS {
+			err = fmt.Errorf("a %s dump, want ipvs", rules.Kind)
+		}
+		if err != nil {
+			return stats.Total, nil, nil, fmt.Errorf("fake ipvs: ipvsadm -R, ipset restore or iptables-restore would refuse the payload: %w", err)
+		}
+		return stats.Total, nil, rules, nil
 	}
 	n := 0
 	for i := 0; i < m.Services.Len(); i++ {
 		n += len(m.Services.At(i).Endpoints)
 	}
-	return render.Stats{Rules: n, Lines: n}, nil, nil
+	return render.Stats{Rules: n, Lines: n}, nil, nil, nil
+}
+
+// validateIPTables restores the (partial) payload onto current as
+// iptables-restore would, then kube-proxy's jump rules from the built-in
+// chains onto a copy, as the real dataplane ensures them after each
+// restore: the copy is what the tracers read.
+func (d *Dataplane) validateIPTables(m *model.Model, current *simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, *simipt.Dump, *analyze.Dump, error) {
+	var payload, jumps bytes.Buffer
+	opts := iptables.DefaultOptions()
+	var stats render.Stats
+	var err error
+	if partial != nil {
+		stats, err = iptables.RenderPartial(&payload, m, opts, partial)
+	} else {
+		stats, err = iptables.Render(&payload, m, opts)
+	}
+	if err == nil {
+		_, err = iptables.RenderModelJumps(&jumps, m, opts)
+	}
+	if err != nil {
+		return stats, nil, nil, err
+	}
+	dump, err := simipt.Apply(current, bytes.NewReader(payload.Bytes()), noflush)
+	if err != nil {
+		return stats, nil, nil, fmt.Errorf("fake %s: iptables-restore would refuse the payload: %w", d.name, err)
+	}
+	withJumps, err := simipt.Apply(dump, &jumps, true)
+	if err != nil {
+		return stats, nil, nil, fmt.Errorf("fake %s: iptables-restore would refuse the jump rules: %w", d.name, err)
+	}
+	return stats, dump, &analyze.Dump{Kind: analyze.KindIPTables, IPT: withJumps}, nil
 }
 
 // load makes m the fake kernel's state and this dataplane the lab's.
-func (d *Dataplane) load(m *model.Model, dumps [2]*simipt.Dump) {
-	d.model, d.dumps = m, dumps
-	d.index = d.lab.addresses(m)
-	if d.mode == dataplane.ModeIPVS {
-		d.ipvs = ipvsTableOf(m)
-	}
+func (d *Dataplane) load(m *model.Model, state kernelState) {
+	d.model, d.dumps, d.rules = m, state.dumps, state.rules
+	d.oracle, d.routes = nil, map[route.Query]route.Answer{}
+	d.index = d.lab.positions(m)
 	if d.counts == nil {
 		d.counts = map[string]uint64{}
 	}
@@ -170,16 +211,16 @@ func (d *Dataplane) load(m *model.Model, dumps [2]*simipt.Dump) {
 // costMicros is the fake first-packet cost: 20 µs plus 20 ns per rule an
 // iptables lookup walks before it reaches the service.
 func (d *Dataplane) costMicros(target netip.AddrPort) float64 {
-	loc, ok := d.index[target]
+	position, ok := d.index[target]
 	if !ok || d.mode != dataplane.ModeIPTables {
 		return 20
 	}
-	return 20 + 0.02*float64(loc.position+1)
+	return 20 + 0.02*float64(position+1)
 }
 
 // Reset forgets the programmed model.
 func (d *Dataplane) Reset(context.Context) error {
-	d.model, d.dumps, d.index, d.ipvs = nil, [2]*simipt.Dump{}, nil, nil
+	d.model, d.dumps, d.rules, d.index, d.oracle, d.routes = nil, [2]*simipt.Dump{}, [2]*analyze.Dump{}, nil, nil, nil
 	return nil
 }
 
@@ -208,7 +249,7 @@ type counting struct {
 // cascade of the service chain as the rule counters would show it.
 func (c *counting) Stop(context.Context) (apply.Counters, error) {
 	out := apply.Counters{Source: "labfake kernel", Endpoints: map[string]uint64{}}
-	eps := c.t.Service.UsableEndpointAddrs(c.t.Port)
+	eps := c.t.Counted()
 	var total uint64
 	for i, ep := range eps {
 		out.Endpoints[ep] = c.d.counts[ep] - c.before[ep]

@@ -7,8 +7,14 @@
 // ones use and validate the payload: iptables payloads go through
 // sim/iptables.Apply (a validating iptables-restore: a jump to a missing
 // chain, a rule for an undeclared chain, a deleted chain still referenced
-// are errors), nftables scripts through sim/nftables' parser. Connections
-// to a ClusterIP pick one of the service's ready endpoints uniformly (what
-// the statistic cascade, numgen and rr schedulers give), counted by the
-// fake kernel and by the fake pod servers alike.
+// are errors, and kube-proxy's jump rules are restored after each payload),
+// nftables scripts through sim/nftables' parser, the IPVS payload's
+// ipvsadm, ipset and iptables parts through sim/ipvs and sim/iptables.
+// Connections are routed by tracing that validated state (sim/route over
+// sim/trace): each lands on an endpoint the rules send it to, with the
+// rules' probabilities, and its pod sees the source the rules leave it
+// (the node's address when they masquerade). The eBPF fakes hold no rules;
+// they are routed by the rules of the mode that answers for them
+// (route.ModeOf). Every connection is counted by the fake kernel and by
+// the fake pod servers alike.
 package labfake

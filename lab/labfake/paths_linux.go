@@ -1,18 +1,20 @@
 package labfake
 
 import (
+	"fmt"
 	"net/netip"
 
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/sim/model"
-	"github.com/svclab/svclab/sim/scenario"
+	"github.com/svclab/svclab/sim/route"
 )
 
-// addresses indexes every address a programmed model answers on, for each
-// family: ClusterIPs, the node's IPs at each NodePort, externalIPs and
-// load-balancer IPs, each with the service projected onto its family.
-func (l *Lab) addresses(m *model.Model) map[netip.AddrPort]located {
-	index := map[netip.AddrPort]located{}
+// positions indexes every address a programmed model answers on (each
+// family's ClusterIPs, the node's IPs at each NodePort, externalIPs and
+// load-balancer IPs) by its service's position: the rules an iptables
+// lookup walks before it reaches the service (see costMicros).
+func (l *Lab) positions(m *model.Model) map[netip.AddrPort]int {
+	index := map[netip.AddrPort]int{}
 	for _, f := range model.Families(m.Services) {
 		node := l.Spec.NodeIP
 		if f == model.IPv6 {
@@ -24,20 +26,17 @@ func (l *Lab) addresses(m *model.Model) map[netip.AddrPort]located {
 				continue
 			}
 			for _, p := range s.Ports {
-				add := func(ip netip.Addr, port int, kind scenario.TargetKind) {
+				add := func(ip netip.Addr, port int) {
 					if ip.IsValid() && port != 0 {
-						index[netip.AddrPortFrom(ip, uint16(port))] = located{svc: &s, port: p, position: i, kind: string(kind)}
+						index[netip.AddrPortFrom(ip, uint16(port))] = i
 					}
 				}
-				add(s.ClusterIP, p.Port, scenario.TargetClusterIP)
+				add(s.ClusterIP, p.Port)
 				if s.Type == model.NodePort || s.Type == model.LoadBalancer {
-					add(node, p.NodePort, scenario.TargetNodePort)
+					add(node, p.NodePort)
 				}
-				for _, ip := range s.ExternalIPs {
-					add(ip, p.Port, scenario.TargetExternalIP)
-				}
-				for _, ip := range s.LoadBalancerIPs {
-					add(ip, p.Port, scenario.TargetLoadBalancer)
+				for _, ip := range append(append([]netip.Addr(nil), s.ExternalIPs...), s.LoadBalancerIPs...) {
+					add(ip, p.Port)
 				}
 			}
 		}
@@ -45,68 +44,89 @@ func (l *Lab) addresses(m *model.Model) map[netip.AddrPort]located {
 	return index
 }
 
-// external reports whether src is an address of the external client.
-func (l *Lab) external(src netip.Addr) bool {
-	for _, ip := range l.Spec.ExternalIPs {
-		if src.IsValid() && ip == src {
-			return true
-		}
+// query is a connection from src to target as the lab's clients make it:
+// src zero is the client pod (of target's family), or the node itself
+// when the lab put the client there; any other source is the external
+// client's, entering through the node's uplink like a pod's packets.
+func (l *Lab) query(target netip.AddrPort, src netip.Addr) route.Query {
+	q := route.Query{Dst: target, Src: src}
+	switch {
+	case src.IsValid():
+	case l.Spec.ClientOnNode:
+		q.From = route.FromNode
+	case target.Addr().Is6():
+		q.Src = l.Spec.ClientIPv6
+	default:
+		q.Src = topo.DefaultClientIP
 	}
-	return false
+	return q
 }
 
-// endpointsFor is what kube-proxy's rules let a connection from src reach
-// at loc: nothing from outside a load-balancer IP's source ranges; the
-// local endpoints only under a Local traffic policy on its path (the
-// ClusterIP's internal one for every client, the external one for clients
-// from outside); else the usable endpoints (ready, or serving-terminating
-// when none is ready). In IPVS mode the ipset rules keep the source-range
-// check, and the virtual server's real servers decide the rest (see
-// pickFrom): then the Local filter must not apply here.
-func (l *Lab) endpointsFor(d *Dataplane, loc located, src netip.Addr) []model.PortEndpoint {
-	ext := l.external(src)
-	if loc.kind == string(scenario.TargetLoadBalancer) && len(loc.svc.LoadBalancerSourceRanges) > 0 && !inAny(loc.svc.LoadBalancerSourceRanges, src) {
-		return nil
+// route is where the loaded rules send a connection from src to target,
+// traced once per target and source.
+func (d *Dataplane) route(q route.Query) (route.Answer, error) {
+	d.routeMu.Lock()
+	defer d.routeMu.Unlock()
+	if a, ok := d.routes[q]; ok {
+		return a, nil
 	}
-	local := loc.svc.ExternalPolicyLocal && ext && loc.kind != string(scenario.TargetClusterIP)
-	local = local || (loc.svc.InternalPolicyLocal && loc.kind == string(scenario.TargetClusterIP))
-	local = local && d.ipvs == nil
-	var out []model.PortEndpoint
-	for _, ep := range model.UsableEndpoints(loc.svc.PortEndpoints(loc.port)) {
-		if !local || ep.IsLocal(l.Spec.NodeName) {
-			out = append(out, ep)
+	if d.oracle == nil {
+		o, err := d.newOracle()
+		if err != nil {
+			return route.Answer{}, err
 		}
+		d.oracle = o
 	}
-	return out
+	a, err := d.oracle.Route(q)
+	if err != nil {
+		return a, fmt.Errorf("fake %s: %w", d.name, err)
+	}
+	d.routes[q] = a
+	return a, nil
 }
 
-// seenSource is the source address the pod sees: the node's address when
-// the node masquerades (a connection from outside the cluster, except to
-// an external address under externalTrafficPolicy: Local), the client's
-// own otherwise.
-func (l *Lab) seenSource(loc located, src netip.Addr, target netip.AddrPort) netip.Addr {
-	if !src.IsValid() {
-		src = topo.DefaultClientIP
-		if target.Addr().Is6() {
-			src = l.Spec.ClientIPv6
+// newOracle compiles the loaded rules of each family for tracing; a
+// dataplane without rules (eBPF) is held to the rules of the mode that
+// answers for it (route.ModeOf), rendered from the programmed model.
+func (d *Dataplane) newOracle() (*route.Oracle, error) {
+	var rules []route.FamilyRules
+	for f, r := range d.rules {
+		if r == nil {
+			continue
 		}
+		node := d.lab.Spec.NodeIP
+		if model.Family(f) == model.IPv6 {
+			node = d.lab.Spec.NodeIPv6
+		}
+		rules = append(rules, route.FamilyRules{Family: model.Family(f), Rules: r, Node: node})
 	}
-	if !l.external(src) || (loc.svc.ExternalPolicyLocal && loc.kind != string(scenario.TargetClusterIP)) {
-		return src
+	if len(rules) > 0 {
+		return route.FromRules(rules...)
 	}
-	if target.Addr().Is6() {
-		return l.Spec.NodeIPv6
+	mode, err := route.ModeOf(d.name)
+	if err != nil {
+		return nil, err
 	}
-	return l.Spec.NodeIP
+	m := *d.model
+	m.Cluster.NodeIP, m.Cluster.NodeIPv6 = d.lab.Spec.NodeIP, d.lab.Spec.NodeIPv6
+	return route.New(&m, route.Config{Mode: mode})
 }
 
-func inAny(ranges []netip.Prefix, ip netip.Addr) bool {
-	for _, r := range ranges {
-		if r.Contains(ip) {
-			return true
-		}
+// pickEndpoint chooses among the endpoints by their probabilities, for u
+// uniform in [0, 1).
+func pickEndpoint(eps []route.Endpoint, u float64) route.Endpoint {
+	var total float64
+	for _, e := range eps {
+		total += e.Probability
 	}
-	return false
+	u *= total
+	for _, e := range eps {
+		if u < e.Probability {
+			return e
+		}
+		u -= e.Probability
+	}
+	return eps[len(eps)-1]
 }
 
 // ServerSources is what the fake pod servers counted per source address.

@@ -7,11 +7,13 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/lab/traffic"
+	"github.com/svclab/svclab/sim/route"
 )
 
-// Connect simulates spec's connections: each lands on a ready endpoint of
-// the target's service, chosen uniformly, and is counted by the fake kernel
-// and by the endpoint's pod server.
+// Connect simulates spec's connections: each lands on an endpoint the
+// loaded rules send it to (traced, see paths_linux.go), chosen with the
+// rules' probabilities, and is counted by the fake kernel and by the
+// endpoint's pod server, which sees the source the rules leave it.
 func (l *Lab) Connect(ctx context.Context, spec traffic.Spec, sink func(traffic.Record)) (traffic.Summary, error) {
 	d := l.loaded()
 	if d == nil {
@@ -27,8 +29,12 @@ func (l *Lab) Connect(ctx context.Context, spec traffic.Spec, sink func(traffic.
 			return sum, fmt.Errorf("fake traffic to %s: %w", spec.Target, err)
 		}
 		rec := traffic.Record{Seq: i, Connect: cost, Total: cost}
-		if ep, loc, ok := l.pickFrom(d, spec.Target, spec.Source); ok {
-			l.deliver(d, ep, spec, l.seenSource(loc, spec.Source, spec.Target))
+		ep, ok, err := l.pickFrom(d, spec.Target, spec.Source)
+		if err != nil {
+			return sum, err
+		}
+		if ok {
+			l.deliver(d, ep.Addr, spec, ep.Seen)
 			rec.Requests = max(spec.RequestsPerConn, 1)
 			sum.Requests += rec.Requests
 		} else {
@@ -46,31 +52,18 @@ func (l *Lab) Connect(ctx context.Context, spec traffic.Spec, sink func(traffic.
 	return sum, nil
 }
 
-// pick chooses the endpoint a new connection to target from the client
-// pod reaches.
-func (l *Lab) pick(d *Dataplane, target netip.AddrPort) (netip.AddrPort, bool) {
-	ep, _, ok := l.pickFrom(d, target, netip.Addr{})
-	return ep, ok
-}
-
-// pickFrom chooses the endpoint a new connection from src to target
-// reaches, uniformly among those the rules allow (see endpointsFor).
-func (l *Lab) pickFrom(d *Dataplane, target netip.AddrPort, src netip.Addr) (netip.AddrPort, located, bool) {
-	loc, ok := d.index[target]
-	if !ok {
-		return netip.AddrPort{}, loc, false
-	}
-	eps := l.endpointsFor(d, loc, src)
-	if d.ipvs != nil {
-		eps = d.ipvs.realServers(target, eps)
-	}
-	if len(eps) == 0 {
-		return netip.AddrPort{}, loc, false
+// pickFrom chooses the endpoint a new connection from src (zero: the
+// lab's client) to target reaches, with the probabilities of the rules;
+// ok is false when the rules send it nowhere.
+func (l *Lab) pickFrom(d *Dataplane, target netip.AddrPort, src netip.Addr) (route.Endpoint, bool, error) {
+	a, err := d.route(l.query(target, src))
+	if err != nil || a.Dropped {
+		return route.Endpoint{}, false, err
 	}
 	l.mu.Lock()
-	i := l.rng.IntN(len(eps))
+	u := l.rng.Float64()
 	l.mu.Unlock()
-	return netip.MustParseAddrPort(eps[i].Addr), loc, true
+	return pickEndpoint(a.Endpoints, u), true, nil
 }
 
 // deliver counts one connection at the kernel and at the pod, which sees
@@ -105,7 +98,11 @@ func (l *Lab) Probe(ctx context.Context, spec traffic.ProbeSpec) (traffic.ProbeR
 			return res, err
 		}
 		target := spec.Target(i)
-		if _, ok := l.pick(d, target); !ok {
+		_, ok, err := l.pickFrom(d, target, netip.Addr{})
+		if err != nil {
+			return res, err
+		}
+		if !ok {
 			res.Errors++
 			continue
 		}

@@ -10,9 +10,9 @@ import (
 	"github.com/svclab/svclab/lab/podserver"
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/lab/traffic"
-	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/route"
 	"github.com/svclab/svclab/sim/scenario"
 	"github.com/svclab/svclab/sim/stats"
 )
@@ -32,7 +32,11 @@ func RunFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *re
 	paths := pathsFor(m, sc.Explicit(), f.Paths)
 	m = withNodeAddrs(m, paths)
 	spec := labSpecFor(sc, opts.Prefix, sc.Synthetic != nil && sc.Synthetic.Services > 0, f.ClientOnNodeFor())
-	targets, warnings := routedTargets(sc.Explicit(), paths, spec, f.Dataplanes)
+	oracles, err := oraclesFor(m, settingsFor(sc, f.Scheduler), f.Dataplanes)
+	if err != nil {
+		return summary, err
+	}
+	targets, warnings := routedTargets(sc.Explicit(), paths, spec, oracles, f.Dataplanes)
 	summary.Warnings = append(summary.Warnings, warnings...)
 	if len(targets) == 0 {
 		summary.Warnings = append(summary.Warnings, "no explicit TCP service has a usable endpoint and an address of the target kind: nothing to measure")
@@ -101,7 +105,7 @@ type routedTarget struct {
 // onto the run's family, that have a usable endpoint, with their routes
 // through each of the dataplanes; the warnings say which were left out and
 // why.
-func routedTargets(explicit model.Slice, paths Paths, spec LabSpec, dataplanes []string) ([]routedTarget, []string) {
+func routedTargets(explicit model.Slice, paths Paths, spec LabSpec, oracles map[string]*route.Oracle, dataplanes []string) ([]routedTarget, []string) {
 	var out []routedTarget
 	var warnings []string
 	for i := range explicit {
@@ -111,7 +115,7 @@ func routedTargets(explicit model.Slice, paths Paths, spec LabSpec, dataplanes [
 				continue
 			}
 			t := fairnessTarget{Service: &s, Port: p}
-			rt, err := routeEach(t, paths, spec, dataplanes)
+			rt, err := routeEach(t, paths, spec, oracles, dataplanes)
 			if err != nil {
 				warnings = append(warnings, err.Error()+": not measured")
 				continue
@@ -122,13 +126,34 @@ func routedTargets(explicit model.Slice, paths Paths, spec LabSpec, dataplanes [
 	return out, warnings
 }
 
+// oraclesFor builds the routing oracle of each dataplane: one per
+// kube-proxy mode they follow (route.ModeOf), over m as the run's
+// settings render it.
+func oraclesFor(m *model.Model, s apply.Settings, dataplanes []string) (map[string]*route.Oracle, error) {
+	byMode := map[route.Mode]*route.Oracle{}
+	out := map[string]*route.Oracle{}
+	for _, name := range dataplanes {
+		mode, err := route.ModeOf(name)
+		if err != nil {
+			return nil, err
+		}
+		if byMode[mode] == nil {
+			cfg := route.Config{Mode: mode, Version: s.Version, LocalhostNodePortsGate: s.LocalhostNodePortsGate, IPVSScheduler: s.IPVSScheduler}
+			if byMode[mode], err = route.New(m, cfg); err != nil {
+				return nil, fmt.Errorf("routes through %s: %w", name, err)
+			}
+		}
+		out[name] = byMode[mode]
+	}
+	return out, nil
+}
+
 // routeEach resolves t's route through each dataplane (the address and
 // source are the path's, the same for all).
-func routeEach(t fairnessTarget, paths Paths, spec LabSpec, dataplanes []string) (routedTarget, error) {
+func routeEach(t fairnessTarget, paths Paths, spec LabSpec, oracles map[string]*route.Oracle, dataplanes []string) (routedTarget, error) {
 	rt := routedTarget{routes: map[string]Route{}}
 	for _, name := range dataplanes {
-		info, _ := dataplane.Lookup(name) // unknown names: the rule-chain semantics
-		r, err := paths.Route(t, info, topo.DefaultClientIP, spec.ClientIPv6)
+		r, err := paths.routeWith(oracles[name], t, topo.DefaultClientIP, spec.ClientIPv6)
 		if err != nil {
 			return rt, err
 		}
@@ -194,7 +219,11 @@ func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t routedTarg
 	if t.route.Dropped {
 		spec.Connections, spec.Timeout = min(spec.Connections, droppedConnections), droppedTimeout
 	}
-	counting, err := dp.Count(ctx, t.fairnessTarget)
+	counted := t.fairnessTarget
+	if !t.route.Dropped {
+		counted.Endpoints = t.route.Expected // the kernel counts where the rules send the traffic
+	}
+	counting, err := dp.Count(ctx, counted)
 	if err != nil {
 		return results.FairnessRun{}, err
 	}

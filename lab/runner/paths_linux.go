@@ -5,8 +5,8 @@ import (
 	"net/netip"
 
 	"github.com/svclab/svclab/lab/topo"
-	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/route"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
@@ -26,7 +26,7 @@ var (
 // Route is how one fairness target is reached on a run's path: the address
 // connected to, the client address connected from, and the endpoints the
 // rules promise to send the connections to (none: they promise to drop
-// them).
+// them), as sim/route traces them.
 type Route struct {
 	Address  netip.AddrPort
 	Source   netip.Addr
@@ -119,51 +119,28 @@ func (p Paths) source(clientIP, clientIPv6 netip.Addr) netip.Addr {
 	return clientIP
 }
 
-// Route resolves target t (a service already projected onto the run's
-// family) on the run's path through dataplane dp: how kube-proxy's mode
-// applies Local traffic policies decides the endpoints (see
-// dataplane.Info.LocalPolicyPerServer).
-func (p Paths) Route(t fairnessTarget, dp dataplane.Info, clientIP, clientIPv6 netip.Addr) (Route, error) {
+// routeWith resolves target t (a service already projected onto the run's
+// family) on the run's path by tracing the rules of the oracle, those of
+// the mode its dataplane follows (route.ModeOf).
+func (p Paths) routeWith(o *route.Oracle, t fairnessTarget, clientIP, clientIPv6 netip.Addr) (Route, error) {
 	addr, err := p.address(t)
 	if err != nil {
 		return Route{}, fmt.Errorf("service %s has %w %s of family %s", t.Name(), errNoAddressOfTargetKind, p.Target, p.Family)
 	}
 	r := Route{Address: addr, Source: p.source(clientIP, clientIPv6)}
-	if p.refusedBySourceRanges(t.Service, r.Source) {
-		r.Dropped = true
-		return r, nil
+	from := route.FromPod
+	if p.From == scenario.FromNode {
+		from = route.FromNode
 	}
-	usable := model.UsableEndpoints(t.Service.PortEndpoints(t.Port))
-	var local []string
-	for _, ep := range usable {
-		if ep.IsLocal(p.NodeName) {
-			local = append(local, ep.Addr)
-		}
+	a, err := o.Route(route.Query{Dst: addr, Proto: t.Port.Protocol, From: from, Src: r.Source})
+	if err != nil {
+		return Route{}, fmt.Errorf("service %s: %w", t.Name(), err)
 	}
-	switch {
-	case !p.policyLocal(t.Service, dp):
-		for _, ep := range usable {
-			r.Expected = append(r.Expected, ep.Addr)
-		}
-	case len(local) > 0 || !dp.LocalPolicyPerServer:
-		r.Expected = local
-	case p.usesClusterEndpoints(t):
-		for _, ep := range usable { // IPVS: no local endpoint, the cluster's
-			r.Expected = append(r.Expected, ep.Addr)
-		}
+	if !a.Dropped {
+		r.Expected = a.Addrs()
 	}
-	r.Dropped = len(r.Expected) == 0
+	r.Dropped = a.Dropped
 	return r, nil
-}
-
-// usesClusterEndpoints is kube-proxy's ServicePort.UsesClusterEndpoints:
-// internalTrafficPolicy Cluster, or a port reachable from outside (without
-// it, an IPVS ClusterIP virtual server under internalTrafficPolicy Local has
-// no cluster endpoints to fall back to).
-func (p Paths) usesClusterEndpoints(t fairnessTarget) bool {
-	s := t.Service
-	nodePort := (s.Type == model.NodePort || s.Type == model.LoadBalancer) && t.Port.NodePort != 0
-	return !s.InternalPolicyLocal || nodePort || len(s.ExternalIPs) > 0 || len(s.LoadBalancerIPs) > 0
 }
 
 // address is what the connections go to for the target kind.
@@ -187,35 +164,6 @@ func (p Paths) address(t fairnessTarget) (netip.AddrPort, error) {
 		return netip.AddrPort{}, errNoAddressOfTargetKind
 	}
 	return netip.AddrPortFrom(ip, port), nil
-}
-
-// refusedBySourceRanges: a load-balancer IP with source ranges admits only
-// sources inside one of them (kube-proxy's KUBE-FW chain drops the rest).
-func (p Paths) refusedBySourceRanges(s *model.Service, src netip.Addr) bool {
-	if p.Target != scenario.TargetLoadBalancer || len(s.LoadBalancerSourceRanges) == 0 || !src.IsValid() {
-		return false
-	}
-	for _, r := range s.LoadBalancerSourceRanges {
-		if r.Contains(src) {
-			return false
-		}
-	}
-	return true
-}
-
-// policyLocal says the path honours a Local traffic policy. The ClusterIP
-// follows internalTrafficPolicy for every client (kube-proxy's cluster-IP
-// rule jumps to the local chain; IPVS has one virtual server). An external
-// address follows externalTrafficPolicy (on a service reachable from
-// outside, apiservice.ExternalPolicyLocal): for every client in IPVS mode,
-// only for clients outside the cluster in the rule-chain modes, where pods
-// and the node short-circuit to the cluster's endpoints.
-func (p Paths) policyLocal(s *model.Service, dp dataplane.Info) bool {
-	if p.Target == scenario.TargetClusterIP {
-		return s.InternalPolicyLocal
-	}
-	external := s.Type == model.NodePort || s.Type == model.LoadBalancer || len(s.ExternalIPs) > 0
-	return s.ExternalPolicyLocal && external && (dp.LocalPolicyPerServer || p.From.External())
 }
 
 func first(ips []netip.Addr) netip.Addr {

@@ -5,12 +5,15 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
+// TestRouteFollowsKubeProxysPaths: the runner's expectation for each path
+// and target kind, as sim/route traces the rules of the dataplane's mode.
 func TestRouteFollowsKubeProxysPaths(t *testing.T) {
 	ip, pfx := netip.MustParseAddr, netip.MustParsePrefix
 	ep := func(a, node string, ready, serving bool) model.Endpoint {
@@ -27,18 +30,18 @@ func TestRouteFollowsKubeProxysPaths(t *testing.T) {
 	remoteOnly.Endpoints = []model.Endpoint{ep("10.244.1.1", "node-2", true, true)}
 	draining := svc
 	draining.Endpoints = []model.Endpoint{ep("10.244.0.1", "node-1", false, true), ep("10.244.0.2", "node-1", false, false)}
+	localDraining := local // the local endpoint terminates, the remote one is ready
+	localDraining.Endpoints = []model.Endpoint{ep("10.244.0.1", "node-1", false, true), ep("10.244.1.1", "node-2", true, true)}
 	internal := svc
 	internal.InternalPolicyLocal = true
 	internalRemote := internal
 	internalRemote.Endpoints = remoteOnly.Endpoints
 	internalOnly := internalRemote // ClusterIP type: no cluster endpoints to fall back to
 	internalOnly.Type, internalOnly.ExternalIPs, internalOnly.LoadBalancerIPs, internalOnly.LoadBalancerSourceRanges = model.ClusterIP, nil, nil, nil
-	ipvs, _ := dataplane.Lookup(string(dataplane.IPVS))
-	nft, _ := dataplane.Lookup(string(dataplane.NFTables))
-	m := &model.Model{Cluster: model.DefaultCluster()}
+	ipvs, nft := string(dataplane.IPVS), string(dataplane.NFTables)
 	tests := []struct {
 		name     string
-		dp       dataplane.Info
+		dp       string
 		svc      model.Service
 		paths    scenario.FairnessPaths
 		addr     string
@@ -57,6 +60,12 @@ func TestRouteFollowsKubeProxysPaths(t *testing.T) {
 			"192.168.99.1:30080", "203.0.113.1", []string{"10.244.0.1:8080"}},
 		{"NodePort, Local, no local endpoint: dropped", nft, remoteOnly, scenario.FairnessPaths{From: scenario.FromExternal, Target: scenario.TargetNodePort},
 			"192.168.99.1:30080", "203.0.113.1", nil},
+		{"NodePort, Local, the local endpoint terminating: still it", nft, localDraining, scenario.FairnessPaths{From: scenario.FromExternal, Target: scenario.TargetNodePort},
+			"192.168.99.1:30080", "203.0.113.1", []string{"10.244.0.1:8080"}},
+		{"IPVS NodePort, Local, the local endpoint terminating: still it", ipvs, localDraining, scenario.FairnessPaths{From: scenario.FromExternal, Target: scenario.TargetNodePort},
+			"192.168.99.1:30080", "203.0.113.1", []string{"10.244.0.1:8080"}},
+		{"node to LB, its address outside the ranges: dropped", nft, svc, scenario.FairnessPaths{From: scenario.FromNode, Target: scenario.TargetLoadBalancer},
+			"192.0.2.9:80", "invalid IP", nil},
 		{"pod to NodePort, Local: every endpoint", nft, local, scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetNodePort},
 			"192.168.99.1:30080", topo.DefaultClientIP.String(), []string{"10.244.0.1:8080", "10.244.1.1:8080"}},
 		{"all terminating: the serving ones", nft, draining, scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetClusterIP},
@@ -85,8 +94,13 @@ func TestRouteFollowsKubeProxysPaths(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := model.ProjectService(&tc.svc, tc.paths.Family)
+			m := &model.Model{Cluster: model.DefaultCluster(), Services: model.Slice{tc.svc}}
 			p := pathsFor(m, model.Slice{tc.svc}, tc.paths)
-			r, err := p.Route(fairnessTarget{Service: &s, Port: port}, tc.dp, topo.DefaultClientIP, defaultClientIPv6)
+			oracles, err := oraclesFor(withNodeAddrs(m, p), apply.Settings{}, []string{tc.dp})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := p.routeWith(oracles[tc.dp], fairnessTarget{Service: &s, Port: port}, topo.DefaultClientIP, defaultClientIPv6)
 			if err != nil {
 				t.Fatal(err)
 			}

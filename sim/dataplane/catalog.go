@@ -46,13 +46,13 @@ var all = []Info{
 		Lookup: MapLookup, Colour: color.RGBA{R: 0xCC, G: 0x79, B: 0xA7, A: 0xFF}, // purple
 		LocalPolicyPerServer: true},
 	{Name: EBPF, Summary: "Cilium-style service LB: tc (tcx) programs on client veths, BPF hash maps",
-		Mode:         ModeNone,
+		Mode: ModeNone, RoutesAs: ModeIPTables,
 		RuleCounters: false, Sync: BPFMaps,
 		Kernel: KernelNeeds{Module: "bpf", BPF: true},
 		Lookup: NotModelled, LookupNote: notModelledBPF,
 		Colour: color.RGBA{R: 0x56, G: 0xB4, B: 0xE9, A: 0xFF}}, // sky blue
 	{Name: EBPFSock, Summary: "socket LB: cgroup/connect4 rewrites the destination at connect()",
-		Mode:         ModeNone,
+		Mode: ModeNone, RoutesAs: ModeIPTables,
 		RuleCounters: false, Sync: BPFMaps,
 		Kernel: KernelNeeds{Module: "cgroup-bpf", BPF: true},
 		Lookup: NotModelled, LookupNote: notModelledBPF,

@@ -57,6 +57,11 @@ type Info struct {
 	Summary string
 	// Mode is the kube-proxy mode whose payload it loads (ModeNone: none).
 	Mode Mode
+	// RoutesAs is, for a dataplane that loads no kube-proxy payload (a
+	// kube-proxy replacement), the mode whose routing it owes: the eBPF
+	// dataplanes are held to the rule chains' semantics (iptables), not to
+	// IPVS's per-virtual-server Local policies. See RoutingMode.
+	RoutesAs Mode
 	// IPTablesBackend is the iptables variant its iptables rules go
 	// through ("legacy" or "nft"), "" when it writes none; kube-proxy's
 	// driver runs its iptables commands as that variant.
@@ -100,6 +105,15 @@ type Info struct {
 	// under externalTrafficPolicy Local, and a Local policy with no local
 	// endpoint drops.
 	LocalPolicyPerServer bool
+}
+
+// RoutingMode is the kube-proxy mode whose rules say where the dataplane
+// sends a connection (sim/route): Mode, or RoutesAs when it loads none.
+func (d Info) RoutingMode() Mode {
+	if d.Mode != ModeNone {
+		return d.Mode
+	}
+	return d.RoutesAs
 }
 
 // All returns every dataplane, in a fixed order.

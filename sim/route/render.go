@@ -1,0 +1,83 @@
+package route
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/svclab/svclab/sim/analyze"
+	simipt "github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
+	"github.com/svclab/svclab/sim/render/iptables"
+	"github.com/svclab/svclab/sim/render/ipvs"
+	"github.com/svclab/svclab/sim/render/nftables"
+)
+
+// Config is the kube-proxy whose rules an Oracle renders: its mode and the
+// options the renderers take (the flags that change the rules live in the
+// model's Cluster.Proxy).
+type Config struct {
+	Mode Mode
+	// Version is the kube-proxy release ("" is the newest).
+	Version render.KubeProxyVersion
+	// LocalhostNodePortsGate is v1.37's KubeProxyNFTablesLocalhostNodePorts
+	// feature gate (nftables).
+	LocalhostNodePortsGate bool
+	// IPVSScheduler is --ipvs-scheduler ("" is rr).
+	IPVSScheduler string
+}
+
+// Rules renders m (one family's model, see model.ForFamily) as cfg's
+// kube-proxy writes it and loads the payload as the kernel tools would:
+// the iptables payload restored, then kube-proxy's jump rules from the
+// built-in chains (as lab/apply ensures them); the nft script parsed;
+// the ipvsadm, ipset and iptables parts of IPVS mode parsed.
+func Rules(m *model.Model, cfg Config) (*analyze.Dump, error) {
+	var payload bytes.Buffer
+	switch cfg.Mode {
+	case IPTables:
+		return iptablesRules(m, cfg)
+	case NFTables:
+		opts := nftables.Options{Version: cfg.Version, LocalhostNodePortsGate: cfg.LocalhostNodePortsGate}
+		if _, err := nftables.Render(&payload, m, opts); err != nil {
+			return nil, fmt.Errorf("route: render nftables: %w", err)
+		}
+	case IPVS:
+		opts := ipvs.DefaultOptions()
+		opts.Version = cfg.Version
+		if cfg.IPVSScheduler != "" {
+			opts.Scheduler = cfg.IPVSScheduler
+		}
+		if _, err := ipvs.Render(&payload, m, opts); err != nil {
+			return nil, fmt.Errorf("route: render ipvs: %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("route: unknown kube-proxy mode %q (want one of %v)", cfg.Mode, Modes())
+	}
+	d, err := analyze.Load(&payload)
+	if err != nil {
+		return nil, fmt.Errorf("route: load the %s payload: %w", cfg.Mode, err)
+	}
+	return d, nil
+}
+
+// iptablesRules restores the payload and the jump rules into empty tables.
+func iptablesRules(m *model.Model, cfg Config) (*analyze.Dump, error) {
+	opts := iptables.DefaultOptions()
+	opts.Version = cfg.Version
+	var payload, jumps bytes.Buffer
+	if _, err := iptables.Render(&payload, m, opts); err != nil {
+		return nil, fmt.Errorf("route: render iptables: %w", err)
+	}
+	if _, err := iptables.RenderModelJumps(&jumps, m, opts); err != nil {
+		return nil, fmt.Errorf("route: render iptables jump rules: %w", err)
+	}
+	dump, err := simipt.Apply(nil, &payload, false)
+	if err != nil {
+		return nil, fmt.Errorf("route: restore the iptables payload: %w", err)
+	}
+	if dump, err = simipt.Apply(dump, &jumps, true); err != nil {
+		return nil, fmt.Errorf("route: restore the iptables jump rules: %w", err)
+	}
+	return &analyze.Dump{Kind: analyze.KindIPTables, IPT: dump}, nil
+}
