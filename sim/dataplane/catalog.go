@@ -43,8 +43,7 @@ var all = []Info{
 		Version:      VersionCmd{Key: "ipvsadm", Argv: []string{"dpkg-query", "-W", "-f=ipvsadm ${Version}", "ipvsadm"}},
 		RuleCounters: false, Sync: Netlink,
 		Kernel: KernelNeeds{Module: "ip_vs", Features: []Feature{FeatureIPVS, FeatureDummy, FeatureIPSet, FeatureIPTablesLegacy, FeatureConntrack}},
-		Lookup: MapLookup, Colour: color.RGBA{R: 0xCC, G: 0x79, B: 0xA7, A: 0xFF}, // purple
-		LocalPolicyPerServer: true},
+		Lookup: MapLookup, Colour: color.RGBA{R: 0xCC, G: 0x79, B: 0xA7, A: 0xFF}}, // purple
 	{Name: EBPF, Summary: "Cilium-style service LB: tc (tcx) programs on client veths, BPF hash maps",
 		Mode: ModeNone, RoutesAs: ModeIPTables,
 		RuleCounters: false, Sync: BPFMaps,

@@ -95,16 +95,6 @@ type Info struct {
 	// sent without a connect, like the packet-rate mode's raw SYNs, are
 	// not translated, so that mode does not apply to it.
 	AtConnect bool
-	// LocalPolicyPerServer is true when Local traffic policies pick the
-	// endpoints per virtual server, whatever the client (kube-proxy's IPVS
-	// mode, syncEndpoint in pkg/proxy/ipvs/proxier.go): every client of a
-	// Local virtual server reaches the node's local endpoints and, when the
-	// node has none, the cluster's (kubernetes#97081) instead of being
-	// dropped. Otherwise (the rule chains of iptables and nftables modes)
-	// pods and the node itself short-circuit to the cluster's endpoints
-	// under externalTrafficPolicy Local, and a Local policy with no local
-	// endpoint drops.
-	LocalPolicyPerServer bool
 }
 
 // RoutingMode is the kube-proxy mode whose rules say where the dataplane
