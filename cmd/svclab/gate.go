@@ -133,6 +133,9 @@ func gateVerdict(v compare.Verdict, res *compare.Result, stdout io.Writer) error
 	for _, failure := range v.Failures {
 		fmt.Fprintln(stdout, failure)
 	}
+	for _, m := range v.Missing {
+		fmt.Fprintln(stdout, m)
+	}
 	fmt.Fprintln(stdout, v)
 	if !v.Passed() {
 		return &exitError{code: 1}

@@ -106,10 +106,14 @@ type Verdict struct {
 	BlindSizes []string
 	// Correction is the multiple-comparison correction applied.
 	Correction Correction
+	// Missing are gated comparisons that could not be made: base measured
+	// the metric at the point, new did not. Each fails the gate.
+	Missing []Missing
 }
 
-// Passed says no metric regressed.
-func (v Verdict) Passed() bool { return len(v.Failures) == 0 }
+// Passed says no metric regressed and every gated comparison of base was
+// made.
+func (v Verdict) Passed() bool { return len(v.Failures) == 0 && len(v.Missing) == 0 }
 
 // Gate checks every row whose metric has a threshold: it fails when the
 // change is in the metric's worse direction, larger than the threshold, and
@@ -134,6 +138,11 @@ func Gate(res *Result, thresholds Thresholds, correction Correction) Verdict {
 		v.Blind++
 		if size := fmt.Sprintf("%d+%d", r.BaseStats.N, r.NewStats.N); !slices.Contains(v.BlindSizes, size) {
 			v.BlindSizes = append(v.BlindSizes, size)
+		}
+	}
+	for _, m := range res.Missing {
+		if _, ok := thresholds[m.Metric.Name]; ok {
+			v.Missing = append(v.Missing, m)
 		}
 	}
 	q := adjusted(gated, correction)
@@ -171,10 +180,18 @@ func (v Verdict) FailedMetrics() []string {
 
 // String is the final verdict line.
 func (v Verdict) String() string {
+	if len(v.Missing) > 0 && len(v.Failures) == 0 {
+		return fmt.Sprintf("FAIL: %s measured in base and not in new (a gated comparison that cannot be made is not a pass), among %s",
+			plural(len(v.Missing), "metric-point"), plural(v.Gated, "gated comparison"))
+	}
 	if !v.Passed() {
-		return fmt.Sprintf("FAIL: %s in %s (%s) among %s",
+		s := fmt.Sprintf("FAIL: %s in %s (%s) among %s",
 			plural(len(v.Failures), "regression"), plural(len(v.FailedMetrics()), "metric"),
 			strings.Join(v.FailedMetrics(), ", "), plural(v.Gated, "gated comparison"))
+		if len(v.Missing) > 0 {
+			s += fmt.Sprintf("; %s measured in base and not in new", plural(len(v.Missing), "metric-point"))
+		}
+		return s
 	}
 	var notes []string
 	if v.Correction == CorrectionBH {
