@@ -63,9 +63,12 @@ Options:
 
 Exit status:
   0  no significant regression beyond its threshold
-  1  at least one regression (the lines above name them)
+  1  at least one regression, or a gated metric or point BASE measured and
+     NEW did not (MISSING lines): a comparison that cannot be made is no pass
   2  unusable input: a missing run, another schema version, runs of different
-     scenarios or CPU models (without --allow-env-mismatch), no common point,
+     scenarios or CPU models or without a meta record (without
+     --allow-env-mismatch), an impossible value (a negative latency, a
+     p-value above 1) or a record given twice (file:line), no common point,
      or samples too few for any change to be significant
 
 Examples:
