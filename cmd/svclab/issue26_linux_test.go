@@ -98,7 +98,7 @@ func TestIssue26Point4VerifyTraceCleansUpOnSignal(t *testing.T) {
 			}
 			waitFor(t, 5*time.Second, "nft monitor trace to end", func() bool { return !monitor.Alive() })
 			if sig == syscall.SIGKILL {
-				if out, err := exec.Command(bin, "cleanup").CombinedOutput(); err != nil {
+				if out, err := exec.Command(bin, "cleanup", "--prefix", strings.TrimSuffix(prefix, "-")).CombinedOutput(); err != nil {
 					t.Fatalf("svclab cleanup: %v\n%s", err, out)
 				}
 			}
