@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -107,6 +108,97 @@ func TestIssue26Point4VerifyTraceCleansUpOnSignal(t *testing.T) {
 			}
 			if m, _ := filepath.Glob(filepath.Join(lease.Dir, strings.TrimSuffix(prefix, "-")+"*.lease")); len(m) > 0 {
 				t.Errorf("after %v: leases left: %v", sig, m)
+			}
+		})
+	}
+}
+
+// upKubeProxy starts `svclab up split-2` with the kube-proxy engine and
+// iptables-legacy, with TMPDIR tmp (so that every temp dir the lab and its
+// driver make lands there), and returns the run and the daemon's PID.
+func upKubeProxy(t *testing.T, bin, tmp string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, "up", "split-2", "--engine", "kube-proxy", "--dataplane", "iptables-legacy", "--json")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); ok && strings.Contains(string(ee.Stderr), "kube-proxy driver not built") && os.Getenv("CI") != "true" {
+		t.Skipf("%s", ee.Stderr)
+	}
+	if err != nil {
+		t.Fatalf("svclab up --engine kube-proxy: %v\n%s", err, out)
+	}
+	var st struct {
+		Run string `json:"run"`
+		PID int    `json:"pid"`
+	}
+	if err := json.Unmarshal(out, &st); err != nil || st.PID == 0 {
+		t.Fatalf("svclab up --json: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command(bin, "down", st.Run).Run() })
+	return st.Run, st.PID
+}
+
+// leftovers lists what a kube-proxy-engine lab may leave: entries of its
+// TMPDIR, its run directory entries and temp dirs named after its prefix,
+// its namespaces and its driver processes.
+func leftovers(t *testing.T, tmp, run string, drivers []lease.Process) []string {
+	t.Helper()
+	var left []string
+	entries, _ := os.ReadDir(tmp)
+	for _, e := range entries {
+		left = append(left, filepath.Join(tmp, e.Name()))
+	}
+	for _, pattern := range []string{filepath.Join(lease.Dir, run+"*"), filepath.Join(os.TempDir(), run+"*")} {
+		m, _ := filepath.Glob(pattern)
+		left = append(left, m...)
+	}
+	left = append(left, namespacesOf(t, run)...)
+	for _, p := range drivers {
+		if p.Alive() {
+			left = append(left, fmt.Sprintf("driver pid %d", p.PID))
+		}
+	}
+	return left
+}
+
+// driversOf lists the kube-proxy drivers a daemon runs.
+func driversOf(pid int) []lease.Process {
+	var out []lease.Process
+	for p, line := range childrenOf(pid) {
+		if strings.Contains(line, "kube-proxy-driver") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestIssue26Point5KubeProxyEngineLeavesNoTempDirs: `up` + `down` with the
+// kube-proxy engine leaves no temp directory, also when the driver was
+// killed first.
+func TestIssue26Point5KubeProxyEngineLeavesNoTempDirs(t *testing.T) {
+	bin := svclabBinary(t)
+	for _, killDriver := range []bool{false, true} {
+		t.Run(fmt.Sprintf("driver-killed=%v", killDriver), func(t *testing.T) {
+			tmp := t.TempDir()
+			if err := os.Chmod(tmp, 0o1777); err != nil {
+				t.Fatal(err)
+			}
+			run, pid := upKubeProxy(t, bin, tmp)
+			drivers := driversOf(pid)
+			if len(drivers) == 0 {
+				t.Fatalf("the up daemon %d runs no kube-proxy driver", pid)
+			}
+			if killDriver {
+				for _, d := range drivers {
+					_, _ = d.Signal(syscall.SIGKILL)
+				}
+				waitFor(t, 5*time.Second, "the driver to die", func() bool { return !drivers[0].Alive() })
+			}
+			if out, err := exec.Command(bin, "down", run).CombinedOutput(); err != nil {
+				t.Fatalf("svclab down: %v\n%s", err, out)
+			}
+			if left := leftovers(t, tmp, run, drivers); len(left) > 0 {
+				t.Errorf("left behind: %v", left)
 			}
 		})
 	}
