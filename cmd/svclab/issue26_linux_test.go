@@ -203,3 +203,29 @@ func TestIssue26Point5KubeProxyEngineLeavesNoTempDirs(t *testing.T) {
 		})
 	}
 }
+
+// TestIssue26Point14FullDiskLeavesNoTempFiles: a run stopped by a full
+// disk leaves no .meta.json.tmp or .summary.json.tmp behind (the tmpfs is
+// mounted in a private mount namespace, so the host never sees it).
+func TestIssue26Point14FullDiskLeavesNoTempFiles(t *testing.T) {
+	bin := svclabBinary(t)
+	listing := filepath.Join(t.TempDir(), "ls")
+	script := `mnt=$(mktemp -d) && mount -t tmpfs -o size=48k tmpfs "$mnt" && "$1" run "$2" --out "$mnt/run" 2>"$3.err"; ls -A "$mnt/run" > "$3"`
+	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", bin, filepath.Join("testdata", "sweep-tiny.yaml"), listing)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	data, err := os.ReadFile(listing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, _ := os.ReadFile(listing + ".err")
+	if !strings.Contains(string(stderr), "no space left on device") {
+		t.Fatalf("the run did not fill the disk:\n%s", stderr)
+	}
+	for _, name := range strings.Fields(string(data)) {
+		if strings.HasSuffix(name, ".tmp") {
+			t.Errorf("left %s in the run directory (%s)", name, strings.Join(strings.Fields(string(data)), " "))
+		}
+	}
+}
