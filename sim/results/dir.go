@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/svclab/svclab/sim/atomicfile"
 )
 
 // File names inside a run directory.
@@ -104,17 +106,14 @@ func (w *Writer) Append(r Record) error {
 func (w *Writer) Close() error { return w.f.Close() }
 
 // WriteJSON writes v as indented JSON to name inside the run directory,
-// through a temporary file so a crash never leaves half a file.
+// through a temporary file so a crash never leaves half a file, and a
+// failure (a full disk) no temporary file (see sim/atomicfile).
 func WriteJSON(dir, name string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", name, err)
 	}
-	tmp := filepath.Join(dir, "."+name+".tmp")
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	return os.Rename(tmp, filepath.Join(dir, name))
+	return atomicfile.Write(filepath.Join(dir, name), append(data, '\n'), 0o644)
 }
 
 // ReadRecords reads results.jsonl from a run directory or a .jsonl path. A
