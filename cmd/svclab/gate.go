@@ -77,10 +77,14 @@ Options:
 
 Exit status:
   0  PASS: every gated change is known to be within its threshold
-  1  REGRESSION (the lines above name them)
+  1  REGRESSION (the lines above name them), or a gated metric or point BASE
+     measured and NEW did not (MISSING lines): a comparison that cannot be
+     made is no pass
   3  INCONCLUSIVE: more repetitions needed (the lines above say how many)
   2  unusable input: a missing run, another schema version, runs of different
-     scenarios or CPU models (without --allow-env-mismatch), no common point,
+     scenarios or CPU models or without a meta record (without
+     --allow-env-mismatch), an impossible value (a negative latency, a
+     p-value above 1) or a record given twice (file:line), no common point,
      or samples too few for any change to be significant
 
 Examples:
@@ -152,6 +156,9 @@ func gateVerdict(v compare.Verdict, res *compare.Result, stdout io.Writer) error
 	fmt.Fprintf(stdout, "gate: %s against baseline %s; %s\n", res.New.Path, res.Base.Path, res.Matching)
 	for _, failure := range v.Failures {
 		fmt.Fprintln(stdout, failure)
+	}
+	for _, m := range v.Missing {
+		fmt.Fprintln(stdout, m)
 	}
 	for _, u := range v.Undecided {
 		fmt.Fprintln(stdout, u)

@@ -82,8 +82,9 @@ func TestGateCommand(t *testing.T) {
 	run1, ci1, ci2 := testRun("run1"), testRun("ci1"), testRun("ci2.jsonl")
 	slower := rewrittenRun(t, run1, filepath.Join(tmp, "slower"), slowerLatencies)
 	ciSlower := rewrittenRun(t, ci1, filepath.Join(tmp, "ci-slower"), slowerLatencies)
-	quiet := writeRun(t, filepath.Join(tmp, "quiet"), quietRecords(1), nil)
-	quietSlower := writeRun(t, filepath.Join(tmp, "quiet-slower"), quietRecords(1.3), nil)
+	quietMeta := &results.Meta{Schema: results.SchemaVersion, Scenario: "quiet", CPU: "test"}
+	quiet := writeRun(t, filepath.Join(tmp, "quiet"), quietRecords(1), quietMeta)
+	quietSlower := writeRun(t, filepath.Join(tmp, "quiet-slower"), quietRecords(1.3), quietMeta)
 	newer := rewrittenRun(t, run1, filepath.Join(tmp, "newer"), func(r *results.Record) { r.Schema = 2 })
 	olderMeta := writeRun(t, filepath.Join(tmp, "older-meta"), quietRecords(1), &results.Meta{Schema: 0})
 	tests := []struct {

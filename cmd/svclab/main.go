@@ -112,23 +112,25 @@ func exitCode(err error, c *command, stderr io.Writer) int {
 	var ue *usageError
 	var fe *scenario.FieldError
 	var ec *exitError
+	say := func(format string, args ...any) { fmt.Fprintf(stderr, format, args...) }
+	msg := safeMessage(err.Error())
 	switch {
 	case isInputError(err), readsNamedFiles[c.name] && errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintf(stderr, "svclab %s: %v\n", c.name, err)
+		say("svclab %s: %s\n", c.name, msg)
 		return 2
 	case errors.As(err, &ec):
 		if ec.msg != "" {
-			fmt.Fprintln(stderr, "svclab "+c.name+": "+ec.msg)
+			say("svclab %s: %s\n", c.name, safeMessage(ec.msg))
 		}
 		return ec.code
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "svclab %s: %v\nRun `svclab help %s` for usage.\n", c.name, err, c.name)
+		say("svclab %s: %s\nRun `svclab help %s` for usage.\n", c.name, msg, c.name)
 		return 2
 	case errors.As(err, &fe):
-		fmt.Fprintf(stderr, "svclab %s: %v\n", c.name, err)
+		say("svclab %s: %s\n", c.name, msg)
 		return 2
 	}
-	fmt.Fprintf(stderr, "svclab %s: %v\n", c.name, err)
+	say("svclab %s: %s\n", c.name, msg)
 	return 1
 }
 

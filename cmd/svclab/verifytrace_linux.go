@@ -25,9 +25,13 @@ and checked as one walk. Every third packet the node accepted from the
 client is followed by a reply through conntrack and the connection's next
 packet, traced with state established. A dump's "# verify-trace: local=A,B
 ifaces=X,Y family=ip6" lines name the node's addresses, the interfaces to
-create and the family. Needs root; removes everything it creates.
+create and the family. Needs root; removes everything it creates, also
+on SIGINT or SIGTERM (exit 130 or 143); after kill -9, ` + "`svclab cleanup`" + `
+removes the scratch lab (its lease is /run/svclab/svl-vt-PID.lease) and
+its nft monitor dies with it.
 
-Exit codes: 0 every packet with a verdict agreed, 1 a disagreement or error.
+Exit codes: 0 every packet with a verdict agreed, 1 a disagreement or error,
+130/143 interrupted.
 
 Examples:
   sudo svclab verify-trace lab/verifytrace/testdata/*.rules
@@ -46,10 +50,15 @@ func runVerifyTrace(args []string, stdout, stderr io.Writer) error {
 	if len(dumps) == 0 {
 		return usagef("give at least one DUMP")
 	}
+	ctx, in, stop := interruptContext(stderr)
+	defer stop()
 	var results []runner.TraceCheck
 	bad := 0
 	for _, d := range dumps {
-		res, err := runner.VerifyTraceFile(d, runner.TraceCheckOptions{Packets: *packets, Seed: *seed})
+		res, err := runner.VerifyTraceFile(d, runner.TraceCheckOptions{Packets: *packets, Seed: *seed, Done: ctx.Done()})
+		if err != nil && ctx.Err() != nil {
+			return &exitError{code: in.exitCode(), msg: fmt.Sprintf("%s: %v: stopped; the scratch lab was removed", d, in.name())}
+		}
 		if err != nil {
 			return err
 		}

@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -20,11 +22,14 @@ import (
 // real iptables, nft and ipset tools.
 type Process struct {
 	ns, bin string
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	enc     *json.Encoder
-	out     *bufio.Scanner
-	stderr  bytes.Buffer
+	// dir is the iptables variant's symlink directory ("" for none),
+	// removed when the driver ends.
+	dir    string
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	enc    *json.Encoder
+	out    *bufio.Scanner
+	stderr bytes.Buffer
 }
 
 // Start starts the driver bin in sync mode inside namespace ns, with
@@ -32,27 +37,30 @@ type Process struct {
 // for the system's), hands it req and returns after req's first sync and
 // its steps, with their reports.
 func Start(ctx context.Context, ns, bin, variant string, req *kube.Request) (*Process, []kube.Sync, error) {
-	args := []string{"sync"}
+	p := &Process{ns: ns, bin: bin, cmd: exec.CommandContext(ctx, bin, "sync")}
 	if variant != "" {
-		args = []string{"-iptables", variant, "sync"}
+		dir, err := iptablesDir(ns, variant)
+		if err != nil {
+			return nil, nil, p.wrap(err)
+		}
+		p.dir, p.cmd.Env = dir, pathEnv(dir)
 	}
-	p := &Process{ns: ns, bin: bin, cmd: exec.CommandContext(ctx, bin, args...)}
 	p.cmd.Stderr = &p.stderr
 	// The driver must not outlive svclab, however svclab dies.
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
-		return nil, nil, p.wrap(err)
+		return nil, nil, p.removeDir(p.wrap(err))
 	}
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
-		return nil, nil, p.wrap(err)
+		return nil, nil, p.removeDir(p.wrap(err))
 	}
 	p.out = bufio.NewScanner(stdout)
 	p.out.Buffer(nil, 1<<30)
 	p.enc = json.NewEncoder(p.stdin)
 	if err := netns.Start(ns, p.cmd); err != nil {
-		return nil, nil, p.wrap(err)
+		return nil, nil, p.removeDir(p.wrap(err))
 	}
 	if err := p.enc.Encode(req); err != nil {
 		return nil, nil, p.fail(err)
@@ -96,16 +104,30 @@ func (p *Process) read() (kube.Sync, error) {
 func (p *Process) Close() error {
 	_ = p.stdin.Close()
 	if err := p.cmd.Wait(); err != nil {
-		return p.wrap(err)
+		return p.removeDir(p.wrap(err))
 	}
-	return nil
+	return p.removeDir(nil)
 }
 
 // fail stops a driver that broke off and returns err with its stderr.
 func (p *Process) fail(err error) error {
 	_ = p.stdin.Close()
 	_ = p.cmd.Wait()
-	return p.wrap(err)
+	return p.removeDir(p.wrap(err))
+}
+
+// removeDir removes the iptables variant's directory once the driver is
+// gone (or never started), and adds a failure to err.
+func (p *Process) removeDir(err error) error {
+	if p.dir == "" {
+		return err
+	}
+	dir := p.dir
+	p.dir = ""
+	if rmErr := os.RemoveAll(dir); rmErr != nil {
+		return errors.Join(err, fmt.Errorf("kube-proxy driver in netns %s: %w", p.ns, rmErr))
+	}
+	return err
 }
 
 func (p *Process) wrap(err error) error {

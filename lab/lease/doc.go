@@ -9,5 +9,7 @@
 // creates is named PREFIX or PREFIX-…, including PREFIX-<hex>-… for a sweep's
 // per-point labs), the processes it started (PID and start time, so a
 // reused PID is never signalled), and the directories and cgroups it made.
+// Directories in /run/svclab named PREFIX-… belong to the run as its
+// namespaces do (StateDirs).
 // Objects are recorded before they are created.
 package lease

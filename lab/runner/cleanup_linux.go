@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -116,7 +117,7 @@ func cleanupLease(e lease.Entry) ([]string, error) {
 		removed = append(removed, "cgroup "+c)
 	}
 	errs = append(errs, err)
-	for _, dir := range append(append([]string(nil), e.Record.Cgroups...), e.Record.Dirs...) {
+	for _, dir := range slices.Concat(e.Record.Cgroups, e.Record.Dirs, lease.StateDirs(e.Record.Prefix)) {
 		if gone, err := removeRecordedDir(dir); err != nil {
 			errs = append(errs, err)
 		} else if gone {

@@ -8,8 +8,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/netns"
 )
 
@@ -48,14 +50,21 @@ type traceEvent struct {
 	verdict      string // "accept", "drop", "continue", "jump", ...
 }
 
-func startMonitor(ns string) (*monitor, error) {
+// startMonitor starts `nft monitor trace` in ns. It dies with svclab
+// (Pdeathsig), however svclab dies, and the lease records it.
+func startMonitor(ns string, l *lease.Lease) (*monitor, error) {
 	m := &monitor{cmd: exec.Command("stdbuf", "-oL", "nft", "-a", "monitor", "trace"), lines: make(chan string, 4096), byID: map[string]uint16{}, events: map[uint16][]traceEvent{}}
+	m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	out, err := m.cmd.StdoutPipe()
 	if err != nil {
 		return nil, fmt.Errorf("nft monitor trace in netns %s: %w", ns, err)
 	}
 	if err := netns.Start(ns, m.cmd); err != nil {
 		return nil, err
+	}
+	if err := l.AddProcess(m.cmd.Process.Pid, false); err != nil {
+		m.stop()
+		return nil, fmt.Errorf("nft monitor trace in netns %s: %w", ns, err)
 	}
 	go m.read(out)
 	return m, nil

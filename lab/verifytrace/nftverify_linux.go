@@ -54,7 +54,7 @@ func traceLoaded(l *lab, prog *nfttrace.Program, meta Meta, pool *pool, opts Opt
 	if err != nil {
 		return Result{}, err
 	}
-	mon, err := startMonitor(l.node)
+	mon, err := startMonitor(l.node, l.lease)
 	if err != nil {
 		return Result{}, err
 	}
@@ -99,6 +99,9 @@ func runNFT(l *lab, prog *nfttrace.Program, handles map[string]int, mon *monitor
 		return res, err
 	}
 	for i := range opts.Packets {
+		if err := opts.stopped(); err != nil {
+			return res, err
+		}
 		p := pool.draw(rng, uint16(10000+i%50000))
 		if err := s.send(p); err != nil {
 			return res, err

@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"fmt"
 	"net/netip"
-	"os"
 	"strings"
 	"sync/atomic"
 
+	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/netns"
 )
 
@@ -87,14 +87,20 @@ func ReadMeta(text []byte) (Meta, error) {
 type lab struct {
 	node, client string
 	ipv6         bool // the dump is IPv6: load and save with ip6tables
+	lease        *lease.Lease
 }
 
 var labSeq atomic.Int64
 
-// newLab creates the namespaces, links, addresses and routes.
+// newLab creates the namespaces, links, addresses and routes, under the
+// process's lease (taken before the first namespace exists).
 func newLab(m Meta) (*lab, error) {
 	n := labSeq.Add(1)
-	l := &lab{node: fmt.Sprintf("svl-vt-%d-%d-node", os.Getpid(), n), client: fmt.Sprintf("svl-vt-%d-%d-client", os.Getpid(), n), ipv6: m.IPv6}
+	held, err := labs.Hold()
+	if err != nil {
+		return nil, fmt.Errorf("verify-trace: %w", err)
+	}
+	l := &lab{node: fmt.Sprintf("%s-%d-node", labs.Prefix, n), client: fmt.Sprintf("%s-%d-client", labs.Prefix, n), ipv6: m.IPv6, lease: held}
 	for _, ns := range []string{l.node, l.client} {
 		if err := netns.Create(ns); err != nil {
 			l.close()
@@ -231,10 +237,14 @@ func (l *lab) tool(verb string) string {
 	return "iptables-legacy-" + verb
 }
 
+// close removes the namespaces and ends the lab's hold on the lease (kept
+// for `svclab cleanup` if a namespace could not be removed).
 func (l *lab) close() {
+	removed := true
 	for _, ns := range []string{l.node, l.client} {
-		if netns.Exists(ns) {
-			_ = netns.Delete(ns)
+		if netns.Exists(ns) && netns.Delete(ns) != nil {
+			removed = false
 		}
 	}
+	_ = labs.Drop(removed)
 }

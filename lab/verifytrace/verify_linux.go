@@ -35,6 +35,9 @@ type Result struct {
 type Options struct {
 	Packets int    // per dump
 	Seed    uint64 // for the random packets
+	// Done, once closed, stops the run before its next packet: it removes
+	// its lab and returns ErrInterrupted (nil: never).
+	Done <-chan struct{}
 }
 
 // VerifyFile loads the dump at path into a scratch lab and checks opts.Packets
@@ -122,6 +125,9 @@ func (l *lab) run(d *iptables.Dump, meta Meta, sets ipvs.IPSets, tr *iptrace.IPT
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x5eed))
 	pool := newPool(d, meta, sets)
 	for i := range opts.Packets {
+		if err := opts.stopped(); err != nil {
+			return res, err
+		}
 		p := pool.draw(rng, uint16(10000+i%50000))
 		if err := senders.send(p); err != nil {
 			return res, err

@@ -24,7 +24,7 @@ func TestComparable(t *testing.T) {
 		{"other scenario", with(func(m *results.Meta) { m.Scenario = "sweep-quick" }), "scenario synthetic"},
 		{"same name, edited file", with(func(m *results.Meta) { m.ScenarioHash = "def" }), "hash def"},
 		{"other CPU model", with(func(m *results.Meta) { m.CPU = "AMD EPYC" }), `CPU "Test CPU" in base, "AMD EPYC" in new`},
-		{"no meta: cannot be checked, compare warns", &Run{Path: "new"}, ""},
+		{"no meta: cannot be checked", &Run{Path: "new"}, "the new run has no meta record"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -94,6 +94,21 @@ type Result struct {
 	// Warnings concern the whole comparison: environment differences,
 	// one-sided points, samples too few for any significance.
 	Warnings []string
+	// Missing are the comparisons base has samples for and new has none:
+	// a point (a whole dataplane) or a metric new did not measure.
+	Missing []Missing
+}
+
+// Missing is a metric at a point measured in base, not in new.
+type Missing struct {
+	Metric Metric
+	Point  string
+}
+
+// String is the gate's line, e.g. "MISSING p50_us nftables/1000/last:
+// measured in base, not in new".
+func (m Missing) String() string {
+	return fmt.Sprintf("MISSING %s %s: measured in base, not in new", m.Metric.Name, m.Point)
 }
 
 // Compare compares every metric at every point the two runs share. It
@@ -118,6 +133,14 @@ func Compare(base, new *Run, opts Options) (*Result, error) {
 				res.Rows = append(res.Rows, row)
 			} else if w := oneSidedMetric(metric, p, bs, ns); w != "" {
 				res.Warnings = append(res.Warnings, w)
+				if len(bs.values[p.base][metric.Name]) > 0 {
+					res.Missing = append(res.Missing, Missing{Metric: metric, Point: PointLabel(p.base, p.new)})
+				}
+			}
+		}
+		for _, k := range m.baseOnly {
+			if isFairness(k) == metric.OfFairness && len(bs.values[k][metric.Name]) > 0 {
+				res.Missing = append(res.Missing, Missing{Metric: metric, Point: k.String()})
 			}
 		}
 	}

@@ -111,12 +111,15 @@ type Verdict struct {
 	// Detectable holds each gated comparison's interval half-width in
 	// percent: about the smallest change its samples can tell from none.
 	Detectable []float64
+	// Missing are gated comparisons that could not be made: base measured
+	// the metric at the point, new did not. Each fails the gate.
+	Missing []Missing
 }
 
 // Outcome is the verdict in one word.
 func (v Verdict) Outcome() Outcome {
 	switch {
-	case len(v.Failures) > 0:
+	case len(v.Failures) > 0, len(v.Missing) > 0:
 		return Regression
 	case len(v.Undecided) > 0:
 		return Inconclusive
@@ -157,6 +160,11 @@ func Gate(res *Result, opts GateOptions) Verdict {
 			v.BlindSizes = append(v.BlindSizes, size)
 		}
 		v.Undecided = append(v.Undecided, undecided(r, opts.Thresholds[r.Metric.Name], res.Alpha))
+	}
+	for _, m := range res.Missing {
+		if _, ok := opts.Thresholds[m.Metric.Name]; ok {
+			v.Missing = append(v.Missing, m)
+		}
 	}
 	q := adjusted(testable, opts.Correction)
 	for i, r := range testable {
@@ -258,9 +266,17 @@ func (v Verdict) String() string {
 	among := plural(v.Gated, "gated comparison")
 	switch v.Outcome() {
 	case Regression:
-		return fmt.Sprintf("REGRESSION: %s in %s (%s) among %s",
+		if len(v.Failures) == 0 {
+			return fmt.Sprintf("REGRESSION: %s measured in base and not in new (a gated comparison that cannot be made is not a pass), among %s",
+				plural(len(v.Missing), "metric-point"), among)
+		}
+		s := fmt.Sprintf("REGRESSION: %s in %s (%s) among %s",
 			plural(len(v.Failures), "regression"), plural(len(v.FailedMetrics()), "metric"),
 			strings.Join(v.FailedMetrics(), ", "), among)
+		if len(v.Missing) > 0 {
+			s += fmt.Sprintf("; %s measured in base and not in new", plural(len(v.Missing), "metric-point"))
+		}
+		return s
 	case Inconclusive:
 		s := fmt.Sprintf("INCONCLUSIVE: no regression shown, but %d of %s could still hide a change beyond its threshold",
 			len(v.Undecided), among)

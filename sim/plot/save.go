@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+
+	"github.com/svclab/svclab/sim/atomicfile"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -28,8 +29,8 @@ const margin = 10 * vg.Millimeter / 4
 // Save writes p as pathWithoutExt.png and pathWithoutExt.svg, creating the
 // directory if needed, and returns the two paths (PNG first).
 func Save(p *gplot.Plot, pathWithoutExt string) ([]string, error) {
-	if err := os.MkdirAll(filepath.Dir(pathWithoutExt), 0o755); err != nil {
-		return nil, fmt.Errorf("create plot directory for %s: %w", pathWithoutExt, err)
+	if err := atomicfile.RealDir(filepath.Dir(pathWithoutExt)); err != nil {
+		return nil, fmt.Errorf("plot %s: %w", pathWithoutExt, err)
 	}
 	var paths []string
 	for _, format := range []string{"png", "svg"} {
@@ -38,8 +39,8 @@ func Save(p *gplot.Plot, pathWithoutExt string) ([]string, error) {
 		if err := Encode(&buf, p, format); err != nil {
 			return paths, fmt.Errorf("draw plot %s: %w", path, err)
 		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			return paths, fmt.Errorf("write plot %s: %w", path, err)
+		if err := atomicfile.Write(path, buf.Bytes(), 0o644); err != nil {
+			return paths, fmt.Errorf("plot: %w", err)
 		}
 		paths = append(paths, path)
 	}

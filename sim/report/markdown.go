@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/svclab/svclab/sim/atomicfile"
 	"github.com/svclab/svclab/sim/results"
 )
 
@@ -65,16 +65,9 @@ func WriteReport(dir string) (Report, error) {
 }
 
 // writeFileAtomic writes through a temporary file so that a crash never
-// leaves half a report.
+// leaves half a report, and never through a link (see sim/atomicfile).
 func writeFileAtomic(path string, data []byte) error {
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, data, 0o644)
 }
 
 // writeMarkdown renders the whole report.

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/svclab/svclab/sim/atomicfile"
 )
 
 // File names inside a run directory.
@@ -104,17 +106,14 @@ func (w *Writer) Append(r Record) error {
 func (w *Writer) Close() error { return w.f.Close() }
 
 // WriteJSON writes v as indented JSON to name inside the run directory,
-// through a temporary file so a crash never leaves half a file.
+// through a temporary file so a crash never leaves half a file, and a
+// failure (a full disk) no temporary file (see sim/atomicfile).
 func WriteJSON(dir, name string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", name, err)
 	}
-	tmp := filepath.Join(dir, "."+name+".tmp")
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	return os.Rename(tmp, filepath.Join(dir, name))
+	return atomicfile.Write(filepath.Join(dir, name), append(data, '\n'), 0o644)
 }
 
 // ReadRecords reads results.jsonl from a run directory or a .jsonl path. A
@@ -133,11 +132,15 @@ func ReadRecords(path string) ([]Record, []string, error) {
 }
 
 // DecodeRecords reads JSON-lines records from r; name is used in errors.
+// A record with an impossible value (a negative latency, a p-value above 1,
+// anything above MaxValue) or given twice (a repetition measured again, a
+// line repeated) is an error naming its line.
 func DecodeRecords(r io.Reader, name string) ([]Record, []string, error) {
 	var (
 		out      []Record
 		warnings []string
 		pending  error
+		dups     seen
 	)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
@@ -156,6 +159,12 @@ func DecodeRecords(r io.Reader, name string) ([]Record, []string, error) {
 		}
 		if err := checkSchema(rec.Schema, fmt.Sprintf("%s:%d", name, n)); err != nil {
 			return nil, nil, err
+		}
+		if err := rec.check(); err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		if err := dups.again(rec, line, n); err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: %w", name, n, err)
 		}
 		out = append(out, rec)
 	}
@@ -183,10 +192,24 @@ func checkSchema(v int, where string) error {
 // ReadSummary reads summary.json from a run directory.
 func ReadSummary(dir string) (*Summary, error) {
 	var s Summary
-	if err := readJSON(filepath.Join(dir, SummaryFile), &s); err != nil {
+	path := filepath.Join(dir, SummaryFile)
+	if err := readJSON(path, &s); err != nil {
 		return nil, err
 	}
-	return &s, checkSchema(s.Schema, filepath.Join(dir, SummaryFile))
+	if err := checkSchema(s.Schema, path); err != nil {
+		return &s, err
+	}
+	for i := range s.Points {
+		if err := (Record{Type: TypePoint, Point: &s.Points[i]}).check(); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	for i := range s.Runs {
+		if err := (Record{Type: TypeFairness, Fairness: &s.Runs[i]}).check(); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return &s, nil
 }
 
 // ReadMeta reads meta.json from a run directory.

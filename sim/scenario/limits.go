@@ -8,8 +8,11 @@ const (
 	MaxFileSize = 8 << 20
 	// MaxObjectsFileSize is the largest file of Kubernetes objects accepted
 	// (a scenario itself, or one that cluster.objects names): a kubectl
-	// export of a large cluster is far larger than a scenario.
-	MaxObjectsFileSize = 128 << 20
+	// export of a large cluster is far larger than a scenario. Decoding
+	// kubectl's YAML peaks at about 40 bytes of memory per byte of input
+	// (JSON about 8), so 32 MiB peaks near 1.3 GB: what a 4 GB CI runner
+	// holds (about 20,000 Services with their EndpointSlices in YAML).
+	MaxObjectsFileSize = 32 << 20
 	// MaxItems bounds lines plus flow-list items (commas) of a file, also
 	// checked before parsing: the YAML parser holds a node per item, so a
 	// file of 8 MiB of tiny items would take about a gigabyte (500,000 items:
