@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -13,6 +14,10 @@ import (
 
 func init() {
 	register(&command{name: "trace", summary: "walk one packet through a rule dump: path, endpoints, probabilities", usage: traceUsage, run: runTrace})
+	inputErrors = append(inputErrors, func(err error) bool {
+		var de *analyze.DumpError // a malformed dump (trace, analyze, verify-trace)
+		return errors.As(err, &de)
+	})
 }
 
 const traceUsage = `Usage: svclab trace --dump FILE --dst IP:PORT [options]

@@ -81,7 +81,10 @@ func NewTracer(d *Dump, opts Options) (*Tracer, error) {
 	default:
 		err = fmt.Errorf("unknown dump kind %q", d.Kind)
 	}
-	return t, err
+	if err != nil {
+		return nil, &DumpError{Err: err} // what the tracer refuses is in the dump
+	}
+	return t, nil
 }
 
 // Trace walks one packet.
