@@ -71,21 +71,25 @@ type Info struct {
 	// under externalTrafficPolicy Local, and a Local policy with no local
 	// endpoint drops.
 	LocalPolicyPerServer bool
+	// KubeProxyMode is kube-proxy's --proxy-mode that writes this
+	// dataplane's rules ("iptables", "nftables", "ipvs"), "" when kube-proxy
+	// has none (the eBPF dataplanes): the kube-proxy engine cannot run it.
+	KubeProxyMode string
 }
 
 var all = []Info{
 	{Name: IPTablesLegacy, Summary: "kube-proxy iptables mode, legacy xtables backend",
 		Tools: []string{"iptables-legacy", "iptables-legacy-restore", "iptables-legacy-save"}, Packages: []string{"iptables"},
-		RuleCounters: true, Sync: RestoreText, KernelFeature: "ip_tables"},
+		RuleCounters: true, Sync: RestoreText, KernelFeature: "ip_tables", KubeProxyMode: "iptables"},
 	{Name: IPTablesNFT, Summary: "kube-proxy iptables mode through iptables-nft (nf_tables backend)",
 		Tools: []string{"iptables-nft", "iptables-nft-restore", "iptables-nft-save"}, Packages: []string{"iptables"},
-		RuleCounters: true, Sync: RestoreText, KernelFeature: "nf_tables"},
+		RuleCounters: true, Sync: RestoreText, KernelFeature: "nf_tables", KubeProxyMode: "iptables"},
 	{Name: NFTables, Summary: "kube-proxy nftables mode (table ip kube-proxy, verdict maps, numgen)",
 		Tools: []string{"nft"}, Packages: []string{"nftables"},
-		RuleCounters: false, Sync: RestoreText, KernelFeature: "nf_tables"},
+		RuleCounters: false, Sync: RestoreText, KernelFeature: "nf_tables", KubeProxyMode: "nftables"},
 	{Name: IPVS, Summary: "kube-proxy IPVS mode (virtual/real servers, ipsets, kube-ipvs0)",
 		Tools: []string{"ipset", "iptables-legacy-restore"}, Packages: []string{"ipset", "iptables"},
-		RuleCounters: false, Sync: Netlink, KernelFeature: "ip_vs", LocalPolicyPerServer: true},
+		RuleCounters: false, Sync: Netlink, KernelFeature: "ip_vs", LocalPolicyPerServer: true, KubeProxyMode: "ipvs"},
 	{Name: EBPF, Summary: "Cilium-style service LB: tc (tcx) programs on client veths, BPF hash maps",
 		Tools: nil, Packages: nil,
 		RuleCounters: false, Sync: BPFMaps, KernelFeature: "bpf"},
