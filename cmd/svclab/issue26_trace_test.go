@@ -193,7 +193,7 @@ func TestIssue26Point13NoServiceExit4(t *testing.T) {
 func TestIssue26Point14TraceClipsLongComment(t *testing.T) {
 	ipt := rendered(t, "--mode", "iptables", "--scenario", "two-endpoints", "--services", "0")
 	long := strings.Repeat("x", 10<<20)
-	dump := writeDump(t, "long.txt", editDump(t, ipt, `--comment "ns3/svc3:p80 cluster IP" -m tcp`, `--comment "`+long+`" -m tcp`))
+	dump := writeDump(t, "long.txt", editDump(t, ipt, `--comment "ns3/svc3:p80 -> 10.0.3.2:80"`, `--comment "`+long+`"`))
 	for _, extra := range [][]string{nil, {"--json"}} {
 		out, errOut, code := svclabRun(append([]string{"trace", "--dump", dump, "--dst", "172.30.0.43:80"}, extra...)...)
 		if code != 0 || len(out) > 64<<10 || len(errOut) > 4<<10 {
@@ -219,5 +219,35 @@ func TestIssue26Point14DeepJumpsTrace(t *testing.T) {
 	out, errOut, code := svclabRun("trace", "--dump", writeDump(t, "deep.txt", b.String()), "--dst", "10.96.0.1:80")
 	if code != 0 || !strings.Contains(out, "10.244.1.2:8080") {
 		t.Errorf("trace: exit %d, want 0 and the DNAT target; stdout:\n%s\nstderr: %s", code, clipped(out), errOut)
+	}
+}
+
+// Point 13: exit 4 is never a false alarm: every destination analyze
+// lists (ClusterIPs, external and LoadBalancer IPs, services without
+// endpoints) names its service when traced, in every mode.
+func TestIssue26Point13EveryServiceIsNamed(t *testing.T) {
+	for _, sc := range []string{"two-endpoints", "nodeport-external", "lb-source-ranges-allowed", "etp-local-vs-cluster", "terminating-fallback", "kube-proxy-135639"} {
+		for _, mode := range []string{"iptables", "nftables", "ipvs"} {
+			for _, family := range []string{"ipv4", "ipv6"} {
+				out, _, code := svclabRun("render", "--mode", mode, "--scenario", sc, "--services", "0", "--family", family)
+				if code != 0 {
+					continue // the scenario has no services of this family
+				}
+				dump := writeDump(t, sc+"."+mode, out)
+				js, errOut, code := svclabRun("analyze", "--dump", dump, "--json")
+				var rep struct {
+					Services []struct{ Destination, Protocol string }
+				}
+				if err := json.Unmarshal([]byte(js), &rep); code != 0 || err != nil {
+					t.Fatalf("%s %s %s: analyze exit %d (%v): %s", sc, mode, family, code, err, errOut)
+				}
+				for _, s := range rep.Services {
+					out, errOut, code := svclabRun("trace", "--dump", dump, "--dst", s.Destination, "--proto", s.Protocol)
+					if code == 4 || code == 1 || code == 2 {
+						t.Errorf("%s %s %s: trace %s/%s: exit %d: %s\n%s", sc, mode, family, s.Destination, s.Protocol, code, errOut, clipped(out))
+					}
+				}
+			}
+		}
 	}
 }

@@ -172,7 +172,9 @@ func TraceFile(files Files, opts Options, p Packet) (Result, error) {
 	if err != nil {
 		return Result{}, BadDump(files.Dump, err)
 	}
-	return tr.Trace(p)
+	r, err := tr.Trace(p)
+	r.NoService = err == nil && r.Service == "" && r.Verdict != "unknown" && noTarget(targetsOf(d), p)
+	return r, err
 }
 
 // traceHost walks p through the iptables-nft dump and the host's nft
@@ -192,6 +194,7 @@ func traceHost(d *Dump, files Files, opts Options, p Packet) (Result, error) {
 	}
 	r, err := (&Tracer{kind: KindNFTables, nft: prog}).traceNFTables(p)
 	r.Dump = KindIPTables + "+" + KindNFTables
+	r.NoService = err == nil && r.Service == "" && r.Verdict != "unknown" && noTarget(iptablesTargets(d.IPT), p)
 	if len(skipped) > 0 {
 		r.Flags = append(r.Flags, fmt.Sprintf("%s: tables %s are iptables-nft's; walked from %s instead", files.NFTRules, strings.Join(skipped, ", "), files.Dump))
 	}
