@@ -251,3 +251,17 @@ func TestIssue26Point13EveryServiceIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// Point 13: iptables-save and ip6tables-save concatenated by hand (no
+// svclab header) are refused at the first address of the other family.
+func TestIssue26Point13ConcatenatedSavesRefused(t *testing.T) {
+	v4 := rendered(t, "--mode", "iptables", "--scenario", "../../scenarios/dual-stack-split-ipv4.yaml", "--family", "ipv4")
+	v6 := rendered(t, "--mode", "iptables", "--scenario", "../../scenarios/dual-stack-split-ipv4.yaml", "--family", "ipv6")
+	dump := writeDump(t, "both.txt", v4+v6)
+	for _, args := range [][]string{{"trace", "--dump", dump, "--dst", "10.96.0.120:80"}, {"analyze", "--dump", dump}} {
+		out, errOut, code := svclabRun(args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "IPv6 address in a dump of IPv4 rules") || !strings.Contains(errOut, "--family") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 naming the families and --family", args[0], code, clipped(out), errOut)
+		}
+	}
+}
