@@ -27,7 +27,9 @@ packet, traced with state established. A dump's "# verify-trace: local=A,B
 ifaces=X,Y family=ip6" lines name the node's addresses, the interfaces to
 create and the family. Needs root; removes everything it creates.
 
-Exit codes: 0 every packet with a verdict agreed, 1 a disagreement or error.
+Exit codes: 0 every packet with a verdict agreed, 1 a disagreement or error,
+2 a malformed dump or "# verify-trace:" line (the message names the file and
+line).
 
 Examples:
   sudo svclab verify-trace lab/verifytrace/testdata/*.rules
