@@ -54,6 +54,7 @@ Exit codes (every command):
   1    the measured thing failed (a run's measurement, a gate regression)
   2    bad input or usage (the message names the file, line and field)
   3    unknown: trace met a match it cannot decide; gate is INCONCLUSIVE
+  4    trace: no service matches the destination (the dump has Services)
   130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the lab was removed
 
 Commands:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -14,6 +15,10 @@ import (
 
 func init() {
 	register(&command{name: "trace", summary: "walk one packet through a rule dump: path, endpoints, probabilities", usage: traceUsage, run: runTrace})
+	inputErrors = append(inputErrors, func(err error) bool {
+		var de *analyze.DumpError // a malformed dump (trace, analyze, verify-trace)
+		return errors.As(err, &de)
+	})
 }
 
 const traceUsage = `Usage: svclab trace --dump FILE --dst IP:PORT [options]
@@ -32,7 +37,8 @@ Options:
   --dump FILE         the rules (iptables-save -c > FILE, nft list ruleset > FILE, svclab render)
   --dst IP:PORT       the service address
   --proto P           tcp (default), udp or sctp
-  --src IP            the client address (default 10.244.255.1, a pod)
+  --src IP            the client address (default 10.244.255.1, a pod; fd00:10:244:ffff::1
+                      for an IPv6 destination)
   --from pod|node     PREROUTING (a pod or another host, default) or OUTPUT (a host process)
   --local IP,...      the node's own addresses, for addrtype LOCAL, NodePorts and INPUT
   --in-iface NAME     the interface the packet comes in on (for -i matches)
@@ -52,7 +58,21 @@ was not told about) is followed both ways; if the outcomes differ the
 verdict is "unknown", the undecided rules are listed with what each choice
 gives, and the exit code is 3.
 
-Exit codes: 0 traced, 1 error, 2 bad usage, 3 verdict unknown.
+The nftables tracer answers "unknown" (exit 3) for a packet that reaches a
+statement or match it does not model (it lists them as undecided).
+
+A destination that matches none of the dump's Services (a typo, or traffic
+that is not to a Service) is traced as it is, and says so: "service -", a
+message on stderr, exit code 4. A dump without Services (a host firewall)
+exits 0. A file of both families' iptables or IPVS rules (svclab render
+without --family) is refused: render one family with --family.
+
+Exit codes:
+  0  traced (the destination is a Service, or the dump has none)
+  1  error
+  2  bad usage or a malformed dump (the message names the file and line)
+  3  the verdict is unknown
+  4  no service matches the destination (the dump has Services)
 
 Examples:
   svclab render --scenario two-endpoints --services 0 > rules.txt
@@ -68,7 +88,7 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 	dump := fs.String("dump", "", "")
 	dst := fs.String("dst", "", "")
 	proto := fs.String("proto", "tcp", "")
-	src := fs.String("src", "10.244.255.1", "")
+	src := fs.String("src", "", "")
 	from := fs.String("from", "pod", "")
 	local := fs.String("local", "", "")
 	inIface := fs.String("in-iface", "", "")
@@ -83,6 +103,9 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 		return err
 	} else if len(rest) > 0 {
 		return usagef("unexpected argument %q", rest[0])
+	}
+	if ap, err := netip.ParseAddrPort(*dst); err == nil && *src == "" {
+		*src = analyze.DefaultClient(ap.Addr()).String()
 	}
 	pkt, locals, err := tracePacket(*dst, *proto, *src, *from, *local)
 	if err != nil {
@@ -106,10 +129,16 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 	} else {
 		err = printTrace(stdout, res)
 	}
-	if err == nil && res.Verdict == "unknown" {
+	switch {
+	case err != nil:
+		return err
+	case res.Verdict == "unknown":
 		return &exitError{code: 3}
+	case res.NoService:
+		return &exitError{code: 4, msg: fmt.Sprintf("no service matches %s/%s: the dump has services, and the packet was traced as other traffic "+
+			"(svclab analyze --dump %s lists them)", netip.AddrPortFrom(pkt.Dst, pkt.DPort), pkt.Proto, *dump)}
 	}
-	return err
+	return nil
 }
 
 // tracePacket validates the packet flags.

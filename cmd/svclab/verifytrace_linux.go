@@ -31,7 +31,8 @@ removes the scratch lab (its lease is /run/svclab/svl-vt-PID.lease) and
 its nft monitor dies with it.
 
 Exit codes: 0 every packet with a verdict agreed, 1 a disagreement or error,
-130/143 interrupted.
+2 a malformed dump or "# verify-trace:" line (the message names the file and
+line), 130/143 interrupted.
 
 Examples:
   sudo svclab verify-trace lab/verifytrace/testdata/*.rules

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/svclab/svclab/lab/lease"
+	"github.com/svclab/svclab/sim/dataplane"
 )
 
 // iptablesDir makes the directory that binds kube-proxy's "iptables"
@@ -27,7 +28,8 @@ func iptablesDir(ns, variant string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("iptables variant %s: %w", variant, err)
 	}
-	for _, family := range []string{"iptables", "ip6tables"} {
+	// kube-proxy's iptables mode runs the commands named after it.
+	for _, family := range []string{string(dataplane.ModeIPTables), "ip6tables"} {
 		for _, suffix := range []string{"", "-save", "-restore"} {
 			path, err := exec.LookPath(family + "-" + variant + suffix)
 			if err == nil {

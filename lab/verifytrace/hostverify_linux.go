@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/trace/hosttrace"
 )
@@ -24,7 +25,7 @@ const hostNFTExt = ".hostnft"
 func verifyHost(text, ruleset []byte, meta Meta, opts Options) (Result, error) {
 	d, err := iptables.ParseString(string(text))
 	if err != nil {
-		return Result{}, fmt.Errorf("verify-trace: parse the dump: %w", err)
+		return Result{}, &analyze.DumpError{Err: err}
 	}
 	prog, _, err := hosttrace.Compile(d, "ip", ruleset, hosttrace.Options{LocalAddrs: append(meta.Local, NodeAddr)})
 	if err != nil {

@@ -6,9 +6,9 @@ import (
 	"net/netip"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/nftables"
 	"github.com/svclab/svclab/sim/trace/nfttrace"
 )
@@ -23,7 +23,7 @@ const markerID = 1
 func verifyNFT(text []byte, meta Meta, opts Options) (Result, error) {
 	rs, err := nftables.ParseString(string(text))
 	if err != nil {
-		return Result{}, fmt.Errorf("verify-trace: parse the ruleset: %w", err)
+		return Result{}, &analyze.DumpError{Err: err}
 	}
 	if err := checkFamily(rs, meta); err != nil {
 		return Result{}, err
@@ -304,15 +304,5 @@ func nftPorts(text string, re *regexp.Regexp) []uint16 {
 
 // isNFT reports whether a dump is an nftables ruleset.
 func isNFT(text []byte) bool {
-	for _, line := range strings.Split(string(text), "\n") {
-		line = strings.TrimSpace(line)
-		switch {
-		case line == "" || strings.HasPrefix(line, "#"):
-			continue
-		case strings.HasPrefix(line, "table ") || strings.HasPrefix(line, "add "):
-			return true
-		}
-		return false
-	}
-	return false
+	return analyze.Detect(text) == analyze.KindNFTables
 }

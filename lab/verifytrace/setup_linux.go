@@ -10,6 +10,7 @@ import (
 
 	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/sim/analyze"
 )
 
 // Meta is what a corpus dump says about its node in "# verify-trace:"
@@ -52,7 +53,7 @@ func (m Meta) clientAddr() netip.Addr {
 func ReadMeta(text []byte) (Meta, error) {
 	var m Meta
 	sc := bufio.NewScanner(bytes.NewReader(text))
-	for sc.Scan() {
+	for line := 1; sc.Scan(); line++ {
 		rest, ok := strings.CutPrefix(sc.Text(), "# verify-trace:")
 		if !ok {
 			continue
@@ -64,23 +65,28 @@ func ReadMeta(text []byte) (Meta, error) {
 				case "local":
 					a, err := netip.ParseAddr(item)
 					if err != nil {
-						return m, fmt.Errorf("verify-trace header: local %q: %w", item, err)
+						return m, headerError(line, "local %q: %w", item, err)
 					}
 					m.Local = append(m.Local, a)
 				case "ifaces":
 					m.Ifaces = append(m.Ifaces, item)
 				case "family":
 					if item != "ip" && item != "ip6" {
-						return m, fmt.Errorf("verify-trace header: family %q: want ip or ip6", item)
+						return m, headerError(line, "family %q: want ip or ip6", item)
 					}
 					m.IPv6 = item == "ip6"
 				default:
-					return m, fmt.Errorf("verify-trace header: unknown key %q", k)
+					return m, headerError(line, "unknown key %q (want local, ifaces or family)", k)
 				}
 			}
 		}
 	}
 	return m, nil
+}
+
+// headerError is a bad "# verify-trace:" line: bad input (analyze.DumpError).
+func headerError(line int, format string, args ...any) error {
+	return &analyze.DumpError{Err: fmt.Errorf("line %d: verify-trace header: "+format, append([]any{line}, args...)...)}
 }
 
 // lab is one node and one client namespace joined by a veth pair.

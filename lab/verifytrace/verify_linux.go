@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
 	"github.com/svclab/svclab/sim/trace/iptrace"
@@ -67,6 +68,10 @@ func VerifyFile(path string, opts Options) (Result, error) {
 		res, err = Verify(text, ipsets, opts)
 	}
 	res.Dump = path
+	var de *analyze.DumpError // a bad header or dump: name the file
+	if errors.As(err, &de) && de.Path == "" {
+		de.Path = path
+	}
 	return res, err
 }
 
@@ -82,7 +87,7 @@ func Verify(text, ipsets []byte, opts Options) (Result, error) {
 	}
 	d, err := iptables.ParseString(string(text))
 	if err != nil {
-		return Result{}, fmt.Errorf("verify-trace: parse the dump: %w", err)
+		return Result{}, &analyze.DumpError{Err: err}
 	}
 	sets, err := ipvs.ParseIPSetSave(bytes.NewReader(ipsets))
 	if err != nil {

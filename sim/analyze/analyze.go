@@ -62,17 +62,8 @@ func Analyze(d *Dump, src netip.Addr, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	var targets []target
-	switch d.Kind {
-	case KindIPTables:
-		targets = iptablesTargets(d.IPT)
-	case KindIPVS:
-		targets = ipvsTargets(d)
-	default:
-		targets = nftablesTargets(d)
-	}
 	rep := &Report{Dump: d.Kind, Endpoints: map[int]int{}}
-	for _, t := range targets {
+	for _, t := range targetsOf(d) {
 		res, err := tr.Trace(Packet{Src: sourceFor(src, t.dst.Addr()), Dst: t.dst.Addr(), Proto: t.proto, DPort: t.dst.Port(), From: "pod"})
 		if err != nil {
 			return nil, err
@@ -83,12 +74,43 @@ func Analyze(d *Dump, src netip.Addr, opts Options) (*Report, error) {
 	return rep, nil
 }
 
+// targetsOf lists the service destinations of d.
+func targetsOf(d *Dump) []target {
+	switch d.Kind {
+	case KindIPTables:
+		return iptablesTargets(d.IPT)
+	case KindIPVS:
+		return ipvsTargets(d)
+	case KindNFTables:
+		return nftablesTargets(d)
+	}
+	return nil
+}
+
+// noTarget reports whether there are targets and p's destination is none
+// of them (a trace that named no service may still have been stopped on
+// its way to one, e.g. by loadBalancerSourceRanges).
+func noTarget(targets []target, p Packet) bool {
+	for _, t := range targets {
+		if t.dst.Addr() == p.Dst && t.dst.Port() == p.DPort && t.proto == p.Proto {
+			return false
+		}
+	}
+	return len(targets) > 0
+}
+
 // Default clients for services of the family src is not: a pod address
 // of each family.
 var (
 	defaultSrc4 = netip.MustParseAddr("10.244.255.1")
 	defaultSrc6 = netip.MustParseAddr("fd00:10:244:ffff::1")
 )
+
+// DefaultClient is the pod address a packet to dst comes from when no
+// source is given: 10.244.255.1, or fd00:10:244:ffff::1 for IPv6.
+func DefaultClient(dst netip.Addr) netip.Addr {
+	return sourceFor(defaultSrc4, dst)
+}
 
 // sourceFor is src, or the default pod address of dst's family when src
 // is of the other family (a dual-stack dump has services of both).

@@ -80,7 +80,7 @@ func (t *Tracer) traceIPVS(p Packet) (Result, error) {
 		}
 		res.Flags = append(flags, res.Flags...)
 		for _, s := range it.Path {
-			res.Path = append(res.Path, fmt.Sprintf("%s %s #%d %s %s", s.Table(), s.Chain(), s.RuleIndex(), matched(s.Matched), s.Rule()))
+			res.Path = append(res.Path, fmt.Sprintf("%s %s #%d %s %s", s.Table(), s.Chain(), s.RuleIndex(), matched(s.Matched), clipRule(s.Rule())))
 		}
 	}
 	for _, e := range r.Endpoints {

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -14,6 +15,29 @@ import (
 	"github.com/svclab/svclab/sim/nftables"
 	"github.com/svclab/svclab/sim/trace/hosttrace"
 )
+
+// familyHeaders are the lines svclab render writes before each family's
+// rules when it renders both (no --family).
+var familyHeaders = [2][]byte{[]byte("# svclab: IPv4 proxier"), []byte("# svclab: IPv6 proxier")}
+
+// oneFamily refuses a file svclab render wrote for both families in
+// iptables or IPVS mode: iptables-save, ip6tables-save and IPVS keep one
+// set of tables per family, so read as one they would be one family's
+// rules overwritten by the other's. (An nftables ruleset names each
+// table's family and is read whole.)
+func oneFamily(data []byte) error {
+	v4, v6 := bytes.Index(data, familyHeaders[0]), bytes.Index(data, familyHeaders[1])
+	if v4 < 0 || v6 < 0 {
+		return nil
+	}
+	if k := Detect(data[max(v4, v6):]); k == KindNFTables || k == kindNFTJSON {
+		return nil
+	}
+	line := func(off int) int { return bytes.Count(data[:off], []byte("\n")) + 1 }
+	return badDumpf("this file holds the rules of both families (IPVS or iptables: IPv4 from line %d, IPv6 from line %d), "+
+		"and each family has its own tables; render one with --family ipv4 or --family ipv6, or split the file at line %d",
+		line(v4), line(v6), line(max(v4, v6)))
+}
 
 // Kinds of dump.
 const (
@@ -39,7 +63,7 @@ func LoadFile(path string) (*Dump, error) {
 	}
 	d, err := Load(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, BadDump(path, err)
 	}
 	return d, nil
 }
@@ -50,10 +74,12 @@ func Load(r io.Reader) (*Dump, error) {
 	if err != nil {
 		return nil, err
 	}
-	if isIPVS(data) {
-		return loadIPVS(data)
+	if err := oneFamily(data); err != nil {
+		return nil, err
 	}
-	switch kind := detect(data); kind {
+	switch kind := Detect(data); kind {
+	case KindIPVS:
+		return loadIPVS(data)
 	case KindIPTables:
 		d, err := iptables.Parse(bytes.NewReader(data))
 		if err != nil {
@@ -83,8 +109,15 @@ func Load(r io.Reader) (*Dump, error) {
 // kindNFTJSON is `nft -j list ruleset` output, loaded as KindNFTables.
 const kindNFTJSON = "nftables-json"
 
-// detect looks at the first meaningful line.
-func detect(data []byte) string {
+// Detect says what kind of dump data is, from its first meaningful line:
+// KindIPVS (ipvsadm -Sn, or svclab render's combined IPVS file),
+// KindIPTables, KindNFTables (text: a listing, or an nft script starting
+// with any nft command, "flush ruleset" included), "nftables-json" (nft -j
+// list ruleset), or "" when it is none of them.
+func Detect(data []byte) string {
+	if isIPVS(data) {
+		return KindIPVS
+	}
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		line = bytes.TrimSpace(line)
 		switch {
@@ -119,28 +152,30 @@ func TraceFile(files Files, opts Options, p Packet) (Result, error) {
 	}
 	if files.IPTables != "" {
 		if d.Kind != KindIPVS {
-			return Result{}, fmt.Errorf("--iptables goes with an IPVS dump (ipvsadm -Sn); %s is %s", files.Dump, d.Kind)
+			return Result{}, BadDump(files.Dump, fmt.Errorf("--iptables goes with an IPVS dump (ipvsadm -Sn); this is %s", d.Kind))
 		}
 		ipt, err := LoadFile(files.IPTables)
 		if err != nil {
 			return Result{}, err
 		}
 		if ipt.Kind != KindIPTables {
-			return Result{}, fmt.Errorf("%s: not an iptables-save dump", files.IPTables)
+			return Result{}, BadDump(files.IPTables, errors.New("not an iptables-save dump"))
 		}
 		d.IPT = ipt.IPT
 	}
 	if files.NFTRules != "" {
 		if d.Kind != KindIPTables {
-			return Result{}, fmt.Errorf("--nft-rules goes with an iptables-nft-save dump; %s is %s", files.Dump, d.Kind)
+			return Result{}, BadDump(files.Dump, fmt.Errorf("--nft-rules goes with an iptables-nft-save dump; this is %s", d.Kind))
 		}
 		return traceHost(d, files, opts, p)
 	}
 	tr, err := NewTracer(d, opts)
 	if err != nil {
-		return Result{}, err
+		return Result{}, BadDump(files.Dump, err)
 	}
-	return tr.Trace(p)
+	r, err := tr.Trace(p)
+	r.NoService = err == nil && r.Service == "" && r.Verdict != "unknown" && noTarget(targetsOf(d), p)
+	return r, err
 }
 
 // traceHost walks p through the iptables-nft dump and the host's nft
@@ -156,10 +191,11 @@ func traceHost(d *Dump, files Files, opts Options, p Packet) (Result, error) {
 	}
 	prog, skipped, err := hosttrace.Compile(d.IPT, family, text, hosttrace.Options{LocalAddrs: opts.Local, IPSets: opts.IPSets, SkipPath: opts.SkipPaths})
 	if err != nil {
-		return Result{}, fmt.Errorf("%s and %s: %w", files.Dump, files.NFTRules, err)
+		return Result{}, BadDump(files.Dump+" and "+files.NFTRules, err)
 	}
 	r, err := (&Tracer{kind: KindNFTables, nft: prog}).traceNFTables(p)
 	r.Dump = KindIPTables + "+" + KindNFTables
+	r.NoService = err == nil && r.Service == "" && r.Verdict != "unknown" && noTarget(iptablesTargets(d.IPT), p)
 	if len(skipped) > 0 {
 		r.Flags = append(r.Flags, fmt.Sprintf("%s: tables %s are iptables-nft's; walked from %s instead", files.NFTRules, strings.Join(skipped, ", "), files.Dump))
 	}
@@ -173,7 +209,12 @@ func AnalyzeFile(path, ipsetPath string, src netip.Addr, opts Options) (*Report,
 	if err != nil {
 		return nil, err
 	}
-	return Analyze(d, src, opts)
+	rep, err := Analyze(d, src, opts)
+	var de *DumpError
+	if errors.As(err, &de) && de.Path == "" {
+		de.Path = path
+	}
+	return rep, err
 }
 
 func loadWithSets(path, ipsetPath string, opts *Options) (*Dump, error) {
@@ -188,7 +229,7 @@ func loadWithSets(path, ipsetPath string, opts *Options) (*Dump, error) {
 		}
 		defer f.Close()
 		if opts.IPSets, err = ipvs.ParseIPSetSave(f); err != nil {
-			return nil, fmt.Errorf("%s: %w", ipsetPath, err)
+			return nil, BadDump(ipsetPath, err)
 		}
 	}
 	return d, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/svclab/svclab/sim/ipvs"
 	"github.com/svclab/svclab/sim/trace/iptrace"
@@ -57,6 +58,10 @@ type Result struct {
 	// Undecided lists the matches the tracer could not decide; with
 	// verdict "unknown" their branches lead to different outcomes.
 	Undecided []string `json:"undecided,omitempty"`
+	// NoService is set when the dump has Services (kube-proxy's rules)
+	// and the packet's destination matched none of them (a typo?). A dump
+	// without Services (a host firewall) never sets it.
+	NoService bool `json:"no_service,omitempty"`
 }
 
 // Tracer traces packets through one dump; build it once for many packets.
@@ -81,7 +86,10 @@ func NewTracer(d *Dump, opts Options) (*Tracer, error) {
 	default:
 		err = fmt.Errorf("unknown dump kind %q", d.Kind)
 	}
-	return t, err
+	if err != nil {
+		return nil, &DumpError{Err: err} // what the tracer refuses is in the dump
+	}
+	return t, nil
 }
 
 // Trace walks one packet.
@@ -108,7 +116,7 @@ func (t *Tracer) traceIPTables(p Packet) (Result, error) {
 			Verdict: string(e.Verdict), Masquerade: e.Masquerade, Rules: e.RulesEvaluated})
 	}
 	for _, s := range tr.Path {
-		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s %s", s.Table(), s.Chain(), s.RuleIndex(), matched(s.Matched), s.Rule()))
+		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s %s", s.Table(), s.Chain(), s.RuleIndex(), matched(s.Matched), clipRule(s.Rule())))
 	}
 	return r, nil
 }
@@ -136,7 +144,7 @@ func (t *Tracer) traceNFTables(p Packet) (Result, error) {
 	r.Endpoints = mergeEndpoints(r.Endpoints)
 	r.Service = nftService(tr)
 	for _, s := range tr.Path {
-		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s  [%s]", s.Hook, s.Chain, s.Index+1, s.Rule, s.Note))
+		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s  [%s]", s.Hook, s.Chain, s.Index+1, clipRule(s.Rule), clipRule(s.Note)))
 	}
 	return r, nil
 }
@@ -155,6 +163,23 @@ func mergeEndpoints(in []Endpoint) []Endpoint {
 		out = append(out, e)
 	}
 	return out
+}
+
+// maxRuleText is the longest rule text a path quotes whole: a dump's
+// comments can be megabytes long, and a trace prints a line per rule.
+const maxRuleText = 1024
+
+// clipRule is rule text for a path line: at most maxRuleText bytes (cut at
+// a character boundary), then how long it was.
+func clipRule(s string) string {
+	if len(s) <= maxRuleText {
+		return s
+	}
+	cut := maxRuleText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
 }
 
 func matched(m bool) string {

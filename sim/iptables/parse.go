@@ -67,6 +67,9 @@ type dumpParser struct {
 	// block holds the chains declared in the open table block, to refuse a
 	// chain declared twice in one block.
 	block map[string]bool
+	// family is 4 or 6 once a rule has an address (-s, -d), from the rule
+	// at familyLine; 0 before.
+	family, familyLine int
 }
 
 func (p *dumpParser) parseLine(raw string) error {
@@ -158,11 +161,39 @@ func (p *dumpParser) addRule(line string) error {
 		return &ParseError{Line: p.line, Err: err}
 	}
 	r.Line = p.line
+	if err := p.checkFamily(r); err != nil {
+		return err
+	}
 	c, err := p.ruleChain(r.Chain)
 	if err != nil {
 		return err
 	}
 	c.Rules = append(c.Rules, r)
+	return nil
+}
+
+// checkFamily refuses a rule with an address of the other family than the
+// dump's earlier rules: iptables and ip6tables keep separate tables (an
+// IPv4 table cannot hold an IPv6 address), so a file that concatenates
+// iptables-save and ip6tables-save would be read as one family's tables
+// continued, or flushed, by the other's.
+func (p *dumpParser) checkFamily(r *Rule) error {
+	for _, m := range [2]*AddrMatch{&r.Source, &r.Destination} {
+		if !m.Set {
+			continue
+		}
+		fam := 4
+		if m.Prefix.Addr().Is6() {
+			fam = 6
+		}
+		switch {
+		case p.family == 0:
+			p.family, p.familyLine = fam, p.line
+		case fam != p.family:
+			return lineErrorf(p.line, "an IPv%d address in a dump of IPv%d rules (from line %d): iptables-save and ip6tables-save "+
+				"are separate dumps; give one family (svclab render: --family ipv4 or ipv6)", fam, p.family, p.familyLine)
+		}
+	}
 	return nil
 }
 
@@ -190,6 +221,9 @@ func (p *dumpParser) insertRule(line string) error {
 		return &ParseError{Line: p.line, Err: err}
 	}
 	r.Line = p.line
+	if err := p.checkFamily(r); err != nil {
+		return err
+	}
 	c, err := p.ruleChain(r.Chain)
 	if err != nil {
 		return err

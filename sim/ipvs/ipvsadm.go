@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -111,6 +112,11 @@ func (t *Table) parseLine(f []string, line int, index map[string]*Service) error
 	if err != nil {
 		return fmt.Errorf("real server of %s: %w", key, err)
 	}
+	for _, o := range s.Dests {
+		if o.Addr == d.Addr {
+			return fmt.Errorf("real server %s of %s given twice (lines %d and %d; ipvsadm: destination already exists)", d.Addr, key, o.Line, line)
+		}
+	}
 	d.Line = line
 	s.Dests = append(s.Dests, d)
 	return nil
@@ -163,8 +169,10 @@ func (s *Service) parseOptions(f []string) error {
 		case "-p", "--persistent":
 			s.Persistent = 300
 			if i+1 < len(f) && !strings.HasPrefix(f[i+1], "-") {
-				s.Persistent, err = strconv.Atoi(f[i+1])
 				i++
+				if s.Persistent, err = strconv.Atoi(f[i]); err != nil || s.Persistent < 1 {
+					return fmt.Errorf("option -p: timeout %q is not a number of seconds, 1 or more", f[i])
+				}
 			}
 		case "-M", "--netmask":
 			s.Netmask, err = arg()
@@ -183,17 +191,22 @@ func (s *Service) parseOptions(f []string) error {
 	return nil
 }
 
+// maxWeight is the largest real-server weight ipvsadm accepts.
+const maxWeight = 65535
+
 func parseDest(f []string) (Dest, error) {
 	d := Dest{Method: "gate", Weight: 1}
 	for i := 0; i < len(f); i++ {
-		num := func() (int, error) {
+		// num reads the option's value in lo..hi, as ipvsadm's
+		// string_to_number does (weight 0..65535, thresholds 0..INT_MAX).
+		num := func(lo, hi int) (int, error) {
 			if i+1 >= len(f) {
 				return 0, fmt.Errorf("option %s needs a value", f[i])
 			}
 			i++
 			n, err := strconv.Atoi(f[i])
-			if err != nil {
-				return 0, fmt.Errorf("option %s: %q is not a number", f[i-1], f[i])
+			if err != nil || n < lo || n > hi {
+				return 0, fmt.Errorf("option %s: %q is not a number in %d..%d", f[i-1], f[i], lo, hi)
 			}
 			return n, nil
 		}
@@ -214,11 +227,11 @@ func parseDest(f []string) (Dest, error) {
 		case "-i", "--ipip":
 			d.Method = "ipip"
 		case "-w", "--weight":
-			d.Weight, err = num()
+			d.Weight, err = num(0, maxWeight)
 		case "-x", "--u-threshold":
-			d.Upper, err = num()
+			d.Upper, err = num(0, math.MaxInt32)
 		case "-y", "--l-threshold":
-			d.Lower, err = num()
+			d.Lower, err = num(0, math.MaxInt32)
 		default:
 			return d, fmt.Errorf("unknown option %q", f[i])
 		}

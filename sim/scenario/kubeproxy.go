@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
 )
@@ -220,4 +221,41 @@ func (s *Scenario) WithKubeProxy(engine, version string) (*Scenario, error) {
 		}
 		return nil
 	}})
+}
+
+// validateEngineDataplanes refuses, with the kube-proxy engine, a dataplane
+// kube-proxy has no mode for (the eBPF ones), where the scenario is loaded
+// rather than when the lab is built.
+func validateEngineDataplanes(f *file) []pathError {
+	if f.KubeProxy.Engine != EngineKubeProxy {
+		return nil
+	}
+	var errs []pathError
+	check := func(section string, list []string) {
+		for i, name := range list {
+			if info, ok := dataplane.Lookup(name); ok && info.Mode == dataplane.ModeNone {
+				errs = append(errs, fieldAt(section, "dataplanes", i)(
+					fmt.Sprintf("dataplane %s has no kube-proxy mode, and kubeProxy.engine is kube-proxy", name),
+					"use engine native for "+name+", or a dataplane kube-proxy writes: "+strings.Join(kubeProxyDataplanes(), ", ")))
+			}
+		}
+	}
+	if f.Fairness != nil {
+		check("fairness", f.Fairness.Dataplanes)
+	}
+	if f.Sweep != nil {
+		check("sweep", f.Sweep.Dataplanes)
+	}
+	return errs
+}
+
+// kubeProxyDataplanes are the dataplanes kube-proxy has a mode for.
+func kubeProxyDataplanes() []string {
+	var out []string
+	for _, info := range dataplane.All() {
+		if info.Mode != dataplane.ModeNone {
+			out = append(out, string(info.Name))
+		}
+	}
+	return out
 }

@@ -157,7 +157,7 @@ func newIPTablesTracer(d *iptables.Dump, opts Options, indexMin int) (*IPTablesT
 			continue
 		}
 		if loop := iptables.FindJumpLoop(src); loop != nil {
-			return nil, fmt.Errorf("compile table %s: jump loop %s", name, strings.Join(loop, " -> "))
+			return nil, jumpLoopError(src, loop)
 		}
 		ct, err := compileTable(src, uint8(id), indexMin)
 		if err != nil {
@@ -288,4 +288,18 @@ func TraceIPTables(d *iptables.Dump, p Packet, opts Options) (Trace, error) {
 		return Trace{}, err
 	}
 	return t.Trace(p)
+}
+
+// jumpLoopError names a jump loop and the line of the rule that closes it
+// (the kernel refuses to load such a table).
+func jumpLoopError(t *iptables.Table, loop []string) error {
+	from, to := loop[len(loop)-2], loop[len(loop)-1]
+	if c := t.Chain(from); c != nil {
+		for _, r := range c.Rules {
+			if r.Jumps() && r.Target == to && r.Line > 0 {
+				return fmt.Errorf("line %d: jump loop %s in table %s (the kernel refuses it)", r.Line, strings.Join(loop, " -> "), t.Name)
+			}
+		}
+	}
+	return fmt.Errorf("jump loop %s in table %s (the kernel refuses it)", strings.Join(loop, " -> "), t.Name)
 }

@@ -92,7 +92,7 @@ func (t *IPTablesTracer) WalkHook(table, chain string, p HookPacket) ([]HookOutc
 		b.pkt.src4, b.pkt.dst4 = addr4(src), addr4(dst)
 	}
 	b.pkt.dstLocal = t.isLocal(dst)
-	b.frames[0], b.depth = frame{chain: start}, 1
+	b.enter(start)
 	tbl := t.tables[stageHooks[st].table]
 	var outs []HookOutcome
 	for {

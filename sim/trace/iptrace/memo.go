@@ -156,7 +156,7 @@ func (t *IPTablesTracer) runMemoized(s *scratch, b *branch) (vcode, error) {
 func (t *IPTablesTracer) walkPure(s *scratch, b *branch, start int32, e *memoEntry) (vcode, error) {
 	tbl := t.tables[stageHooks[b.stage].table]
 	builtin := &tbl.chains[start]
-	b.frames[0], b.depth = frame{chain: start}, 1
+	b.enter(start)
 	v, err := t.walk(s, b, tbl)
 	b.depth = 0
 	if v == vNone && builtin.policyKept {

@@ -27,7 +27,7 @@ func (t *IPTablesTracer) startBranch(p Packet, b *branch) error {
 	if !ok {
 		return fmt.Errorf("trace %v: unknown protocol %q", p, p.Proto)
 	}
-	*b = branch{outcome: outcome{prob: 1, eff: 1, assumed: -1}, fresh: true}
+	*b = branch{outcome: outcome{prob: 1, eff: 1, assumed: -1}, fresh: true, frames: b.frames} // the stack is reused
 	b.pkt = pktState{src: src, dst: dst, is4: src.Is4(), proto: proto, sport: p.SPort, dport: p.DPort,
 		mark: p.Mark, givenIn: p.InIface, givenOut: p.OutIface, tcpFlags: tcpSYN}
 	switch p.From {

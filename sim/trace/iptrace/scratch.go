@@ -63,7 +63,23 @@ func (s *scratch) pop(b *branch) {
 func (b *branch) copyTo(nb *branch) {
 	nb.outcome, nb.pkt = b.outcome, b.pkt
 	nb.depth, nb.stage, nb.fresh, nb.cut, nb.forkedAt = b.depth, b.stage, b.fresh, b.cut, b.forkedAt
+	if len(nb.frames) < b.depth {
+		nb.frames = make([]frame, len(b.frames))
+	}
 	copy(nb.frames[:b.depth], b.frames[:b.depth])
+}
+
+// enter starts b's jump stack at built-in chain c.
+func (b *branch) enter(c int32) {
+	if len(b.frames) == 0 {
+		b.frames = make([]frame, initialDepth)
+	}
+	b.frames[0], b.depth = frame{chain: c}, 1
+}
+
+// grow doubles b's jump stack, keeping the frames in use.
+func (b *branch) grow() {
+	b.frames = append(b.frames, make([]frame, len(b.frames))...)
 }
 
 func (s *scratch) reset() {

@@ -6,8 +6,11 @@ import (
 	"net/netip"
 )
 
-// maxDepth is the deepest chain nesting the tracer follows.
-const maxDepth = 16
+// initialDepth is the jump stack a branch starts with; it grows when a
+// walk nests deeper. The kernel's legacy tables have no depth limit (their
+// stack is as deep as the table has chains), and a jump loop is refused
+// when the tracer is built, so a walk's depth is bounded by the dump.
+const initialDepth = 16
 
 // stage is one place a packet crosses: a table's built-in chain at a hook.
 type stage uint8
@@ -69,7 +72,7 @@ type frame struct {
 type branch struct {
 	outcome
 	pkt    pktState
-	frames [maxDepth]frame
+	frames []frame // the jump stack, frames[:depth] in use
 	depth  int
 	stage  stage
 	// A queued branch starts its path anew at the end of the arena when it
@@ -94,8 +97,6 @@ type outcome struct {
 	service    int32  // see compiledRule.service
 	mark       uint32 // the packet mark when the branch ended
 }
-
-var errTooDeep = fmt.Errorf("jump depth exceeds %d chains", maxDepth)
 
 // runBranch walks b through its remaining stages.
 func (t *IPTablesTracer) runBranch(s *scratch, b *branch) error {
@@ -133,7 +134,7 @@ func (t *IPTablesTracer) runStage(s *scratch, b *branch) (vcode, error) {
 		if t.ifaces {
 			b.pkt.setIfaces(b.stage)
 		}
-		b.frames[0], b.depth = frame{chain: start}, 1
+		b.enter(start)
 	}
 	v, err := t.walk(s, b, tbl)
 	b.depth = 0
@@ -340,10 +341,11 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable) (vcode,
 			case targetJump, targetGoto:
 				if r.target == targetGoto {
 					*f = frame{chain: r.chain}
-				} else if b.depth == maxDepth {
-					return vNone, errTooDeep
 				} else {
 					f.pos = int32(pos)
+					if b.depth == len(b.frames) {
+						b.grow() // f is not used again before the walk re-reads it
+					}
 					b.frames[b.depth] = frame{chain: r.chain}
 					b.depth++
 				}

@@ -99,8 +99,8 @@ func (tr *tracer) exec(st *state, c *cchain, r *crule) (action, error) {
 		case opNotrack:
 			st.untracked = true
 			tr.step(st, c, r, &stepped, o.note)
-		case opUndecided:
-			if !r.decidesNothing(i) {
+		case opUndecided, opUnmodelled:
+			if o.kind == opUnmodelled || !r.decidesNothing(i) {
 				tr.step(st, c, r, &stepped, "undecided: "+o.note)
 				st.unknown = fmt.Sprintf("chain %s rule %d (line %d): %s", c.name, r.index+1, r.line, o.note)
 				return action{kind: actFinal, final: "unknown"}, nil

@@ -32,7 +32,11 @@ const (
 	opMatchCt    // ct state: value is a bit mask
 	opMatchIface // iifname/oifname: names, a trailing * is a prefix
 	opNotrack
-	opUndecided // a statement or match the tracer cannot decide
+	opUndecided // a match the tracer cannot decide (limit): the rest of the rule decides whether it matters
+	// opUnmodelled is what the parser did not model (nftables.Unknown): it
+	// swallowed the rest of the rule, verdict included, so a packet that
+	// reaches it has an unknown verdict.
+	opUnmodelled
 
 	// kube-proxy v1.36+ (v137.go).
 	opMatchCtStatus // ct status: value is a bit mask
@@ -112,7 +116,7 @@ func (c *compiler) compileExpr(x nftables.Expr) (op, error) {
 	case nftables.Limit:
 		return op{kind: opUndecided, note: "limit rate " + e.Rate + " (depends on earlier traffic)"}, nil
 	case nftables.Unknown:
-		return op{kind: opUndecided, note: fmt.Sprintf("%q is not modelled", strings.Join(e.Tokens, " "))}, nil
+		return op{kind: opUnmodelled, note: fmt.Sprintf("%q is not modelled", strings.Join(e.Tokens, " "))}, nil
 	}
 	return op{}, fmt.Errorf("expression %T is not supported by the tracer", x)
 }
