@@ -38,7 +38,7 @@ type UpState struct {
 }
 
 // UpDataplanes are the dataplanes `svclab up` can leave running on the host.
-var UpDataplanes = []string{string(dataplane.IPTablesLegacy), string(dataplane.IPTablesNFT), string(dataplane.NFTables)}
+var UpDataplanes = dataplane.UpNames()
 
 // ServeUp is the `svclab up` daemon: it takes the lab's lease, builds the
 // scenario's lab, programs one dataplane, records the lab's state, and

@@ -91,6 +91,9 @@ type Info struct {
 	// Colour is its colour in plots and compare's overlays (Okabe-Ito,
 	// colour-blind safe).
 	Colour color.RGBA
+	// Up is true when `svclab up` can leave it running on the host: it
+	// needs no guest kernel and no process held in a cgroup.
+	Up bool
 	// AtConnect is true when it balances at connect() (socket LB): packets
 	// sent without a connect, like the packet-rate mode's raw SYNs, are
 	// not translated, so that mode does not apply to it.
@@ -152,6 +155,18 @@ func ToolsFor(names []string) []string {
 				seen[t] = true
 				out = append(out, t)
 			}
+		}
+	}
+	return out
+}
+
+// UpNames returns the dataplanes `svclab up` can leave running, in the
+// order of All.
+func UpNames() []string {
+	var out []string
+	for _, d := range all {
+		if d.Up {
+			out = append(out, string(d.Name))
 		}
 	}
 	return out

@@ -100,3 +100,10 @@ func TestIsALeaf(t *testing.T) {
 		}
 	}
 }
+
+func TestUpNames(t *testing.T) {
+	want := []string{"iptables-legacy", "iptables-nft", "nftables"}
+	if got := UpNames(); !slices.Equal(got, want) {
+		t.Errorf("UpNames = %v, want %v", got, want)
+	}
+}
