@@ -11,6 +11,7 @@ import (
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/pktgen"
 	"github.com/svclab/svclab/lab/podserver"
+	"github.com/svclab/svclab/lab/procstat"
 	"github.com/svclab/svclab/lab/traffic"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/scenario"
@@ -25,11 +26,18 @@ func (Kernel) BuildLab(ctx context.Context, spec LabSpec) (Lab, error) {
 	return newKernelLab(ctx, spec)
 }
 
-// CPUSeconds reads /proc/stat (see cpuSeconds).
-func (Kernel) CPUSeconds() (float64, error) { return cpuSeconds() }
+// CPUSeconds is the machine's busy CPU time (procstat.CPUTimes.Busy). The
+// difference over a batch, divided by its connections, is the CPU one new
+// connection costs end to end; the rule walk is the part that grows with the
+// service count. /proc/stat is machine-wide, so other load counts too: the
+// sweep interleaves points to spread it evenly.
+func (Kernel) CPUSeconds() (float64, error) {
+	c, err := procstat.ReadCPU()
+	return c.Busy(), err
+}
 
-// KernelMemory reads /proc/meminfo (see kernelMemory).
-func (Kernel) KernelMemory() (int64, error) { return kernelMemory() }
+// KernelMemory reads /proc/meminfo (see procstat.KernelMemory).
+func (Kernel) KernelMemory() (int64, error) { return procstat.KernelMemory() }
 
 // Hold takes the run's lease.
 func (Kernel) Hold(prefix string) (Hold, error) {
