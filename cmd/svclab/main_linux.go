@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/lab/session"
 )
 
 func init() {
@@ -22,6 +23,6 @@ func init() {
 	}
 	inputErrors = append(inputErrors, func(err error) bool {
 		var ie *runner.InputError
-		return errors.As(err, &ie) || errors.Is(err, runner.ErrNoSuchLab)
+		return errors.As(err, &ie) || errors.Is(err, session.ErrNoSuchLab)
 	})
 }

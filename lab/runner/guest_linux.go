@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/lab/lease"
+	"github.com/svclab/svclab/lab/session"
 	"github.com/svclab/svclab/lab/uml"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/results"
@@ -86,13 +87,13 @@ func runInGuest(ctx context.Context, opts RunOptions) (*Outcome, error) {
 		out.Summary = s
 	}
 	if err != nil && ctx.Err() != nil {
-		return out, finishLease(l, opts.Prefix, closeInterrupted(dir, opts, out))
+		return out, session.FinishLease(l, opts.Prefix, closeInterrupted(dir, opts, out))
 	}
 	if err != nil {
-		return out, finishLease(l, opts.Prefix, fmt.Errorf("guest run: %w (results so far are in %s)", err, dir))
+		return out, session.FinishLease(l, opts.Prefix, fmt.Errorf("guest run: %w (results so far are in %s)", err, dir))
 	}
 	opts.logf("guest kernel %s: boot %v, whole run %v", res.GuestKernel, res.Boot.Round(time.Millisecond), res.Duration.Round(time.Second))
-	return out, finishLease(l, opts.Prefix, nil)
+	return out, session.FinishLease(l, opts.Prefix, nil)
 }
 
 // recordGuest puts the guest's process group and temp dirs in the lease.

@@ -12,6 +12,7 @@ import (
 	"github.com/svclab/svclab/lab/pktgen"
 	"github.com/svclab/svclab/lab/podserver"
 	"github.com/svclab/svclab/lab/procstat"
+	"github.com/svclab/svclab/lab/session"
 	"github.com/svclab/svclab/lab/traffic"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/scenario"
@@ -53,8 +54,8 @@ type leaseHold struct {
 	prefix string
 }
 
-// Done releases the lease once nothing of the run is left (see finishLease).
-func (h leaseHold) Done(err error) error { return finishLease(h.l, h.prefix, err) }
+// Done releases the lease once nothing of the run is left (see session.FinishLease).
+func (h leaseHold) Done(err error) error { return session.FinishLease(h.l, h.prefix, err) }
 
 // Prerequisites checks root, working namespaces and every tool the
 // dataplanes need.
