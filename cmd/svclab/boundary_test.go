@@ -69,11 +69,14 @@ func TestPrivilegeBoundary(t *testing.T) {
 }
 
 // cliLab are the lab packages the command may import: the runner (runs),
-// the session (up, down, cleanup). Each is a door the CLI needs; the rest
-// of the lab is reached through them.
+// the guest (where a run goes, and its guest side), user-mode-linux's
+// init, the session (up, down, cleanup). Each is a door the CLI needs; the
+// rest of the lab is reached through them.
 var cliLab = []string{
+	"github.com/svclab/svclab/lab/guest",
 	"github.com/svclab/svclab/lab/runner",
 	"github.com/svclab/svclab/lab/session",
+	"github.com/svclab/svclab/lab/uml",
 }
 
 // TestCLIImportsOnlyAllowedLabPackages parses every non-test file of the

@@ -3,11 +3,9 @@ package runner
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/svclab/svclab/lab/host"
 	"github.com/svclab/svclab/lab/kubeproxy"
-	"github.com/svclab/svclab/lab/uml"
 	"github.com/svclab/svclab/lab/verifytrace"
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
@@ -19,16 +17,6 @@ import (
 
 // Inspect is `svclab doctor`'s report (see lab/host).
 func Inspect() host.Report { return host.Inspect() }
-
-// GuestInitCommand is the argument with which a user-mode-linux guest
-// starts this binary as its init (see lab/uml).
-const GuestInitCommand = uml.GuestInitCommand
-
-// GuestInit is pid 1 of a user-mode-linux guest this binary booted.
-func GuestInit(args []string) error { return uml.GuestInit(args) }
-
-// InGuest reports whether this process runs inside a guest svclab booted.
-func InGuest() bool { return os.Getenv(uml.GuestEnv) == "1" }
 
 // TraceCheck is one dump's verify-trace outcome (see lab/verifytrace).
 type TraceCheck = verifytrace.Result

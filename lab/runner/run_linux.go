@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,16 +15,6 @@ import (
 // RunOptions are Options plus what a whole run needs to know.
 type RunOptions struct {
 	Options
-	// Kernel is "auto" (the host kernel, or a user-mode-linux guest when a
-	// dataplane needs what the host lacks), "host" or "uml".
-	Kernel string
-	// Source is how the scenario was named (a path or an embedded name),
-	// for a run repeated inside a guest, and GuestArgs the overrides to
-	// repeat there (e.g. --dataplane ipvs).
-	Source    string
-	GuestArgs []string
-	// Stdout and Stderr receive a guest run's output as it runs.
-	Stdout, Stderr io.Writer
 	// Signal names what stopped the run when ctx ends (e.g. "interrupt");
 	// it is recorded in the interrupted record.
 	Signal func() string
@@ -37,34 +26,24 @@ type Outcome struct {
 	Dir string
 	// Summary is summary.json's content; nil when nothing was measured.
 	Summary *results.Summary
-	// Guest is the guest kernel's release when the run ran in a guest.
+	// Guest is the guest kernel's release when the run ran in a guest
+	// (see lab/guest).
 	Guest string
 }
 
 // ErrInterrupted wraps the error of a run that ctx stopped.
 var ErrInterrupted = errors.New("interrupted")
 
-// Run runs a scenario from start to end: it checks the prerequisites,
-// takes the run's lease, creates the run directory, records meta.json, runs
-// the fairness and sweep sections, writes summary.json and tears every lab
-// down, also when ctx ends (the error then wraps ErrInterrupted and
-// results.jsonl ends with an interrupted record). When a dataplane needs a
-// kernel feature the host lacks (IPVS), it runs the scenario again inside a
-// user-mode-linux guest.
+// Run runs a scenario from start to end on this kernel: it checks the
+// prerequisites, takes the run's lease, creates the run directory, records
+// meta.json, runs the fairness and sweep sections, writes summary.json and
+// tears every lab down, also when ctx ends (the error then wraps
+// ErrInterrupted and results.jsonl ends with an interrupted record). Where a
+// run goes when this kernel lacks what a dataplane needs is lab/guest's.
 func Run(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outcome, error) {
-	if sc.Fairness == nil && sc.Sweep == nil {
-		return nil, inputErrorf("scenario %s has neither a fairness: nor a sweep: section; nothing to run (svclab render shows its rules)", sc.Name)
-	}
-	opts.Options = opts.Options.withDefaults()
-	guest, err := needsGuest(sc, opts.Kernel)
+	opts, err := Prepare(sc, opts)
 	if err != nil {
 		return nil, err
-	}
-	if opts.OutDir == "" {
-		opts.OutDir = defaultRunDir(sc.Name)
-	}
-	if guest {
-		return runInGuest(ctx, opts)
 	}
 	if err := opts.Machine.Prerequisites(sc.Dataplanes()); err != nil {
 		return nil, err
@@ -75,6 +54,19 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outcome,
 	}
 	out, err := runHere(ctx, sc, opts)
 	return out, hold.Done(err)
+}
+
+// Prepare checks that sc has something to run and fills opts' defaults: the
+// real kernel, a new run prefix, results/runs/NAME-TIMESTAMP.
+func Prepare(sc *scenario.Scenario, opts RunOptions) (RunOptions, error) {
+	if sc.Fairness == nil && sc.Sweep == nil {
+		return opts, inputErrorf("scenario %s has neither a fairness: nor a sweep: section; nothing to run (svclab render shows its rules)", sc.Name)
+	}
+	opts.Options = opts.Options.withDefaults()
+	if opts.OutDir == "" {
+		opts.OutDir = defaultRunDir(sc.Name)
+	}
+	return opts, nil
 }
 
 // runHere runs the scenario on this kernel into opts.OutDir.
@@ -100,7 +92,7 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	summary, runErr := runSections(ctx, sc, opts.Options, w)
 	out.Summary = summary
 	if ctx.Err() != nil {
-		runErr = interrupted(w, opts, summary)
+		runErr = Interrupted(w, opts, summary)
 	}
 	done := completeness(opts.OutDir, plan)
 	summary.SetCompleteness(done)
@@ -122,8 +114,9 @@ func completeness(dir string, plan *results.Plan) results.Completeness {
 	return results.CheckPlan(plan, records)
 }
 
-// interrupted appends the interrupted record and wraps the error.
-func interrupted(w *results.Writer, opts RunOptions, s *results.Summary) error {
+// Interrupted appends the interrupted record to w, marks s incomplete, and
+// returns ErrInterrupted wrapped with what stopped the run and how far it got.
+func Interrupted(w *results.Writer, opts RunOptions, s *results.Summary) error {
 	sig := "cancelled"
 	if opts.Signal != nil {
 		sig = opts.Signal()
