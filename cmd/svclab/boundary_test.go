@@ -68,15 +68,20 @@ func TestPrivilegeBoundary(t *testing.T) {
 	}
 }
 
-// cliLab are the lab packages the command may import: the runner (runs),
-// the guest (where a run goes, and its guest side), user-mode-linux's
-// init, the session (up, down, cleanup). Each is a door the CLI needs; the
-// rest of the lab is reached through them.
+// cliLab are the lab packages the command may import, each for its
+// commands: runs (runner, and guest for where a run goes and its guest
+// side), the guest's init (uml), up, down and cleanup (session), doctor
+// (host), verify-trace (verifytrace), and render --engine kube-proxy
+// (kubeproxy, whose render mode builds on every OS). The rest of the lab is
+// reached through them.
 var cliLab = []string{
 	"github.com/svclab/svclab/lab/guest",
+	"github.com/svclab/svclab/lab/host",
+	"github.com/svclab/svclab/lab/kubeproxy",
 	"github.com/svclab/svclab/lab/runner",
 	"github.com/svclab/svclab/lab/session",
 	"github.com/svclab/svclab/lab/uml",
+	"github.com/svclab/svclab/lab/verifytrace",
 }
 
 // TestCLIImportsOnlyAllowedLabPackages parses every non-test file of the

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/lab/verifytrace"
 )
 
 func init() {
@@ -46,10 +46,10 @@ func runVerifyTrace(args []string, stdout, stderr io.Writer) error {
 	if len(dumps) == 0 {
 		return usagef("give at least one DUMP")
 	}
-	var results []runner.TraceCheck
+	var results []verifytrace.Result
 	bad := 0
 	for _, d := range dumps {
-		res, err := runner.VerifyTraceFile(d, runner.TraceCheckOptions{Packets: *packets, Seed: *seed})
+		res, err := verifytrace.VerifyFile(d, verifytrace.Options{Packets: *packets, Seed: *seed})
 		if err != nil {
 			return err
 		}
