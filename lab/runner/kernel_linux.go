@@ -114,50 +114,17 @@ func (l *kernelLab) PodOf(ip netip.Addr) string { return l.podOf[ip] }
 // FlushConntrack empties the node's conntrack table.
 func (l *kernelLab) FlushConntrack() error { return netns.FlushConntrack(l.topo.NodeNetns) }
 
-// PacketRate finds the knee of the node's new-flow rate for target: raw
-// SYNs with distinct source ports from the client pod over AF_PACKET,
-// counted as new flows at the pods, with conntrack flushed between batches.
-// It separates the lookup cost from the TCP stack.
-//
-// startRate (flows/s) is where the search begins, e.g. half the TCP
-// connection rate just measured, so points with many services do not start
-// far above what the node can forward. When even the first rate overloads
-// the node, the most flows per second it forwarded is its capacity.
+// PacketRate finds the knee of the node's new-flow rate for target (see
+// pktgen.Knee), starting at startRate flows/s.
 func (l *kernelLab) PacketRate(ctx context.Context, target netip.AddrPort, startRate float64) (pktgen.Rate, error) {
-	var counters []func() (uint64, error)
+	spec := pktgen.KneeSpec{ClientNetns: l.topo.ClientNetns, ClientIP: l.topo.ClientIP, NodeNetns: l.topo.NodeNetns,
+		Target: target, StartRate: startRate}
 	for _, p := range l.topo.Pods {
-		c, err := pktgen.NewSynCounter(p.Netns, "eth0")
-		if err != nil {
-			return pktgen.Rate{}, err
-		}
-		defer c.Close()
-		counters = append(counters, c.Count)
+		spec.PodNetns = append(spec.PodNetns, p.Netns)
 	}
-	blast := pktgen.Spec{
-		ClientNetns: l.topo.ClientNetns, Iface: "eth0", SrcIP: l.topo.ClientIP,
-		Targets:        []netip.AddrPort{target},
-		FlushConntrack: pktgen.FlushConntrackIn(l.topo.NodeNetns),
-	}
-	rate, err := pktgen.Measure(ctx, pktgen.MeasureSpec{Blast: blast, Forwarded: pktgen.SumCounts(counters...),
-		ConntrackNetns: l.topo.NodeNetns, StartRate: max(1000, startRate)})
-	if err != nil && ctx.Err() == nil && saturatedFromStart(&rate) {
-		return rate, nil
-	}
+	rate, err := pktgen.Knee(ctx, spec)
 	if err != nil {
 		return rate, fmt.Errorf("packet rate in lab %s: %w", l.topo.Prefix, err)
 	}
 	return rate, nil
-}
-
-// saturatedFromStart handles a search whose every step lost flows: the node
-// was saturated at each offered rate, so the most flows per second it
-// forwarded is the knee.
-func saturatedFromStart(r *pktgen.Rate) bool {
-	for _, s := range r.Steps {
-		if s.FlowsPerSec > r.FlowsPerSec {
-			r.FlowsPerSec, r.Offered, r.CPUMicrosPerPacket = s.FlowsPerSec, s.Offered, s.CPUMicrosPerPacket
-		}
-	}
-	r.Saturated = true
-	return r.FlowsPerSec > 0
 }

@@ -77,7 +77,7 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	}
 	defer w.Close()
 	out := &Outcome{Dir: opts.OutDir}
-	meta := CollectMeta(opts.Prefix, sc, runKind(sc))
+	meta := CollectMeta(opts.Prefix, sc, sc.Kind())
 	if err := results.WriteJSON(opts.OutDir, results.MetaFile, meta); err != nil {
 		return out, err
 	}
@@ -94,7 +94,7 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	if ctx.Err() != nil {
 		runErr = Interrupted(w, opts, summary)
 	}
-	done := completeness(opts.OutDir, plan)
+	done := results.CheckPlanIn(opts.OutDir, plan)
 	summary.SetCompleteness(done)
 	if runErr == nil && done.Made == 0 {
 		runErr = fmt.Errorf("nothing was measured: %s", strings.Join(summary.Warnings, "; "))
@@ -103,15 +103,6 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 		runErr = err
 	}
 	return out, runErr
-}
-
-// completeness checks the run's records against its plan.
-func completeness(dir string, plan *results.Plan) results.Completeness {
-	records, _, err := results.ReadRecords(dir)
-	if err != nil {
-		return results.Completeness{Planned: plan.Len()}
-	}
-	return results.CheckPlan(plan, records)
 }
 
 // Interrupted appends the interrupted record to w, marks s incomplete, and
@@ -135,54 +126,24 @@ func Interrupted(w *results.Writer, opts RunOptions, s *results.Summary) error {
 	return fmt.Errorf("%w by %s after %s", ErrInterrupted, sig, done)
 }
 
-func runKind(sc *scenario.Scenario) string {
-	switch {
-	case sc.Fairness != nil && sc.Sweep != nil:
-		return "mixed"
-	case sc.Fairness != nil:
-		return "fairness"
-	}
-	return "sweep"
-}
-
 // runSections runs the scenario's fairness and sweep sections.
 func runSections(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
 	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.Name, Complete: true}
 	if sc.Fairness != nil {
 		s, err := RunFairness(ctx, sc, opts, w)
-		merge(summary, s)
+		summary.Merge(s)
 		if err != nil {
 			return summary, err
 		}
 	}
 	if sc.Sweep != nil {
 		s, err := RunSweep(ctx, sc, opts, w)
-		merge(summary, s)
+		summary.Merge(s)
 		if err != nil {
 			return summary, err
 		}
 	}
 	return summary, nil
-}
-
-// merge adds a section's summary to the run's; a section that returned no
-// summary leaves the run incomplete.
-func merge(into, s *results.Summary) {
-	if s == nil {
-		into.Complete = false
-		return
-	}
-	into.Runs = append(into.Runs, s.Runs...)
-	into.Points = append(into.Points, s.Points...)
-	into.Fits = append(into.Fits, s.Fits...)
-	into.Warnings = append(into.Warnings, s.Warnings...)
-	into.Complete = into.Complete && s.Complete
-	switch {
-	case into.Kind == "":
-		into.Kind = s.Kind
-	case into.Kind != s.Kind:
-		into.Kind = "mixed"
-	}
 }
 
 // defaultRunDir is results/runs/NAME-TIMESTAMP.
