@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/runner"
 	"github.com/svclab/svclab/lab/session"
 	"github.com/svclab/svclab/lab/uml"
@@ -109,7 +108,7 @@ func runInGuest(ctx context.Context, sc *scenario.Scenario, opts Options) (*runn
 		return nil, err
 	}
 	defer os.Remove(job)
-	l, err := lease.Acquire(opts.Prefix, "run")
+	l, err := session.AcquireRun(opts.Prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -125,17 +124,17 @@ func runInGuest(ctx context.Context, sc *scenario.Scenario, opts Options) (*runn
 		out.Summary = s
 	}
 	if err != nil && ctx.Err() != nil {
-		return out, session.FinishLease(l, opts.Prefix, closeInterrupted(dir, opts.RunOptions, out))
+		return out, l.Done(closeInterrupted(dir, opts.RunOptions, out))
 	}
 	if err != nil {
-		return out, session.FinishLease(l, opts.Prefix, fmt.Errorf("guest run: %w (results so far are in %s)", err, dir))
+		return out, l.Done(fmt.Errorf("guest run: %w (results so far are in %s)", err, dir))
 	}
 	opts.logf("guest kernel %s: boot %v, whole run %v", res.GuestKernel, res.Boot.Round(time.Millisecond), res.Duration.Round(time.Second))
-	return out, session.FinishLease(l, opts.Prefix, nil)
+	return out, l.Done(nil)
 }
 
 // recordGuest puts the guest's process group and temp dirs in the lease.
-func recordGuest(l *lease.Lease, pgid int, dirs []string) error {
+func recordGuest(l *session.RunLease, pgid int, dirs []string) error {
 	for _, d := range dirs {
 		if err := l.AddDir(d); err != nil {
 			return err

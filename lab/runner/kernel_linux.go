@@ -7,7 +7,6 @@ import (
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/host"
-	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/pktgen"
 	"github.com/svclab/svclab/lab/podserver"
@@ -40,22 +39,14 @@ func (Kernel) CPUSeconds() (float64, error) {
 // KernelMemory reads /proc/meminfo (see procstat.KernelMemory).
 func (Kernel) KernelMemory() (int64, error) { return procstat.KernelMemory() }
 
-// Hold takes the run's lease.
+// Hold takes the run's lease (see session.RunLease).
 func (Kernel) Hold(prefix string) (Hold, error) {
-	l, err := lease.Acquire(prefix, "run")
+	l, err := session.AcquireRun(prefix)
 	if err != nil {
 		return nil, err
 	}
-	return leaseHold{l: l, prefix: prefix}, nil
+	return l, nil
 }
-
-type leaseHold struct {
-	l      *lease.Lease
-	prefix string
-}
-
-// Done releases the lease once nothing of the run is left (see session.FinishLease).
-func (h leaseHold) Done(err error) error { return session.FinishLease(h.l, h.prefix, err) }
 
 // Prerequisites checks root, working namespaces and every tool the
 // dataplanes need.

@@ -1,7 +1,7 @@
 // Package session keeps track of what svclab leaves on the host between
 // commands: the labs `svclab up` leaves running (their state files and the
 // daemon that serves them, started by StartUp and stopped by Down), the
-// run leases (FinishLease ends one once nothing of the run is left), and
+// run leases (AcquireRun; Done ends one once nothing of the run is left), and
 // `svclab cleanup` (Cleanup), which removes what runs whose owner died left
 // behind.
 //

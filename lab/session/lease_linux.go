@@ -9,15 +9,31 @@ import (
 	"github.com/svclab/svclab/lab/topo"
 )
 
-// FinishLease releases the run's lease once nothing of the run is left;
-// otherwise it keeps the lease file (for cleanup) and says what to run.
-func FinishLease(l *lease.Lease, prefix string, err error) error {
-	left := leftovers(prefix)
+// RunLease is a run's lease (see lab/lease) on its prefix.
+type RunLease struct {
+	*lease.Lease
+	prefix string
+}
+
+// AcquireRun takes the lease of the run prefix; Done ends it.
+func AcquireRun(prefix string) (*RunLease, error) {
+	l, err := lease.Acquire(prefix, "run")
+	if err != nil {
+		return nil, err
+	}
+	return &RunLease{Lease: l, prefix: prefix}, nil
+}
+
+// Done releases the run's lease once nothing of the run is left;
+// otherwise it keeps the lease file (for cleanup) and says what to run. It
+// returns err joined with that.
+func (l *RunLease) Done(err error) error {
+	left := leftovers(l.prefix)
 	if len(left) == 0 {
 		return errors.Join(err, l.Release())
 	}
 	l.Abandon()
-	hint := fmt.Errorf("could not remove %v: run `svclab cleanup --prefix %s`", left, prefix)
+	hint := fmt.Errorf("could not remove %v: run `svclab cleanup --prefix %s`", left, l.prefix)
 	return errors.Join(err, hint)
 }
 
