@@ -130,7 +130,8 @@ func applyRunOverrides(sc *scenario.Scenario, f runFlags) (*scenario.Scenario, e
 	return sc, nil
 }
 
-// runAndPrint runs sc with the runner and prints its summary.
+// runAndPrint runs sc, on this kernel or in a guest (see lab/guest), and
+// prints its summary.
 func runAndPrint(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) error {
 	ctx, in, stop := interruptContext(stderr)
 	defer stop()
