@@ -46,7 +46,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(stdout, "\n== the lab: the 50% split, then iptables-nft against nftables")
-	if err := runAndPrint(sc, "demo", runFlags{out: *out, kernel: "host"}, stdout, stderr); err != nil {
+	if err := runAndPrint(sc, runFlags{out: *out, kernel: "host"}, stdout, stderr); err != nil {
 		return err
 	}
 	rep, err := report.WriteReport(*out)

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/lab/host"
 )
 
 func init() {
@@ -30,7 +30,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	r := runner.Inspect()
+	r := host.Inspect()
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

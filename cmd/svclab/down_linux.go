@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/lab/session"
 )
 
 func init() {
@@ -51,7 +51,7 @@ func runDown(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(runs) == 0 {
-		if runs, err = runner.RunningLabs(); err != nil {
+		if runs, err = session.RunningLabs(); err != nil {
 			return err
 		}
 		if len(runs) == 0 {
@@ -60,8 +60,8 @@ func runDown(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	for _, run := range runs {
-		if _, err := runner.Down(run); err != nil {
-			if errors.Is(err, runner.ErrNoSuchLab) {
+		if _, err := session.Down(run); err != nil {
+			if errors.Is(err, session.ErrNoSuchLab) {
 				return usagef("%v", err)
 			}
 			return err
@@ -82,11 +82,11 @@ func runCleanup(args []string, stdout, stderr io.Writer) error {
 	if len(rest) > 0 {
 		return usagef("cleanup takes no arguments (got %q); to clean up one run: svclab cleanup --prefix %s", strings.Join(rest, " "), rest[0])
 	}
-	if *prefix != "" && !runner.ValidRunName(*prefix) {
+	if *prefix != "" && !session.ValidRunName(*prefix) {
 		return usagef("--prefix %q: want a run name like svl-3f9a", *prefix)
 	}
-	rep, err := runner.Cleanup(runner.CleanupOptions{Prefix: *prefix, Force: *force})
-	if errors.Is(err, runner.ErrNeedsRoot) {
+	rep, err := session.Cleanup(session.CleanupOptions{Prefix: *prefix, Force: *force})
+	if errors.Is(err, session.ErrNeedsRoot) {
 		return err
 	}
 	for _, r := range rep.Removed {

@@ -6,15 +6,17 @@ import (
 	"os"
 
 	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/lab/session"
+	"github.com/svclab/svclab/lab/uml"
 )
 
 func init() {
 	beforeDispatch = func(args []string) (bool, int) {
-		if len(args) == 0 || args[0] != runner.GuestInitCommand {
+		if len(args) == 0 || args[0] != uml.GuestInitCommand {
 			return false, 0
 		}
 		// pid 1 of a user-mode-linux guest this binary booted (see lab/uml).
-		if err := runner.GuestInit(args[1:]); err != nil {
+		if err := uml.GuestInit(args[1:]); err != nil {
 			fmt.Fprintln(os.Stderr, "svclab:", err)
 			return true, 1
 		}
@@ -22,6 +24,6 @@ func init() {
 	}
 	inputErrors = append(inputErrors, func(err error) bool {
 		var ie *runner.InputError
-		return errors.As(err, &ie) || errors.Is(err, runner.ErrNoSuchLab)
+		return errors.As(err, &ie) || errors.Is(err, session.ErrNoSuchLab)
 	})
 }

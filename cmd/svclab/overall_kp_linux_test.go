@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/lab/kubeproxy"
 )
 
 // TestRenderKubeProxyEngineMatchesNativeOnOverallTests: for the scenarios
@@ -34,7 +34,7 @@ func TestRenderKubeProxyEngineMatchesNativeOnOverallTests(t *testing.T) {
 				t.Fatalf("render %v: %v\n%s", args, err, errOut.String())
 			}
 			err := runRender(append(args, "--engine", "kube-proxy"), &kp, &errOut)
-			if errors.Is(err, runner.ErrDriverNotBuilt) {
+			if errors.Is(err, kubeproxy.ErrNotBuilt) {
 				if os.Getenv("CI") == "true" {
 					t.Fatalf("CI=true and the kube-proxy driver is not built: %v", err)
 				}

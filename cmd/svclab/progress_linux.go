@@ -9,7 +9,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/lab/guest"
 )
 
 // progress is a bar with an ETA on stderr, shown only when stderr is a
@@ -26,7 +26,7 @@ type progress struct {
 // user-mode-linux guest, whose serial console looks like one.
 func newProgress(w io.Writer) *progress {
 	f, ok := w.(*os.File)
-	return &progress{w: w, tty: ok && term.IsTerminal(int(f.Fd())) && !runner.InGuest()}
+	return &progress{w: w, tty: ok && term.IsTerminal(int(f.Fd())) && !guest.Inside()}
 }
 
 // set moves the bar to done of total.

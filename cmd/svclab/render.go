@@ -49,7 +49,7 @@ Options:
                                   KubeProxyNFTablesLocalhostNodePorts (v1.37, nftables; native engine)
   --summary                       print services, endpoints, rules and bytes per mode instead
   --engine native|kube-proxy      who writes the rules (default the scenario's, else native):
-                                  kube-proxy runs kube-proxy's own proxier (make kube-proxy; Linux)
+                                  kube-proxy runs kube-proxy's own proxier (make kube-proxy builds it)
   --kube-proxy-version V          1.35 or 1.37: whose rules, for both engines (default the
                                   scenario's, else the newest); v1.36+ changed the nftables layout
 

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
+	"os/signal"
 	"strings"
+	"syscall"
 
+	"github.com/svclab/svclab/lab/guest"
 	"github.com/svclab/svclab/lab/runner"
 	"github.com/svclab/svclab/sim/report"
 	"github.com/svclab/svclab/sim/results"
@@ -17,6 +20,7 @@ import (
 
 func init() {
 	register(&command{name: "run", summary: "run a scenario in the lab and record the results", usage: runUsage, run: runRun})
+	register(&command{name: guest.Command, summary: "run a job in a user-mode-linux guest", usage: "internal\n", run: runGuestJob, hidden: true})
 }
 
 const runUsage = `Usage: svclab run SCENARIO [options]
@@ -61,25 +65,18 @@ type runFlags struct {
 	dataplaneSet, connectionsSet bool
 }
 
-// guestArgs repeats the overrides for the same command in a guest.
-func (f runFlags) guestArgs() []string {
-	var args []string
+// overrides are the flags' changes to the scenario, as a guest makes them
+// again (see lab/guest); applyRunOverrides makes them here.
+func (f runFlags) overrides() guest.Overrides {
+	var o guest.Overrides
 	if f.dataplaneSet {
-		args = append(args, "--dataplane", f.dataplanes)
+		o.Dataplanes = strings.Split(f.dataplanes, ",")
 	}
 	if f.connectionsSet {
-		args = append(args, "--connections", strconv.Itoa(f.connections))
+		o.Connections = &f.connections
 	}
-	if f.json {
-		args = append(args, "--json")
-	}
-	if f.engine != "" {
-		args = append(args, "--engine", f.engine)
-	}
-	if f.version != "" {
-		args = append(args, "--kube-proxy-version", f.version)
-	}
-	return args
+	o.Engine, o.KubeProxyVersion = f.engine, f.version
+	return o
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
@@ -110,7 +107,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if sc, err = applyRunOverrides(sc, f); err != nil {
 		return err
 	}
-	return runAndPrint(sc, rest[0], f, stdout, stderr)
+	return runAndPrint(sc, f, stdout, stderr)
 }
 
 func applyRunOverrides(sc *scenario.Scenario, f runFlags) (*scenario.Scenario, error) {
@@ -133,19 +130,20 @@ func applyRunOverrides(sc *scenario.Scenario, f runFlags) (*scenario.Scenario, e
 	return sc, nil
 }
 
-// runAndPrint runs sc with the runner and prints its summary.
-func runAndPrint(sc *scenario.Scenario, source string, f runFlags, stdout, stderr io.Writer) error {
+// runAndPrint runs sc, on this kernel or in a guest (see lab/guest), and
+// prints its summary.
+func runAndPrint(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) error {
 	ctx, in, stop := interruptContext(stderr)
 	defer stop()
 	bar := newProgress(stderr)
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
-	opts := runner.RunOptions{
-		Options: runner.Options{OutDir: f.out, Log: bar.logf(logf), Progress: bar.set},
-		Kernel:  f.kernel, Source: source, GuestArgs: f.guestArgs(), Stdout: stdout, Stderr: stderr, Signal: in.name,
+	opts := guest.Options{
+		RunOptions: runner.RunOptions{Options: runner.Options{OutDir: f.out, Log: bar.logf(logf), Progress: bar.set}, Signal: in.name},
+		Kernel:     f.kernel, Overrides: f.overrides(), Stdout: stdout, Stderr: stderr,
 	}
-	out, err := runner.Run(ctx, sc, opts)
+	out, err := guest.Run(ctx, sc, opts)
 	bar.finish()
-	if out != nil && out.Summary != nil && out.Guest == "" {
+	if out != nil && out.Summary != nil {
 		printSummary(out.Summary, f.json, stdout, stderr)
 	}
 	if errors.Is(err, runner.ErrInterrupted) {
@@ -156,6 +154,17 @@ func runAndPrint(sc *scenario.Scenario, source string, f runFlags, stdout, stder
 	}
 	fmt.Fprintf(stderr, "\nresults: %s\n", out.Dir)
 	return nil
+}
+
+// runGuestJob is svclab run's guest side (see lab/guest): it runs the job
+// the host wrote; the host prints the summary.
+func runGuestJob(args []string, stdout, stderr io.Writer) error {
+	if len(args) != 1 {
+		return usagef("internal command: give the job file")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return guest.Serve(ctx, args[0], func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) })
 }
 
 // completedHint points at the run directory when it holds measurements.

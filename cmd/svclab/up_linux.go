@@ -11,13 +11,14 @@ import (
 	"syscall"
 
 	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/lab/session"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
 func init() {
 	register(&command{name: "up", summary: "build a lab, program it and leave it running to explore", usage: upUsage, run: runUp})
-	register(&command{name: runner.DaemonCommand, summary: "serve a lab for svclab up", usage: "internal\n", run: runLabDaemon, hidden: true})
+	register(&command{name: session.DaemonCommand, summary: "serve a lab for svclab up", usage: "internal\n", run: runLabDaemon, hidden: true})
 }
 
 const upUsage = `Usage: svclab up SCENARIO [--dataplane D] [--engine E] [--kube-proxy-version V] [--json]
@@ -54,8 +55,8 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	if len(rest) != 1 {
 		return usagef("give exactly one scenario")
 	}
-	if !slices.Contains(runner.UpDataplanes, *dataplane) {
-		return usagef("--dataplane %q: want %s", *dataplane, strings.Join(runner.UpDataplanes, ", "))
+	if !slices.Contains(session.UpDataplanes, *dataplane) {
+		return usagef("--dataplane %q: want %s", *dataplane, strings.Join(session.UpDataplanes, ", "))
 	}
 	sc, err := scenario.Load(rest[0])
 	if err != nil {
@@ -64,14 +65,14 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	if _, err := sc.WithKubeProxy(*engine, *version); err != nil {
 		return usagef("--engine %q --kube-proxy-version %q: %v", *engine, *version, err)
 	}
-	st, err := runner.StartUp(rest[0], *dataplane, "--engine", *engine, "--kube-proxy-version", *version)
+	st, err := session.StartUp(rest[0], *dataplane, "--engine", *engine, "--kube-proxy-version", *version)
 	if err != nil {
 		return err
 	}
 	return printUp(st, *asJSON, stdout)
 }
 
-func printUp(st runner.UpState, asJSON bool, w io.Writer) error {
+func printUp(st session.UpState, asJSON bool, w io.Writer) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -96,7 +97,7 @@ func printUp(st runner.UpState, asJSON bool, w io.Writer) error {
 
 // runLabDaemon serves an `up` lab until SIGTERM or SIGINT, then tears it down.
 func runLabDaemon(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet(runner.DaemonCommand)
+	fs := newFlagSet(session.DaemonCommand)
 	dataplane := fs.String("dataplane", string(dataplane.Default), "")
 	prefix := fs.String("prefix", "", "")
 	engine := fs.String("engine", "", "")
@@ -114,7 +115,7 @@ func runLabDaemon(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	return runner.ServeUp(ctx, sc, *dataplane, *prefix, func(st runner.UpState) {
+	return runner.ServeUp(ctx, sc, *dataplane, *prefix, func(st session.UpState) {
 		fmt.Fprintf(stdout, "lab %s up\n", st.Run)
 	})
 }

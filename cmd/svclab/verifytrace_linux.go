@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/lab/verifytrace"
 )
 
 func init() {
@@ -53,10 +53,10 @@ func runVerifyTrace(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, in, stop := interruptContext(stderr)
 	defer stop()
-	var results []runner.TraceCheck
+	var results []verifytrace.Result
 	bad := 0
 	for _, d := range dumps {
-		res, err := runner.VerifyTraceFile(d, runner.TraceCheckOptions{Packets: *packets, Seed: *seed, Done: ctx.Done()})
+		res, err := verifytrace.VerifyFile(d, verifytrace.Options{Packets: *packets, Seed: *seed, Done: ctx.Done()})
 		if err != nil && ctx.Err() != nil {
 			return &exitError{code: in.exitCode(), msg: fmt.Sprintf("%s: %v: stopped; the scratch lab was removed", d, in.name())}
 		}

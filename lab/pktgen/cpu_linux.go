@@ -3,13 +3,13 @@ package pktgen
 import (
 	"time"
 
-	"github.com/svclab/svclab/lab/host"
+	"github.com/svclab/svclab/lab/procstat"
 )
 
 // kernelCPUSeconds is the machine's system plus softirq CPU time
-// (host.CPUTimes.Kernel): where packet forwarding runs.
+// (procstat.CPUTimes.Kernel): where packet forwarding runs.
 func kernelCPUSeconds() (float64, error) {
-	c, err := host.ReadCPU()
+	c, err := procstat.ReadCPU()
 	return c.Kernel(), err
 }
 

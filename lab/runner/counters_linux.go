@@ -3,7 +3,6 @@ package runner
 import (
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/sim/results"
-	"github.com/svclab/svclab/sim/stats"
 )
 
 // fillKernelCounts records the kernel's own count of the split, whatever
@@ -22,23 +21,8 @@ func fillKernelCounts(run *results.FairnessRun, c apply.Counters) {
 		return
 	}
 	run.ChainEntered = c.Cascade.Entered
-	packets := make([]uint64, len(c.Cascade.Rules))
-	probs := make([]float64, len(c.Cascade.Rules))
-	for i, r := range c.Cascade.Rules {
+	for _, r := range c.Cascade.Rules {
 		run.Rules = append(run.Rules, results.Rule{Chain: c.Cascade.Chain, Index: r.Index, Target: r.Target, Probability: r.Probability, Packets: r.Packets})
-		packets[i], probs[i] = r.Packets, r.Probability
 	}
-	fillCascade(run, packets, probs)
-}
-
-// fillCascade computes, per rule, the share of what reached it that it took.
-func fillCascade(run *results.FairnessRun, packets []uint64, probs []float64) {
-	steps, err := stats.Cascade(packets, probs)
-	if err != nil {
-		return
-	}
-	for i, s := range steps {
-		r := &run.Rules[i]
-		r.Reached, r.Observed, r.ObservedLo, r.ObservedHi, r.P = s.Reached, s.Observed, s.ObservedLo, s.ObservedHi, s.P
-	}
+	run.ObserveCascade()
 }

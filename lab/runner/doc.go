@@ -4,4 +4,9 @@
 //
 // Everything a run creates is registered on the topology's teardown stack,
 // which runs on return, on error, on panic and on SIGINT/SIGTERM.
+//
+// A run takes its lease from lab/session, which also starts, stops and
+// cleans up after `svclab up` labs (ServeUp, here, builds and serves one).
+// Whether a run goes into a user-mode-linux guest is lab/guest's decision;
+// the runner only runs on the kernel it is on.
 package runner

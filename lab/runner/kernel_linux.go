@@ -7,10 +7,11 @@ import (
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/host"
-	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/pktgen"
 	"github.com/svclab/svclab/lab/podserver"
+	"github.com/svclab/svclab/lab/procstat"
+	"github.com/svclab/svclab/lab/session"
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/lab/traffic"
 )
@@ -24,28 +25,27 @@ func (Kernel) BuildLab(ctx context.Context, spec LabSpec) (Lab, error) {
 	return newKernelLab(ctx, spec)
 }
 
-// CPUSeconds reads /proc/stat (see cpuSeconds).
-func (Kernel) CPUSeconds() (float64, error) { return cpuSeconds() }
+// CPUSeconds is the machine's busy CPU time (procstat.CPUTimes.Busy). The
+// difference over a batch, divided by its connections, is the CPU one new
+// connection costs end to end; the rule walk is the part that grows with the
+// service count. /proc/stat is machine-wide, so other load counts too: the
+// sweep interleaves points to spread it evenly.
+func (Kernel) CPUSeconds() (float64, error) {
+	c, err := procstat.ReadCPU()
+	return c.Busy(), err
+}
 
-// KernelMemory reads /proc/meminfo (see kernelMemory).
-func (Kernel) KernelMemory() (int64, error) { return kernelMemory() }
+// KernelMemory reads /proc/meminfo (see procstat.KernelMemory).
+func (Kernel) KernelMemory() (int64, error) { return procstat.KernelMemory() }
 
-// Hold takes the run's lease.
+// Hold takes the run's lease (see session.RunLease).
 func (Kernel) Hold(prefix string) (Hold, error) {
-	l, err := lease.Acquire(prefix, "run")
+	l, err := session.AcquireRun(prefix)
 	if err != nil {
 		return nil, err
 	}
-	return leaseHold{l: l, prefix: prefix}, nil
+	return l, nil
 }
-
-type leaseHold struct {
-	l      *lease.Lease
-	prefix string
-}
-
-// Done releases the lease once nothing of the run is left (see finishLease).
-func (h leaseHold) Done(err error) error { return finishLease(h.l, h.prefix, err) }
 
 // Prerequisites checks root, working namespaces and every tool the
 // dataplanes need.
@@ -95,50 +95,17 @@ func (l *kernelLab) PodOf(ip netip.Addr) string { return l.podOf[ip] }
 // FlushConntrack empties the node's conntrack table.
 func (l *kernelLab) FlushConntrack() error { return netns.FlushConntrack(l.topo.NodeNetns) }
 
-// PacketRate finds the knee of the node's new-flow rate for target: raw
-// SYNs with distinct source ports from the client pod over AF_PACKET,
-// counted as new flows at the pods, with conntrack flushed between batches.
-// It separates the lookup cost from the TCP stack.
-//
-// startRate (flows/s) is where the search begins, e.g. half the TCP
-// connection rate just measured, so points with many services do not start
-// far above what the node can forward. When even the first rate overloads
-// the node, the most flows per second it forwarded is its capacity.
+// PacketRate finds the knee of the node's new-flow rate for target (see
+// pktgen.Knee), starting at startRate flows/s.
 func (l *kernelLab) PacketRate(ctx context.Context, target netip.AddrPort, startRate float64) (pktgen.Rate, error) {
-	var counters []func() (uint64, error)
+	spec := pktgen.KneeSpec{ClientNetns: l.topo.ClientNetns, ClientIP: l.topo.ClientIP, NodeNetns: l.topo.NodeNetns,
+		Target: target, StartRate: startRate}
 	for _, p := range l.topo.Pods {
-		c, err := pktgen.NewSynCounter(p.Netns, "eth0")
-		if err != nil {
-			return pktgen.Rate{}, err
-		}
-		defer c.Close()
-		counters = append(counters, c.Count)
+		spec.PodNetns = append(spec.PodNetns, p.Netns)
 	}
-	blast := pktgen.Spec{
-		ClientNetns: l.topo.ClientNetns, Iface: "eth0", SrcIP: l.topo.ClientIP,
-		Targets:        []netip.AddrPort{target},
-		FlushConntrack: pktgen.FlushConntrackIn(l.topo.NodeNetns),
-	}
-	rate, err := pktgen.Measure(ctx, pktgen.MeasureSpec{Blast: blast, Forwarded: pktgen.SumCounts(counters...),
-		ConntrackNetns: l.topo.NodeNetns, StartRate: max(1000, startRate)})
-	if err != nil && ctx.Err() == nil && saturatedFromStart(&rate) {
-		return rate, nil
-	}
+	rate, err := pktgen.Knee(ctx, spec)
 	if err != nil {
 		return rate, fmt.Errorf("packet rate in lab %s: %w", l.topo.Prefix, err)
 	}
 	return rate, nil
-}
-
-// saturatedFromStart handles a search whose every step lost flows: the node
-// was saturated at each offered rate, so the most flows per second it
-// forwarded is the knee.
-func saturatedFromStart(r *pktgen.Rate) bool {
-	for _, s := range r.Steps {
-		if s.FlowsPerSec > r.FlowsPerSec {
-			r.FlowsPerSec, r.Offered, r.CPUMicrosPerPacket = s.FlowsPerSec, s.Offered, s.CPUMicrosPerPacket
-		}
-	}
-	r.Saturated = true
-	return r.FlowsPerSec > 0
 }

@@ -23,28 +23,6 @@ func TestSweepPlanHonoursMaxServices(t *testing.T) {
 	}
 }
 
-func TestSweepModelPlacesTargets(t *testing.T) {
-	sc, err := scenario.Parse("t", []byte("sweep: {services: [10]}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct{ n, first, middle, last int }{{3, 0, 1, 2}, {10, 0, 4, 9}, {1001, 0, 500, 1000}}
-	for _, tt := range tests {
-		m, _, err := sweepModel(sc, tt.n, 1, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Services.Len() != tt.n {
-			t.Fatalf("N=%d: model has %d services", tt.n, m.Services.Len())
-		}
-		for name, want := range map[string]int{"target-first": tt.first, "target-middle": tt.middle, "target-last": tt.last} {
-			if got := model.IndexOf(m.Services, name); got != want {
-				t.Errorf("N=%d: %s at %d, want %d", tt.n, name, got, want)
-			}
-		}
-	}
-}
-
 func TestPodsForDedupesEndpointIPs(t *testing.T) {
 	ep := func(ip string) model.Endpoint { return model.Endpoint{IP: netip.MustParseAddr(ip), Ready: true} }
 	targets := model.Slice{

@@ -24,7 +24,7 @@ func runOnFakes(t *testing.T, ctx context.Context, sc *scenario.Scenario) (*runn
 func runOn(t *testing.T, ctx context.Context, sc *scenario.Scenario, m *labfake.Machine) (*runner.Outcome, *labfake.Machine, error) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
-	out, err := runner.Run(ctx, sc, runner.RunOptions{Options: runner.Options{OutDir: dir, Prefix: "svl-fake", Machine: m}, Kernel: "host"})
+	out, err := runner.Run(ctx, sc, runner.RunOptions{Options: runner.Options{OutDir: dir, Prefix: "svl-fake", Machine: m}})
 	return out, m, err
 }
 

@@ -4,14 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/svclab/svclab/lab/lease"
-	"github.com/svclab/svclab/lab/netns"
-	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -19,16 +15,6 @@ import (
 // RunOptions are Options plus what a whole run needs to know.
 type RunOptions struct {
 	Options
-	// Kernel is "auto" (the host kernel, or a user-mode-linux guest when a
-	// dataplane needs what the host lacks), "host" or "uml".
-	Kernel string
-	// Source is how the scenario was named (a path or an embedded name),
-	// for a run repeated inside a guest, and GuestArgs the overrides to
-	// repeat there (e.g. --dataplane ipvs).
-	Source    string
-	GuestArgs []string
-	// Stdout and Stderr receive a guest run's output as it runs.
-	Stdout, Stderr io.Writer
 	// Signal names what stopped the run when ctx ends (e.g. "interrupt");
 	// it is recorded in the interrupted record.
 	Signal func() string
@@ -40,34 +26,24 @@ type Outcome struct {
 	Dir string
 	// Summary is summary.json's content; nil when nothing was measured.
 	Summary *results.Summary
-	// Guest is the guest kernel's release when the run ran in a guest.
+	// Guest is the guest kernel's release when the run ran in a guest
+	// (see lab/guest).
 	Guest string
 }
 
 // ErrInterrupted wraps the error of a run that ctx stopped.
 var ErrInterrupted = errors.New("interrupted")
 
-// Run runs a scenario from start to end: it checks the prerequisites,
-// takes the run's lease, creates the run directory, records meta.json, runs
-// the fairness and sweep sections, writes summary.json and tears every lab
-// down, also when ctx ends (the error then wraps ErrInterrupted and
-// results.jsonl ends with an interrupted record). When a dataplane needs a
-// kernel feature the host lacks (IPVS), it runs the scenario again inside a
-// user-mode-linux guest.
+// Run runs a scenario from start to end on this kernel: it checks the
+// prerequisites, takes the run's lease, creates the run directory, records
+// meta.json, runs the fairness and sweep sections, writes summary.json and
+// tears every lab down, also when ctx ends (the error then wraps
+// ErrInterrupted and results.jsonl ends with an interrupted record). Where a
+// run goes when this kernel lacks what a dataplane needs is lab/guest's.
 func Run(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outcome, error) {
-	if sc.Fairness == nil && sc.Sweep == nil {
-		return nil, inputErrorf("scenario %s has neither a fairness: nor a sweep: section; nothing to run (svclab render shows its rules)", sc.Name)
-	}
-	opts.Options = opts.Options.withDefaults()
-	guest, err := needsGuest(sc, opts.Kernel)
+	opts, err := Prepare(sc, opts)
 	if err != nil {
 		return nil, err
-	}
-	if opts.OutDir == "" {
-		opts.OutDir = defaultRunDir(sc.Name)
-	}
-	if guest {
-		return runInGuest(ctx, opts)
 	}
 	if err := opts.Machine.Prerequisites(sc.Dataplanes()); err != nil {
 		return nil, err
@@ -80,6 +56,19 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outcome,
 	return out, hold.Done(err)
 }
 
+// Prepare checks that sc has something to run and fills opts' defaults: the
+// real kernel, a new run prefix, results/runs/NAME-TIMESTAMP.
+func Prepare(sc *scenario.Scenario, opts RunOptions) (RunOptions, error) {
+	if sc.Fairness == nil && sc.Sweep == nil {
+		return opts, inputErrorf("scenario %s has neither a fairness: nor a sweep: section; nothing to run (svclab render shows its rules)", sc.Name)
+	}
+	opts.Options = opts.Options.withDefaults()
+	if opts.OutDir == "" {
+		opts.OutDir = defaultRunDir(sc.Name)
+	}
+	return opts, nil
+}
+
 // runHere runs the scenario on this kernel into opts.OutDir.
 func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outcome, error) {
 	w, err := results.Create(opts.OutDir)
@@ -88,7 +77,7 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	}
 	defer w.Close()
 	out := &Outcome{Dir: opts.OutDir}
-	meta := CollectMeta(opts.Prefix, sc, runKind(sc))
+	meta := CollectMeta(opts.Prefix, sc, sc.Kind())
 	if err := results.WriteJSON(opts.OutDir, results.MetaFile, meta); err != nil {
 		return out, err
 	}
@@ -103,9 +92,9 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	summary, runErr := runSections(ctx, sc, opts.Options, w)
 	out.Summary = summary
 	if ctx.Err() != nil {
-		runErr = interrupted(w, opts, summary)
+		runErr = Interrupted(w, opts, summary)
 	}
-	done := completeness(opts.OutDir, plan)
+	done := results.CheckPlanIn(opts.OutDir, plan)
 	summary.SetCompleteness(done)
 	if runErr == nil && done.Made == 0 {
 		runErr = fmt.Errorf("nothing was measured: %s", strings.Join(summary.Warnings, "; "))
@@ -116,17 +105,9 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	return out, runErr
 }
 
-// completeness checks the run's records against its plan.
-func completeness(dir string, plan *results.Plan) results.Completeness {
-	records, _, err := results.ReadRecords(dir)
-	if err != nil {
-		return results.Completeness{Planned: plan.Len()}
-	}
-	return results.CheckPlan(plan, records)
-}
-
-// interrupted appends the interrupted record and wraps the error.
-func interrupted(w *results.Writer, opts RunOptions, s *results.Summary) error {
+// Interrupted appends the interrupted record to w, marks s incomplete, and
+// returns ErrInterrupted wrapped with what stopped the run and how far it got.
+func Interrupted(w *results.Writer, opts RunOptions, s *results.Summary) error {
 	sig := "cancelled"
 	if opts.Signal != nil {
 		sig = opts.Signal()
@@ -145,78 +126,24 @@ func interrupted(w *results.Writer, opts RunOptions, s *results.Summary) error {
 	return fmt.Errorf("%w by %s after %s", ErrInterrupted, sig, done)
 }
 
-func runKind(sc *scenario.Scenario) string {
-	switch {
-	case sc.Fairness != nil && sc.Sweep != nil:
-		return "mixed"
-	case sc.Fairness != nil:
-		return "fairness"
-	}
-	return "sweep"
-}
-
 // runSections runs the scenario's fairness and sweep sections.
 func runSections(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
 	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.Name, Complete: true}
 	if sc.Fairness != nil {
 		s, err := RunFairness(ctx, sc, opts, w)
-		merge(summary, s)
+		summary.Merge(s)
 		if err != nil {
 			return summary, err
 		}
 	}
 	if sc.Sweep != nil {
 		s, err := RunSweep(ctx, sc, opts, w)
-		merge(summary, s)
+		summary.Merge(s)
 		if err != nil {
 			return summary, err
 		}
 	}
 	return summary, nil
-}
-
-// merge adds a section's summary to the run's; a section that returned no
-// summary leaves the run incomplete.
-func merge(into, s *results.Summary) {
-	if s == nil {
-		into.Complete = false
-		return
-	}
-	into.Runs = append(into.Runs, s.Runs...)
-	into.Points = append(into.Points, s.Points...)
-	into.Fits = append(into.Fits, s.Fits...)
-	into.Warnings = append(into.Warnings, s.Warnings...)
-	into.Complete = into.Complete && s.Complete
-	switch {
-	case into.Kind == "":
-		into.Kind = s.Kind
-	case into.Kind != s.Kind:
-		into.Kind = "mixed"
-	}
-}
-
-// finishLease releases the run's lease once nothing of the run is left;
-// otherwise it keeps the lease file (for cleanup) and says what to run.
-func finishLease(l *lease.Lease, prefix string, err error) error {
-	left := leftovers(prefix)
-	if len(left) == 0 {
-		return errors.Join(err, l.Release())
-	}
-	l.Abandon()
-	hint := fmt.Errorf("could not remove %v: run `svclab cleanup --prefix %s`", left, prefix)
-	return errors.Join(err, hint)
-}
-
-// leftovers lists the namespaces of the run that still exist.
-func leftovers(prefix string) []string {
-	names, _ := netns.List(prefix)
-	var out []string
-	for _, n := range names {
-		if topo.BelongsToRun(n, prefix) {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // defaultRunDir is results/runs/NAME-TIMESTAMP.

@@ -86,11 +86,11 @@ func RunSweep(ctx context.Context, sc *scenario.Scenario, opts Options, w *resul
 // the incremental sync where the scenario asks for it.
 func setUpPoint(ctx context.Context, sc *scenario.Scenario, p planPoint, prefix string, opts Options) (*sweepLab, error) {
 	spec := sc.Sweep
-	m, gen, err := sweepModel(sc, p.services, spec.EndpointsPerService, spec.Seed)
+	m, gen, err := sc.SweepModel(p.services, spec.EndpointsPerService, spec.Seed)
 	if err != nil {
 		return nil, err
 	}
-	lab, err := opts.Machine.BuildLab(ctx, LabSpec{Prefix: prefix, Targets: sweepTargets(), FillerCIDR: sc.FillerCIDR(), Fillers: gen.Len() > 0,
+	lab, err := opts.Machine.BuildLab(ctx, LabSpec{Prefix: prefix, Targets: scenario.SweepTargets(), FillerCIDR: sc.FillerCIDR(), Fillers: gen.Len() > 0,
 		FillerPort: model.DefaultPort.TargetPort, ServiceCIDRs: []netip.Prefix{sc.Cluster().ServiceCIDR}})
 	if err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.Sweep, rep in
 	}
 	var flows pktRate
 	if spec.PacketRate && packetsApply(l.plan.dataplane) {
-		last := netip.AddrPortFrom(sweepTargetIPs["last"], uint16(sweepTargetPort.Port))
+		last := netip.AddrPortFrom(scenario.SweepTargetIPs["last"], uint16(scenario.SweepTargetPort.Port))
 		r, err := l.lab.PacketRate(ctx, last, tput.connPerSec/2)
 		if err != nil {
 			return nil, fmt.Errorf("%s at %d services: %w", l.plan.dataplane, l.plan.services, err)
@@ -245,7 +245,7 @@ func (l *sweepLab) probe(ctx context.Context, spec *scenario.Sweep, pos string, 
 // or (uniform) a random service out of all N, fillers answered by the sink.
 func (l *sweepLab) targetFor(pos string, seed uint64) func(int) netip.AddrPort {
 	if pos != "uniform" {
-		addr := netip.AddrPortFrom(sweepTargetIPs[pos], uint16(sweepTargetPort.Port))
+		addr := netip.AddrPortFrom(scenario.SweepTargetIPs[pos], uint16(scenario.SweepTargetPort.Port))
 		return func(int) netip.AddrPort { return addr }
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x0171f))
@@ -269,7 +269,7 @@ func (l *sweepLab) throughput(ctx context.Context, spec *scenario.Sweep) (throug
 	if err != nil {
 		return throughput{}, err
 	}
-	sum, err := l.lab.Connect(ctx, traffic.Spec{Target: netip.AddrPortFrom(sweepTargetIPs["last"], 80),
+	sum, err := l.lab.Connect(ctx, traffic.Spec{Target: netip.AddrPortFrom(scenario.SweepTargetIPs["last"], 80),
 		Connections: spec.ThroughputConnections, Concurrency: 4, Mode: traffic.ModeConnect}, nil)
 	if err != nil {
 		return throughput{}, fmt.Errorf("%s at %d services: throughput batch: %w", l.plan.dataplane, l.plan.services, err)

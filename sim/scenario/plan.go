@@ -41,3 +41,15 @@ func (s *Scenario) Plan() *results.Plan {
 	}
 	return p
 }
+
+// Kind is what a run of the scenario measures: "fairness", "sweep" or
+// "mixed" (both).
+func (s *Scenario) Kind() string {
+	switch {
+	case s.Fairness != nil && s.Sweep != nil:
+		return "mixed"
+	case s.Fairness != nil:
+		return "fairness"
+	}
+	return "sweep"
+}

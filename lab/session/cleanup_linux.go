@@ -1,4 +1,4 @@
-package runner
+package session
 
 import (
 	"errors"
@@ -124,7 +124,7 @@ func cleanupLease(e lease.Entry) ([]string, error) {
 			removed = append(removed, "dir "+dir)
 		}
 	}
-	removeUpFiles(e.Record.Prefix)
+	RemoveState(e.Record.Prefix)
 	if err := errors.Join(errs...); err != nil {
 		_ = f.Close() // keep the lease: its objects are not all gone
 		return removed, fmt.Errorf("run %s: %w (run `svclab cleanup --prefix %s` again)", e.Record.Prefix, err, e.Record.Prefix)

@@ -1,4 +1,4 @@
-package host
+package procstat
 
 import (
 	"fmt"
@@ -18,6 +18,11 @@ func ReadCPU() (CPUTimes, error) {
 	if err != nil {
 		return CPUTimes{}, fmt.Errorf("open /proc: %w", err)
 	}
+	return readCPU(fs)
+}
+
+// readCPU reads the stat file of fs.
+func readCPU(fs procfs.FS) (CPUTimes, error) {
 	st, err := fs.Stat()
 	if err != nil {
 		return CPUTimes{}, fmt.Errorf("read /proc/stat: %w", err)
@@ -42,11 +47,16 @@ func (c CPUTimes) Kernel() float64 { return c.System + c.SoftIRQ }
 func KernelMemory() (int64, error) {
 	fs, err := procfs.NewDefaultFS()
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("open /proc: %w", err)
 	}
+	return kernelMemory(fs)
+}
+
+// kernelMemory reads the meminfo file of fs.
+func kernelMemory(fs procfs.FS) (int64, error) {
 	mi, err := fs.Meminfo()
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("read /proc/meminfo: %w", err)
 	}
 	var kb uint64
 	if mi.Slab != nil {

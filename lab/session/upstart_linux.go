@@ -1,4 +1,4 @@
-package runner
+package session
 
 import (
 	"errors"
@@ -44,7 +44,7 @@ func StartUp(source, dataplane string, daemonArgs ...string) (UpState, error) {
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		removeUpFiles(prefix)
+		RemoveState(prefix)
 		return UpState{}, fmt.Errorf("start the lab daemon: %w", err)
 	}
 	exited := make(chan error, 1)
@@ -57,7 +57,7 @@ func StartUp(source, dataplane string, daemonArgs ...string) (UpState, error) {
 		case err := <-exited:
 			log, _ := os.ReadFile(logPath(prefix))
 			_, cerr := Cleanup(CleanupOptions{Prefix: prefix})
-			removeUpFiles(prefix)
+			RemoveState(prefix)
 			return UpState{}, errors.Join(fmt.Errorf("the lab daemon exited (%v):\n%s", err, log), cerr)
 		case <-time.After(100 * time.Millisecond):
 		}
@@ -65,6 +65,6 @@ func StartUp(source, dataplane string, daemonArgs ...string) (UpState, error) {
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	<-exited
 	_, cerr := Cleanup(CleanupOptions{Prefix: prefix})
-	removeUpFiles(prefix)
+	RemoveState(prefix)
 	return UpState{}, errors.Join(fmt.Errorf("the lab daemon did not come up within %v", upStartTimeout), cerr)
 }

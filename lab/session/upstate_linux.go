@@ -1,4 +1,4 @@
-package runner
+package session
 
 import (
 	"encoding/json"
@@ -23,7 +23,9 @@ func validRunPrefix(run string) bool {
 	return strings.HasPrefix(run, topo.PrefixBase) && topo.ValidPrefix(run) && !strings.ContainsAny(run, "/.")
 }
 
-func saveState(st UpState) error {
+// SaveState records a running lab's state (the `svclab up` daemon's, once
+// its lab answers), atomically.
+func SaveState(st UpState) error {
 	if err := os.MkdirAll(StateDir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", StateDir, err)
 	}
@@ -54,7 +56,8 @@ func LoadState(run string) (UpState, error) {
 	return st, json.Unmarshal(data, &st)
 }
 
-func removeUpFiles(run string) {
+// RemoveState removes a lab's state and its daemon's log.
+func RemoveState(run string) {
 	_ = os.Remove(statePath(run))
 	_ = os.Remove(statePath(run) + ".tmp")
 	_ = os.Remove(logPath(run))

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/lab/kubeproxy"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
@@ -16,7 +16,7 @@ import (
 // on its first sync of m; IPVS mode in the same three sections as the
 // native renderer.
 func renderWithKubeProxy(w io.Writer, mode string, m *model.Model, v render.KubeProxyVersion) error {
-	s, err := runner.RenderWithKubeProxy(context.Background(), mode, v, m)
+	s, err := kubeproxy.RenderFirst(context.Background(), mode, v, m)
 	if err != nil {
 		return err
 	}
