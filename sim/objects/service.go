@@ -3,6 +3,7 @@ package objects
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -26,6 +27,9 @@ func validateService(ref objectRef, s *corev1.Service) (serviceFields, error) {
 	sp := &s.Spec
 	if s.Name == "" {
 		return out, ref.errorf("metadata.name", "a Service needs a name", "")
+	}
+	if err := validateEnums(ref, s); err != nil {
+		return out, err
 	}
 	switch sp.Type {
 	case corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer:
@@ -108,7 +112,7 @@ func validateClusterIPs(ref objectRef, s *corev1.Service, out *serviceFields) er
 			want = corev1.IPv6Protocol
 		}
 		if f != want {
-			return ref.errorf(fmt.Sprintf("spec.ipFamilies[%d]", i), fmt.Sprintf("%s, but clusterIPs[%d] %s is %s", f, i, out.clusterIPs[i], want), "list the families in the order of clusterIPs")
+			return ref.errorf(fmt.Sprintf("spec.ipFamilies[%d]", i), fmt.Sprintf("%s, but clusterIPs[%d] %s is %s", apicheck.Excerpt(string(f)), i, out.clusterIPs[i], want), "list the families in the order of clusterIPs")
 		}
 	}
 	return nil
@@ -159,6 +163,43 @@ func validatePolicies(ref objectRef, s *corev1.Service) error {
 	}
 	if sp.HealthCheckNodePort < 0 || sp.HealthCheckNodePort > 65535 {
 		return ref.errorf("spec.healthCheckNodePort", fmt.Sprintf("%d is out of range", sp.HealthCheckNodePort), "use 1..65535, or 0 for none")
+	}
+	return nil
+}
+
+// The enumerations of a Service the API server checks and svclab copies:
+// free text in them is refused (it would leak through Anonymize).
+var (
+	familyPolicies = []corev1.IPFamilyPolicy{corev1.IPFamilyPolicySingleStack, corev1.IPFamilyPolicyPreferDualStack, corev1.IPFamilyPolicyRequireDualStack}
+	families       = []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol}
+	distributions  = []string{corev1.ServiceTrafficDistributionPreferClose, corev1.ServiceTrafficDistributionPreferSameZone, corev1.ServiceTrafficDistributionPreferSameNode}
+	protocols      = []corev1.Protocol{corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP}
+)
+
+// validateEnums checks ipFamilyPolicy, ipFamilies, trafficDistribution
+// and the load-balancer ingress points' ipMode and port protocols.
+func validateEnums(ref objectRef, s *corev1.Service) error {
+	sp := &s.Spec
+	if p := sp.IPFamilyPolicy; p != nil && !slices.Contains(familyPolicies, *p) {
+		return ref.errorf("spec.ipFamilyPolicy", "unknown policy "+apicheck.Excerpt(string(*p)), "use SingleStack, PreferDualStack or RequireDualStack")
+	}
+	for i, f := range sp.IPFamilies {
+		if !slices.Contains(families, f) {
+			return ref.errorf(fmt.Sprintf("spec.ipFamilies[%d]", i), "unknown family "+apicheck.Excerpt(string(f)), "use IPv4 or IPv6")
+		}
+	}
+	if d := sp.TrafficDistribution; d != nil && !slices.Contains(distributions, *d) {
+		return ref.errorf("spec.trafficDistribution", "unknown distribution "+apicheck.Excerpt(*d), "use PreferClose, PreferSameZone or PreferSameNode")
+	}
+	for i, ing := range s.Status.LoadBalancer.Ingress {
+		if m := ing.IPMode; m != nil && *m != corev1.LoadBalancerIPModeVIP && *m != corev1.LoadBalancerIPModeProxy {
+			return ref.errorf(fmt.Sprintf("status.loadBalancer.ingress[%d].ipMode", i), "unknown ipMode "+apicheck.Excerpt(string(*m)), "use VIP or Proxy")
+		}
+		for j, p := range ing.Ports {
+			if !slices.Contains(protocols, p.Protocol) {
+				return ref.errorf(fmt.Sprintf("status.loadBalancer.ingress[%d].ports[%d].protocol", i, j), "unknown protocol "+apicheck.Excerpt(string(p.Protocol)), "use TCP, UDP or SCTP")
+			}
+		}
 	}
 	return nil
 }
