@@ -112,7 +112,7 @@ func validateClusterIPs(ref objectRef, s *corev1.Service, out *serviceFields) er
 			want = corev1.IPv6Protocol
 		}
 		if f != want {
-			return ref.errorf(fmt.Sprintf("spec.ipFamilies[%d]", i), fmt.Sprintf("%s, but clusterIPs[%d] %s is %s", apicheck.Excerpt(string(f)), i, out.clusterIPs[i], want), "list the families in the order of clusterIPs")
+			return ref.errorf(fmt.Sprintf("spec.ipFamilies[%d]", i), fmt.Sprintf("%s, but clusterIPs[%d] %s is %s", f, i, out.clusterIPs[i], want), "list the families in the order of clusterIPs")
 		}
 	}
 	return nil
