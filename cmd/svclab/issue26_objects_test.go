@@ -44,8 +44,8 @@ endpoints: [{addresses: [10.244.1.2]}]
 func TestIssue26Point6UnresolvedNamedTargetPortRejects(t *testing.T) {
 	path := objectsFile(t, unresolvedPort)
 	for _, tc := range []struct{ mode, want, wantNot string }{
-		{"iptables", `"demo/web:http has no endpoints" -m tcp -p tcp -d 10.96.0.10 --dport 80 -j REJECT`, "DNAT"},
-		{"nftables", "10.96.0.10 . tcp . 80 : goto reject-chain", "dnat to"},
+		{"iptables", `"demo/web:http has no endpoints" -m tcp -p tcp -d 10.96.0.10 --dport 80 -j REJECT`, "-j DNAT"},
+		{"nftables", `no-endpoint-services { 10.96.0.10 . tcp . 80 comment "demo/web:http" : goto reject-chain }`, "dnat to"},
 		{"ipvs", "", "10.244.1.2"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {

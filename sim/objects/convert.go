@@ -95,8 +95,9 @@ func (o *Objects) resolve(ms *model.Service, s *corev1.Service, slices []sliceEn
 		if p.TargetPort == 0 { // a named targetPort no slice resolves
 			p.TargetPort = p.Port
 		}
-		if len(ms.Endpoints) > 0 {
-			o.Warnings = append(o.Warnings, fmt.Sprintf("Service %s port %q: no EndpointSlice port of that name and protocol, so kube-proxy has no endpoints for it; svclab gives it the service's endpoints on port %d", name, p.Name, p.TargetPort))
+		if len(ms.Endpoints) > 0 { // kube-proxy has no endpoints for it
+			p.Unresolved = true
+			o.Warnings = append(o.Warnings, fmt.Sprintf("Service %s port %q: no EndpointSlice port of that name and protocol, so kube-proxy has no endpoints for it and rejects its traffic", name, p.Name))
 		}
 	}
 }
