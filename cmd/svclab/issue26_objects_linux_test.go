@@ -54,3 +54,21 @@ func TestIssue26Point1NamesCannotInjectRules(t *testing.T) {
 		}
 	}
 }
+
+// TestIssue26Point6KubeProxyEngineRejectsToo: the driver, fed the same
+// objects (the unresolved port has no slice port), writes what the native
+// engine writes for a port no EndpointSlice port resolves: REJECT.
+func TestIssue26Point6KubeProxyEngineRejectsToo(t *testing.T) {
+	kubeProxyDriverOrSkip(t)
+	path := objectsFile(t, unresolvedPort)
+	for _, engine := range []string{"native", "kube-proxy"} {
+		var stdout, stderr bytes.Buffer
+		if code := dispatch([]string{"render", "--engine", engine, "--mode", "iptables", "--scenario", path}, &stdout, &stderr); code != 0 {
+			t.Fatalf("--engine %s: exit %d: %s", engine, code, stderr.String())
+		}
+		want := `-A KUBE-SERVICES -m comment --comment "demo/web:http has no endpoints" -m tcp -p tcp -d 10.96.0.10 --dport 80 -j REJECT`
+		if !strings.Contains(stdout.String(), want) || strings.Contains(stdout.String(), "-j DNAT") {
+			t.Errorf("--engine %s: want %q and no DNAT:\n%s", engine, want, stdout.String())
+		}
+	}
+}
