@@ -79,7 +79,7 @@ func objectsError(err error) error {
 	if oe.Kind != "" {
 		obj := oe.Kind
 		if oe.Object != "" {
-			obj += " " + oe.Object
+			obj += " " + apicheck.Show(oe.Object)
 		}
 		field = strings.TrimSuffix(obj+": "+field, ": ")
 	}
