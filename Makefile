@@ -77,6 +77,8 @@ fuzz: setup
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./sim/iptables/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./sim/nftables/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./sim/scenario/
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./sim/objects/
+	$(GO) test -run '^$$' -fuzz FuzzObjectNames -fuzztime 30s ./cmd/svclab/
 
 # The gate's baseline is only meaningful on the machine type it was recorded
 # on (the gate refuses other CPU models and scenarios): record it on your own

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/svclab/svclab/sim/apicheck"
 	"github.com/svclab/svclab/sim/objects"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -90,6 +91,9 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if f.node != "" && !o.KnownNode(f.node) {
+		return usagef("--node %s: no Node of that name in %s and no endpoint on it (nodes: %s)", apicheck.Show(f.node), name, firstFew(o.NodeNames(), 5))
+	}
 	for _, w := range o.Warnings {
 		fmt.Fprintln(stderr, "svclab import: warning: "+w)
 	}
@@ -113,6 +117,17 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = stdout.Write(out.Bytes())
 	return err
+}
+
+// firstFew lists up to n names, "…" for the rest ("none" for none).
+func firstFew(names []string, n int) string {
+	switch {
+	case len(names) == 0:
+		return "none"
+	case len(names) > n:
+		return strings.Join(names[:n], ", ") + fmt.Sprintf(", … (%d in all)", len(names))
+	}
+	return strings.Join(names, ", ")
 }
 
 // readObjects reads a file, or stdin for "-", up to the objects size limit.
@@ -177,19 +192,53 @@ func sweepCounts(base, scaled int) []int {
 	return out
 }
 
+// scaleLimit refuses a --scale whose n services the scenario loader does
+// not take (err says why), with the largest count it does take: the real
+// limit of this shape (node ports, address ranges, the services range).
+func scaleLimit(scale float64, n, base int, err error, loads func(int) bool) error {
+	lo, hi := 0, n // loads(lo) or lo == 0; !loads(hi)
+	for hi-lo > 1 {
+		if mid := lo + (hi-lo)/2; loads(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	why := err.Error()
+	var fe *scenario.FieldError
+	if errors.As(err, &fe) {
+		why = fe.Msg
+	}
+	if lo == 0 {
+		return fmt.Errorf("--scale %g: this shape makes no scenario that loads (a bug): %w", scale, err)
+	}
+	return usagef("--scale %g: %d services; this shape makes at most %d (--scale at most %g): %s", scale, n, lo, math.Floor(float64(lo)/float64(base)*1e4)/1e4, why)
+}
+
 func writeScenario(f importFlags, source string, shape objects.Shape, out io.Writer) error {
-	n := int(math.Round(f.scale * float64(shape.Proxied())))
-	if n < 1 {
+	base := shape.Proxied()
+	if base == 0 {
 		return usagef("--scenario: the cluster has no proxied services to scale")
 	}
-	name := strings.TrimSuffix(filepath.Base(f.scenario), filepath.Ext(f.scenario))
-	desc := fmt.Sprintf("the shape of %s (%d proxied services) at %g× its size, written by svclab import", filepath.Base(source), shape.Proxied(), f.scale)
-	var b bytes.Buffer
-	if err := scenario.WriteMix(&b, name, desc, n, f.seed, shape.Mix(), sweepCounts(shape.Proxied(), n)); err != nil {
-		return err
+	n := int(math.Round(f.scale * float64(base)))
+	if n < 1 {
+		return usagef("--scale %g: %g × %d proxied services is no service (use --scale at least %.3g)", f.scale, f.scale, base, 0.5/float64(base))
 	}
+	name := strings.TrimSuffix(filepath.Base(f.scenario), filepath.Ext(f.scenario))
+	text := func(n int) []byte {
+		desc := fmt.Sprintf("the shape of %s (%d proxied services) at %g× its size, written by svclab import", filepath.Base(source), base, f.scale)
+		var b bytes.Buffer
+		if err := scenario.WriteMix(&b, name, desc, n, f.seed, shape.Mix(), sweepCounts(base, n)); err != nil {
+			panic(err) // a strings.Builder and a bytes.Buffer do not fail
+		}
+		return b.Bytes()
+	}
+	b := bytes.NewBuffer(text(n))
 	if _, err := scenario.Parse(f.scenario, b.Bytes()); err != nil {
-		return fmt.Errorf("the scenario does not load (a bug): %w", err)
+		return scaleLimit(f.scale, n, base, err, func(n int) bool {
+			_, err := scenario.Parse(f.scenario, text(n))
+			return err == nil
+		})
 	}
 	if err := os.WriteFile(f.scenario, b.Bytes(), 0o644); err != nil {
 		return err

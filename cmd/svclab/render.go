@@ -236,6 +236,9 @@ func scenarioModel(sc *scenario.Scenario, f renderFlags) (*model.Model, error) {
 	if f.position != "" {
 		pos = f.position
 	}
+	if p, err := model.ParsePosition(f.position); err == nil && f.position != "" && p.Kind == model.PositionIndex && p.Index > n {
+		return nil, usagef("--position %d: there are %d synthetic services to place the scenario's own among (use 0..%d, first, middle or last)", p.Index, n, n)
+	}
 	m, err := sc.ModelWith(n, eps, seed, pos)
 	if err != nil {
 		return nil, usagef("%v", err)

@@ -189,6 +189,10 @@ func (g *gen) service(ports, endpoints int) model.Service {
 		if ports > 1 || g.r.IntN(2) == 0 {
 			p.Name = fmt.Sprintf("p%d", p.Port)
 		}
+		// A port no EndpointSlice port resolves (a named targetPort the
+		// pods do not have): kube-proxy has no endpoints for it. Chosen
+		// without drawing, so the seeded clusters stay as they were.
+		p.Unresolved = p.Port%11 == 0
 		if s.Type == model.NodePort {
 			p.NodePort = 30000 + g.nextNode
 			g.nextNode++
@@ -280,6 +284,9 @@ func describeService(s *model.Service) string {
 	}
 	for _, p := range s.Ports {
 		out += fmt.Sprintf(" port[%s %s %d->%d", p.Name, p.Protocol, p.Port, p.TargetPort)
+		if p.Unresolved {
+			out += " unresolved"
+		}
 		if p.NodePort != 0 {
 			out += fmt.Sprintf(" node %d", p.NodePort)
 		}

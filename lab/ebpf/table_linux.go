@@ -72,6 +72,9 @@ func serviceKey(svc *model.Service, p model.Port) (svclbSvcKey, bool) {
 // sorted by address.
 func endpointsOf(svc *model.Service, p model.Port) []netip.AddrPort {
 	var ready, fallback []netip.AddrPort
+	if p.Unresolved {
+		return nil
+	}
 	for _, e := range svc.Endpoints {
 		if !e.IP.Is4() || p.TargetPort <= 0 || p.TargetPort > 65535 {
 			continue

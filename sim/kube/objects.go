@@ -131,7 +131,8 @@ func EndpointSlice(s *model.Service) *discoveryv1.EndpointSlice {
 // controller keeps one), and an IPv6 slice when s has an IPv6 ClusterIP or
 // IPv6 endpoints. Each holds every endpoint of its family with its three
 // conditions, node name, zone and hints, and one slice port per service
-// port (its name and protocol, the target port as the port number).
+// port (its name and protocol, the target port as the port number) but
+// an Unresolved one.
 func EndpointSlices(s *model.Service) []*discoveryv1.EndpointSlice {
 	out := []*discoveryv1.EndpointSlice{endpointSlice(s, model.IPv4)}
 	if hasFamily(s, model.IPv6) {
@@ -167,6 +168,9 @@ func endpointSlice(s *model.Service, f model.Family) *discoveryv1.EndpointSlice 
 		AddressType: addrType,
 	}
 	for _, p := range s.Ports {
+		if p.Unresolved {
+			continue // no slice port resolves it: kube-proxy has no endpoints for it
+		}
 		name, proto, port := p.Name, v1.Protocol(p.Protocol), int32(p.TargetPort)
 		es.Ports = append(es.Ports, discoveryv1.EndpointPort{Name: &name, Protocol: &proto, Port: &port})
 	}

@@ -106,11 +106,17 @@ func TotalEndpoints(l List) int {
 }
 
 // ProxiedEndpoints is s's share of TotalEndpoints: EndpointCount times its
-// ports, or 0 when kube-proxy skips s (its endpoints are in no service
-// port kube-proxy counts).
+// resolved ports, or 0 when kube-proxy skips s (its endpoints are in no
+// service port kube-proxy counts).
 func (s *Service) ProxiedEndpoints() int {
 	if s.Skipped() {
 		return 0
 	}
-	return s.EndpointCount() * len(s.Ports)
+	ports := 0
+	for i := range s.Ports {
+		if !s.Ports[i].Unresolved {
+			ports++
+		}
+	}
+	return s.EndpointCount() * ports
 }

@@ -20,12 +20,16 @@ type PortEndpoint struct {
 // endpoint names a node and it is kube-proxy's own (a non-empty name).
 func (e Endpoint) IsLocal(node string) bool { return node != "" && e.Node == node }
 
-// PortEndpoints returns every endpoint of port p, ready or not, as
+// PortEndpoints returns every endpoint of port p, ready or not (none for
+// an Unresolved port), as
 // kube-proxy's EndpointSliceCache keeps them: one per "IP:port" (a later
 // duplicate replaces an earlier one unless it is terminating), sorted by that
 // string. Its length is kube-proxy's len(endpointsMap[servicePort]), the
 // figure its large-cluster mode counts.
 func (s *Service) PortEndpoints(p Port) []PortEndpoint {
+	if p.Unresolved {
+		return nil
+	}
 	out := make([]PortEndpoint, len(s.Endpoints))
 	for i, e := range s.Endpoints {
 		out[i] = PortEndpoint{Endpoint: e, Port: p.TargetPort, Addr: EndpointString(e.IP, p.TargetPort)}
@@ -78,6 +82,9 @@ func UsableEndpoints(eps []PortEndpoint) []PortEndpoint {
 // UsableEndpointAddrs returns the "IP:port" strings of the endpoints
 // kube-proxy routes port p to (UsableEndpoints), in its order.
 func (s *Service) UsableEndpointAddrs(p Port) []string {
+	if p.Unresolved {
+		return nil
+	}
 	if allReady(s.Endpoints) { // the common case, without the PortEndpoint copies
 		out := make([]string, len(s.Endpoints))
 		for i, e := range s.Endpoints {

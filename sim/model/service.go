@@ -42,6 +42,12 @@ type Port struct {
 	Port       int
 	TargetPort int
 	NodePort   int // NodePort and LoadBalancer services (0: none allocated)
+	// Unresolved marks a port no EndpointSlice port resolves (a named
+	// targetPort no slice port of the port's name and protocol gives a
+	// number): kube-proxy has no endpoints for it, whatever the service's
+	// endpoints, and rejects its traffic. PortEndpoints and the other
+	// per-port endpoint lists are empty for it.
+	Unresolved bool
 }
 
 // Endpoint is one backend address of a Service. Its port for a given service
@@ -133,6 +139,9 @@ func (s *Service) PortName(p Port) string {
 // ReadyEndpoints returns the "IP:port" endpoints kube-proxy would use for
 // port p, in kube-proxy's order: ready endpoints, sorted as strings.
 func (s *Service) ReadyEndpoints(p Port) []string {
+	if p.Unresolved {
+		return []string{}
+	}
 	out := make([]string, 0, len(s.Endpoints))
 	for _, e := range s.Endpoints {
 		if e.Ready {

@@ -112,45 +112,55 @@ func (a *anonymizer) meta(m metav1.ObjectMeta, prefix string) metav1.ObjectMeta 
 	return metav1.ObjectMeta{Namespace: a.name("ns-", m.Namespace), Name: a.name(prefix, m.Name)}
 }
 
+// service copies what kube-proxy reads of a Service, field by field (a
+// field added to the API is left out until it is added here): names and
+// addresses hidden, enumerations (validated at load) and numbers kept.
 func (a *anonymizer) service(s *corev1.Service) *corev1.Service {
 	out := &corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: a.meta(s.ObjectMeta, "svc-")}
-	sp := s.Spec.DeepCopy()
-	sp.Selector = nil
-	sp.ClusterIP = a.keepNone(sp.ClusterIP)
-	for i := range sp.ClusterIPs {
-		sp.ClusterIPs[i] = a.keepNone(sp.ClusterIPs[i])
+	in := &s.Spec
+	sp := corev1.ServiceSpec{
+		Type: in.Type, ClusterIP: a.keepNone(in.ClusterIP),
+		IPFamilies: in.IPFamilies, IPFamilyPolicy: in.IPFamilyPolicy,
+		SessionAffinity: in.SessionAffinity, SessionAffinityConfig: in.SessionAffinityConfig,
+		ExternalTrafficPolicy: in.ExternalTrafficPolicy, InternalTrafficPolicy: in.InternalTrafficPolicy,
+		HealthCheckNodePort: in.HealthCheckNodePort, PublishNotReadyAddresses: in.PublishNotReadyAddresses,
+		AllocateLoadBalancerNodePorts: in.AllocateLoadBalancerNodePorts, TrafficDistribution: in.TrafficDistribution,
 	}
-	for i := range sp.ExternalIPs {
-		sp.ExternalIPs[i] = a.addr(sp.ExternalIPs[i])
+	for _, ip := range in.ClusterIPs {
+		sp.ClusterIPs = append(sp.ClusterIPs, a.keepNone(ip))
 	}
-	for i := range sp.LoadBalancerSourceRanges {
-		sp.LoadBalancerSourceRanges[i] = a.cidr(sp.LoadBalancerSourceRanges[i])
+	for _, ip := range in.ExternalIPs {
+		sp.ExternalIPs = append(sp.ExternalIPs, a.addr(ip))
 	}
-	if sp.LoadBalancerIP != "" {
-		sp.LoadBalancerIP = a.addr(sp.LoadBalancerIP)
+	for _, r := range in.LoadBalancerSourceRanges {
+		sp.LoadBalancerSourceRanges = append(sp.LoadBalancerSourceRanges, a.cidr(r))
 	}
-	if sp.ExternalName != "" {
-		sp.ExternalName = a.name("h", sp.ExternalName) + ".example"
+	if in.LoadBalancerIP != "" {
+		sp.LoadBalancerIP = a.addr(in.LoadBalancerIP)
 	}
-	sp.LoadBalancerClass = nil
-	for i := range sp.Ports {
-		p := &sp.Ports[i]
-		p.Name = a.port(p.Name)
-		p.AppProtocol = nil
+	if in.ExternalName != "" {
+		sp.ExternalName = a.name("h", in.ExternalName) + ".example"
+	}
+	for _, p := range in.Ports {
+		n := corev1.ServicePort{Name: a.port(p.Name), Protocol: p.Protocol, Port: p.Port, TargetPort: p.TargetPort, NodePort: p.NodePort}
 		if p.TargetPort.Type == intstr.String {
-			p.TargetPort.StrVal = a.port(p.TargetPort.StrVal)
+			n.TargetPort = intstr.FromString(a.port(p.TargetPort.StrVal))
 		}
+		sp.Ports = append(sp.Ports, n)
 	}
-	out.Spec = *sp
+	out.Spec = sp
 	for _, ing := range s.Status.LoadBalancer.Ingress {
-		n := ing.DeepCopy()
-		if n.IP != "" {
-			n.IP = a.addr(n.IP)
+		n := corev1.LoadBalancerIngress{IPMode: ing.IPMode}
+		if ing.IP != "" {
+			n.IP = a.addr(ing.IP)
 		}
-		if n.Hostname != "" {
-			n.Hostname = a.name("h", n.Hostname) + ".example"
+		if ing.Hostname != "" {
+			n.Hostname = a.name("h", ing.Hostname) + ".example"
 		}
-		out.Status.LoadBalancer.Ingress = append(out.Status.LoadBalancer.Ingress, *n)
+		for _, p := range ing.Ports { // error is free text a cloud controller writes: dropped
+			n.Ports = append(n.Ports, corev1.PortStatus{Port: p.Port, Protocol: p.Protocol})
+		}
+		out.Status.LoadBalancer.Ingress = append(out.Status.LoadBalancer.Ingress, n)
 	}
 	return out
 }

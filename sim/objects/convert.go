@@ -5,13 +5,15 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/svclab/svclab/sim/apicheck"
 	"github.com/svclab/svclab/sim/model"
 )
 
 // convert defaults and validates every object and builds the model.
 func (o *Objects) convert() error {
 	index := make(map[string]int, len(o.KubeServices))
-	fields := make([]serviceFields, len(o.KubeServices))
+	models := make([]model.Service, len(o.KubeServices))
+	set := apicheck.NewSet()
 	for i := range o.KubeServices {
 		s := &o.KubeServices[i]
 		defaultService(s)
@@ -24,13 +26,16 @@ func (o *Objects) convert() error {
 			return ref.errorf("metadata.name", fmt.Sprintf("a second Service %s (also object %d)", ref.name, j+1), "each namespace/name once")
 		}
 		index[ref.name] = i
-		fields[i] = f
+		models[i] = toModel(s, f)
+		if err := checkService(ref, &models[i], set); err != nil {
+			return err
+		}
 	}
 	bySvc := make([][]sliceEndpoints, len(o.KubeServices))
 	for i := range o.Slices {
 		es := &o.Slices[i]
 		defaultSlice(es)
-		svc, se, err := o.readSlice(es)
+		svc, se, err := o.readSlice(es, set)
 		if err != nil {
 			return err
 		}
@@ -46,12 +51,14 @@ func (o *Objects) convert() error {
 		bySvc[j] = append(bySvc[j], se)
 	}
 	for i := range o.KubeServices {
-		s := &o.KubeServices[i]
-		ms := toModel(s, fields[i])
-		o.resolve(&ms, s, bySvc[i])
+		ms := models[i]
+		o.resolve(&ms, &o.KubeServices[i], bySvc[i])
 		o.Services = append(o.Services, ms)
 	}
 	for i := range o.KubeNodes {
+		if err := checkNode(o.Source, &o.KubeNodes[i]); err != nil {
+			return err
+		}
 		o.Nodes = append(o.Nodes, readNode(&o.KubeNodes[i]))
 	}
 	return nil
@@ -88,8 +95,9 @@ func (o *Objects) resolve(ms *model.Service, s *corev1.Service, slices []sliceEn
 		if p.TargetPort == 0 { // a named targetPort no slice resolves
 			p.TargetPort = p.Port
 		}
-		if len(ms.Endpoints) > 0 {
-			o.Warnings = append(o.Warnings, fmt.Sprintf("Service %s port %q: no EndpointSlice port of that name and protocol, so kube-proxy has no endpoints for it; svclab gives it the service's endpoints on port %d", name, p.Name, p.TargetPort))
+		if len(ms.Endpoints) > 0 { // kube-proxy has no endpoints for it
+			p.Unresolved = true
+			o.Warnings = append(o.Warnings, fmt.Sprintf("Service %s port %q: no EndpointSlice port of that name and protocol, so kube-proxy has no endpoints for it and rejects its traffic", name, p.Name))
 		}
 	}
 }

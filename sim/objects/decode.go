@@ -18,6 +18,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/svclab/svclab/sim/apicheck"
 	"github.com/svclab/svclab/sim/model"
 )
 
@@ -41,6 +42,14 @@ type Objects struct {
 	Services model.Slice
 	// Nodes are the Node objects' names, zones and addresses.
 	Nodes []Node
+}
+
+// readVersions are the API versions of the kinds kube-proxy reads (the
+// others, e.g. discovery.k8s.io/v1beta1, no longer served since
+// Kubernetes 1.25, are refused rather than ignored).
+var readVersions = map[string]string{
+	"Service": "v1", "ServiceList": "v1", "Node": "v1", "NodeList": "v1", "List": "v1",
+	"EndpointSlice": "discovery.k8s.io/v1", "EndpointSliceList": "discovery.k8s.io/v1",
 }
 
 // maxNesting bounds Lists inside Lists.
@@ -83,6 +92,7 @@ func Sniff(raw []byte) bool {
 		if err != nil && !errors.Is(err, io.EOF) {
 			return false
 		}
+		doc = splitDocumentEnds(doc)[0]
 		if yaml.Unmarshal(doc, &top) != nil || errors.Is(err, io.EOF) && top == nil {
 			return false
 		}
@@ -140,23 +150,60 @@ func documents(source string, raw []byte) ([][]byte, error) {
 	}
 	var out [][]byte
 	r := utilyaml.NewYAMLReader(bufioReader(raw))
-	for n := 1; ; n++ {
-		doc, err := r.Read()
+	n := 0
+	for {
+		chunk, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, yamlError(source, n, err)
+			return nil, yamlError(source, n+1, err)
 		}
-		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
-			continue
+		for _, doc := range splitDocumentEnds(chunk) {
+			n++
+			if len(bytes.TrimSpace(stripComments(doc))) == 0 {
+				continue
+			}
+			j, err := yaml.YAMLToJSONStrict(doc)
+			if err != nil {
+				return nil, yamlError(source, n, err)
+			}
+			out = append(out, j)
 		}
-		j, err := yaml.YAMLToJSONStrict(doc)
-		if err != nil {
-			return nil, yamlError(source, n, err)
-		}
-		out = append(out, j)
 	}
+}
+
+// splitDocumentEnds splits what lies between two "---" lines at its
+// document end markers ("..." at the start of a line, alone or before a
+// comment): YAML ends a document there, and a bare document may follow.
+func splitDocumentEnds(chunk []byte) [][]byte {
+	var out [][]byte
+	start := 0
+	for i := 0; i < len(chunk); {
+		end := bytes.IndexByte(chunk[i:], '\n')
+		next := len(chunk)
+		if end >= 0 {
+			next = i + end + 1
+		}
+		if isDocumentEnd(chunk[i:next]) {
+			out = append(out, chunk[start:i])
+			start = next
+		}
+		i = next
+	}
+	return append(out, chunk[start:])
+}
+
+func isDocumentEnd(line []byte) bool { return isMarker(line, "...") }
+
+// isMarker reports whether line is the marker alone (or before a comment).
+func isMarker(line []byte, marker string) bool {
+	rest, ok := bytes.CutPrefix(line, []byte(marker))
+	if !ok {
+		return false
+	}
+	rest = bytes.TrimLeft(rest, " \t\r")
+	return len(rest) == 0 || rest[0] == '\n' || rest[0] == '#'
 }
 
 func jsonDocuments(source string, b []byte) ([][]byte, error) {
@@ -178,11 +225,12 @@ func jsonDocuments(source string, b []byte) ([][]byte, error) {
 	}
 }
 
-// stripComments drops YAML comment lines, to recognise empty documents.
+// stripComments drops YAML comment lines and bare "---" lines, to
+// recognise empty documents.
 func stripComments(doc []byte) []byte {
 	var b bytes.Buffer
 	for _, line := range bytes.Split(doc, []byte("\n")) {
-		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' && !isMarker(line, "---") {
 			b.Write(line)
 		}
 	}
@@ -194,6 +242,10 @@ func stripComments(doc []byte) []byte {
 func (o *Objects) add(doc []byte, where string, depth int) error {
 	obj, gvk, err := serializer.Decode(doc, nil, nil)
 	if err != nil && runtime.IsNotRegisteredError(err) && gvk != nil {
+		if read, ok := readVersions[gvk.Kind]; ok {
+			return o.locate(doc, where).errorf("apiVersion", fmt.Sprintf("%s %s is not what kube-proxy reads", apicheck.Excerpt(gvk.GroupVersion().String()), gvk.Kind),
+				"kube-proxy reads "+read+" (kubectl get -o yaml writes it)")
+		}
 		o.Ignored[gvk.Kind]++
 		return nil
 	}

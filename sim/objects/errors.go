@@ -1,6 +1,10 @@
 package objects
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/svclab/svclab/sim/apicheck"
+)
 
 // Error is a problem with one object of a file (or with the file itself,
 // when Kind is empty).
@@ -14,14 +18,16 @@ type Error struct {
 	Err    error  // the underlying error, if any
 }
 
-// Error formats "file: Kind ns/name: field: message (hint)".
+// Error formats "file: Kind ns/name: field: message (hint)", on one line:
+// a name that is not a valid one is shown as a short escaped excerpt, and
+// control and bidi characters are escaped.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File + ": ")
 	if e.Kind != "" {
 		b.WriteString(e.Kind)
 		if e.Object != "" {
-			b.WriteString(" " + e.Object)
+			b.WriteString(" " + apicheck.Show(e.Object))
 		}
 		b.WriteString(": ")
 	}
@@ -32,7 +38,7 @@ func (e *Error) Error() string {
 	if e.Hint != "" {
 		b.WriteString(" (" + e.Hint + ")")
 	}
-	return b.String()
+	return apicheck.OneLine(b.String())
 }
 
 // Unwrap returns the underlying error.

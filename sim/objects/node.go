@@ -75,3 +75,36 @@ func (n Node) Apply(c *model.Cluster) {
 	}
 	c.NodeIPv6 = n.IPv6
 }
+
+// KnownNode reports whether name is a Node of the file or the node of one
+// of its endpoints: a node the rules can be rendered for.
+func (o *Objects) KnownNode(name string) bool {
+	for _, n := range o.NodeNames() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// NodeNames returns the names of the file's Nodes and of the nodes its
+// endpoints name, each once, in document order.
+func (o *Objects) NodeNames() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(n string) {
+		if n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for _, n := range o.Nodes {
+		add(n.Name)
+	}
+	for _, s := range o.Services {
+		for _, e := range s.Endpoints {
+			add(e.Node)
+		}
+	}
+	return out
+}

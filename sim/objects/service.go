@@ -3,10 +3,12 @@ package objects
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/svclab/svclab/sim/apicheck"
 	"github.com/svclab/svclab/sim/model"
 )
 
@@ -26,12 +28,15 @@ func validateService(ref objectRef, s *corev1.Service) (serviceFields, error) {
 	if s.Name == "" {
 		return out, ref.errorf("metadata.name", "a Service needs a name", "")
 	}
+	if err := validateEnums(ref, s); err != nil {
+		return out, err
+	}
 	switch sp.Type {
 	case corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer:
 	case corev1.ServiceTypeExternalName:
 		return out, nil // kube-proxy skips it, whatever else it says
 	default:
-		return out, ref.errorf("spec.type", fmt.Sprintf("unknown type %q", sp.Type), "use ClusterIP, NodePort, LoadBalancer or ExternalName")
+		return out, ref.errorf("spec.type", fmt.Sprintf("unknown type %s", apicheck.Excerpt(string(sp.Type))), "use ClusterIP, NodePort, LoadBalancer or ExternalName")
 	}
 	if err := validateClusterIPs(ref, s, &out); err != nil {
 		return out, err
@@ -45,14 +50,14 @@ func validateService(ref objectRef, s *corev1.Service) (serviceFields, error) {
 	for i, ip := range sp.ExternalIPs {
 		a, ok := parseIP(ip)
 		if !ok {
-			return out, ref.errorf(fmt.Sprintf("spec.externalIPs[%d]", i), fmt.Sprintf("%q is not an IP address", ip), "")
+			return out, ref.errorf(fmt.Sprintf("spec.externalIPs[%d]", i), fmt.Sprintf("%s is not an IP address", apicheck.Excerpt(ip)), "")
 		}
 		out.externalIPs = append(out.externalIPs, a)
 	}
 	for i, r := range sp.LoadBalancerSourceRanges {
 		p, ok := parseCIDR(r)
 		if !ok {
-			return out, ref.errorf(fmt.Sprintf("spec.loadBalancerSourceRanges[%d]", i), fmt.Sprintf("%q is not a CIDR", r), "e.g. 203.0.113.0/24")
+			return out, ref.errorf(fmt.Sprintf("spec.loadBalancerSourceRanges[%d]", i), fmt.Sprintf("%s is not a CIDR", apicheck.Excerpt(r)), "e.g. 203.0.113.0/24")
 		}
 		out.sourceRanges = append(out.sourceRanges, p)
 	}
@@ -62,10 +67,10 @@ func validateService(ref objectRef, s *corev1.Service) (serviceFields, error) {
 		}
 		a, ok := parseIP(ing.IP)
 		if !ok {
-			return out, ref.errorf(fmt.Sprintf("status.loadBalancer.ingress[%d].ip", i), fmt.Sprintf("%q is not an IP address", ing.IP), "")
+			return out, ref.errorf(fmt.Sprintf("status.loadBalancer.ingress[%d].ip", i), fmt.Sprintf("%s is not an IP address", apicheck.Excerpt(ing.IP)), "")
 		}
 		if ing.IPMode != nil && *ing.IPMode != corev1.LoadBalancerIPModeVIP && *ing.IPMode != corev1.LoadBalancerIPModeProxy {
-			return out, ref.errorf(fmt.Sprintf("status.loadBalancer.ingress[%d].ipMode", i), fmt.Sprintf("unknown ipMode %q", *ing.IPMode), "use VIP or Proxy")
+			return out, ref.errorf(fmt.Sprintf("status.loadBalancer.ingress[%d].ipMode", i), fmt.Sprintf("unknown ipMode %s", apicheck.Excerpt(string(*ing.IPMode))), "use VIP or Proxy")
 		}
 		if ing.IPMode == nil || *ing.IPMode == corev1.LoadBalancerIPModeVIP { // proxyutil.IsVIPMode
 			out.lbIPs = append(out.lbIPs, a)
@@ -80,7 +85,7 @@ func validateClusterIPs(ref objectRef, s *corev1.Service, out *serviceFields) er
 		return nil // headless: kube-proxy skips it
 	}
 	if _, ok := parseIP(sp.ClusterIP); !ok {
-		return ref.errorf("spec.clusterIP", fmt.Sprintf("%q is not an IP address", sp.ClusterIP), "e.g. 10.96.0.10, or None for a headless service")
+		return ref.errorf("spec.clusterIP", fmt.Sprintf("%s is not an IP address", apicheck.Excerpt(sp.ClusterIP)), "e.g. 10.96.0.10, or None for a headless service")
 	}
 	if len(sp.ClusterIPs) > 2 {
 		return ref.errorf("spec.clusterIPs", fmt.Sprintf("%d addresses", len(sp.ClusterIPs)), "at most one of each family")
@@ -88,7 +93,7 @@ func validateClusterIPs(ref objectRef, s *corev1.Service, out *serviceFields) er
 	for i, ip := range sp.ClusterIPs {
 		a, ok := parseIP(ip)
 		if !ok {
-			return ref.errorf(fmt.Sprintf("spec.clusterIPs[%d]", i), fmt.Sprintf("%q is not an IP address", ip), "")
+			return ref.errorf(fmt.Sprintf("spec.clusterIPs[%d]", i), fmt.Sprintf("%s is not an IP address", apicheck.Excerpt(ip)), "")
 		}
 		if i > 0 && model.FamilyOf(a) == model.FamilyOf(out.clusterIPs[0]) {
 			return ref.errorf("spec.clusterIPs[1]", fmt.Sprintf("%s is of the same family as clusterIPs[0]", a), "a dual-stack service has one address of each family")
@@ -128,7 +133,7 @@ func validatePorts(ref objectRef, s *corev1.Service) error {
 		switch p.Protocol {
 		case corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP:
 		default:
-			return ref.errorf(at("protocol"), fmt.Sprintf("unknown protocol %q", p.Protocol), "use TCP, UDP or SCTP")
+			return ref.errorf(at("protocol"), fmt.Sprintf("unknown protocol %s", apicheck.Excerpt(string(p.Protocol))), "use TCP, UDP or SCTP")
 		}
 		if p.TargetPort.Type == intstr.Int && (p.TargetPort.IntVal < 1 || p.TargetPort.IntVal > 65535) {
 			return ref.errorf(at("targetPort"), fmt.Sprintf("%d is out of range", p.TargetPort.IntVal), "use 1..65535 or a container port's name")
@@ -146,18 +151,55 @@ func validatePolicies(ref objectRef, s *corev1.Service) error {
 			return ref.errorf("spec.sessionAffinityConfig.clientIP.timeoutSeconds", fmt.Sprintf("%d is out of range", t), fmt.Sprintf("use 1..%d", maxAffinityTimeout))
 		}
 	default:
-		return ref.errorf("spec.sessionAffinity", fmt.Sprintf("unknown session affinity %q", sp.SessionAffinity), "use None or ClientIP")
+		return ref.errorf("spec.sessionAffinity", fmt.Sprintf("unknown session affinity %s", apicheck.Excerpt(string(sp.SessionAffinity))), "use None or ClientIP")
 	}
 	switch sp.ExternalTrafficPolicy {
 	case "", corev1.ServiceExternalTrafficPolicyCluster, corev1.ServiceExternalTrafficPolicyLocal:
 	default:
-		return ref.errorf("spec.externalTrafficPolicy", fmt.Sprintf("unknown policy %q", sp.ExternalTrafficPolicy), "use Cluster or Local")
+		return ref.errorf("spec.externalTrafficPolicy", fmt.Sprintf("unknown policy %s", apicheck.Excerpt(string(sp.ExternalTrafficPolicy))), "use Cluster or Local")
 	}
 	if p := sp.InternalTrafficPolicy; p != nil && *p != corev1.ServiceInternalTrafficPolicyCluster && *p != corev1.ServiceInternalTrafficPolicyLocal {
-		return ref.errorf("spec.internalTrafficPolicy", fmt.Sprintf("unknown policy %q", *p), "use Cluster or Local")
+		return ref.errorf("spec.internalTrafficPolicy", fmt.Sprintf("unknown policy %s", apicheck.Excerpt(string(*p))), "use Cluster or Local")
 	}
 	if sp.HealthCheckNodePort < 0 || sp.HealthCheckNodePort > 65535 {
 		return ref.errorf("spec.healthCheckNodePort", fmt.Sprintf("%d is out of range", sp.HealthCheckNodePort), "use 1..65535, or 0 for none")
+	}
+	return nil
+}
+
+// The enumerations of a Service the API server checks and svclab copies:
+// free text in them is refused (it would leak through Anonymize).
+var (
+	familyPolicies = []corev1.IPFamilyPolicy{corev1.IPFamilyPolicySingleStack, corev1.IPFamilyPolicyPreferDualStack, corev1.IPFamilyPolicyRequireDualStack}
+	families       = []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol}
+	distributions  = []string{corev1.ServiceTrafficDistributionPreferClose, corev1.ServiceTrafficDistributionPreferSameZone, corev1.ServiceTrafficDistributionPreferSameNode}
+	protocols      = []corev1.Protocol{corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP}
+)
+
+// validateEnums checks ipFamilyPolicy, ipFamilies, trafficDistribution
+// and the load-balancer ingress points' ipMode and port protocols.
+func validateEnums(ref objectRef, s *corev1.Service) error {
+	sp := &s.Spec
+	if p := sp.IPFamilyPolicy; p != nil && !slices.Contains(familyPolicies, *p) {
+		return ref.errorf("spec.ipFamilyPolicy", "unknown policy "+apicheck.Excerpt(string(*p)), "use SingleStack, PreferDualStack or RequireDualStack")
+	}
+	for i, f := range sp.IPFamilies {
+		if !slices.Contains(families, f) {
+			return ref.errorf(fmt.Sprintf("spec.ipFamilies[%d]", i), "unknown family "+apicheck.Excerpt(string(f)), "use IPv4 or IPv6")
+		}
+	}
+	if d := sp.TrafficDistribution; d != nil && !slices.Contains(distributions, *d) {
+		return ref.errorf("spec.trafficDistribution", "unknown distribution "+apicheck.Excerpt(*d), "use PreferClose, PreferSameZone or PreferSameNode")
+	}
+	for i, ing := range s.Status.LoadBalancer.Ingress {
+		if m := ing.IPMode; m != nil && *m != corev1.LoadBalancerIPModeVIP && *m != corev1.LoadBalancerIPModeProxy {
+			return ref.errorf(fmt.Sprintf("status.loadBalancer.ingress[%d].ipMode", i), "unknown ipMode "+apicheck.Excerpt(string(*m)), "use VIP or Proxy")
+		}
+		for j, p := range ing.Ports {
+			if !slices.Contains(protocols, p.Protocol) {
+				return ref.errorf(fmt.Sprintf("status.loadBalancer.ingress[%d].ports[%d].protocol", i, j), "unknown protocol "+apicheck.Excerpt(string(p.Protocol)), "use TCP, UDP or SCTP")
+			}
+		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
+	"github.com/svclab/svclab/sim/apicheck"
 	"github.com/svclab/svclab/sim/model"
 )
 
@@ -14,15 +15,19 @@ import (
 type sliceEndpoints struct {
 	name      string
 	endpoints []model.Endpoint
+	index     []int // each endpoint's index in the slice's endpoints[]
 	ports     map[string]int
 }
 
 // readSlice validates an EndpointSlice as kube-proxy reads it. It returns
 // the service it belongs to ("" when kube-proxy ignores the slice).
-func (o *Objects) readSlice(es *discoveryv1.EndpointSlice) (string, sliceEndpoints, error) {
+func (o *Objects) readSlice(es *discoveryv1.EndpointSlice, set *apicheck.Set) (string, sliceEndpoints, error) {
 	ref := objectRef{file: o.Source, kind: "EndpointSlice", name: nsName(es.Namespace, es.Name)}
 	out := sliceEndpoints{name: es.Name, ports: map[string]int{}}
 	svc, ok := es.Labels[discoveryv1.LabelServiceName]
+	if err := checkSliceMeta(ref, es.Namespace, es.Name, svc); err != nil {
+		return "", out, err
+	}
 	if !ok || svc == "" {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("EndpointSlice %s has no %s label: kube-proxy ignores it", ref.name, discoveryv1.LabelServiceName))
 		return "", out, nil
@@ -36,7 +41,7 @@ func (o *Objects) readSlice(es *discoveryv1.EndpointSlice) (string, sliceEndpoin
 	case discoveryv1.AddressTypeFQDN:
 		return "", out, nil // kube-proxy watches IPv4 and IPv6 slices only
 	default:
-		return "", out, ref.errorf("addressType", fmt.Sprintf("unknown address type %q", es.AddressType), "use IPv4, IPv6 or FQDN")
+		return "", out, ref.errorf("addressType", fmt.Sprintf("unknown address type %s", apicheck.Excerpt(string(es.AddressType))), "use IPv4, IPv6 or FQDN")
 	}
 	for i, p := range es.Ports {
 		if p.Port == nil || *p.Port == 0 {
@@ -59,6 +64,10 @@ func (o *Objects) readSlice(es *discoveryv1.EndpointSlice) (string, sliceEndpoin
 			return "", out, err
 		}
 		out.endpoints = append(out.endpoints, ep)
+		out.index = append(out.index, i)
+	}
+	if err := checkSliceEndpoints(ref, out.endpoints, out.index, set); err != nil {
+		return "", out, err
 	}
 	return nsName(es.Namespace, svc), out, nil
 }
@@ -72,7 +81,7 @@ func readEndpoint(ref objectRef, i int, e discoveryv1.Endpoint, fam model.Family
 	field := fmt.Sprintf("endpoints[%d].addresses[0]", i)
 	ip, ok := parseIP(e.Addresses[0])
 	if !ok {
-		return model.Endpoint{}, ref.errorf(field, fmt.Sprintf("%q is not an IP address", e.Addresses[0]), "")
+		return model.Endpoint{}, ref.errorf(field, fmt.Sprintf("%s is not an IP address", apicheck.Excerpt(e.Addresses[0])), "")
 	}
 	if model.FamilyOf(ip) != fam {
 		return model.Endpoint{}, ref.errorf(field, fmt.Sprintf("%s is an %s address in an %s slice", ip, model.FamilyOf(ip), fam), "put each family's endpoints in a slice of its addressType")

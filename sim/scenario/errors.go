@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/svclab/svclab/sim/apicheck"
 )
 
 // FieldError is a problem with one field of a scenario file.
@@ -20,7 +22,8 @@ type FieldError struct {
 	Hint  string // what to do, if known
 }
 
-// Error formats "file:line: field: message (hint)".
+// Error formats "file:line: field: message (hint)", on one line (control
+// and bidi characters escaped).
 func (e *FieldError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -35,7 +38,7 @@ func (e *FieldError) Error() string {
 	if e.Hint != "" {
 		b.WriteString(" (" + e.Hint + ")")
 	}
-	return b.String()
+	return apicheck.OneLine(b.String())
 }
 
 var (

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // FuzzParse feeds arbitrary bytes to Parse: it must never panic, every
@@ -40,11 +42,11 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted scenario does not build: %v", err)
 		}
 		for _, svc := range sc.Explicit() {
-			if dns1123Label(svc.Namespace) != "" || dns1035Label(svc.Name) != "" {
+			if validation.IsDNS1123Label(svc.Namespace) != nil || validation.IsDNS1035Label(svc.Name) != nil {
 				t.Fatalf("accepted service %q/%q", svc.Namespace, svc.Name)
 			}
 			for _, p := range svc.Ports {
-				if p.Name != "" && ianaServiceName(p.Name) != "" {
+				if p.Name != "" && validation.IsValidPortName(p.Name) != nil {
 					t.Fatalf("accepted port name %q", p.Name)
 				}
 			}

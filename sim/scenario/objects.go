@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/scenarios"
+	"github.com/svclab/svclab/sim/apicheck"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/objects"
 )
@@ -78,7 +79,7 @@ func objectsError(err error) error {
 	if oe.Kind != "" {
 		obj := oe.Kind
 		if oe.Object != "" {
-			obj += " " + oe.Object
+			obj += " " + apicheck.Show(oe.Object)
 		}
 		field = strings.TrimSuffix(obj+": "+field, ": ")
 	}
@@ -117,8 +118,8 @@ func (s *Scenario) applyObjects(f *file) {
 func validateObjects(f *file) []pathError {
 	var errs []pathError
 	if n := f.Cluster.NodeName; n != "" {
-		if m := dns1123Subdomain(n); m != "" {
-			errs = append(errs, fieldAt("cluster", "nodeName")(fmt.Sprintf("%q: a node name %s", n, m), "a DNS-1123 subdomain such as node-1"))
+		if m := apicheck.ObjectName(n); m != "" {
+			errs = append(errs, fieldAt("cluster", "nodeName")("a node name "+m, "a DNS-1123 subdomain such as node-1"))
 		}
 	}
 	if f.loaded == nil || f.Fairness == nil || f.Lab.AllowLargeLabs {

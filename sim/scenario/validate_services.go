@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/svclab/svclab/sim/apicheck"
 	"github.com/svclab/svclab/sim/model"
 )
 
@@ -13,8 +14,7 @@ type atFunc = func(keys ...any) func(string, string) pathError
 func validateServices(f *file, cidrs clusterCIDRs) []pathError {
 	var errs []pathError
 	names := map[string]int{}
-	ips := map[netip.Addr]int{}
-	nodePorts := map[int]int{}
+	set := apicheck.NewSet()
 	for i := range f.Services {
 		s := &f.Services[i]
 		at := func(keys ...any) func(string, string) pathError {
@@ -23,23 +23,63 @@ func validateServices(f *file, cidrs clusterCIDRs) []pathError {
 		errs = append(errs, validateService(s, cidrs, at)...)
 		key := s.Namespace + "/" + s.Name
 		if j, dup := names[key]; dup {
-			errs = append(errs, at("name")(fmt.Sprintf("duplicate service %s (also services[%d])", key, j), "give each service a unique namespace/name"))
+			errs = append(errs, at("name")(fmt.Sprintf("duplicate service %s (also services[%d])", apicheck.Show(key), j), "give each service a unique namespace/name"))
 		}
 		names[key] = i
-		if ip, err := netip.ParseAddr(s.ClusterIP); err == nil {
-			if j, dup := ips[ip]; dup {
-				errs = append(errs, at("clusterIP")(fmt.Sprintf("clusterIP %s is also used by services[%d]", ip, j), "each service needs its own clusterIP"))
-			}
-			ips[ip] = i
-		}
-		for j, p := range s.Ports {
-			if k, dup := nodePorts[p.NodePort]; dup && p.NodePort != 0 {
-				errs = append(errs, at("ports", j, "nodePort")(fmt.Sprintf("nodePort %d is also used by services[%d]", p.NodePort, k), "each node port belongs to one service"))
-			}
-			nodePorts[p.NodePort] = i
-		}
+		view := checkView(s)
+		errs = append(errs, problems(set.Add(fmt.Sprintf("services[%d]", i), &view), at)...)
 	}
-	errs = append(errs, validateEndpoints(f, cidrs, ips)...)
+	errs = append(errs, validateEndpoints(f, cidrs, set)...)
+	return errs
+}
+
+// checkView is what the shared checks (sim/apicheck) read of a service:
+// its names, type, ports and parsed addresses (invalid where they do not
+// parse; those are reported here).
+func checkView(s *service) model.Service {
+	v := model.Service{Namespace: s.Namespace, Name: s.Name, Type: model.ServiceType(s.Type)}
+	if ip, err := netip.ParseAddr(s.ClusterIP); err == nil && ip.Is4() {
+		v.ClusterIP = ip
+	}
+	for _, p := range s.Ports {
+		v.Ports = append(v.Ports, model.Port{Name: p.Name, Protocol: model.Protocol(p.Protocol), Port: p.Port, NodePort: p.NodePort})
+	}
+	for _, e := range s.Endpoints {
+		ip, err := netip.ParseAddr(e.IP)
+		if err != nil || !ip.Is4() {
+			ip = netip.Addr{}
+		}
+		v.Endpoints = append(v.Endpoints, model.Endpoint{IP: ip, Node: e.Node})
+	}
+	return v
+}
+
+// problems places the shared checks' problems at their fields of the
+// services: section.
+func problems(ps []apicheck.Problem, at atFunc) []pathError {
+	var errs []pathError
+	for _, p := range ps {
+		var keys []any
+		switch p.Where {
+		case apicheck.AtNamespace:
+			keys = []any{"namespace"}
+		case apicheck.AtName:
+			keys = []any{"name"}
+		case apicheck.AtClusterIP:
+			keys = []any{"clusterIP"}
+		case apicheck.AtPortName:
+			keys = []any{"ports", p.Index, "name"}
+		case apicheck.AtPort:
+			keys = []any{"ports", p.Index, "port"}
+		case apicheck.AtNodePort:
+			keys = []any{"ports", p.Index, "nodePort"}
+		case apicheck.AtEndpoint:
+			keys = []any{"endpoints", p.Index}
+		case apicheck.AtEndpointNode:
+			keys = []any{"endpoints", p.Index, "node"}
+		}
+		errs = append(errs, at(keys...)(p.Msg, p.Hint))
+	}
 	return errs
 }
 
@@ -48,19 +88,12 @@ func validateService(s *service, cidrs clusterCIDRs, at atFunc) []pathError {
 	if s.Namespace == "" {
 		s.Namespace = "default"
 	}
-	if msg := dns1123Label(s.Namespace); msg != "" {
-		errs = append(errs, at("namespace")(fmt.Sprintf("%q: a namespace %s", s.Namespace, msg), "a DNS-1123 label, e.g. my-namespace"))
-	}
 	if s.Name == "" {
 		errs = append(errs, at("name")("a service needs a name", ""))
-	} else if msg := dns1035Label(s.Name); msg != "" {
-		errs = append(errs, at("name")(fmt.Sprintf("%q: a service name %s", s.Name, msg), "a DNS-1035 label, e.g. my-service"))
 	}
 	if ip, err := netip.ParseAddr(s.ClusterIP); err != nil || !ip.Is4() {
-		errs = append(errs, at("clusterIP")(fmt.Sprintf("%q is not an IPv4 address", s.ClusterIP), "svclab renders IPv4 services; e.g. clusterIP: 10.96.0.10"))
-	} else if why := badIP(ip); why != "" {
-		errs = append(errs, at("clusterIP")(fmt.Sprintf("%s is %s", ip, why), "a clusterIP is a unicast address in cluster.serviceCIDR"))
-	} else if !cidrs.service.Contains(ip) {
+		errs = append(errs, at("clusterIP")(fmt.Sprintf("%s is not an IPv4 address", apicheck.Excerpt(s.ClusterIP)), "svclab renders IPv4 services; e.g. clusterIP: 10.96.0.10"))
+	} else if apicheck.BadAddress(ip) == "" && !cidrs.service.Contains(ip) {
 		errs = append(errs, at("clusterIP")(fmt.Sprintf("%s is outside the service CIDR %s", ip, cidrs.service), "pick an address in cluster.serviceCIDR or widen it"))
 	}
 	switch s.Type {
@@ -68,46 +101,28 @@ func validateService(s *service, cidrs clusterCIDRs, at atFunc) []pathError {
 		s.Type = string(model.ClusterIP)
 	case string(model.ClusterIP), string(model.NodePort):
 	default:
-		errs = append(errs, at("type")(fmt.Sprintf("unknown type %q", s.Type), "use ClusterIP or NodePort"))
+		errs = append(errs, at("type")(fmt.Sprintf("unknown type %s", apicheck.Excerpt(s.Type)), "use ClusterIP or NodePort"))
 	}
 	switch s.SessionAffinity {
 	case "", "None":
 	case "ClientIP":
 		errs = append(errs, intField(&s.SessionAffinityTimeout, "services[].sessionAffinityTimeout", at("sessionAffinityTimeout"))...)
 	default:
-		errs = append(errs, at("sessionAffinity")(fmt.Sprintf("unknown session affinity %q", s.SessionAffinity), "use None or ClientIP"))
+		errs = append(errs, at("sessionAffinity")(fmt.Sprintf("unknown session affinity %s", apicheck.Excerpt(s.SessionAffinity)), "use None or ClientIP"))
 	}
 	if len(s.Ports) == 0 {
 		errs = append(errs, at("ports")("a service needs at least one port", "e.g. ports: [{name: http, protocol: TCP, port: 80, targetPort: 8080}]"))
 	}
-	names := map[string]int{}
-	ports := map[string]int{}
 	for j := range s.Ports {
 		p := &s.Ports[j]
-		pat := func(k string) func(string, string) pathError { return at("ports", j, k) }
-		errs = append(errs, validatePort(s, p, pat)...)
-		if k, dup := names[p.Name]; dup && p.Name != "" {
-			errs = append(errs, pat("name")(fmt.Sprintf("port name %q is also used by ports[%d]", p.Name, k), "name each port of a service differently"))
-		}
-		names[p.Name] = j
-		key := fmt.Sprintf("%d/%s", p.Port, p.Protocol)
-		if k, dup := ports[key]; dup {
-			errs = append(errs, pat("port")(fmt.Sprintf("port %s is also ports[%d]", key, k), "each port and protocol once per service"))
-		}
-		ports[key] = j
+		errs = append(errs, validatePort(s, p, func(k string) func(string, string) pathError { return at("ports", j, k) })...)
 	}
-	return errs
+	view := checkView(s)
+	return append(errs, problems(apicheck.Service(&view), at)...)
 }
 
 func validatePort(s *service, p *port, at func(key string) func(string, string) pathError) []pathError {
 	var errs []pathError
-	if p.Name != "" {
-		if msg := ianaServiceName(p.Name); msg != "" {
-			errs = append(errs, at("name")(fmt.Sprintf("%q: a port name %s", p.Name, msg), "an IANA service name, e.g. http or metrics-1"))
-		}
-	} else if len(s.Ports) > 1 {
-		errs = append(errs, at("name")("a service with several ports must name each port", ""))
-	}
 	if p.Protocol == "" {
 		p.Protocol = string(model.TCP)
 	}
@@ -115,7 +130,7 @@ func validatePort(s *service, p *port, at func(key string) func(string, string) 
 	case "TCP", "UDP", "SCTP":
 		p.Protocol = strings.ToUpper(p.Protocol)
 	default:
-		errs = append(errs, at("protocol")(fmt.Sprintf("unknown protocol %q", p.Protocol), "use TCP, UDP or SCTP"))
+		errs = append(errs, at("protocol")(fmt.Sprintf("unknown protocol %s", apicheck.Excerpt(p.Protocol)), "use TCP, UDP or SCTP"))
 	}
 	errs = append(errs, checkRange(p.Port, rangeOf("services[].ports[].port"), at("port"))...)
 	if p.TargetPort == nil {
@@ -127,49 +142,44 @@ func validatePort(s *service, p *port, at func(key string) func(string, string) 
 		if p.NodePort < 1 || p.NodePort > 65535 {
 			errs = append(errs, at("nodePort")(fmt.Sprintf("nodePort %d is out of range", p.NodePort), "a NodePort service needs nodePort in 1..65535 (Kubernetes uses 30000-32767)"))
 		}
-	case p.NodePort != 0:
-		errs = append(errs, at("nodePort")(fmt.Sprintf("nodePort %d on a service of type %s", p.NodePort, s.Type), "set type: NodePort, or remove nodePort"))
 	}
 	return errs
 }
 
-// validateEndpoints checks every endpoint against its service, the other
-// services' clusterIPs, the service CIDR and the lab's client pod, and
+// validateEndpoints checks every endpoint against its service, every
+// service's clusterIP (set), the service CIDR and the lab's client pod, and
 // counts the pods a lab would create.
-func validateEndpoints(f *file, cidrs clusterCIDRs, clusterIPs map[netip.Addr]int) []pathError {
+func validateEndpoints(f *file, cidrs clusterCIDRs, set *apicheck.Set) []pathError {
 	var errs []pathError
 	client := netip.MustParseAddr(ClientPodIP)
 	pods := map[netip.Addr]bool{}
 	for i := range f.Services {
-		seen := map[netip.Addr]int{}
+		at := func(keys ...any) func(string, string) pathError {
+			return fieldAt(append([]any{"services", i}, keys...)...)
+		}
+		view := checkView(&f.Services[i])
+		shared := apicheck.Endpoints(view.Endpoints, set)
+		errs = append(errs, problems(shared, at)...)
+		reported := map[int]bool{}
+		for _, p := range shared {
+			if p.Where == apicheck.AtEndpoint {
+				reported[p.Index] = true
+			}
+		}
 		for j, e := range f.Services[i].Endpoints {
-			at := fieldAt("services", i, "endpoints", j)
-			ip, err := netip.ParseAddr(e.IP)
-			if err != nil || !ip.Is4() {
-				errs = append(errs, at(fmt.Sprintf("%q is not an IPv4 address", e.IP), "an endpoint is a pod IP such as 10.244.0.5"))
+			ip := view.Endpoints[j].IP
+			if !ip.IsValid() {
+				errs = append(errs, at("endpoints", j)(fmt.Sprintf("%s is not an IPv4 address", apicheck.Excerpt(e.IP)), "an endpoint is a pod IP such as 10.244.0.5"))
 				continue
 			}
-			var msg string
-			if why := badIP(ip); why != "" {
-				msg = fmt.Sprintf("%s is %s", ip, why)
-			} else if k, dup := seen[ip]; dup {
-				msg = fmt.Sprintf("%s is also endpoints[%d] of this service", ip, k)
-			} else if k, ok := clusterIPs[ip]; ok {
-				msg = fmt.Sprintf("%s is the clusterIP of services[%d]", ip, k)
-			} else if cidrs.service.Contains(ip) {
-				msg = fmt.Sprintf("%s is inside the service CIDR %s", ip, cidrs.service)
-			} else if ip == client {
-				msg = fmt.Sprintf("%s is the lab client pod's address", ip)
-			}
-			if msg != "" {
-				errs = append(errs, at(msg, "an endpoint is a distinct pod IP outside cluster.serviceCIDR, e.g. 10.244.0.5"))
-			}
-			seen[ip] = j
 			pods[ip] = true
-			if e.Node != "" {
-				if m := dns1123Subdomain(e.Node); m != "" {
-					errs = append(errs, fieldAt("services", i, "endpoints", j, "node")(fmt.Sprintf("%q: a node name %s", e.Node, m), "a DNS-1123 subdomain such as node-1"))
-				}
+			if reported[j] {
+				continue
+			}
+			if cidrs.service.Contains(ip) {
+				errs = append(errs, at("endpoints", j)(fmt.Sprintf("%s is inside the service CIDR %s", ip, cidrs.service), "an endpoint is a distinct pod IP outside cluster.serviceCIDR, e.g. 10.244.0.5"))
+			} else if ip == client {
+				errs = append(errs, at("endpoints", j)(fmt.Sprintf("%s is the lab client pod's address", ip), "an endpoint is a distinct pod IP outside cluster.serviceCIDR, e.g. 10.244.0.5"))
 			}
 		}
 	}

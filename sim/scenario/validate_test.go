@@ -69,7 +69,7 @@ func TestValidationRefuses(t *testing.T) {
 		{"point 11: namespace with unicode", edit("namespace: demo", "namespace: démo"), "namespace:", "services[0].namespace", "lower case"},
 		{"point 11: namespace with NUL", edit("namespace: demo", `namespace: "de\0mo"`), "namespace:", "services[0].namespace", "lower case"},
 		{"point 9: namespace too long", edit("namespace: demo", "namespace: "+strings.Repeat("a", 64)), "namespace:", "services[0].namespace", "63 characters"},
-		{"point 9: service name starting with a digit", edit("name: web", "name: 1web"), "name: 1web", "services[0].name", "start with a lower case letter"},
+		{"point 9: service name starting with a digit", edit("name: web", "name: 1web"), "name: 1web", "services[0].name", "start with an alphabetic character"},
 		{"point 9: service name with upper case", edit("name: web", "name: Web"), "name: Web", "services[0].name", "lower case"},
 		{"point 9: port name too long", edit("name: http", "name: http-port-is-long"), "ports:", "services[0].ports[0].name", "15 characters"},
 		{"point 9: port name without a letter", edit("name: http", `name: "8080"`), "ports:", "services[0].ports[0].name", "at least one letter"},

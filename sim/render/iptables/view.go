@@ -45,6 +45,7 @@ type slicePort struct {
 	name       string
 	protocol   model.Protocol
 	targetPort int
+	unresolved bool
 }
 
 // sameForKubeProxy reports whether family f's proxier sees a and b alike.
@@ -56,7 +57,7 @@ func newKubeProxyView(s *model.Service, f model.Family) kubeProxyView {
 	p := model.ProjectService(s, f)
 	v := kubeProxyView{endpoints: p.Endpoints}
 	for _, port := range s.Ports {
-		v.slicePorts = append(v.slicePorts, slicePort{port.Name, port.Protocol, port.TargetPort})
+		v.slicePorts = append(v.slicePorts, slicePort{port.Name, port.Protocol, port.TargetPort, port.Unresolved})
 	}
 	if !p.Skipped() {
 		v.service = newServiceView(s, &p)

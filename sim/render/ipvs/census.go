@@ -90,6 +90,9 @@ func programmed(s *model.Service) bool {
 // localCount counts port p's endpoints on the rendered node, ready or not
 // (the KUBE-LOOP-BACK members).
 func localCount(s *model.Service, p model.Port, node string) int {
+	if p.Unresolved {
+		return 0
+	}
 	if s.EndpointCount() == len(s.Endpoints) { // no duplicate address
 		n := 0
 		for i := range s.Endpoints {
@@ -108,6 +111,9 @@ func localCount(s *model.Service, p model.Port, node string) int {
 // counts).
 func localEndpoints(s *model.Service, p model.Port, node string) []netip.Addr {
 	out := make([]netip.Addr, 0, len(s.Endpoints))
+	if p.Unresolved {
+		return out
+	}
 	if s.EndpointCount() == len(s.Endpoints) {
 		for i := range s.Endpoints {
 			if s.Endpoints[i].IsLocal(node) {

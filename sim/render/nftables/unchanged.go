@@ -108,7 +108,7 @@ func sameSlice(a, b *model.Service, f model.Family) bool {
 	}
 	for i := range a.Ports {
 		pa, pb := a.Ports[i], b.Ports[i]
-		if pa.Name != pb.Name || pa.Protocol != pb.Protocol || pa.TargetPort != pb.TargetPort {
+		if pa.Name != pb.Name || pa.Protocol != pb.Protocol || pa.TargetPort != pb.TargetPort || pa.Unresolved != pb.Unresolved {
 			return false
 		}
 	}
