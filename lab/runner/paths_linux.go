@@ -19,7 +19,6 @@ var (
 	defaultExternalInside6   = netip.MustParseAddr("2001:db8:1::10")
 	defaultExternalOutside6  = netip.MustParseAddr("2001:db8:2::10")
 	defaultClientIPv6        = netip.MustParseAddr("fd00:10:244:ffff::2")
-	mappedPodIPv6Prefix      = netip.MustParsePrefix("fd5c:1ab::/96")
 	errNoAddressOfTargetKind = fmt.Errorf("no address of the target kind")
 )
 
@@ -171,13 +170,4 @@ func first(ips []netip.Addr) netip.Addr {
 		return netip.Addr{}
 	}
 	return ips[0]
-}
-
-// mappedIPv6 is the IPv6 address the lab gives an IPv4-only pod, so every
-// namespace is dual-stack: fd5c:1ab::a.b.c.d.
-func mappedIPv6(ip netip.Addr) netip.Addr {
-	b := mappedPodIPv6Prefix.Addr().As16()
-	v4 := ip.As4()
-	copy(b[12:], v4[:])
-	return netip.AddrFrom16(b)
 }
