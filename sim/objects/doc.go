@@ -12,6 +12,15 @@
 // protocols), and addresses are parsed as kube-proxy parses them
 // (k8s.io/utils/net's "sloppy" parsers: 172.30.0.041 is 172.30.0.41).
 //
+// Every object is then held to the checks the API server makes and
+// scenarios make too (sim/apicheck, one validation for both): names as
+// the API allows them (kube-proxy writes them into rules unescaped),
+// unicast clusterIPs and endpoints, no clusterIP or nodePort used twice, no
+// endpoint that is a service's clusterIP, enumerations (ipFamilyPolicy,
+// trafficDistribution, …) with their API values. YAML "..." ends a
+// document. An API version kube-proxy does not read (e.g. an EndpointSlice
+// of discovery.k8s.io/v1beta1) is an error.
+//
 // Objects of other kinds are ignored and counted. Every problem is an
 // *Error naming the file, the object (kind and namespace/name) and the
 // field path, e.g.
@@ -22,7 +31,9 @@
 // a service's endpoints are those of every EndpointSlice labelled
 // kubernetes.io/service-name with its name (both address types), a service
 // port's target port is the number of the slice port of the same name and
-// protocol (so named targetPorts resolve as kube-proxy resolves them), and
+// protocol (so named targetPorts resolve as kube-proxy resolves them; a
+// port no slice port resolves is model.Port.Unresolved: no endpoints, as
+// for kube-proxy), and
 // endpoint conditions read nil as ready and serving, not terminating.
 //
 // The package also summarises a cluster's shape (Shape), writes an
