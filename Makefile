@@ -2,19 +2,33 @@
 #   make demo   # builds, then runs the embedded default scenario (needs root)
 #   make test   # the whole test suite, privileged tests included (needs root)
 
-GO        ?= go
+# Go: the first go at least as new as go.mod's `go` line, looked up in
+# PATH, /usr/local/go/bin (which sudo's secure_path drops) and
+# .toolchain/go/bin (where `make setup` puts the toolchain it fetches when
+# there is none): see scripts/go-toolchain.sh. Evaluated when used, so the
+# targets after setup see what setup brought. GO=/path/to/go overrides.
+GO        ?= $(or $(shell scripts/go-toolchain.sh find 2>/dev/null),go)
 BIN       := bin/svclab
-COMMIT    := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-LDFLAGS   := -X github.com/svclab/svclab/lab/runner.Commit=$(COMMIT)
+# What `svclab version` and every run's meta.json say: the commit (with
+# -dirty for uncommitted changes) and the version, a v* tag on HEAD or else
+# Go's pseudo-version for the commit (v0.0.0-UTCDATE-COMMIT).
+COMMIT    := $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null || c=$$c-dirty; echo $$c; })
+VERSION   := $(shell git describe --tags --match 'v[0-9]*' --exact-match 2>/dev/null || TZ=UTC git log -1 --abbrev=12 --date=format-local:%Y%m%d%H%M%S --format=v0.0.0-%cd-%h 2>/dev/null)
+BUILDINFO := github.com/svclab/svclab/sim/buildinfo
+LDFLAGS   := -X $(BUILDINFO).Commit=$(COMMIT) -X $(BUILDINFO).Version=$(VERSION)
+# make install: svclab and the kube-proxy drivers side by side in
+# $(PREFIX)/bin, where svclab looks for its drivers (next to itself) and
+# where sudo's secure_path finds svclab.
+PREFIX    ?= /usr/local
 # Debian packages the lab, its tests and the IPVS guest need.
 APT_PACKAGES := iptables nftables iproute2 conntrack ipset ipvsadm kmod user-mode-linux procps curl python3
 # -p 1: the privileged tests measure real traffic; running packages one at a time
 # keeps them from competing for the 2 CPUs (and from flaking on timing).
 GOTEST_FLAGS ?= -count=1 -p 1 -timeout 20m
 
-.PHONY: setup build test test-unit cross demo lint bench clean-lab fuzz bpf baseline kube-proxy
+.PHONY: setup build install test test-unit cross demo lint bench clean-lab fuzz bpf baseline kube-proxy
 
-setup: ## install Debian packages (idempotent) and Go modules
+setup: ## install Debian packages, a Go as new as go.mod's (idempotent) and Go modules
 	@missing=""; for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
@@ -24,10 +38,23 @@ setup: ## install Debian packages (idempotent) and Go modules
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; }; \
 	fi
+ifeq ($(origin GO),file)
+	@scripts/go-toolchain.sh install >/dev/null
+endif
 	@$(GO) mod download
 
 build: setup
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/svclab
+
+# Installs what is built: svclab, and the kube-proxy drivers if
+# `make kube-proxy` built them (it is not run here: it takes minutes).
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/svclab
+	@for d in bin/kube-proxy-driver-*; do \
+	  [ -f "$$d" ] || { echo "install: no kube-proxy drivers in bin/ (make kube-proxy builds them; then make install again)"; break; }; \
+	  echo "install -m 0755 $$d $(DESTDIR)$(PREFIX)/bin/"; install -m 0755 "$$d" $(DESTDIR)$(PREFIX)/bin/ || exit 1; \
+	done
 
 test: setup lint cross kube-proxy
 	$(GO) test $(GOTEST_FLAGS) ./...
