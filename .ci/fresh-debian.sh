@@ -54,7 +54,9 @@ if [ "${1:-}" = --inside ]; then
 	mount --make-rslave "$root/dev"
 	mnt /run -t tmpfs -o mode=0755 tmpfs
 	mnt /tmp -t tmpfs -o mode=1777 tmpfs
-	mnt /lib/modules --bind -o ro /lib/modules # modprobe needs the host kernel's modules
+	if [ -d /lib/modules ]; then # modprobe needs the host kernel's modules
+		mnt /lib/modules --bind -o ro /lib/modules
+	fi
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
 	in_chroot() {
 		chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb CI="${CI:-}" \
