@@ -95,6 +95,7 @@ cleanup() {
 	rm -rf "$dir"
 	log "removed $dir"
 }
+[ ! -e "$root" ] || { echo "fresh-debian: $root exists; give a new DIR" >&2; exit 2; }
 trap cleanup EXIT
 mkdir -p "$dir"
 if [ -n "${BASE:-}" ]; then
