@@ -62,7 +62,7 @@ func runInGuest(ctx context.Context, opts RunOptions) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := results.MkdirAll(dir, 0o755); err != nil { // the sudo user's, as results.Create makes it
 		return nil, fmt.Errorf("create run directory %s: %w", dir, err)
 	}
 	source := opts.Source
@@ -75,7 +75,7 @@ func runInGuest(ctx context.Context, opts RunOptions) (*Outcome, error) {
 	}
 	args := append([]string{"run", source, "--out", dir, "--kernel", "host"}, opts.GuestArgs...)
 	opts.logf("svclab: the host kernel has no IPVS: running in a user-mode-linux guest (timings are the guest's, not the host's)")
-	spec := uml.Spec{Binary: self, Args: args, WorkDir: dir, Stdout: opts.Stdout, Stderr: opts.Stderr, Mem: "1536M", Timeout: guestTimeout,
+	spec := uml.Spec{Binary: self, Args: args, Env: invokerEnv(), WorkDir: dir, Stdout: opts.Stdout, Stderr: opts.Stderr, Mem: "1536M", Timeout: guestTimeout,
 		Started: func(pgid int, dirs []string) error { return recordGuest(l, pgid, dirs) }}
 	res, err := uml.Run(ctx, spec)
 	out := &Outcome{Dir: dir, Guest: res.GuestKernel}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	gplot "gonum.org/v1/plot"
@@ -12,6 +11,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/svclab/svclab/sim/results"
 )
 
 // Size and resolution of saved plots: 8×5 inches, PNG at 144 dots per inch
@@ -26,9 +27,10 @@ const (
 const margin = 10 * vg.Millimeter / 4
 
 // Save writes p as pathWithoutExt.png and pathWithoutExt.svg, creating the
-// directory if needed, and returns the two paths (PNG first).
+// directory if needed (under sudo, what it creates belongs to the invoking
+// user: results.MkdirAll, results.WriteFile), and returns the two paths (PNG first).
 func Save(p *gplot.Plot, pathWithoutExt string) ([]string, error) {
-	if err := os.MkdirAll(filepath.Dir(pathWithoutExt), 0o755); err != nil {
+	if err := results.MkdirAll(filepath.Dir(pathWithoutExt), 0o755); err != nil {
 		return nil, fmt.Errorf("create plot directory for %s: %w", pathWithoutExt, err)
 	}
 	var paths []string
@@ -38,7 +40,7 @@ func Save(p *gplot.Plot, pathWithoutExt string) ([]string, error) {
 		if err := Encode(&buf, p, format); err != nil {
 			return paths, fmt.Errorf("draw plot %s: %w", path, err)
 		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		if err := results.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 			return paths, fmt.Errorf("write plot %s: %w", path, err)
 		}
 		paths = append(paths, path)

@@ -71,6 +71,7 @@ func writeFileAtomic(path string, data []byte) error {
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", tmp, err)
 	}
+	results.GiveToInvoker(tmp) // a new file: under sudo, the invoking user's
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

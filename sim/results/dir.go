@@ -30,9 +30,10 @@ type Writer struct {
 }
 
 // Create makes the run directory (which must not hold results yet) and
-// opens results.jsonl for appending.
+// opens results.jsonl for appending. Under sudo, the directories and the
+// file it creates belong to the invoking user (GiveToInvoker).
 func Create(dir string) (*Writer, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create run directory %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, ResultsFile)
@@ -40,6 +41,7 @@ func Create(dir string) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w (choose another --out directory)", path, err)
 	}
+	GiveToInvoker(path)
 	return &Writer{dir: dir, f: f}, nil
 }
 
@@ -104,7 +106,8 @@ func (w *Writer) Append(r Record) error {
 func (w *Writer) Close() error { return w.f.Close() }
 
 // WriteJSON writes v as indented JSON to name inside the run directory,
-// through a temporary file so a crash never leaves half a file.
+// through a temporary file so a crash never leaves half a file. The file
+// is new, so under sudo it belongs to the invoking user.
 func WriteJSON(dir, name string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -114,6 +117,7 @@ func WriteJSON(dir, name string, v any) error {
 	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", tmp, err)
 	}
+	GiveToInvoker(tmp)
 	return os.Rename(tmp, filepath.Join(dir, name))
 }
 
