@@ -35,7 +35,7 @@ setup: ## install Debian packages, a Go as new as go.mod's (idempotent) and Go m
 	if [ -n "$$missing" ]; then \
 	  echo "setup: installing$$missing"; \
 	  if [ "$$(id -u)" != 0 ]; then echo "setup: need root to install$$missing (run: sudo make setup)"; exit 1; fi; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null 2>&1 || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; }; \
 	fi
 ifeq ($(origin GO),file)

@@ -7,8 +7,8 @@
 #                                    Debian's golang-go if no go at all (root),
 #                                    then fetch the toolchain module
 #                                    golang.org/toolchain@v0.0.1-goVERSION.OS-ARCH
-#                                    from the Go module proxy with that go and
-#                                    link it as .toolchain/go (bin/go inside)
+#                                    from the Go module proxy with that go into
+#                                    .toolchain/goVERSION, linked as .toolchain/go
 #
 # The version is read from go.mod's `go` line, nowhere else. `find` looks in
 # PATH, then where sudo's secure_path loses it (/usr/local/go/bin), then in
@@ -79,8 +79,8 @@ install_go() {
 			exit 1
 		fi
 		echo "go-toolchain: no go found: installing Debian's golang-go to fetch go $want with" >&2
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go ca-certificates >/dev/null ||
-			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go ca-certificates >/dev/null; }
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends golang-go ca-certificates >/dev/null 2>&1 ||
+			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends golang-go ca-certificates >/dev/null; }
 		old=$(any_go) || { echo "go-toolchain: golang-go installed but no go found" >&2; exit 1; }
 	fi
 	tmp=$(mktemp -d)
@@ -89,11 +89,14 @@ install_go() {
 	goarch=$(cd "$tmp" && "$old" env GOARCH)
 	mod=golang.org/toolchain@v0.0.1-go$want.$goos-$goarch
 	echo "go-toolchain: $old is go $(version_of "$old"); go.mod needs $want: fetching $mod from the module proxy" >&2
-	mkdir -p "$local_dir"
 	# Outside any module (go.mod's three-part version is too new for an
-	# old go to parse), into a module cache of our own that root and the
-	# user can both read.
-	if ! json=$(cd "$tmp" && GO111MODULE=on GOFLAGS=-mod=mod GOTOOLCHAIN=local GOMODCACHE="$local_dir/mod" \
+	# old go to parse), into a module cache of its own, from which the
+	# toolchain moves to .toolchain/goVERSION, an ordinary directory that
+	# `rm -rf .toolchain` removes.
+	dl=$local_dir/.download
+	rm -rf "$local_dir/go$want" "$dl"
+	mkdir -p "$dl"
+	if ! json=$(cd "$tmp" && GO111MODULE=on GOFLAGS=-mod=mod GOTOOLCHAIN=local GOMODCACHE="$dl" \
 		"$old" mod download -json "$mod"); then
 		echo "go-toolchain: go mod download $mod failed:" >&2
 		echo "$json" >&2
@@ -101,10 +104,17 @@ install_go() {
 	fi
 	dir=$(echo "$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
 	[ -n "$dir" ] && [ -f "$dir/bin/go" ] || { echo "go-toolchain: $mod has no bin/go (download said: $json)" >&2; exit 1; }
+	chmod -R u+w "$dl"
+	mv "$dir" "$local_dir/go$want"
+	rm -rf "$dl"
 	# Module zips do not keep execute bits: give them back to the commands
 	# (what the go command does for the toolchains it switches to).
-	find "$dir/bin" "$dir/pkg/tool" -type f -exec chmod a+x {} +
-	ln -sfn "${dir#"$local_dir"/}" "$local_dir/go"
+	find "$local_dir/go$want/bin" "$local_dir/go$want/pkg/tool" -type f -exec chmod a+x {} +
+	ln -sfn "go$want" "$local_dir/go"
+	# Under sudo, the clone's toolchain is the user's, as the clone is.
+	if [ "$(id -u)" = 0 ] && [ -n "${SUDO_UID:-}" ] && [ -n "${SUDO_GID:-}" ]; then
+		chown -R -h "$SUDO_UID:$SUDO_GID" "$local_dir"
+	fi
 	v=$(version_of "$local_dir/go/bin/go")
 	[ "$v" = "$want" ] || { echo "go-toolchain: $local_dir/go/bin/go says go '$v', not $want" >&2; exit 1; }
 	echo "go-toolchain: go $want is $local_dir/go/bin/go" >&2
