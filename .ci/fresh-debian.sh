@@ -19,6 +19,10 @@
 #             the whole suite, which builds kube-proxy: tens of minutes)
 #   BASE      an existing clean chroot to copy instead of running mmdebstrap
 #   MIRROR    Debian mirror (default http://deb.debian.org/debian)
+#   EXTRA_CA  a directory of *.crt CA certificates the chroot must trust too,
+#             for a machine whose HTTPS goes through an intercepting proxy
+#             (e.g. /usr/local/share/ca-certificates); the ca-certificates
+#             package that make setup installs picks them up
 #
 # Everything runs in private mount and PID namespaces: the chroot's mounts
 # and processes end with the script, whatever happens; the mounts are also
@@ -58,6 +62,11 @@ if [ "${1:-}" = --inside ]; then
 		mnt /lib/modules --bind -o ro /lib/modules
 	fi
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	if [ -n "${EXTRA_CA:-}" ]; then
+		mkdir -p "$root/usr/local/share/ca-certificates"
+		cp "$EXTRA_CA"/*.crt "$root/usr/local/share/ca-certificates/"
+		log "trusting too: $(cd "$EXTRA_CA" && echo *.crt)"
+	fi
 	in_chroot() {
 		chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb CI="${CI:-}" \
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
