@@ -8,6 +8,10 @@
 # there is none): see scripts/go-toolchain.sh. Evaluated when used, so the
 # targets after setup see what setup brought. GO=/path/to/go overrides.
 GO        ?= $(or $(shell scripts/go-toolchain.sh find 2>/dev/null),go)
+# gofmt of the same release (an older one in PATH may format differently).
+GOFMT      = $(if $(findstring /,$(GO)),$(dir $(GO))gofmt,gofmt)
+# Tests and generators that run `go` themselves get the same go first in PATH.
+GOINPATH   = $(if $(findstring /,$(GO)),PATH="$(dir $(GO)):$$PATH")
 BIN       := bin/svclab
 # What `svclab version` and every run's meta.json say: the commit (with
 # -dirty for uncommitted changes) and the version, a v* tag on HEAD or else
@@ -57,12 +61,12 @@ install: build
 	done
 
 test: setup lint cross kube-proxy
-	$(GO) test $(GOTEST_FLAGS) ./...
+	$(GOINPATH) $(GO) test $(GOTEST_FLAGS) ./...
 	@mkdir -p bin
 	@for v in 1.37 1.35; do \
 	  flags=""; [ $$v = 1.35 ] && flags="$(KP135)"; \
 	  echo "go test (kubeproxy, kube-proxy v$$v) $$flags ./..."; \
-	  (cd kubeproxy && CGO_ENABLED=0 $(GO) test $(GOTEST_FLAGS) -v $$flags ./... > ../bin/kubeproxy-test-$$v.log 2>&1); s=$$?; \
+	  (cd kubeproxy && CGO_ENABLED=0 $(GOINPATH) $(GO) test $(GOTEST_FLAGS) -v $$flags ./... > ../bin/kubeproxy-test-$$v.log 2>&1); s=$$?; \
 	  grep -E 'clusters, [0-9]+ syncs|^(ok|FAIL|--- FAIL)' bin/kubeproxy-test-$$v.log; \
 	  [ $$s = 0 ] || { tail -50 bin/kubeproxy-test-$$v.log; exit $$s; }; \
 	done
@@ -71,9 +75,9 @@ test: setup lint cross kube-proxy
 # gofmt, vet, the unit tests (privileged tests skip, even as root or under CI)
 # and the cross-builds. The push workflow (.github/workflows/ci.yml) runs it.
 test-unit:
-	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	@test -z "$$($(GOFMT) -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; $(GOFMT) -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
-	SVCLAB_TEST_UNPRIVILEGED=1 $(GO) test -count=1 ./...
+	SVCLAB_TEST_UNPRIVILEGED=1 $(GOINPATH) $(GO) test -count=1 ./...
 	GOOS=darwin $(GO) build -o /dev/null ./cmd/svclab
 	GOOS=windows $(GO) build -o /dev/null ./cmd/svclab
 
@@ -93,7 +97,7 @@ demo: build
 	./$(BIN) demo
 
 lint: setup
-	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	@test -z "$$($(GOFMT) -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; $(GOFMT) -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
 bench: setup
@@ -122,7 +126,7 @@ BPF_PACKAGES := clang llvm libbpf-dev
 
 bpf: ## regenerate lab/ebpf's BPF objects and bindings (installs clang if missing)
 	@$(MAKE) --no-print-directory setup APT_PACKAGES="$(BPF_PACKAGES)"
-	$(GO) generate ./lab/ebpf/
+	$(GOINPATH) $(GO) generate ./lab/ebpf/
 
 clean-lab: build
 	./$(BIN) cleanup
