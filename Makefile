@@ -16,8 +16,15 @@ BIN       := bin/svclab
 # What `svclab version` and every run's meta.json say: the commit (with
 # -dirty for uncommitted changes) and the version, a v* tag on HEAD or else
 # Go's pseudo-version for the commit (v0.0.0-UTCDATE-COMMIT).
-COMMIT    := $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null || c=$$c-dirty; echo $$c; })
-VERSION   := $(shell git describe --tags --match 'v[0-9]*' --exact-match 2>/dev/null || TZ=UTC git log -1 --abbrev=12 --date=format-local:%Y%m%d%H%M%S --format=v0.0.0-%cd-%h 2>/dev/null)
+GIT       := git -c safe.directory=$(CURDIR)
+COMMIT    := $(shell c=$$($(GIT) rev-parse --short=12 HEAD 2>/dev/null) && { $(GIT) diff --quiet HEAD 2>/dev/null || c=$$c-dirty; echo $$c; })
+VERSION   := $(shell $(GIT) describe --tags --match 'v[0-9]*' --exact-match 2>/dev/null || TZ=UTC $(GIT) log -1 --abbrev=12 --date=format-local:%Y%m%d%H%M%S --format=v0.0.0-%cd-%h 2>/dev/null)
+# `sudo make` in a user's clone: git, and go's VCS stamping, refuse a
+# repository that root does not own ("dubious ownership"); running its
+# Makefile as root already trusts it, so the recipes' git trusts it too.
+export GIT_CONFIG_COUNT   := 1
+export GIT_CONFIG_KEY_0   := safe.directory
+export GIT_CONFIG_VALUE_0 := $(CURDIR)
 BUILDINFO := github.com/svclab/svclab/sim/buildinfo
 LDFLAGS   := -X $(BUILDINFO).Commit=$(COMMIT) -X $(BUILDINFO).Version=$(VERSION)
 # make install: svclab and the kube-proxy drivers side by side in
@@ -75,7 +82,7 @@ test: setup lint cross kube-proxy
 # gofmt, vet, the unit tests (privileged tests skip, even as root or under CI)
 # and the cross-builds. The push workflow (.github/workflows/ci.yml) runs it.
 test-unit:
-	@test -z "$$($(GOFMT) -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; $(GOFMT) -l $$(git ls-files '*.go'); exit 1; }
+	@test -z "$$($(GOFMT) -l $$($(GIT) ls-files '*.go'))" || { echo "gofmt needed:"; $(GOFMT) -l $$($(GIT) ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	SVCLAB_TEST_UNPRIVILEGED=1 $(GOINPATH) $(GO) test -count=1 ./...
 	GOOS=darwin $(GO) build -o /dev/null ./cmd/svclab
@@ -97,7 +104,7 @@ demo: build
 	./$(BIN) demo
 
 lint: setup
-	@test -z "$$($(GOFMT) -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; $(GOFMT) -l $$(git ls-files '*.go'); exit 1; }
+	@test -z "$$($(GOFMT) -l $$($(GIT) ls-files '*.go'))" || { echo "gofmt needed:"; $(GOFMT) -l $$($(GIT) ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
 bench: setup
