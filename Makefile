@@ -27,6 +27,9 @@ export GIT_CONFIG_KEY_0   := safe.directory
 export GIT_CONFIG_VALUE_0 := $(CURDIR)
 BUILDINFO := github.com/svclab/svclab/sim/buildinfo
 LDFLAGS   := -X $(BUILDINFO).Commit=$(COMMIT) -X $(BUILDINFO).Version=$(VERSION)
+# Under sudo, what the build writes into the clone is the user's, as the
+# clone is (else the user's next make cannot replace it).
+SUDO_OWNS  = [ "$$(id -u)" != 0 ] || [ -z "$$SUDO_UID" ] || [ -z "$$SUDO_GID" ] || chown "$$SUDO_UID:$$SUDO_GID"
 # make install: svclab and the kube-proxy drivers side by side in
 # $(PREFIX)/bin, where svclab looks for its drivers (next to itself) and
 # where sudo's secure_path finds svclab.
@@ -56,6 +59,7 @@ endif
 
 build: setup
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/svclab
+	@$(SUDO_OWNS) bin $(BIN)
 
 # Installs what is built: svclab, and the kube-proxy drivers if
 # `make kube-proxy` built them (it is not run here: it takes minutes).
@@ -94,6 +98,7 @@ KP135 := -modfile=go.135.mod -tags kp135
 kube-proxy: ## build bin/kube-proxy-driver-1.37 and -1.35
 	cd kubeproxy && CGO_ENABLED=0 $(GO) build -o ../bin/kube-proxy-driver-1.37 ./cmd/kube-proxy-driver
 	cd kubeproxy && CGO_ENABLED=0 $(GO) build $(KP135) -o ../bin/kube-proxy-driver-1.35 ./cmd/kube-proxy-driver
+	@$(SUDO_OWNS) bin bin/kube-proxy-driver-1.37 bin/kube-proxy-driver-1.35
 
 # The commands that need no privilege build and run off Linux too.
 cross: setup
