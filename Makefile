@@ -53,9 +53,10 @@ setup: ## install Debian packages, a Go as new as go.mod's (idempotent) and Go m
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; }; \
 	fi
 ifeq ($(origin GO),file)
-	@scripts/go-toolchain.sh install >/dev/null
-endif
+	@go=$$(scripts/go-toolchain.sh install) && $$go mod download
+else
 	@$(GO) mod download
+endif
 
 build: setup
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/svclab

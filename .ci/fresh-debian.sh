@@ -72,7 +72,7 @@ if [ "${1:-}" = --inside ]; then
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			/bin/bash -c "cd /root/svclab && $1"
 	}
-	log "no go in the chroot: $(in_chroot 'command -v go || echo none; ls /usr/local/go 2>&1 | head -1')"
+	log "go in the chroot before setup: $(in_chroot 'command -v go || echo none; ls -d /usr/local/go /usr/lib/go 2>/dev/null')"
 	for step in $steps; do
 		start=$(date +%s)
 		case $step in
