@@ -26,7 +26,8 @@
 #
 # Everything runs in private mount and PID namespaces: the chroot's mounts
 # and processes end with the script, whatever happens; the mounts are also
-# unmounted explicitly. Needs the Debian mirror and the Go module proxy.
+# unmounted explicitly. Each step leads its own session (setsid), so that
+# its process group lives inside the PID namespace (lab/uml reads it). Needs the Debian mirror and the Go module proxy.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,7 +69,7 @@ if [ "${1:-}" = --inside ]; then
 		log "trusting too: $(cd "$EXTRA_CA" && echo *.crt)"
 	fi
 	in_chroot() {
-		chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb CI="${CI:-}" \
+		setsid --wait chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb CI="${CI:-}" \
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			/bin/bash -c "cd /root/svclab && $1"
 	}
@@ -78,7 +79,7 @@ if [ "${1:-}" = --inside ]; then
 		case $step in
 		version) log "./bin/svclab version"; in_chroot './bin/svclab version' ;;
 		demo | test) log "make $step (in a fresh network namespace)"
-			unshare --net -- chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb CI="${CI:-}" \
+			setsid --wait unshare --net -- chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb CI="${CI:-}" \
 				PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 				/bin/bash -c "ip link set lo up && cd /root/svclab && make $step" ;;
 		*) log "make $step"; in_chroot "make $step" ;;
