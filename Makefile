@@ -2,40 +2,83 @@
 #   make demo   # builds, then runs the embedded default scenario (needs root)
 #   make test   # the whole test suite, privileged tests included (needs root)
 
-GO        ?= go
+# Go: the first go at least as new as go.mod's `go` line, looked up in
+# PATH, /usr/local/go/bin (which sudo's secure_path drops) and
+# .toolchain/go/bin (where `make setup` puts the toolchain it fetches when
+# there is none): see scripts/go-toolchain.sh. Evaluated when used, so the
+# targets after setup see what setup brought. GO=/path/to/go overrides.
+GO        ?= $(or $(shell scripts/go-toolchain.sh find 2>/dev/null),go)
+# gofmt of the same release (an older one in PATH may format differently).
+GOFMT      = $(if $(findstring /,$(GO)),$(dir $(GO))gofmt,gofmt)
+# Tests and generators that run `go` themselves get the same go first in PATH.
+GOINPATH   = $(if $(findstring /,$(GO)),PATH="$(dir $(GO)):$$PATH")
 BIN       := bin/svclab
-COMMIT    := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-LDFLAGS   := -X github.com/svclab/svclab/lab/runner.Commit=$(COMMIT)
+# What `svclab version` and every run's meta.json say: the commit (with
+# -dirty for uncommitted changes) and the version, a v* tag on HEAD or else
+# Go's pseudo-version for the commit (v0.0.0-UTCDATE-COMMIT).
+GIT       := git -c safe.directory=$(CURDIR)
+COMMIT    := $(shell c=$$($(GIT) rev-parse --short=12 HEAD 2>/dev/null) && { $(GIT) diff --quiet HEAD 2>/dev/null || c=$$c-dirty; echo $$c; })
+VERSION   := $(shell $(GIT) describe --tags --match 'v[0-9]*' --exact-match 2>/dev/null || TZ=UTC $(GIT) log -1 --abbrev=12 --date=format-local:%Y%m%d%H%M%S --format=v0.0.0-%cd-%h 2>/dev/null)
+# `sudo make` in a user's clone: git, and go's VCS stamping, refuse a
+# repository that root does not own ("dubious ownership"); running its
+# Makefile as root already trusts it, so the recipes' git trusts it too.
+export GIT_CONFIG_COUNT   := 1
+export GIT_CONFIG_KEY_0   := safe.directory
+export GIT_CONFIG_VALUE_0 := $(CURDIR)
+BUILDINFO := github.com/svclab/svclab/sim/buildinfo
+LDFLAGS   := -X $(BUILDINFO).Commit=$(COMMIT) -X $(BUILDINFO).Version=$(VERSION)
+# Under sudo, what the build writes into the clone is the user's, as the
+# clone is (else the user's next make cannot replace it).
+SUDO_OWNS  = [ "$$(id -u)" != 0 ] || [ -z "$$SUDO_UID" ] || [ -z "$$SUDO_GID" ] || chown "$$SUDO_UID:$$SUDO_GID"
+# make install: svclab and the kube-proxy drivers side by side in
+# $(PREFIX)/bin, where svclab looks for its drivers (next to itself) and
+# where sudo's secure_path finds svclab.
+PREFIX    ?= /usr/local
 # Debian packages the lab, its tests and the IPVS guest need.
 APT_PACKAGES := iptables nftables iproute2 conntrack ipset ipvsadm kmod user-mode-linux procps curl python3
 # -p 1: the privileged tests measure real traffic; running packages one at a time
 # keeps them from competing for the 2 CPUs (and from flaking on timing).
 GOTEST_FLAGS ?= -count=1 -p 1 -timeout 20m
 
-.PHONY: setup build test test-unit cross demo lint bench clean-lab fuzz bpf baseline kube-proxy
+.PHONY: setup build install test test-unit cross demo lint bench clean-lab fuzz bpf baseline kube-proxy
 
-setup: ## install Debian packages (idempotent) and Go modules
+setup: ## install Debian packages, a Go as new as go.mod's (idempotent) and Go modules
 	@missing=""; for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "setup: installing$$missing"; \
 	  if [ "$$(id -u)" != 0 ]; then echo "setup: need root to install$$missing (run: sudo make setup)"; exit 1; fi; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null 2>&1 || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; }; \
 	fi
+ifeq ($(origin GO),file)
+	@go=$$(scripts/go-toolchain.sh install) && $$go mod download
+else
 	@$(GO) mod download
+endif
 
 build: setup
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/svclab
+	@$(SUDO_OWNS) bin $(BIN)
+
+# Installs what is built: svclab, and the kube-proxy drivers if
+# `make kube-proxy` built them (it is not run here: it takes minutes).
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/svclab
+	@for d in bin/kube-proxy-driver-*; do \
+	  [ -f "$$d" ] || { echo "install: no kube-proxy drivers in bin/ (make kube-proxy builds them; then make install again)"; break; }; \
+	  echo "install -m 0755 $$d $(DESTDIR)$(PREFIX)/bin/"; install -m 0755 "$$d" $(DESTDIR)$(PREFIX)/bin/ || exit 1; \
+	done
 
 test: setup lint cross kube-proxy
-	$(GO) test $(GOTEST_FLAGS) ./...
+	$(GOINPATH) $(GO) test $(GOTEST_FLAGS) ./...
 	@mkdir -p bin
 	@for v in 1.37 1.35; do \
 	  flags=""; [ $$v = 1.35 ] && flags="$(KP135)"; \
 	  echo "go test (kubeproxy, kube-proxy v$$v) $$flags ./..."; \
-	  (cd kubeproxy && CGO_ENABLED=0 $(GO) test $(GOTEST_FLAGS) -v $$flags ./... > ../bin/kubeproxy-test-$$v.log 2>&1); s=$$?; \
+	  (cd kubeproxy && CGO_ENABLED=0 $(GOINPATH) $(GO) test $(GOTEST_FLAGS) -v $$flags ./... > ../bin/kubeproxy-test-$$v.log 2>&1); s=$$?; \
 	  grep -E 'clusters, [0-9]+ syncs|^(ok|FAIL|--- FAIL)' bin/kubeproxy-test-$$v.log; \
 	  [ $$s = 0 ] || { tail -50 bin/kubeproxy-test-$$v.log; exit $$s; }; \
 	done
@@ -44,9 +87,9 @@ test: setup lint cross kube-proxy
 # gofmt, vet, the unit tests (privileged tests skip, even as root or under CI)
 # and the cross-builds. The push workflow (.github/workflows/ci.yml) runs it.
 test-unit:
-	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	@test -z "$$($(GOFMT) -l $$($(GIT) ls-files '*.go'))" || { echo "gofmt needed:"; $(GOFMT) -l $$($(GIT) ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
-	SVCLAB_TEST_UNPRIVILEGED=1 $(GO) test -count=1 ./...
+	SVCLAB_TEST_UNPRIVILEGED=1 $(GOINPATH) $(GO) test -count=1 ./...
 	GOOS=darwin $(GO) build -o /dev/null ./cmd/svclab
 	GOOS=windows $(GO) build -o /dev/null ./cmd/svclab
 
@@ -56,6 +99,7 @@ KP135 := -modfile=go.135.mod -tags kp135
 kube-proxy: ## build bin/kube-proxy-driver-1.37 and -1.35
 	cd kubeproxy && CGO_ENABLED=0 $(GO) build -o ../bin/kube-proxy-driver-1.37 ./cmd/kube-proxy-driver
 	cd kubeproxy && CGO_ENABLED=0 $(GO) build $(KP135) -o ../bin/kube-proxy-driver-1.35 ./cmd/kube-proxy-driver
+	@$(SUDO_OWNS) bin bin/kube-proxy-driver-1.37 bin/kube-proxy-driver-1.35
 
 # The commands that need no privilege build and run off Linux too.
 cross: setup
@@ -66,7 +110,7 @@ demo: build
 	./$(BIN) demo
 
 lint: setup
-	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	@test -z "$$($(GOFMT) -l $$($(GIT) ls-files '*.go'))" || { echo "gofmt needed:"; $(GOFMT) -l $$($(GIT) ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 
 bench: setup
@@ -97,7 +141,7 @@ BPF_PACKAGES := clang llvm libbpf-dev
 
 bpf: ## regenerate lab/ebpf's BPF objects and bindings (installs clang if missing)
 	@$(MAKE) --no-print-directory setup APT_PACKAGES="$(BPF_PACKAGES)"
-	$(GO) generate ./lab/ebpf/
+	$(GOINPATH) $(GO) generate ./lab/ebpf/
 
 clean-lab: build
 	./$(BIN) cleanup

@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/svclab/svclab/lab/host"
 	"github.com/svclab/svclab/lab/runner"
 	"github.com/svclab/svclab/lab/session"
 	"github.com/svclab/svclab/lab/uml"
+	"github.com/svclab/svclab/sim/atomicfile"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
@@ -100,7 +102,7 @@ func runInGuest(ctx context.Context, sc *scenario.Scenario, opts Options) (*runn
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil { // the sudo user's, as results.Create makes it
 		return nil, fmt.Errorf("create run directory %s: %w", dir, err)
 	}
 	job, err := writeJob(dir, newJob(sc, opts.Overrides, opts.Prefix, dir))
@@ -113,7 +115,7 @@ func runInGuest(ctx context.Context, sc *scenario.Scenario, opts Options) (*runn
 		return nil, err
 	}
 	opts.logf("svclab: the host kernel has no IPVS: running in a user-mode-linux guest (timings are the guest's, not the host's)")
-	spec := uml.Spec{Binary: self, Args: []string{Command, job}, WorkDir: dir, Stdout: opts.Stdout, Stderr: opts.Stderr, Mem: "1536M", Timeout: guestTimeout,
+	spec := uml.Spec{Binary: self, Args: []string{Command, job}, Env: invokerEnv(), WorkDir: dir, Stdout: opts.Stdout, Stderr: opts.Stderr, Mem: "1536M", Timeout: guestTimeout,
 		Started: func(pgid int, dirs []string) error { return recordGuest(l, pgid, dirs) }}
 	res, err := uml.Run(ctx, spec)
 	out := &runner.Outcome{Dir: dir, Guest: res.GuestKernel}
@@ -152,7 +154,7 @@ func recordGuestKernel(dir, guest string) {
 		return
 	}
 	m.GuestKernel = guest
-	m.Kernel = runner.KernelRelease()
+	m.Kernel = host.KernelRelease()
 	_ = results.WriteJSON(dir, results.MetaFile, m)
 }
 

@@ -10,6 +10,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -25,6 +26,9 @@ func Write(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
+	if _, statErr := os.Lstat(path); errors.Is(statErr, fs.ErrNotExist) {
+		GiveToInvoker(tmp) // a new file: under sudo, the invoking user's
+	}
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Chmod(perm)
@@ -47,7 +51,7 @@ func Write(path string, data []byte, perm os.FileMode) error {
 // is a symbolic link or not a directory, so that nothing is written where
 // a planted link points.
 func RealDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
 	st, err := os.Lstat(dir)

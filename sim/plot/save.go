@@ -27,7 +27,8 @@ const (
 const margin = 10 * vg.Millimeter / 4
 
 // Save writes p as pathWithoutExt.png and pathWithoutExt.svg, creating the
-// directory if needed, and returns the two paths (PNG first).
+// directory if needed (under sudo, what it creates belongs to the invoking
+// user: atomicfile.RealDir, atomicfile.Write), and returns the two paths (PNG first).
 func Save(p *gplot.Plot, pathWithoutExt string) ([]string, error) {
 	if err := atomicfile.RealDir(filepath.Dir(pathWithoutExt)); err != nil {
 		return nil, fmt.Errorf("plot %s: %w", pathWithoutExt, err)

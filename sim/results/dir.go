@@ -32,9 +32,10 @@ type Writer struct {
 }
 
 // Create makes the run directory (which must not hold results yet) and
-// opens results.jsonl for appending.
+// opens results.jsonl for appending. Under sudo, the directories and the
+// file it creates belong to the invoking user (atomicfile.GiveToInvoker).
 func Create(dir string) (*Writer, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create run directory %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, ResultsFile)
@@ -42,6 +43,7 @@ func Create(dir string) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w (choose another --out directory)", path, err)
 	}
+	atomicfile.GiveToInvoker(path)
 	return &Writer{dir: dir, f: f}, nil
 }
 
