@@ -29,7 +29,7 @@ func RunFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *re
 		return nil, err
 	}
 	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.Name, Kind: "fairness"}
-	paths := pathsFor(m, sc.Explicit(), f.Paths)
+	paths := topo.PathsFor(m, sc.Explicit(), f.Paths)
 	m = withNodeAddrs(m, paths)
 	spec := labSpecFor(sc, opts.Prefix, sc.Synthetic != nil && sc.Synthetic.Services > 0, f.ClientOnNodeFor())
 	oracles, err := oraclesFor(m, settingsFor(sc, f.Scheduler), f.Dataplanes)
@@ -42,9 +42,9 @@ func RunFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *re
 		summary.Warnings = append(summary.Warnings, "no explicit TCP service has a usable endpoint and an address of the target kind: nothing to measure")
 		return summary, nil
 	}
-	spec.NodeIP, spec.NodeIPv6, spec.SecondNode = paths.NodeIP, paths.NodeIPv6, paths.needsSecondNode(spec.Targets)
-	if paths.needsExternal() {
-		spec.ExternalIPs = paths.externalIPs()
+	spec.NodeIP, spec.NodeIPv6, spec.SecondNode = paths.NodeIP, paths.NodeIPv6, paths.NeedsSecondNode(spec.Targets)
+	if paths.NeedsExternal() {
+		spec.ExternalIPs = paths.ExternalIPs()
 	}
 	lab, err := opts.Machine.BuildLab(ctx, spec)
 	if err != nil {
@@ -105,7 +105,7 @@ type routedTarget struct {
 // onto the run's family, that have a usable endpoint, with their routes
 // through each of the dataplanes; the warnings say which were left out and
 // why.
-func routedTargets(explicit model.Slice, paths Paths, spec LabSpec, oracles map[string]*route.Oracle, dataplanes []string) ([]routedTarget, []string) {
+func routedTargets(explicit model.Slice, paths topo.Paths, spec LabSpec, oracles map[string]*route.Oracle, dataplanes []string) ([]routedTarget, []string) {
 	var out []routedTarget
 	var warnings []string
 	for i := range explicit {
@@ -150,10 +150,10 @@ func oraclesFor(m *model.Model, s apply.Settings, dataplanes []string) (map[stri
 
 // routeEach resolves t's route through each dataplane (the address and
 // source are the path's, the same for all).
-func routeEach(t fairnessTarget, paths Paths, spec LabSpec, oracles map[string]*route.Oracle, dataplanes []string) (routedTarget, error) {
+func routeEach(t fairnessTarget, paths topo.Paths, spec LabSpec, oracles map[string]*route.Oracle, dataplanes []string) (routedTarget, error) {
 	rt := routedTarget{routes: map[string]Route{}}
 	for _, name := range dataplanes {
-		r, err := paths.routeWith(oracles[name], t, topo.DefaultClientIP, spec.ClientIPv6)
+		r, err := routeWith(paths, oracles[name], t, topo.DefaultClientIP, spec.ClientIPv6)
 		if err != nil {
 			return rt, err
 		}
@@ -164,7 +164,7 @@ func routeEach(t fairnessTarget, paths Paths, spec LabSpec, oracles map[string]*
 }
 
 // withNodeAddrs returns m with the lab node's addresses as its node IPs.
-func withNodeAddrs(m *model.Model, p Paths) *model.Model {
+func withNodeAddrs(m *model.Model, p topo.Paths) *model.Model {
 	out := *m
 	out.Cluster.NodeIP, out.Cluster.NodeIPv6 = p.NodeIP, p.NodeIPv6
 	return &out

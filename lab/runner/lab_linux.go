@@ -137,6 +137,6 @@ func labSpecFor(sc *scenario.Scenario, prefix string, fillers bool, clientOnNode
 	return LabSpec{
 		Prefix: prefix, Targets: targets, FillerCIDR: sc.FillerCIDR(), Fillers: fillers,
 		FillerPort: model.DefaultPort.TargetPort, ServiceCIDRs: cidrs, ClientOnNode: clientOnNode,
-		NodeName: sc.Cluster().NodeName, ClientIPv6: defaultClientIPv6,
+		NodeName: sc.Cluster().NodeName, ClientIPv6: topo.DefaultClientIPv6,
 	}
 }

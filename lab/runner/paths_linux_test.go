@@ -71,7 +71,7 @@ func TestRouteFollowsKubeProxysPaths(t *testing.T) {
 		{"all terminating: the serving ones", nft, draining, scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetClusterIP},
 			"10.96.0.1:80", topo.DefaultClientIP.String(), []string{"10.244.0.1:8080"}},
 		{"IPv6 ClusterIP", nft, svc, scenario.FairnessPaths{From: scenario.FromPod, Target: scenario.TargetClusterIP, Family: model.IPv6},
-			"[fd00:96::1]:80", defaultClientIPv6.String(), []string{"[fd00:244::1]:8080"}},
+			"[fd00:96::1]:80", topo.DefaultClientIPv6.String(), []string{"[fd00:244::1]:8080"}},
 		{"IPv6 LB from outside (no IPv6 range): admitted", nft, svc, scenario.FairnessPaths{From: scenario.FromExternalOutsideRange, Target: scenario.TargetLoadBalancer, Family: model.IPv6},
 			"[2001:db8:9::9]:80", "2001:db8:2::10", []string{"[fd00:244::1]:8080"}},
 		{"node to ClusterIP, internal Local: the local endpoint", nft, internal, scenario.FairnessPaths{From: scenario.FromNode, Target: scenario.TargetClusterIP},
@@ -95,12 +95,12 @@ func TestRouteFollowsKubeProxysPaths(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := model.ProjectService(&tc.svc, tc.paths.Family)
 			m := &model.Model{Cluster: model.DefaultCluster(), Services: model.Slice{tc.svc}}
-			p := pathsFor(m, model.Slice{tc.svc}, tc.paths)
+			p := topo.PathsFor(m, model.Slice{tc.svc}, tc.paths)
 			oracles, err := oraclesFor(withNodeAddrs(m, p), apply.Settings{}, []string{tc.dp})
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := p.routeWith(oracles[tc.dp], fairnessTarget{Service: &s, Port: port}, topo.DefaultClientIP, defaultClientIPv6)
+			r, err := routeWith(p, oracles[tc.dp], fairnessTarget{Service: &s, Port: port}, topo.DefaultClientIP, topo.DefaultClientIPv6)
 			if err != nil {
 				t.Fatal(err)
 			}
