@@ -5,9 +5,9 @@
 # Go: the first go at least as new as go.mod's `go` line, looked up in
 # PATH, /usr/local/go/bin (which sudo's secure_path drops) and
 # .toolchain/go/bin (where `make setup` puts the toolchain it fetches when
-# there is none): see scripts/go-toolchain.sh. Evaluated when used, so the
+# there is none): see .ci/go-toolchain.sh. Evaluated when used, so the
 # targets after setup see what setup brought. GO=/path/to/go overrides.
-GO        ?= $(or $(shell scripts/go-toolchain.sh find 2>/dev/null),go)
+GO        ?= $(or $(shell .ci/go-toolchain.sh find 2>/dev/null),go)
 # gofmt of the same release (an older one in PATH may format differently).
 GOFMT      = $(if $(findstring /,$(GO)),$(dir $(GO))gofmt,gofmt)
 # Tests and generators that run `go` themselves get the same go first in PATH.
@@ -53,7 +53,7 @@ setup: ## install Debian packages, a Go as new as go.mod's (idempotent) and Go m
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; }; \
 	fi
 ifeq ($(origin GO),file)
-	@go=$$(scripts/go-toolchain.sh install) && $$go mod download
+	@go=$$(.ci/go-toolchain.sh install) && $$go mod download
 else
 	@$(GO) mod download
 endif

@@ -86,7 +86,7 @@ if [ "${1:-}" = --inside ]; then
 		esac
 		log "$step ok in $(($(date +%s) - start)) s"
 	done
-	in_chroot 'echo "go used: $(scripts/go-toolchain.sh find) ($($(scripts/go-toolchain.sh find) version))"; echo "debian go: $(/usr/bin/go version 2>&1)"'
+	in_chroot 'echo "go used: $(.ci/go-toolchain.sh find) ($($(.ci/go-toolchain.sh find) version))"; echo "debian go: $(/usr/bin/go version 2>&1)"'
 	exit 0
 fi
 

@@ -1,9 +1,9 @@
 #!/bin/sh
 # go-toolchain.sh: find, or bring, a Go toolchain new enough for go.mod.
 #
-#   scripts/go-toolchain.sh find     print the path of a go >= go.mod's version
+#   .ci/go-toolchain.sh find     print the path of a go >= go.mod's version
 #                                    (nothing, exit 1, when there is none)
-#   scripts/go-toolchain.sh install  the same, but when there is none: install
+#   .ci/go-toolchain.sh install  the same, but when there is none: install
 #                                    Debian's golang-go if no go at all (root),
 #                                    then fetch the toolchain module
 #                                    golang.org/toolchain@v0.0.1-goVERSION.OS-ARCH
