@@ -40,7 +40,7 @@ test: setup lint cross kube-proxy
 # (sim/render/version.go) lists them (kubeproxy/driver's tests check that);
 # the newest builds with go.mod, every other with go.1XX.mod and the build
 # tag kp1XX.
-KP_VERSIONS := 1.34 1.35 1.37
+KP_VERSIONS := 1.34 1.35 1.36 1.37
 KP_LATEST   := $(lastword $(KP_VERSIONS))
 kp_flags     = $(if $(filter $(1),$(KP_LATEST)),,-modfile=go.$(subst .,,$(1)).mod -tags kp$(subst .,,$(1)))
 KP_DRIVERS  := $(KP_VERSIONS:%=bin/kube-proxy-driver-%)

@@ -1,4 +1,4 @@
-//go:build !kp134 && !kp135
+//go:build !kp134 && !kp135 && !kp136
 
 package driver
 

@@ -55,6 +55,7 @@ type KubeProxyRelease struct {
 var kubeProxyReleases = []KubeProxyRelease{
 	{Version: "1.34", Patch: "v1.34.4"},
 	{Version: "1.35", Patch: "v1.35.4"},
+	{Version: "1.36", Patch: "v1.36.3", NFTablesDirectDNAT: true},
 	{Version: "1.37", Patch: "v1.37.2", NFTablesDirectDNAT: true, NFTablesLocalhostNodePorts: true,
 		NFTablesDNATToSingleEndpoint: true, NFTablesTruncatedComments: true, AlwaysRandomFully: true},
 }
