@@ -40,7 +40,7 @@ APT_PACKAGES := iptables nftables iproute2 conntrack ipset ipvsadm kmod user-mod
 # keeps them from competing for the 2 CPUs (and from flaking on timing).
 GOTEST_FLAGS ?= -count=1 -p 1 -timeout 20m
 
-.PHONY: setup build install test test-unit cross demo lint bench clean-lab fuzz bpf baseline kube-proxy
+.PHONY: setup build install test test-unit cross demo lint bench clean-lab fuzz bpf baseline kube-proxy test-kube-proxy
 
 setup: ## install Debian packages, a Go as new as go.mod's (idempotent) and Go modules
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -75,13 +75,7 @@ install: build
 test: setup lint cross kube-proxy
 	$(GOINPATH) $(GO) test $(GOTEST_FLAGS) ./...
 	@mkdir -p bin
-	@for v in 1.37 1.35; do \
-	  flags=""; [ $$v = 1.35 ] && flags="$(KP135)"; \
-	  echo "go test (kubeproxy, kube-proxy v$$v) $$flags ./..."; \
-	  (cd kubeproxy && CGO_ENABLED=0 $(GOINPATH) $(GO) test $(GOTEST_FLAGS) -v $$flags ./... > ../bin/kubeproxy-test-$$v.log 2>&1); s=$$?; \
-	  grep -E 'clusters, [0-9]+ syncs|^(ok|FAIL|--- FAIL)' bin/kubeproxy-test-$$v.log; \
-	  [ $$s = 0 ] || { tail -50 bin/kubeproxy-test-$$v.log; exit $$s; }; \
-	done
+	@$(foreach v,$(KP_VERSIONS),$(call kp_test,$(v)))
 
 # Everything that needs no root, no Debian packages and no kube-proxy build:
 # gofmt, vet, the unit tests (privileged tests skip, even as root or under CI)
@@ -95,11 +89,34 @@ test-unit:
 
 # kube-proxy's own proxiers as svclab's engine and oracle: a nested module
 # (kubeproxy/, see its README), one driver binary per kube-proxy version.
-KP135 := -modfile=go.135.mod -tags kp135
-kube-proxy: ## build bin/kube-proxy-driver-1.37 and -1.35
-	cd kubeproxy && CGO_ENABLED=0 $(GO) build -o ../bin/kube-proxy-driver-1.37 ./cmd/kube-proxy-driver
-	cd kubeproxy && CGO_ENABLED=0 $(GO) build $(KP135) -o ../bin/kube-proxy-driver-1.35 ./cmd/kube-proxy-driver
-	@$(SUDO_OWNS) bin bin/kube-proxy-driver-1.37 bin/kube-proxy-driver-1.35
+# KP_VERSIONS are the supported versions, oldest first, as the version table
+# (sim/render/version.go) lists them (kubeproxy/driver's tests check that);
+# the newest builds with go.mod, every other with go.1XX.mod and the build
+# tag kp1XX.
+KP_VERSIONS := 1.34 1.35 1.36 1.37
+KP_LATEST   := $(lastword $(KP_VERSIONS))
+kp_flags     = $(if $(filter $(1),$(KP_LATEST)),,-modfile=go.$(subst .,,$(1)).mod -tags kp$(subst .,,$(1)))
+KP_DRIVERS  := $(KP_VERSIONS:%=bin/kube-proxy-driver-%)
+.PHONY: $(KP_DRIVERS)
+
+kube-proxy: $(KP_DRIVERS) ## build bin/kube-proxy-driver-<version> for each of KP_VERSIONS
+
+$(KP_DRIVERS): bin/kube-proxy-driver-%:
+	cd kubeproxy && CGO_ENABLED=0 $(GO) build $(call kp_flags,$*) -o ../$@ ./cmd/kube-proxy-driver
+	@$(SUDO_OWNS) bin $@
+
+# kp_test runs the kubeproxy module's tests (the conformance suite) against
+# kube-proxy version $(1), printing the summary lines (log: bin/kubeproxy-test-$(1).log).
+kp_test = echo "go test (kubeproxy, kube-proxy v$(1)) $(call kp_flags,$(1)) ./..."; \
+	  start=$$(date +%s); \
+	  (cd kubeproxy && CGO_ENABLED=0 $(GOINPATH) $(GO) test $(GOTEST_FLAGS) -v $(call kp_flags,$(1)) ./... > ../bin/kubeproxy-test-$(1).log 2>&1); s=$$?; \
+	  grep -E 'clusters, [0-9]+ syncs|^(ok|FAIL|--- FAIL)' bin/kubeproxy-test-$(1).log; \
+	  echo "kube-proxy v$(1): $$(( $$(date +%s) - start )) s"; \
+	  [ $$s = 0 ] || { tail -50 bin/kubeproxy-test-$(1).log; exit $$s; };
+
+test-kube-proxy: kube-proxy ## the kubeproxy module's tests for each of KP_VERSIONS
+	@mkdir -p bin
+	@$(foreach v,$(KP_VERSIONS),$(call kp_test,$(v)))
 
 # The commands that need no privilege build and run off Linux too.
 cross: setup

@@ -18,7 +18,17 @@ import (
 )
 
 func init() {
-	register(&command{name: "render", summary: "print the rules kube-proxy would load for a scenario", usage: renderUsage, run: runRender})
+	register(&command{name: "render", summary: "print the rules kube-proxy would load for a scenario", usage: withVersions(renderUsage), run: runRender})
+}
+
+// versionsPlaceholder in a command's usage is replaced by the supported
+// kube-proxy versions (render's version table).
+const versionsPlaceholder = "VERSIONS"
+
+// withVersions returns usage with the supported kube-proxy versions filled
+// in.
+func withVersions(usage string) string {
+	return strings.ReplaceAll(usage, versionsPlaceholder, render.SupportedKubeProxyVersions())
 }
 
 const renderUsage = `Usage: svclab render --mode MODE (--scenario FILE|NAME | --services N --endpoints M [--seed S]) [options]
@@ -50,8 +60,9 @@ Options:
   --summary                       print services, endpoints, rules and bytes per mode instead
   --engine native|kube-proxy      who writes the rules (default the scenario's, else native):
                                   kube-proxy runs kube-proxy's own proxier (make kube-proxy builds it)
-  --kube-proxy-version V          1.35 or 1.37: whose rules, for both engines (default the
-                                  scenario's, else the newest); v1.36+ changed the nftables layout
+  --kube-proxy-version V          whose rules, for both engines: VERSIONS
+                                  (default the scenario's, else the newest; v1.36+ changed
+                                  the nftables layout)
 
 Examples:
   svclab render --mode iptables --scenario two-endpoints --services 0

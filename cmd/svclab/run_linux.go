@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "run", summary: "run a scenario in the lab and record the results", usage: runUsage, run: runRun})
+	register(&command{name: "run", summary: "run a scenario in the lab and record the results", usage: withVersions(runUsage), run: runRun})
 	register(&command{name: guest.Command, summary: "run a job in a user-mode-linux guest", usage: "internal\n", run: runGuestJob, hidden: true})
 }
 
@@ -44,7 +44,7 @@ Options:
                      dataplane is ipvs and the host has no IPVS; host; uml (always the guest)
   --engine E         native (svclab's renderer) or kube-proxy (kube-proxy's own proxier
                      programs the node and times its own syncs; make kube-proxy builds it)
-  --kube-proxy-version V   1.35 or 1.37: whose rules (default the scenario's, else the newest)
+  --kube-proxy-version V   VERSIONS: whose rules (default the scenario's, else the newest)
 
 Examples:
   sudo svclab run split-2

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(&command{name: "up", summary: "build a lab, program it and leave it running to explore", usage: upUsage, run: runUp})
+	register(&command{name: "up", summary: "build a lab, program it and leave it running to explore", usage: withVersions(upUsage), run: runUp})
 	register(&command{name: session.DaemonCommand, summary: "serve a lab for svclab up", usage: "internal\n", run: runLabDaemon, hidden: true})
 }
 
@@ -31,7 +31,7 @@ Options:
   --dataplane D   iptables-legacy, iptables-nft (default) or nftables
   --engine E      native (svclab's renderer) or kube-proxy (kube-proxy's own proxier
                   programs the node and keeps running with the lab; make kube-proxy)
-  --kube-proxy-version V   1.35 or 1.37 (default the scenario's, else the newest)
+  --kube-proxy-version V   VERSIONS (default the scenario's, else the newest)
   --json          print {"run", "node_netns", "client_netns", "services": [...]}
 
 Examples:

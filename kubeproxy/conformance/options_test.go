@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/netip"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -53,6 +54,10 @@ func nativeVersion() render.KubeProxyVersion {
 	v, err := render.ParseKubeProxyVersion(driver.Version())
 	if err != nil {
 		panic(err) // a driver version the renderers do not know: fail loudly
+	}
+	if p := v.Release().Patch; p != driver.Version() {
+		// the row's patch release is the one checked: fail loudly
+		panic(fmt.Sprintf("kube-proxy %s: the version table's row %s names patch %s", driver.Version(), v, p))
 	}
 	return v
 }

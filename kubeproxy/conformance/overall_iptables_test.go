@@ -27,7 +27,7 @@ var iptOverallCases = []struct{ name, objects string }{
 }
 
 // TestIPTablesKubeProxyExpectations reproduces TestOverallIPTablesRules
-// and TestBadIPs of the driver's kube-proxy version (v1.35.4 or v1.37.2):
+// and TestBadIPs of the driver's kube-proxy version (its row's patch release):
 //   - the native renderer, given the model sim/objects decodes from the
 //     testdata objects, with the test's host (nfacct counters present) and
 //     its mark spelled as the test does (0x4000), writes exactly the
@@ -44,7 +44,7 @@ func TestIPTablesKubeProxyExpectations(t *testing.T) {
 			m := iptDecode(t, path)
 
 			opts := iptablesOptions()
-			opts.NFAcct, opts.RandomFully = true, false // the test's fake iptables: v1.35 writes no --random-fully
+			opts.NFAcct, opts.RandomFully = true, false // the test's fake iptables: without AlwaysRandomFully, no --random-fully
 			native := strings.ReplaceAll(iptRender(t, m, opts), "0x00004000", "0x4000")
 			iptSameCanonical(t, "native (test host)", expected, native)
 
@@ -77,7 +77,7 @@ func iptExpected(t *testing.T, objects string) string {
 // present, mark written "0x4000", an iptables without --random-fully) into
 // what kube-proxy writes on the driver's render-mode host: no nfacct
 // matches or localhost nfacct rules, the mark as %#08x formats it, and
-// MASQUERADE --random-fully (which v1.37 writes on either host).
+// MASQUERADE --random-fully (which AlwaysRandomFully releases write on either host).
 func iptOnDriverHost(expected string) string {
 	var out []string
 	for _, l := range strings.Split(expected, "\n") {

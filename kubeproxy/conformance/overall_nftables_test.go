@@ -30,14 +30,14 @@ type overallNFTablesTest struct {
 }
 
 // TestOverallNFTablesRules reproduces kube-proxy's own full-sync
-// expectation (TestOverallNFTablesRules, and in v1.37 its IPv6 twin,
-// copied verbatim to testdata/overall): the final state the native
+// expectation (TestOverallNFTablesRules, and where the release has it its
+// IPv6 twin, copied verbatim to testdata/overall): the final state the native
 // renderer's transaction leaves, and the one kube-proxy's proxier leaves
 // when the driver feeds it the test's services as Kubernetes objects,
 // both sorted as kube-proxy's test sorts it, equal the expected dump.
 func TestOverallNFTablesRules(t *testing.T) {
 	gate := overallLocalhostGate(t)
-	for _, tt := range overallNFTablesTests {
+	for _, tt := range overallNFTablesTests(t) {
 		t.Run(tt.want, func(t *testing.T) {
 			want := simnft.SortTransaction(readTestdata(t, tt.want))
 			m := overallModel(t, tt.objects, tt.ipv6)

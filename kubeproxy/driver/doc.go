@@ -15,7 +15,8 @@
 // loudly). Sync uses the real tools exactly as kube-proxy does and is meant
 // to run inside a lab network namespace.
 //
-// The kube-proxy version is chosen at build time: go.mod pins v1.37, and
-// go.135.mod with the build tag kp135 pins v1.35 (glue_137.go and
-// glue_135.go hold the version-specific NewProxier calls).
+// The kube-proxy version is chosen at build time: go.mod pins the newest
+// supported release, go.1XX.mod with the build tag kp1XX each older one
+// (the rows of sim/render's version table); glue_1XX.go holds each
+// version's NewProxier calls (see kubeproxy/README.md).
 package driver

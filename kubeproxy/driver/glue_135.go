@@ -15,7 +15,7 @@ import (
 // without module information (test binaries).
 const kubeVersion = "v1.35.4"
 
-// Up to v1.35 the NewProxier functions take positional arguments.
+// Up to v1.36 the NewProxier functions take positional arguments.
 
 func newIPTables(ctx context.Context, s settings, h host) (proxy.Provider, error) {
 	p, err := iptables.NewProxier(ctx, s.family, h.ipt, h.sysctl, SyncPeriod, 0,
@@ -45,14 +45,4 @@ func newIPVS(ctx context.Context, s settings, h host) (proxy.Provider, error) {
 		return nil, err
 	}
 	return p, nil
-}
-
-// HasRandomFully: v1.35 asks the iptables interface whether
-// MASQUERADE --random-fully is supported. The render-mode fake answers as
-// this machine's iptables (1.8) would; sync mode asks the real one.
-func (r *recIPTables) HasRandomFully() bool {
-	if r.fake {
-		return true
-	}
-	return r.Interface.HasRandomFully()
 }

@@ -1,4 +1,4 @@
-//go:build !kp135
+//go:build !kp134 && !kp135 && !kp136
 
 package driver
 
@@ -17,7 +17,7 @@ import (
 // without module information (test binaries).
 const kubeVersion = "v1.37.2"
 
-// Since v1.36 the NewProxier functions take a KubeProxyConfiguration.
+// Since v1.37 the NewProxier functions take a KubeProxyConfiguration.
 func config(s settings) *kubeproxyconfig.KubeProxyConfiguration {
 	bit := int32(s.masqueradeBit)
 	localhostNodePorts := s.localhostNodePorts

@@ -111,3 +111,14 @@ func (r *recIPTables) track(table utiliptables.Table, data []byte) {
 		}
 	}
 }
+
+// HasRandomFully answers kube-proxy up to v1.36, which asks the iptables
+// interface whether MASQUERADE --random-fully is supported (v1.37's
+// interface has no such method). The render-mode fake answers as this
+// machine's iptables (1.8) would; sync mode asks the real one.
+func (r *recIPTables) HasRandomFully() bool {
+	if h, ok := r.Interface.(interface{ HasRandomFully() bool }); ok && !r.fake {
+		return h.HasRandomFully()
+	}
+	return true
+}

@@ -35,17 +35,29 @@ type KubeProxy struct {
 // FeatureGate reports whether the scenario turns the gate on.
 func (k KubeProxy) FeatureGate(name string) bool { return k.FeatureGates[name] }
 
-// FeatureGateNFTablesLocalhostNodePorts is kube-proxy v1.37's alpha gate
+// FeatureGateNFTablesLocalhostNodePorts is kube-proxy's (v1.37+) alpha gate
 // KubeProxyNFTablesLocalhostNodePorts: nftables mode counts and rejects
 // NodePort traffic to localhost (sim/render/nftables
 // Options.LocalhostNodePortsGate). kube-proxy's TestOverallNFTablesRules
 // runs with it on.
 const FeatureGateNFTablesLocalhostNodePorts = "KubeProxyNFTablesLocalhostNodePorts"
 
-// featureGates are the gates svclab knows, each with the kube-proxy
-// releases that have it (kube-proxy refuses a gate it does not know).
-var featureGates = map[string][]render.KubeProxyVersion{
-	FeatureGateNFTablesLocalhostNodePorts: {render.KubeProxy137},
+// featureGates are the gates svclab knows, each with the fact of the
+// version table (render.KubeProxyRelease) that says whether a kube-proxy
+// release has it (kube-proxy refuses a gate it does not know).
+var featureGates = map[string]func(render.KubeProxyVersion) bool{
+	FeatureGateNFTablesLocalhostNodePorts: render.KubeProxyVersion.NFTablesLocalhostNodePorts,
+}
+
+// gateVersions lists the supported versions that have the gate.
+func gateVersions(has func(render.KubeProxyVersion) bool) []render.KubeProxyVersion {
+	var out []render.KubeProxyVersion
+	for _, v := range render.KubeProxyVersions {
+		if has(v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // FeatureGateNames lists the gates svclab knows, sorted.
@@ -76,12 +88,12 @@ func validateFeatureGates(k *kubeProxySpec, v render.KubeProxyVersion) []pathErr
 	var errs []pathError
 	for _, name := range slices.Sorted(maps.Keys(k.FeatureGates)) {
 		at := fieldAt("kubeProxy", "featureGates", name)
-		versions, known := featureGates[name]
+		has, known := featureGates[name]
 		switch {
 		case !known:
 			errs = append(errs, at(fmt.Sprintf("unknown feature gate %q", name), "svclab knows "+strings.Join(FeatureGateNames(), ", ")))
-		case !slices.Contains(versions, v.OrLatest()):
-			errs = append(errs, at(fmt.Sprintf("kube-proxy %s has no feature gate %s", v.OrLatest(), name), "it is in kube-proxy "+joinVersions(versions)+"; set kubeProxy.version, or remove the gate"))
+		case !has(v.OrLatest()):
+			errs = append(errs, at(fmt.Sprintf("kube-proxy %s has no feature gate %s", v.OrLatest(), name), "it is in kube-proxy "+joinVersions(gateVersions(has))+"; set kubeProxy.version, or remove the gate"))
 		case k.FeatureGates[name] && k.Engine == EngineKubeProxy:
 			errs = append(errs, at("the kube-proxy engine's driver does not set feature gates", "use engine native, or remove the gate"))
 		}
@@ -99,7 +111,7 @@ func validateKubeProxy(k *kubeProxySpec) []pathError {
 	}
 	v, err := render.ParseKubeProxyVersion(k.Version)
 	if err != nil {
-		errs = append(errs, fieldAt("kubeProxy", "version")(err.Error(), "use 1.35 or 1.37"))
+		errs = append(errs, fieldAt("kubeProxy", "version")(err.Error(), "use "+render.SupportedKubeProxyVersions()))
 	}
 	k.Version = string(v)
 	errs = append(errs, validateFeatureGates(k, v)...)

@@ -75,8 +75,8 @@ func canonicalFile(t *testing.T, name string) string {
 }
 
 // TestKubeProxyOverallRules is the differential test against kube-proxy's
-// own TestOverallIPTablesRules and TestBadIPs (v1.35.4 and v1.37.2, their
-// expected payloads copied verbatim): the payload, in canonical order,
+// own TestOverallIPTablesRules and TestBadIPs (of each supported release's
+// patch, render.KubeProxyReleases; their expected payloads copied verbatim): the payload, in canonical order,
 // must equal kube-proxy's expectation. The fixture's iptables has nfacct
 // and no --random-fully (which v1.37 writes anyway); its mark is written
 // 0x4000, svclab writes kube-proxy's real %#08x form.
@@ -85,8 +85,8 @@ func TestKubeProxyOverallRules(t *testing.T) {
 		test     string
 		services model.Slice
 	}{{"TestOverallIPTablesRules", overallServices()}, {"TestBadIPs", badIPServices()}} {
-		for _, v := range []render.KubeProxyVersion{render.KubeProxy135, render.KubeProxy137} {
-			file := "v" + map[render.KubeProxyVersion]string{render.KubeProxy135: "1.35.4", render.KubeProxy137: "1.37.2"}[v] + "-" + tc.test + ".rules"
+		for _, r := range render.KubeProxyReleases() {
+			v, file := r.Version, r.Patch+"-"+tc.test+".rules"
 			t.Run(tc.test+"/"+string(v), func(t *testing.T) {
 				opts := Options{Version: v, NFAcct: true, LargeClusterThreshold: 1000}
 				got := renderString(t, &model.Model{Cluster: kubeProxyCluster(), Services: tc.services}, opts)

@@ -50,10 +50,8 @@ func TestKubeProxySyncRepeated(t *testing.T) {
 		{"no change", model.Slice{svc1, svc3c, svc4eps}, []string{}, nil},
 		{"full sync after deleting svc4", model.Slice{svc1, svc3c}, nil, []model.Service{svc4eps}},
 	}
-	for v, file := range map[render.KubeProxyVersion]string{
-		render.KubeProxy135: "v1.35.4-TestSyncProxyRulesRepeated.rules",
-		render.KubeProxy137: "v1.37.2-TestSyncProxyRulesRepeated.rules",
-	} {
+	for _, r := range render.KubeProxyReleases() {
+		v, file := r.Version, r.Patch+"-TestSyncProxyRulesRepeated.rules"
 		raw, err := os.ReadFile(filepath.Join("testdata", "kube-proxy", file))
 		if err != nil {
 			t.Fatal(err)

@@ -8,10 +8,21 @@ import (
 )
 
 // baseStats is what the table itself costs, before any service, per
-// kube-proxy version.
+// layout (layout_test.go).
 var baseStats = map[render.KubeProxyVersion]render.Stats{
-	render.KubeProxy135: {Lines: 80, Rules: 23, Chains: 16, Sets: 6},
-	render.KubeProxy137: {Lines: 92, Rules: 22, Chains: 15, Sets: 7},
+	"1.34": {Lines: 80, Rules: 23, Chains: 16, Sets: 6},
+	"1.36": {Lines: 78, Rules: 22, Chains: 15, Sets: 7},
+	"1.37": {Lines: 92, Rules: 22, Chains: 15, Sets: 7},
+}
+
+// perService is the key of the per-service expectations below: what one
+// service adds depends only on NFTablesDirectDNAT ("1.37": DNAT in the
+// service chain, "1.34": endpoint chains).
+func perService(v render.KubeProxyVersion) render.KubeProxyVersion {
+	if v.NFTablesDirectDNAT() {
+		return "1.37"
+	}
+	return "1.34"
 }
 
 func TestBaseCounts(t *testing.T) {
@@ -21,40 +32,41 @@ func TestBaseCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		st.Bytes = 0
-		if st != baseStats[v] {
-			t.Errorf("%s, empty model: got %+v, want %+v", v, st, baseStats[v])
+		if st != baseStats[layout(v)] {
+			t.Errorf("%s, empty model: got %+v, want %+v", v, st, baseStats[layout(v)])
 		}
 	}
 }
 
 // TestCountsPerShape pins the exact rules, chains, sets and elements one
-// service port of each shape adds. v1.35: E endpoints give 1+E chains and
-// 2E+2 rules, plus affinity (E sets, 2E rules) and NodePort (1 chain, 2
-// rules, 1 element). v1.37: one chain and one DNAT rule, a hairpin element
-// per local endpoint; endpoint chains (2 rules each) only with affinity.
+// service port of each shape adds, per layout. v1.34: E endpoints give 1+E
+// chains and 2E+2 rules, plus affinity (E sets, 2E rules) and NodePort (1
+// chain, 2 rules, 1 element). v1.37: one chain and one DNAT rule, a
+// hairpin element per local endpoint; endpoint chains (2 rules each) only
+// with affinity.
 func TestCountsPerShape(t *testing.T) {
 	tests := []struct {
 		shape string
 		want  map[render.KubeProxyVersion]render.Stats // Lines, Rules, Chains, Sets, Elements added by the service
 	}{
 		{"two-endpoints", map[render.KubeProxyVersion]render.Stats{
-			render.KubeProxy135: {Lines: 14, Rules: 6, Chains: 3, Elements: 2},
-			render.KubeProxy137: {Lines: 7, Rules: 1, Chains: 1, Elements: 4}}},
+			"1.34": {Lines: 14, Rules: 6, Chains: 3, Elements: 2},
+			"1.37": {Lines: 7, Rules: 1, Chains: 1, Elements: 4}}},
 		{"three-endpoints", map[render.KubeProxyVersion]render.Stats{
-			render.KubeProxy135: {Lines: 18, Rules: 8, Chains: 4, Elements: 2},
-			render.KubeProxy137: {Lines: 8, Rules: 1, Chains: 1, Elements: 5}}},
+			"1.34": {Lines: 18, Rules: 8, Chains: 4, Elements: 2},
+			"1.37": {Lines: 8, Rules: 1, Chains: 1, Elements: 5}}},
 		{"no-endpoints", map[render.KubeProxyVersion]render.Stats{
-			render.KubeProxy135: {Lines: 2, Elements: 2},
-			render.KubeProxy137: {Lines: 2, Elements: 2}}},
+			"1.34": {Lines: 2, Elements: 2},
+			"1.37": {Lines: 2, Elements: 2}}},
 		{"affinity", map[render.KubeProxyVersion]render.Stats{
-			render.KubeProxy135: {Lines: 13, Rules: 6, Chains: 2, Sets: 1, Elements: 2},
-			render.KubeProxy137: {Lines: 12, Rules: 4, Chains: 2, Sets: 1, Elements: 3}}},
+			"1.34": {Lines: 13, Rules: 6, Chains: 2, Sets: 1, Elements: 2},
+			"1.37": {Lines: 12, Rules: 4, Chains: 2, Sets: 1, Elements: 3}}},
 		{"nodeport", map[render.KubeProxyVersion]render.Stats{
-			render.KubeProxy135: {Lines: 15, Rules: 6, Chains: 3, Elements: 3},
-			render.KubeProxy137: {Lines: 11, Rules: 3, Chains: 2, Elements: 4}}},
+			"1.34": {Lines: 15, Rules: 6, Chains: 3, Elements: 3},
+			"1.37": {Lines: 11, Rules: 3, Chains: 2, Elements: 4}}},
 		{"nodeport-no-endpoints", map[render.KubeProxyVersion]render.Stats{
-			render.KubeProxy135: {Lines: 3, Elements: 3},
-			render.KubeProxy137: {Lines: 3, Elements: 3}}},
+			"1.34": {Lines: 3, Elements: 3},
+			"1.37": {Lines: 3, Elements: 3}}},
 	}
 	for _, v := range render.KubeProxyVersions {
 		for _, tt := range tests {
@@ -63,13 +75,13 @@ func TestCountsPerShape(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				base := baseStats[v]
+				base := baseStats[layout(v)]
 				got := render.Stats{
 					Lines: st.Lines - base.Lines, Rules: st.Rules - base.Rules,
 					Chains: st.Chains - base.Chains, Sets: st.Sets - base.Sets, Elements: st.Elements,
 				}
-				if got != tt.want[v] {
-					t.Errorf("got %+v, want %+v", got, tt.want[v])
+				if got != tt.want[perService(v)] {
+					t.Errorf("got %+v, want %+v", got, tt.want[perService(v)])
 				}
 			})
 		}
@@ -95,7 +107,7 @@ func TestMultiPortClusterIPOnce(t *testing.T) {
 			t.Errorf("%s: %d service-ips elements, want 3", v, n)
 		}
 		// Three ports share target port 80: one hairpin element per endpoint.
-		if want := map[render.KubeProxyVersion]int{render.KubeProxy135: 0, render.KubeProxy137: 2}[v]; b.count("add element ip kube-proxy hairpin-connections") != want {
+		if want := map[render.KubeProxyVersion]int{"1.34": 0, "1.37": 2}[perService(v)]; b.count("add element ip kube-proxy hairpin-connections") != want {
 			t.Errorf("%s: %d hairpin elements, want %d", v, b.count("add element ip kube-proxy hairpin-connections"), want)
 		}
 	}
@@ -104,9 +116,9 @@ func TestMultiPortClusterIPOnce(t *testing.T) {
 func TestIncrementalCounts(t *testing.T) {
 	want := map[render.KubeProxyVersion]render.Stats{
 		// 3 endpoint chains + the service chain, re-added and flushed; 2+2·3 rules.
-		render.KubeProxy135: {Lines: 16, Rules: 8, Chains: 4},
+		"1.34": {Lines: 16, Rules: 8, Chains: 4},
 		// the new endpoint's hairpin element, the service chain and its DNAT.
-		render.KubeProxy137: {Lines: 4, Rules: 1, Chains: 1, Elements: 1},
+		"1.37": {Lines: 4, Rules: 1, Chains: 1, Elements: 1},
 	}
 	for _, v := range render.KubeProxyVersions {
 		m := modelOf(twoEndpoints())
@@ -115,8 +127,8 @@ func TestIncrementalCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 		st.Bytes = 0
-		if st != want[v] {
-			t.Errorf("%s: got %+v, want %+v", v, st, want[v])
+		if st != want[perService(v)] {
+			t.Errorf("%s: got %+v, want %+v", v, st, want[perService(v)])
 		}
 	}
 }

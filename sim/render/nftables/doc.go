@@ -19,19 +19,21 @@
 // come in model order (kube-proxy walks a Go map).
 //
 // Layouts. Options.Version picks the kube-proxy release (default: the
-// newest, render.LatestKubeProxy):
-//   - v1.36+ (render.KubeProxy137, checked against v1.37.2): services
-//     without session affinity have no endpoint chains; the service chain
-//     DNATs itself (`dnat to IP:PORT`, or `dnat ip addr . port to numgen
-//     random mod N map { … }`). Hairpin traffic is masqueraded through the
-//     hairpin-connections set (one element per local endpoint, written once
-//     per transaction), ClusterIP traffic from outside the cluster CIDR by
-//     one rule in `services`, and the masquerading chain has two rules. The
-//     localhost-nodeport-reject-* map, chains and counters are added and
-//     deleted again, as kube-proxy does with its feature gate off.
-//   - v1.35 (render.KubeProxy135, checked against v1.35.4): a chain per
-//     endpoint for every service, jumps to mark-for-masquerade from service
-//     and endpoint chains, three rules in masquerading.
+// newest, render.LatestKubeProxy); the facts of its render.KubeProxyRelease
+// row choose what is written:
+//   - NFTablesDirectDNAT (v1.36+): services without session affinity have
+//     no endpoint chains; the service chain DNATs itself (`dnat to
+//     IP:PORT`, or `dnat ip addr . port to numgen random mod N map { … }`).
+//     Hairpin traffic is masqueraded through the hairpin-connections set
+//     (one element per local endpoint, written once per transaction),
+//     ClusterIP traffic from outside the cluster CIDR by one rule in
+//     `services`, and the masquerading chain has two rules.
+//   - NFTablesLocalhostNodePorts (v1.37+): the localhost-nodeport-reject-*
+//     map, chains and counters are added and deleted again, as kube-proxy
+//     does with its feature gate off (Options.LocalhostNodePortsGate).
+//   - otherwise (v1.34, v1.35): a chain per endpoint for every service,
+//     jumps to mark-for-masquerade from service and endpoint chains, three
+//     rules in masquerading.
 //
 // Both layouts add a multi-port service's ClusterIP to cluster-ips once,
 // route to the endpoints kube-proxy would (model.UsableEndpoints: ready,

@@ -13,11 +13,11 @@ import (
 	"github.com/svclab/svclab/sim/render"
 )
 
-// checkGolden compares got with testdata/v<version>/name, or rewrites it
+// checkGolden compares got with testdata/v<layout>/name, or rewrites it
 // under -update.
 func checkGolden(t *testing.T, v render.KubeProxyVersion, name string, got []byte) {
 	t.Helper()
-	golden.Check(t, filepath.Join("testdata", "v"+string(v.OrLatest()), name), got)
+	golden.Check(t, filepath.Join("testdata", "v"+string(layout(v)), name), got)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -85,7 +85,7 @@ func renderServiceChange(w io.Writer, m *model.Model, before, after *model.Servi
 // hairpin element k (a local usable endpoint with that IP, protocol and
 // port). It walks the model only for local endpoints' keys.
 func hairpinUsedElsewhere(m *model.Model, skip int, k hairpinKey) bool {
-	pc := modelContext(m, true)
+	pc := modelContext(m, releaseFacts{direct: true})
 	for i := 0; i < m.Services.Len(); i++ {
 		if i == skip {
 			continue
@@ -164,9 +164,9 @@ func (d elementDeletes) write(r *renderer) {
 }
 
 // modelContext is the port context of m's cluster and family.
-func modelContext(m *model.Model, direct bool) portContext {
+func modelContext(m *model.Model, f releaseFacts) portContext {
 	c := m.Cluster
-	return portContext{node: c.NodeName, zone: c.NodeZone, nodeIP: c.NodeIP, family: m.Family, direct: direct}
+	return portContext{node: c.NodeName, zone: c.NodeZone, nodeIP: c.NodeIP, family: m.Family, releaseFacts: f}
 }
 
 // servicePorts names every port of s.

@@ -95,31 +95,34 @@ func wantDump(t *testing.T, name string) string {
 }
 
 // TestKubeProxyOverallRules is the differential test against kube-proxy's
-// own expectations, copied verbatim: TestOverallNFTablesRules of v1.35.4
-// and v1.37.2 (which runs with the localhost NodePorts gate on) and
-// v1.37.2's TestOverallNFTablesRulesIPv6. The final state of svclab's
-// transaction, sorted as kube-proxy's test sorts it, must equal the
-// expected dump line for line.
+// own expectations, copied verbatim: TestOverallNFTablesRules (and, where
+// the release has it, TestOverallNFTablesRulesIPv6) of each supported
+// release's patch (render.KubeProxyReleases; v1.37's run with the
+// localhost NodePorts gate on). The final state of svclab's transaction,
+// sorted as kube-proxy's test sorts it, must equal the expected dump line
+// for line.
 func TestKubeProxyOverallRules(t *testing.T) {
-	for _, tt := range []struct {
-		v    render.KubeProxyVersion
-		f    model.Family
-		file string
-	}{
-		{render.KubeProxy135, model.IPv4, "v1.35.4-TestOverallNFTablesRules.nft"},
-		{render.KubeProxy137, model.IPv4, "v1.37.2-TestOverallNFTablesRules.nft"},
-		{render.KubeProxy137, model.IPv6, "v1.37.2-TestOverallNFTablesRulesIPv6.nft"},
-	} {
-		t.Run(tt.file, func(t *testing.T) {
-			var tx bytes.Buffer
-			opts := kubeProxyOptions(tt.v)
-			opts.LocalhostNodePortsGate = true
-			if _, err := Render(&tx, overallModel(tt.f), opts); err != nil {
-				t.Fatal(err)
+	for _, r := range render.KubeProxyReleases() {
+		files, _ := filepath.Glob(filepath.Join("testdata", "kube-proxy", r.Patch+"-TestOverallNFTablesRules*.nft"))
+		if len(files) == 0 {
+			t.Errorf("kube-proxy %s: no testdata/kube-proxy/%s-TestOverallNFTablesRules.nft", r.Version, r.Patch)
+		}
+		for _, path := range files {
+			file, f := filepath.Base(path), model.IPv4
+			if strings.Contains(file, "IPv6") {
+				f = model.IPv6
 			}
-			if d := golden.Diff(wantDump(t, tt.file), finalDump(t, tx.String())); d != "" {
-				t.Errorf("final state differs from kube-proxy's %s:\n%s", tt.file, d)
-			}
-		})
+			t.Run(file, func(t *testing.T) {
+				var tx bytes.Buffer
+				opts := kubeProxyOptions(r.Version)
+				opts.LocalhostNodePortsGate = true
+				if _, err := Render(&tx, overallModel(f), opts); err != nil {
+					t.Fatal(err)
+				}
+				if d := golden.Diff(wantDump(t, file), finalDump(t, tx.String())); d != "" {
+					t.Errorf("final state differs from kube-proxy's %s:\n%s", file, d)
+				}
+			})
+		}
 	}
 }

@@ -131,7 +131,7 @@ type portContext struct {
 	node, zone string
 	nodeIP     netip.Addr
 	family     model.Family
-	direct     bool // v1.36+ layout
+	releaseFacts
 }
 
 // newServicePort computes the names and endpoint categories of port p of
@@ -163,7 +163,7 @@ func newServicePort(s *model.Service, p model.Port, pc portContext) (*servicePor
 		affinity:  s.Affinity.ClientIP || s.Affinity.Timeout > 0,
 	}
 	sp.comment = sp.portName
-	if pc.direct && len(sp.comment) > commentLengthMax {
+	if pc.truncateComments && len(sp.comment) > commentLengthMax {
 		sp.comment = sp.comment[:commentLengthMax]
 	}
 	if err := sp.setExternal(s, p, pc); err != nil {

@@ -27,6 +27,7 @@ type Options struct {
 	// counted and rejected (for every protocol, or for UDP and SCTP when
 	// --nodeport-addresses names loopback and kube-proxy's userspace proxy
 	// serves TCP). kube-proxy's TestOverallNFTablesRules runs with it on.
-	// The v1.35 layout ignores it.
+	// Versions without the gate (render.KubeProxyRelease's
+	// NFTablesLocalhostNodePorts) ignore it.
 	LocalhostNodePortsGate bool
 }

@@ -1,6 +1,7 @@
 package nftables
 
-// The v1.36+ per-service layout (checked against kube-proxy v1.37.2's
+// The v1.36+ per-service layout (checked against kube-proxy v1.36.3's and
+// v1.37.2's
 // syncProxyRules, writeServiceToEndpointDNATs and
 // writeServiceToEndpointJumps): services without session affinity have no
 // endpoint chains, their service (and local) chains DNAT directly; hairpin
@@ -28,9 +29,10 @@ func (sp *servicePort) hairpinElement(ep *endpoint) string {
 
 // writeServiceDNAT writes chain's one rule for the endpoints eps (indexes
 // of sp.endpoints): `dnat to IP:PORT` for a single endpoint, else a
-// numgen-indexed map of IP . port.
+// numgen-indexed map of IP . port (also for a single endpoint before
+// v1.37: releaseFacts.dnatTo).
 func (r *renderer) writeServiceDNAT(sp *servicePort, chain string, eps []int) {
-	if len(eps) == 1 {
+	if len(eps) == 1 && r.dnatTo {
 		r.w.Line("add rule ", r.table, " ", chain, " meta l4proto ", sp.proto, " dnat to ", sp.endpoints[eps[0]].hostPort)
 		r.w.CountRule()
 		return

@@ -91,7 +91,7 @@ func (r *renderer) writeSetup() {
 	r.writeClusterIPsCheck()
 	r.writeNodePortIPs()
 	r.writeNoEndpoints()
-	if r.direct {
+	if r.localhostObjects {
 		r.writeLocalhostNodePortRejects()
 	}
 	r.writeDispatch()
@@ -107,7 +107,7 @@ func (r *renderer) flushContainers() {
 		"map " + mapNoEPServices, "map " + mapNoEPNodePorts, "map " + mapServiceNodePorts}
 	if r.direct {
 		containers = append(containers, "set "+setHairpin)
-		if r.opts.LocalhostNodePortsGate {
+		if r.localhostObjects && r.opts.LocalhostNodePortsGate {
 			containers = append(containers, "map "+mapLocalhostReject)
 		}
 	}

@@ -1,7 +1,7 @@
 package nftables
 
-// What setupNFTables adds in kube-proxy v1.36+ (checked against v1.37.2)
-// and not before.
+// What setupNFTables adds in the NFTablesDirectDNAT layout (v1.36+) and
+// with NFTablesLocalhostNodePorts (v1.37+), and not before.
 
 // localhostRejectProtocols are metrics.LocalhostNodePortRejectableProtocols,
 // lower-cased, in kube-proxy's order.
@@ -23,7 +23,7 @@ func (r *renderer) writeHairpinMasquerading() {
 // loopback (the userspace proxy serves TCP), else all three.
 func (r *renderer) localhostRejects() []string {
 	switch {
-	case !r.direct || !r.opts.LocalhostNodePortsGate:
+	case !r.localhostObjects || !r.opts.LocalhostNodePortsGate:
 		return nil
 	case r.nodePorts.explicitLoopback:
 		return localhostRejectProtocols[1:]

@@ -99,7 +99,7 @@ func newSyncState(r *renderer, before, after *model.Model) (*syncState, error) {
 	if st.curHairpins, err = allHairpins(after, pc); err != nil {
 		return nil, err
 	}
-	if st.prevHairpins, err = allHairpins(before, modelContext(before, r.direct)); err != nil {
+	if st.prevHairpins, err = allHairpins(before, modelContext(before, r.releaseFacts)); err != nil {
 		return nil, err
 	}
 	cur := map[serviceName]*model.Service{}
@@ -116,7 +116,7 @@ func newSyncState(r *renderer, before, after *model.Model) (*syncState, error) {
 		if s.Skipped() {
 			continue
 		}
-		sps, err := servicePorts(&s, modelContext(before, r.direct))
+		sps, err := servicePorts(&s, modelContext(before, r.releaseFacts))
 		if err != nil {
 			return nil, err
 		}
@@ -220,7 +220,7 @@ func (st *syncState) finish(stale []string) []string {
 	}
 	if r.direct {
 		st.deleteHairpins()
-		if r.opts.LocalhostNodePortsGate {
+		if r.localhostObjects && r.opts.LocalhostNodePortsGate {
 			st.deleteLeftovers(mapLocalhostReject)
 		}
 	}

@@ -21,9 +21,8 @@ type renderer struct {
 	nodePorts     nodePortAddresses
 	parts         []string
 	indexes       []string // "0", "1", ... reused by numgen lines
-	// direct is the v1.36+ layout (Options.Version): DNAT in the service
-	// chain, hairpin-connections, no mark-for-masquerade chain.
-	direct bool
+	// releaseFacts are Options.Version's facts (facts.go).
+	releaseFacts
 	// hairpins holds the hairpin-connections elements written so far:
 	// kube-proxy's element storage writes each key once per transaction.
 	hairpins map[hairpinKey]struct{}
@@ -56,7 +55,7 @@ func newHairpinKey(ip netip.Addr, proto string, port int) hairpinKey {
 func (k hairpinKey) ip() netip.Addr { return netip.AddrFrom16(k.addr).Unmap() }
 
 func newRenderer(w *render.Writer, c model.Cluster, f model.Family, opts Options) *renderer {
-	r := &renderer{w: w, cluster: c, opts: opts, syntax: syntaxOf(f), mark: c.MasqueradeMark(), direct: opts.Version.NFTablesDirectDNAT()}
+	r := &renderer{w: w, cluster: c, opts: opts, syntax: syntaxOf(f), mark: c.MasqueradeMark(), releaseFacts: factsOf(opts.Version)}
 	if r.direct {
 		r.hairpins = map[hairpinKey]struct{}{}
 	}
@@ -80,7 +79,7 @@ func (r *renderer) masqueradeAll() bool { return r.cluster.Proxy.MasqueradeAll }
 
 // portContext is what naming ports needs from the renderer.
 func (r *renderer) portContext() portContext {
-	return portContext{node: r.cluster.NodeName, zone: r.cluster.NodeZone, nodeIP: r.cluster.NodeIP, family: r.family, direct: r.direct}
+	return portContext{node: r.cluster.NodeName, zone: r.cluster.NodeZone, nodeIP: r.cluster.NodeIP, family: r.family, releaseFacts: r.releaseFacts}
 }
 
 // hasLocalDetector reports whether kube-proxy would have a local-traffic
