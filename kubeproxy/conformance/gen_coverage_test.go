@@ -6,11 +6,13 @@ import (
 	"github.com/svclab/svclab/sim/model"
 )
 
-// TestGeneratorCoverage: the 1,000 generated cases cover every feature
+// TestGeneratorCoverage: the generated cases the suite runs (1,000 by
+// default, SVCLAB_CONFORMANCE_CLUSTERS) cover every feature
 // the suite claims to, each many times.
 func TestGeneratorCoverage(t *testing.T) {
 	seen := map[string]int{}
-	for seed := range uint64(1000) {
+	n := clusters(t)
+	for seed := range uint64(n) {
 		tc := Generate(seed, AllFeatures)
 		total := 0
 		for _, s := range tc.Services {
@@ -40,8 +42,8 @@ func TestGeneratorCoverage(t *testing.T) {
 		"masquerade-all", "nodeport-addresses CIDRs", "nodeport-addresses primary", "localhost NodePorts off", "node zone",
 		"change update-service",
 	} {
-		if seen[f] < 10 {
-			t.Errorf("%q in %d cases of 1000, want at least 10", f, seen[f])
+		if want := max(3, n/100); seen[f] < want {
+			t.Errorf("%q in %d cases of %d, want at least %d", f, seen[f], n, want)
 		}
 		t.Logf("%-40s %d", f, seen[f])
 	}
