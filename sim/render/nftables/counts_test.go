@@ -148,7 +148,7 @@ func TestRenderErrors(t *testing.T) {
 	if _, err := RenderIncremental(io.Discard, modelOf(twoEndpoints()), 5, endpoints("10.0.3.9")[0], Options{}); err == nil {
 		t.Error("service index out of range accepted")
 	}
-	if _, err := Render(io.Discard, modelOf(twoEndpoints()), Options{Version: "1.36"}); err == nil {
+	if _, err := Render(io.Discard, modelOf(twoEndpoints()), Options{Version: "1.33"}); err == nil {
 		t.Error("unsupported kube-proxy version accepted")
 	}
 	for _, name := range []string{"ns 3", "ns3\nadd table ip x", `ns"3`, "ns3;"} {
