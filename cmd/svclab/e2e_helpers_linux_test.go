@@ -32,6 +32,7 @@ func svclabBinary(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		afterAll = append(afterAll, func() { os.RemoveAll(dir) })
 		_ = os.Chmod(dir, 0o755) // the no-root test runs it as nobody
 		binPath = filepath.Join(dir, "svclab")
 		// The kube-proxy drivers `make kube-proxy` built, for --engine kube-proxy.
