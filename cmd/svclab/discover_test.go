@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,26 +75,17 @@ func TestCompletionCandidates(t *testing.T) {
 				t.Fatalf("exit %d", code)
 			}
 			for _, w := range tt.want {
-				if !contains(got, w) {
+				if !slices.Contains(got, w) {
 					t.Errorf("candidates %v lack %q", got, w)
 				}
 			}
 			for _, w := range tt.not {
-				if contains(got, w) {
+				if slices.Contains(got, w) {
 					t.Errorf("candidates %v hold %q", got, w)
 				}
 			}
 		})
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // TestCompletionScriptInBash sources the bash script in a real bash with

@@ -3,7 +3,8 @@ package compare
 import (
 	"fmt"
 	"math"
-	"slices"
+
+	"github.com/svclab/svclab/sim/stats"
 )
 
 // The gate's primary comparisons pool every matched point of a dataplane:
@@ -58,7 +59,7 @@ func pooledRow(metric Metric, group []pair, bs, ns samples, opts Options) (Row, 
 	points := 0
 	for _, p := range group {
 		bv, nv := bs.values[p.base][metric.Name], ns.values[p.new][metric.Name]
-		center := medianOfValues(bv)
+		center := stats.Median(bv)
 		if len(bv) == 0 || len(nv) == 0 || center == 0 || math.IsNaN(center) {
 			continue
 		}
@@ -80,18 +81,6 @@ func scaledBy(values []float64, center float64) []float64 {
 		out[i] = v / center
 	}
 	return out
-}
-
-func medianOfValues(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // pooledLabel names a pooled row: its dataplanes and how many points it

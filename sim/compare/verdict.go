@@ -311,7 +311,7 @@ func (v Verdict) Power() string {
 	}
 	d := slices.Sorted(slices.Values(v.Detectable))
 	return fmt.Sprintf("power: a change must exceed about %.1f%% (median; %.1f%% to %.1f%%) to be told from noise by these samples (95%% interval half-widths over %s)",
-		medianOfValues(d), d[0], d[len(d)-1], plural(len(d), "gated comparison"))
+		stats.Median(d), d[0], d[len(d)-1], plural(len(d), "gated comparison"))
 }
 
 // ErrCannotFail says the gate could not fail whatever the runs hold.

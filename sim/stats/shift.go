@@ -52,7 +52,7 @@ func ShiftInterval(base, new []float64, confidence float64) Shift {
 	logScale := allPositive(b) && allPositive(n)
 	toPct := relativeScale(b, logScale)
 	d := pairwiseDifferences(b, n, logScale)
-	s := Shift{EstPct: toPct(medianOf(d)), Confidence: confidence, N1: len(b), N2: len(n)}
+	s := Shift{EstPct: toPct(Median(d)), Confidence: confidence, N1: len(b), N2: len(n)}
 	k, level := mosesRank(len(b), len(n), confidence)
 	if k < 1 {
 		s.LoPct, s.HiPct = math.Inf(-1), math.Inf(1)
@@ -69,7 +69,7 @@ func relativeScale(base []float64, logScale bool) func(float64) float64 {
 	if logScale {
 		return func(d float64) float64 { return (math.Exp(d) - 1) * 100 }
 	}
-	m := math.Abs(medianOf(base))
+	m := math.Abs(Median(base))
 	if m == 0 {
 		m = 1
 	}
@@ -128,14 +128,4 @@ func allPositive(v []float64) bool {
 		}
 	}
 	return true
-}
-
-func medianOf(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
