@@ -65,7 +65,7 @@ func (t *Tracer) traceIPVS(p Packet) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Dump: KindIPVS, Packet: describe(p), Service: r.Service, Verdict: string(r.Verdict), Masquerade: r.Masquerade, Flags: r.Flags}
+	res := Result{Dump: KindIPVS, Packet: describe(p), Service: r.Service, Verdict: string(r.Verdict), Masquerade: r.Masquerade || r.LoopBack.IsValid(), Flags: r.Flags}
 	if res.Verdict == "" {
 		res.Verdict = string(iptrace.Accept)
 	}
@@ -86,7 +86,7 @@ func (t *Tracer) traceIPVS(p Packet) (Result, error) {
 	for _, e := range r.Endpoints {
 		if e.Probability > 0 {
 			res.Endpoints = append(res.Endpoints, Endpoint{Endpoint: e.Addr.String(), Probability: e.Probability, Effective: e.Probability,
-				Verdict: res.Verdict, Masquerade: r.Masquerade, Rules: res.RulesEvaluated})
+				Verdict: res.Verdict, Masquerade: r.Masquerade || e.Addr == r.LoopBack, Rules: res.RulesEvaluated})
 		}
 	}
 	return res, nil

@@ -63,8 +63,12 @@ type Result struct {
 	// Verdict is the iptables verdict ("" without an iptables dump).
 	Verdict    iptrace.Verdict
 	Masquerade bool
-	IPTables   *iptrace.Trace
-	Flags      []string
+	// LoopBack is the real server that is the client itself, which
+	// KUBE-LOOP-BACK masquerades (only the connections scheduled to it);
+	// invalid when none is.
+	LoopBack netip.AddrPort
+	IPTables *iptrace.Trace
+	Flags    []string
 }
 
 // Trace traces p.
@@ -101,8 +105,8 @@ func (t *Tracer) Trace(p iptrace.Packet) (Result, error) {
 			"ipvsadm -Sn sorts them): give Options.AddedOrder for the exact pick; shares shown are each server's buckets")
 	}
 	r.Flags = append(r.Flags, schedulerNotes(svc)...)
-	if t.loopBack(p, r.Endpoints) {
-		r.Masquerade = true
+	if ep, ok := t.loopBack(p, r.Endpoints); ok {
+		r.LoopBack = ep
 		r.Flags = append(r.Flags, "hairpin: the client is its own real server (KUBE-LOOP-BACK), so the packet is masqueraded")
 	}
 	return r, nil
@@ -129,10 +133,10 @@ func (t *Tracer) lookup(p iptrace.Packet, mark uint32) *ipvs.Service {
 
 // loopBack reports whether a real server is the client itself and the
 // KUBE-LOOP-BACK set (dst,dst,src) says so.
-func (t *Tracer) loopBack(p iptrace.Packet, eps []Endpoint) bool {
+func (t *Tracer) loopBack(p iptrace.Packet, eps []Endpoint) (netip.AddrPort, bool) {
 	set := t.sets["KUBE-LOOP-BACK"]
 	if set == nil {
-		return false
+		return netip.AddrPort{}, false
 	}
 	proto := map[string]uint8{"tcp": 6, "udp": 17, "sctp": 132}[p.Proto]
 	for _, e := range eps {
@@ -141,8 +145,8 @@ func (t *Tracer) loopBack(p iptrace.Packet, eps []Endpoint) bool {
 		}
 		in, err := set.Match(t.sets, ipvs.Probe{Src: p.Src, Dst: e.Addr.Addr(), Proto: proto, DPort: e.Addr.Port()}, []string{"dst", "dst", "src"})
 		if err == nil && in {
-			return true
+			return e.Addr, true
 		}
 	}
-	return false
+	return netip.AddrPort{}, false
 }
