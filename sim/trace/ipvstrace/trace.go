@@ -3,6 +3,7 @@ package ipvstrace
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
@@ -99,6 +100,14 @@ func (t *Tracer) Trace(p iptrace.Packet) (Result, error) {
 	var err error
 	if r.Endpoints, err = schedule(svc, p, t.order[svc.Key()]); err != nil {
 		return r, err
+	}
+	if !slices.ContainsFunc(r.Endpoints, func(e Endpoint) bool { return e.Probability > 0 }) {
+		// ip_vs_schedule finds no destination; ip_vs_leave answers
+		// ICMP port unreachable and drops the packet
+		// (net/netfilter/ipvs/ip_vs_core.c).
+		r.Verdict = iptrace.Reject
+		r.Flags = append(r.Flags, "the virtual server has no real server: IPVS answers ICMP port unreachable (ip_vs_leave)")
+		return r, nil
 	}
 	if svc.Scheduler == "sh" && t.order[svc.Key()] == nil {
 		r.Flags = append(r.Flags, "sh: which real server this source gets depends on the order they were added (the kernel keeps them newest first; "+
