@@ -69,6 +69,7 @@ const (
 	refLocalhost     = "kube-proxy --iptables-localhost-nodeports; KEP-3866; v1.37 feature gate KubeProxyNFTablesLocalhostNodePorts (pkg/proxy/nftables/proxier.go)"
 	refNodePortAddrs = "kube-proxy --nodeport-addresses; cmd/kube-proxy/app/server_linux.go platformApplyDefaults (nftables: unset means primary)"
 	refIPVSLocal     = "kubernetes/kubernetes#97081 (IPVS applies externalTrafficPolicy per virtual server)"
+	refIPVSITP       = "pkg/proxy/ipvs/proxier.go (internalTrafficPolicy via the virtual server's real servers); net/netfilter/ipvs/ip_vs_core.c ip_vs_leave"
 	refIPVSFilter    = "pkg/proxy/ipvs/proxier.go: KUBE-IPVS-FILTER (\"kubernetes ipvs access filter\"), kube-ipvs0"
 )
 
@@ -139,9 +140,11 @@ var catalog = []known{
 		},
 		explain: func(e evidence) Cause {
 			return Cause{
-				What:      "internalTrafficPolicy: Local: IPVS mode's virtual server for the ClusterIP holds the endpoints it writes for the policy, which differ from the iptables/nftables cluster chain's for this path",
-				Reference: refIPVSLocal,
-				Action:    "check the Service's clients on nodes without a local endpoint",
+				What: fmt.Sprintf("internalTrafficPolicy: Local, and this node has %d of the Service's %d ready endpoints: %s %s, %s %s "+
+					"(IPVS: a virtual server without a real server answers ICMP port unreachable, ip_vs_leave; iptables/nftables: kube-proxy's \"has no local endpoints\" rule drops)",
+					e.path.Facts.LocalEndpoints, e.path.Facts.Endpoints, e.from.Mode, e.a, e.to.Mode, e.b),
+				Reference: refIPVSITP,
+				Action:    "nothing for correct clients; a client of a node-local Service on a node without its endpoint sees a refusal instead of a timeout, or the reverse",
 			}
 		},
 	},

@@ -37,7 +37,7 @@ type Group struct {
 }
 
 // decisiveRules is how many matched rules at the end of a trace are shown.
-const decisiveRules = 3
+const decisiveRules = 4
 
 // classify groups differences by path kind and change, traces one
 // example of each group on both sides with its rules, finds its cause,
@@ -116,17 +116,28 @@ func groupDiffs(diffs []Difference) []*Group {
 	return out
 }
 
+// decisive are the parts of a matched rule that decide where a packet
+// goes: iptables' service, endpoint and node-port jumps, DNAT, DROP and
+// REJECT; nftables' verdict maps, dnat, goto, drop and reject.
+var decisive = []string{"-j DNAT", "-j KUBE-SVC", "-j KUBE-EXT", "-j KUBE-NODEPORTS", "-j KUBE-SEP", "-j KUBE-FW", "-j REJECT", "-j DROP",
+	"-j KUBE-MARK-MASQ", "-j KUBE-NODE-PORT", "-j KUBE-IPVS-FILTER", "-j KUBE-LOAD-BALANCER", "vmap", "dnat to", "goto", "reject", "drop"}
+
 // tail keeps the last n rules of path that matched (iptables steps the
-// tracer marks MATCH, nftables steps with an action) before the packet
-// leaves: the masquerading on the way out is the same on every path.
+// tracer marks MATCH, nftables steps with an action) and decide where the
+// packet goes (decisive); the last n matched ones when none does.
 func tail(path []string, n int) []string {
-	var kept []string
+	var matched, kept []string
 	for _, step := range path {
-		if strings.Contains(step, " -     -A ") || strings.HasSuffix(step, "  []") ||
-			strings.HasPrefix(step, "nat POSTROUTING ") || strings.HasPrefix(step, "nat KUBE-POSTROUTING ") || strings.HasPrefix(step, "postrouting ") {
+		if strings.Contains(step, " -     -A ") {
 			continue
 		}
-		kept = append(kept, step)
+		matched = append(matched, step)
+		if slices.ContainsFunc(decisive, func(d string) bool { return strings.Contains(step, d) }) {
+			kept = append(kept, step)
+		}
+	}
+	if len(kept) == 0 {
+		kept = matched
 	}
 	if len(kept) > n {
 		kept = kept[len(kept)-n:]

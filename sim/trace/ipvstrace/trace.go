@@ -143,7 +143,11 @@ func (t *Tracer) lookup(p iptrace.Packet, mark uint32) *ipvs.Service {
 // loopBack reports whether a real server is the client itself and the
 // KUBE-LOOP-BACK set (dst,dst,src) says so.
 func (t *Tracer) loopBack(p iptrace.Packet, eps []Endpoint) (netip.AddrPort, bool) {
-	set := t.sets["KUBE-LOOP-BACK"]
+	name := "KUBE-LOOP-BACK"
+	if p.Src.Is6() && !p.Src.Is4In6() {
+		name = "KUBE-6-LOOP-BACK" // kube-proxy's IPv6 sets are KUBE-6-*
+	}
+	set := t.sets[name]
 	if set == nil {
 		return netip.AddrPort{}, false
 	}
