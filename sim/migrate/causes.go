@@ -75,6 +75,26 @@ const (
 
 var catalog = []known{
 	{
+		id: "external-address-without-endpoints",
+		matches: func(e evidence) bool {
+			external := e.path.Target == ToLoadBalancerIP || e.path.Target == ToExternalIP
+			rules := e.fromRules + e.toRules
+			return external && e.path.Facts.Endpoints == 0 && e.eitherMode(dataplane.ModeNFTables) &&
+				(strings.Contains(rules, "no-endpoint-services") || strings.Contains(rules, "firewall-check") || strings.Contains(rules, "has no endpoints"))
+		},
+		explain: func(e evidence) Cause {
+			from, to := e.ends()
+			return Cause{
+				What: fmt.Sprintf("a LoadBalancer IP or externalIP of a Service without endpoints, from %s: %s; %s. "+
+					"iptables mode writes its \"has no endpoints\" REJECT for external addresses in KUBE-EXTERNAL-SERVICES, which INPUT and FORWARD jump to but OUTPUT does not, and no source-range firewall; "+
+					"nftables mode checks the source ranges first (firewall-check, before DNAT, in prerouting and output) and then no-endpoint-services (input, forward and output)",
+					e.path.Client, outcomeBy(from), outcomeBy(to)),
+				Reference: refNFTablesKEP + "; pkg/proxy/iptables/proxier.go (KUBE-EXTERNAL-SERVICES), pkg/proxy/nftables/proxier.go (firewall-check, no-endpoint-services)",
+				Action:    "nothing for working clients: connections to an endpoint-less Service fail either way, only how (refused, dropped, or left to the node's routing) changes",
+			}
+		},
+	},
+	{
 		id: "unused-clusterip-port",
 		matches: func(e evidence) bool {
 			return e.path.Target == ToWrongPort && (strings.Contains(e.fromRules+e.toRules, "cluster-ips-check") || strings.Contains(e.fromRules+e.toRules, "KUBE-IPVS-FILTER"))
@@ -148,6 +168,24 @@ var catalog = []known{
 			}
 		},
 	},
+}
+
+// outcomeBy says what a side does, with the last decisive rule it traced.
+func outcomeBy(x end) string {
+	rules := tail(strings.Split(x.rules, "\n"), 1)
+	if len(rules) == 0 || x.rules == "" {
+		return fmt.Sprintf("%s: %s", x.side.Mode, x.outcome.Handling)
+	}
+	return fmt.Sprintf("%s: %s (%s)", x.side.Mode, x.outcome.Handling, clip(rules[0]))
+}
+
+// clip shortens a traced rule for a sentence.
+func clip(rule string) string {
+	const max = 160
+	if len(rule) > max {
+		return rule[:max] + "…"
+	}
+	return rule
 }
 
 // unusedPortRule says what side s's traced rules do with a connection to

@@ -58,7 +58,7 @@ func outcomeOf(a route.Answer, q route.Query) Outcome {
 		if q.Src.IsValid() && e.Seen != q.Src {
 			sees = "node"
 		}
-		o.Endpoints = append(o.Endpoints, Reached{Endpoint: e.Addr.String(), Probability: math.Round(e.Probability*1e4) / 1e4, Sees: sees})
+		o.Endpoints = append(o.Endpoints, Reached{Endpoint: e.Addr.String(), Probability: e.Probability, Sees: sees})
 	}
 	for _, n := range a.Notes {
 		if isAffinityNote(n) {
@@ -82,7 +82,7 @@ func (o Outcome) String() string {
 	}
 	parts := make([]string, len(o.Endpoints))
 	for i, e := range o.Endpoints {
-		parts[i] = fmt.Sprintf("%s p=%g sees %s", e.Endpoint, e.Probability, e.Sees)
+		parts[i] = fmt.Sprintf("%s p=%.4g sees %s", e.Endpoint, e.Probability, e.Sees)
 	}
 	s := "served by " + strings.Join(parts, ", ")
 	if o.Affinity {
@@ -121,9 +121,16 @@ func sameEndpoints(a, b Outcome) bool {
 	return true
 }
 
+// probabilityTolerance is the relative difference below which two
+// probabilities are the same: iptables writes each statistic probability
+// with 10 decimals, so its cascade's products differ from 1/n by about
+// 1e-9 relative; a real difference (another split) is far larger.
+const probabilityTolerance = 1e-4
+
 func sameProbabilities(a, b Outcome) bool {
 	for i := range a.Endpoints {
-		if a.Endpoints[i].Probability != b.Endpoints[i].Probability {
+		x, y := a.Endpoints[i].Probability, b.Endpoints[i].Probability
+		if math.Abs(x-y) > probabilityTolerance*math.Max(x, y) {
 			return false
 		}
 	}
