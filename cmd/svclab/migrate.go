@@ -114,7 +114,7 @@ func runMigrate(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&f.toFlags, "to-flag", "")
 	fs.StringVar(&f.engine, "engine", scenario.EngineKubeProxy, "")
 	fs.StringVar(&f.format, "format", "text", "")
-	fs.Func("json", "", func(string) error { f.format = "json"; return nil })
+	fs.BoolFunc("json", "", func(string) error { f.format = "json"; return nil })
 	fs.Func("node-address", "", func(v string) error {
 		for _, a := range strings.Split(v, ",") {
 			ip, err := netip.ParseAddr(strings.TrimSpace(a))
