@@ -83,6 +83,15 @@ func (t *Tracer) traceIPVS(p Packet) (Result, error) {
 			res.Path = append(res.Path, fmt.Sprintf("%s %s #%d %s %s", s.Table(), s.Chain(), s.RuleIndex(), matched(s.Matched), clipRule(s.Rule())))
 		}
 	}
+	if r.Service != "" {
+		n := 0
+		for _, e := range r.Endpoints {
+			if e.Probability > 0 {
+				n++
+			}
+		}
+		res.Path = append(res.Path, fmt.Sprintf("ipvs virtual server %s (%s) → %d real servers", r.Service, r.Scheduler, n))
+	}
 	for _, e := range r.Endpoints {
 		if e.Probability > 0 {
 			res.Endpoints = append(res.Endpoints, Endpoint{Endpoint: e.Addr.String(), Probability: e.Probability, Effective: e.Probability,

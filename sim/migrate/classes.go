@@ -120,7 +120,7 @@ func groupDiffs(diffs []Difference) []*Group {
 // goes: iptables' service, endpoint and node-port jumps, DNAT, DROP and
 // REJECT; nftables' verdict maps, dnat, goto, drop and reject.
 var decisive = []string{"-j DNAT", "-j KUBE-SVC", "-j KUBE-EXT", "-j KUBE-NODEPORTS", "-j KUBE-SEP", "-j KUBE-FW", "-j REJECT", "-j DROP",
-	"-j KUBE-MARK-MASQ", "-j KUBE-NODE-PORT", "-j KUBE-IPVS-FILTER", "-j KUBE-LOAD-BALANCER", "vmap", "dnat to", "goto", "reject", "drop"}
+	"-j KUBE-MARK-MASQ", "-j KUBE-NODE-PORT", "-j KUBE-IPVS-FILTER", "-j KUBE-LOAD-BALANCER", "vmap", "dnat to", "goto", "reject", "drop", "ipvs virtual server"}
 
 // tail keeps the last n rules of path that matched (iptables steps the
 // tracer marks MATCH, nftables steps with an action) and decide where the
