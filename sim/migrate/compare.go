@@ -51,14 +51,14 @@ type sideRules struct {
 func Compare(in Input) (*Result, error) {
 	in.From, in.To = in.From.Effective(), in.To.Effective()
 	m, notes := withNodeAddrs(in.Model)
+	m.Services = materialized(m.Services)
 	in.Model = m
-	from, err := loadSide(in, in.From)
+	var from, to *sideRules
+	err := both(
+		func() (err error) { from, err = loadSide(in, in.From); return wrapSide("--from", in.From, err) },
+		func() (err error) { to, err = loadSide(in, in.To); return wrapSide("--to", in.To, err) })
 	if err != nil {
-		return nil, fmt.Errorf("--from %s: %w", in.From, err)
-	}
-	to, err := loadSide(in, in.To)
-	if err != nil {
-		return nil, fmt.Errorf("--to %s: %w", in.To, err)
+		return nil, err
 	}
 	res := &Result{From: in.From, To: in.To, Services: in.Model.Services.Len(), Notes: notes}
 	if len(in.Node.Other) > 0 && (in.From.Mode == dataplane.ModeIPVS || in.To.Mode == dataplane.ModeIPVS) {
@@ -67,17 +67,16 @@ func Compare(in Input) (*Result, error) {
 	}
 	paths := Paths(in.Model, in.Node)
 	res.Paths = len(paths)
-	for _, p := range paths {
-		a, err := routeOutcome(from.oracle, p)
-		if err != nil {
-			return nil, fmt.Errorf("--from %s: %s: %w", in.From, p, err)
-		}
-		b, err := routeOutcome(to.oracle, p)
-		if err != nil {
-			return nil, fmt.Errorf("--to %s: %s: %w", in.To, p, err)
-		}
-		if c := Change(a, b); c != "" {
-			res.Differences = append(res.Differences, Difference{Path: p, From: a, To: b, Change: c})
+	var before, after []Outcome
+	err = both(
+		func() (err error) { before, err = routeAll(from, paths); return wrapSide("--from", in.From, err) },
+		func() (err error) { after, err = routeAll(to, paths); return wrapSide("--to", in.To, err) })
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range paths {
+		if c := Change(before[i], after[i]); c != "" {
+			res.Differences = append(res.Differences, Difference{Path: p, From: before[i], To: after[i], Change: c})
 		}
 	}
 	if res.Classes, err = classify(res.Differences, from, to); err != nil {
@@ -86,12 +85,49 @@ func Compare(in Input) (*Result, error) {
 	return res, nil
 }
 
-func routeOutcome(o *route.Oracle, p Path) (Outcome, error) {
-	a, err := o.Route(p.Query)
-	if err != nil {
-		return Outcome{}, err
+// routeAll routes every path through one side's rules.
+func routeAll(sr *sideRules, paths []Path) ([]Outcome, error) {
+	out := make([]Outcome, len(paths))
+	for i, p := range paths {
+		a, err := sr.oracle.Route(p.Query)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		out[i] = outcomeOf(a, p.Query)
 	}
-	return outcomeOf(a, p.Query), nil
+	return out, nil
+}
+
+// both runs f and g at once (one side each: the machine's cores share
+// the work) and returns the first error.
+func both(f, g func() error) error {
+	errs := make(chan error, 1)
+	go func() { errs <- f() }()
+	gErr := g()
+	if fErr := <-errs; fErr != nil {
+		return fErr
+	}
+	return gErr
+}
+
+func wrapSide(flag string, s Side, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", flag, s, err)
+	}
+	return nil
+}
+
+// materialized returns l as a Slice, each service built once (a
+// generator's List builds them on each At).
+func materialized(l model.List) model.Slice {
+	if s, ok := l.(model.Slice); ok {
+		return s
+	}
+	out := make(model.Slice, l.Len())
+	for i := range out {
+		out[i] = *l.At(i)
+	}
+	return out
 }
 
 // loadSide writes and compiles one side's rules for every family of the
