@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"strings"
 
 	"github.com/svclab/svclab/lab/kubeproxy"
 	"github.com/svclab/svclab/sim/dataplane"
@@ -24,31 +23,6 @@ func renderWithKubeProxy(w io.Writer, mode string, m *model.Model, v render.Kube
 		_, err = io.WriteString(w, s.Payload)
 		return err
 	}
-	for _, part := range []struct {
-		p    ipvs.Part
-		text string
-	}{{ipvs.PartIPVSAdm, s.IPVS}, {ipvs.PartIPSet, restoreForm(s.IPSet)}, {ipvs.PartIPTables, s.Payload}} {
-		if _, err := io.WriteString(w, part.p.Header()+"\n"+part.text); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// restoreForm turns the driver's `ipset save` state into `ipset restore`
-// input, the form the native renderer prints: every create and add with
-// -exist.
-func restoreForm(save string) string {
-	var b strings.Builder
-	for _, line := range strings.SplitAfter(save, "\n") {
-		body, nl := strings.CutSuffix(line, "\n")
-		if strings.HasPrefix(body, "create ") || strings.HasPrefix(body, "add ") {
-			body += " -exist"
-		}
-		b.WriteString(body)
-		if nl {
-			b.WriteString("\n")
-		}
-	}
-	return b.String()
+	_, err = io.WriteString(w, ipvs.CombinedFromState(s.IPVS, s.IPSet, s.Payload))
+	return err
 }

@@ -65,7 +65,7 @@ func (t *Tracer) traceIPVS(p Packet) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Dump: KindIPVS, Packet: describe(p), Service: r.Service, Verdict: string(r.Verdict), Masquerade: r.Masquerade, Flags: r.Flags}
+	res := Result{Dump: KindIPVS, Packet: describe(p), Service: r.Service, Verdict: string(r.Verdict), Masquerade: r.Masquerade || r.LoopBack.IsValid(), Flags: r.Flags}
 	if res.Verdict == "" {
 		res.Verdict = string(iptrace.Accept)
 	}
@@ -83,10 +83,19 @@ func (t *Tracer) traceIPVS(p Packet) (Result, error) {
 			res.Path = append(res.Path, fmt.Sprintf("%s %s #%d %s %s", s.Table(), s.Chain(), s.RuleIndex(), matched(s.Matched), clipRule(s.Rule())))
 		}
 	}
+	if r.Service != "" {
+		n := 0
+		for _, e := range r.Endpoints {
+			if e.Probability > 0 {
+				n++
+			}
+		}
+		res.Path = append(res.Path, fmt.Sprintf("ipvs virtual server %s (%s) → %d real servers", r.Service, r.Scheduler, n))
+	}
 	for _, e := range r.Endpoints {
 		if e.Probability > 0 {
 			res.Endpoints = append(res.Endpoints, Endpoint{Endpoint: e.Addr.String(), Probability: e.Probability, Effective: e.Probability,
-				Verdict: res.Verdict, Masquerade: r.Masquerade, Rules: res.RulesEvaluated})
+				Verdict: res.Verdict, Masquerade: r.Masquerade || e.Addr == r.LoopBack, Rules: res.RulesEvaluated})
 		}
 	}
 	return res, nil

@@ -59,6 +59,12 @@ type Answer struct {
 	// Service is the service port the rules matched ("ns/name:port"), ""
 	// when none.
 	Service string
+	// Notes are the tracer's remarks on the path (ClientIP affinity or
+	// IPVS persistence met, assumptions made), as sim/analyze words them.
+	Notes []string
+	// Path is the rules the packet met, in order, when the oracle keeps
+	// paths (FamilyRules.KeepPaths); nil otherwise.
+	Path []string
 }
 
 // Addrs returns the endpoints' "IP:port" strings, in order.
@@ -89,6 +95,13 @@ type FamilyRules struct {
 	Family model.Family
 	Rules  *analyze.Dump
 	Node   netip.Addr
+	// Local are the node's other local addresses (a second interface's),
+	// for the rules' "destination is local" matches; loopback is always
+	// local.
+	Local []netip.Addr
+	// KeepPaths keeps each trace's rule-by-rule path in Answer.Path
+	// (slower: for explaining a few answers, not for bulk use).
+	KeepPaths bool
 }
 
 // New renders m as cfg's kube-proxy writes it, one proxier per family of
@@ -114,13 +127,14 @@ func FromRules(rules ...FamilyRules) (*Oracle, error) {
 		if r.Node.IsValid() {
 			local = append(local, r.Node)
 		}
+		local = append(local, r.Local...)
 	}
 	o := &Oracle{}
 	for _, r := range rules {
 		if r.Family != model.IPv4 && r.Family != model.IPv6 {
 			return nil, fmt.Errorf("route: rules of unknown family %d", r.Family)
 		}
-		tr, err := analyze.NewTracer(r.Rules, analyze.Options{Local: local, SkipPaths: true})
+		tr, err := analyze.NewTracer(r.Rules, analyze.Options{Local: local, SkipPaths: !r.KeepPaths})
 		if err != nil {
 			return nil, fmt.Errorf("route: compile the %s rules: %w", r.Family, err)
 		}
@@ -161,7 +175,7 @@ func (o *Oracle) Route(q Query) (Answer, error) {
 
 // answerOf keeps the endpoints the filter chains accept.
 func answerOf(r analyze.Result, src, node netip.Addr) Answer {
-	a := Answer{Verdict: r.Verdict, Service: r.Service}
+	a := Answer{Verdict: r.Verdict, Service: r.Service, Notes: r.Flags, Path: r.Path}
 	for _, e := range r.Endpoints {
 		if e.Verdict != "" && !strings.EqualFold(e.Verdict, "ACCEPT") {
 			continue

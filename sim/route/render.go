@@ -3,6 +3,7 @@ package route
 import (
 	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/svclab/svclab/sim/analyze"
 	simipt "github.com/svclab/svclab/sim/iptables"
@@ -58,21 +59,60 @@ func Rules(m *model.Model, cfg Config) (*analyze.Dump, error) {
 	if err != nil {
 		return nil, fmt.Errorf("route: load the %s payload: %w", cfg.Mode, err)
 	}
+	if cfg.Mode == IPVS {
+		return d, AddIPVSJumps(d)
+	}
 	return d, nil
 }
 
-// iptablesRules restores the payload and the jump rules into empty tables.
+// AddIPVSJumps restores IPVS mode's jump rules from the built-in chains
+// (INPUT → KUBE-IPVS-FILTER, KUBE-NODE-PORT, …, as kube-proxy ensures
+// them) into an IPVS dump's iptables rules, which kube-proxy's payload
+// leaves out; without them the tracer would assume iptables mode's.
+func AddIPVSJumps(d *analyze.Dump) error {
+	if d.Kind != analyze.KindIPVS || d.IPT == nil {
+		return fmt.Errorf("route: a %s dump has no IPVS-mode iptables rules to add the jump rules to", d.Kind)
+	}
+	var jumps bytes.Buffer
+	if _, err := ipvs.RenderJumps(&jumps); err != nil {
+		return fmt.Errorf("route: render the ipvs jump rules: %w", err)
+	}
+	var rules bytes.Buffer
+	if _, err := d.IPT.WriteTo(&rules); err != nil {
+		return fmt.Errorf("route: print the ipvs mode's iptables rules: %w", err)
+	}
+	ipt, err := simipt.Apply(nil, &rules, false) // with the built-in chains
+	if err != nil {
+		return fmt.Errorf("route: restore the ipvs mode's iptables rules: %w", err)
+	}
+	ipt, err = simipt.Apply(ipt, &jumps, true)
+	if err != nil {
+		return fmt.Errorf("route: restore the ipvs jump rules: %w", err)
+	}
+	d.IPT = ipt
+	return nil
+}
+
+// iptablesRules renders m and loads it with LoadIPTables.
 func iptablesRules(m *model.Model, cfg Config) (*analyze.Dump, error) {
 	opts := iptables.DefaultOptions()
 	opts.Version = cfg.Version
-	var payload, jumps bytes.Buffer
+	var payload bytes.Buffer
 	if _, err := iptables.Render(&payload, m, opts); err != nil {
 		return nil, fmt.Errorf("route: render iptables: %w", err)
 	}
-	if _, err := iptables.RenderModelJumps(&jumps, m, opts); err != nil {
+	return LoadIPTables(&payload, m)
+}
+
+// LoadIPTables restores an iptables mode payload for m (one family's
+// model) into empty tables, then kube-proxy's jump rules from the
+// built-in chains, as lab/apply ensures them.
+func LoadIPTables(payload io.Reader, m *model.Model) (*analyze.Dump, error) {
+	var jumps bytes.Buffer
+	if _, err := iptables.RenderModelJumps(&jumps, m, iptables.DefaultOptions()); err != nil {
 		return nil, fmt.Errorf("route: render iptables jump rules: %w", err)
 	}
-	dump, err := simipt.Apply(nil, &payload, false)
+	dump, err := simipt.Apply(nil, payload, false)
 	if err != nil {
 		return nil, fmt.Errorf("route: restore the iptables payload: %w", err)
 	}

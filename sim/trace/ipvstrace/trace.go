@@ -3,6 +3,7 @@ package ipvstrace
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
@@ -63,8 +64,12 @@ type Result struct {
 	// Verdict is the iptables verdict ("" without an iptables dump).
 	Verdict    iptrace.Verdict
 	Masquerade bool
-	IPTables   *iptrace.Trace
-	Flags      []string
+	// LoopBack is the real server that is the client itself, which
+	// KUBE-LOOP-BACK masquerades (only the connections scheduled to it);
+	// invalid when none is.
+	LoopBack netip.AddrPort
+	IPTables *iptrace.Trace
+	Flags    []string
 }
 
 // Trace traces p.
@@ -96,13 +101,21 @@ func (t *Tracer) Trace(p iptrace.Packet) (Result, error) {
 	if r.Endpoints, err = schedule(svc, p, t.order[svc.Key()]); err != nil {
 		return r, err
 	}
+	if !slices.ContainsFunc(r.Endpoints, func(e Endpoint) bool { return e.Probability > 0 }) {
+		// ip_vs_schedule finds no destination; ip_vs_leave answers
+		// ICMP port unreachable and drops the packet
+		// (net/netfilter/ipvs/ip_vs_core.c).
+		r.Verdict = iptrace.Reject
+		r.Flags = append(r.Flags, "the virtual server has no real server: IPVS answers ICMP port unreachable (ip_vs_leave)")
+		return r, nil
+	}
 	if svc.Scheduler == "sh" && t.order[svc.Key()] == nil {
 		r.Flags = append(r.Flags, "sh: which real server this source gets depends on the order they were added (the kernel keeps them newest first; "+
 			"ipvsadm -Sn sorts them): give Options.AddedOrder for the exact pick; shares shown are each server's buckets")
 	}
 	r.Flags = append(r.Flags, schedulerNotes(svc)...)
-	if t.loopBack(p, r.Endpoints) {
-		r.Masquerade = true
+	if ep, ok := t.loopBack(p, r.Endpoints); ok {
+		r.LoopBack = ep
 		r.Flags = append(r.Flags, "hairpin: the client is its own real server (KUBE-LOOP-BACK), so the packet is masqueraded")
 	}
 	return r, nil
@@ -129,10 +142,14 @@ func (t *Tracer) lookup(p iptrace.Packet, mark uint32) *ipvs.Service {
 
 // loopBack reports whether a real server is the client itself and the
 // KUBE-LOOP-BACK set (dst,dst,src) says so.
-func (t *Tracer) loopBack(p iptrace.Packet, eps []Endpoint) bool {
-	set := t.sets["KUBE-LOOP-BACK"]
+func (t *Tracer) loopBack(p iptrace.Packet, eps []Endpoint) (netip.AddrPort, bool) {
+	name := "KUBE-LOOP-BACK"
+	if p.Src.Is6() && !p.Src.Is4In6() {
+		name = "KUBE-6-LOOP-BACK" // kube-proxy's IPv6 sets are KUBE-6-*
+	}
+	set := t.sets[name]
 	if set == nil {
-		return false
+		return netip.AddrPort{}, false
 	}
 	proto := map[string]uint8{"tcp": 6, "udp": 17, "sctp": 132}[p.Proto]
 	for _, e := range eps {
@@ -141,8 +158,8 @@ func (t *Tracer) loopBack(p iptrace.Packet, eps []Endpoint) bool {
 		}
 		in, err := set.Match(t.sets, ipvs.Probe{Src: p.Src, Dst: e.Addr.Addr(), Proto: proto, DPort: e.Addr.Port()}, []string{"dst", "dst", "src"})
 		if err == nil && in {
-			return true
+			return e.Addr, true
 		}
 	}
-	return false
+	return netip.AddrPort{}, false
 }

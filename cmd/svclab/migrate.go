@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/svclab/svclab/lab/kubeproxy"
+	"github.com/svclab/svclab/sim/analyze"
+	"github.com/svclab/svclab/sim/migrate"
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+func init() {
+	register(&command{name: "migrate", summary: "what changes for every Service when kube-proxy switches mode, version or flags", usage: withVersions(migrateUsage), run: runMigrate})
+}
+
+const migrateUsage = `Usage: svclab migrate --from MODE[@VERSION] --to MODE[@VERSION] [options] OBJECTS|SCENARIO
+
+For every Service, port, family and traffic path of a cluster (kubectl
+objects or a scenario), routes the first packet through the rules each side's
+kube-proxy writes and reports what differs: the endpoints and their
+probabilities, the source address they see, accepted, dropped or rejected,
+ClientIP affinity. The paths: to the ClusterIP from a pod on the node, the
+node itself, an external client and an endpoint of the Service (hairpin); a
+port of the ClusterIP no Service uses; the NodePort on the node's primary
+address, on 127.0.0.1 and on each --node-address; LoadBalancer IPs from
+inside and outside their source ranges; externalIPs. Differences are grouped
+into classes of one cause, each with kube-proxy's flag, rule, version and
+upstream reference (docs/migration.md) and what to do.
+
+MODE is iptables, nftables or ipvs; VERSION one of VERSIONS (default the
+newest). nftables' unset --nodeport-addresses is "primary", as kube-proxy's
+command defaults it.
+
+Options:
+  --from MODE[@VERSION]       the kube-proxy the node runs now
+  --to MODE[@VERSION]         the kube-proxy it moves to
+  --from-flag FLAG=VALUE      a kube-proxy flag of the from side (repeatable):
+  --to-flag FLAG=VALUE          nodeport-addresses=CIDR,...|primary, localhost-nodeports=BOOL,
+                                masquerade-all=BOOL, feature-gates=NAME=BOOL (native engine)
+  --node-address IP,...       the node's other local addresses NodePorts are tried on
+                              (a second interface's; default none)
+  --engine kube-proxy|native  who writes each side's rules: kube-proxy's own code
+                              (default; make kube-proxy builds its drivers) or svclab's renderers
+  --format text|markdown|json text for people (default), Markdown for a pull request,
+                              JSON for tools (--json is --format json)
+
+Exit status: 0 every path behaves the same, 1 some differ, 2 bad input.
+
+Examples:
+  svclab migrate --from iptables --to nftables scenarios/objects/migration-example.yaml
+  svclab migrate --from ipvs@1.35 --to nftables@1.37 --format markdown cluster.yaml > migration.md
+  svclab migrate --from nftables@1.35 --to nftables@1.37 --format json cluster.yaml
+  svclab migrate --from nftables --to nftables --to-flag nodeport-addresses=0.0.0.0/0 --node-address 10.0.5.1 cluster.yaml
+  svclab migrate --from iptables --to nftables --engine native --node-address 192.168.100.1 migration-example
+`
+
+// sideFlags is one side's --*-flag values.
+type sideFlags struct {
+	proxy scenario.ProxyFlags
+	gates map[string]bool
+}
+
+// Set reads FLAG=VALUE.
+func (s *sideFlags) Set(v string) error {
+	name, val, ok := strings.Cut(v, "=")
+	if !ok {
+		return fmt.Errorf("%q: want FLAG=VALUE", v)
+	}
+	switch name {
+	case "nodeport-addresses":
+		s.proxy.NodePortAddresses = strings.Split(val, ",")
+	case "localhost-nodeports", "masquerade-all":
+		b, err := strconv.ParseBool(val)
+		if err != nil {
+			return fmt.Errorf("%s=%q: want true or false", name, val)
+		}
+		if name == "masquerade-all" {
+			s.proxy.MasqueradeAll = &b
+		} else {
+			s.proxy.LocalhostNodePorts = &b
+		}
+	case "feature-gates":
+		g, err := scenario.ParseFeatureGates(val)
+		if err != nil {
+			return err
+		}
+		s.gates = g
+	default:
+		return fmt.Errorf("%q: svclab knows nodeport-addresses, localhost-nodeports, masquerade-all and feature-gates", name)
+	}
+	return nil
+}
+
+func (s *sideFlags) String() string { return "" }
+
+type migrateFlags struct {
+	from, to, engine, format string
+	fromFlags, toFlags       sideFlags
+	nodeAddrs                []netip.Addr
+}
+
+func runMigrate(args []string, stdout, stderr io.Writer) error {
+	var f migrateFlags
+	fs := newFlagSet("migrate")
+	fs.StringVar(&f.from, "from", "", "")
+	fs.StringVar(&f.to, "to", "", "")
+	fs.Var(&f.fromFlags, "from-flag", "")
+	fs.Var(&f.toFlags, "to-flag", "")
+	fs.StringVar(&f.engine, "engine", scenario.EngineKubeProxy, "")
+	fs.StringVar(&f.format, "format", "text", "")
+	fs.BoolFunc("json", "", func(string) error { f.format = "json"; return nil })
+	fs.Func("node-address", "", func(v string) error {
+		for _, a := range strings.Split(v, ",") {
+			ip, err := netip.ParseAddr(strings.TrimSpace(a))
+			if err != nil {
+				return fmt.Errorf("%q is not an IP address", a)
+			}
+			f.nodeAddrs = append(f.nodeAddrs, ip)
+		}
+		return nil
+	})
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	in, err := migrateInput(f, rest)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "svclab migrate: %d Services, %s → %s (%s engine)\n", in.Model.Services.Len(), in.From, in.To, f.engine)
+	res, err := migrate.Compare(in)
+	if err != nil {
+		return err
+	}
+	if err := migrate.Write(stdout, res, f.format); err != nil {
+		return err
+	}
+	if len(res.Differences) > 0 {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// migrateInput checks the flags and builds the comparison's input.
+func migrateInput(f migrateFlags, rest []string) (migrate.Input, error) {
+	var in migrate.Input
+	if len(rest) != 1 {
+		return in, usagef("give one OBJECTS file or SCENARIO (got %d arguments)", len(rest))
+	}
+	if f.from == "" || f.to == "" {
+		return in, usagef("give --from MODE[@VERSION] and --to MODE[@VERSION]")
+	}
+	if !strings.Contains(strings.Join(migrate.Formats, ","), f.format) || f.format == "" {
+		return in, usagef("--format %q: want one of %s", f.format, strings.Join(migrate.Formats, ", "))
+	}
+	sc, err := scenario.Load(rest[0])
+	if err != nil {
+		return in, &exitError{code: 2, msg: err.Error()}
+	}
+	if in.From, err = sideOf(sc, "--from", f.from, f.fromFlags, f.engine); err != nil {
+		return in, err
+	}
+	if in.To, err = sideOf(sc, "--to", f.to, f.toFlags, f.engine); err != nil {
+		return in, err
+	}
+	if in.Model, err = scenarioModel(sc, renderFlags{services: -1, endpoints: 2, seed: 1}); err != nil {
+		return in, err
+	}
+	in.Node = migrate.Node{Other: f.nodeAddrs}
+	switch f.engine {
+	case scenario.EngineKubeProxy:
+		in.Rules = kubeProxyRules
+	case scenario.EngineNative:
+		in.Rules = migrate.NativeRules
+	default:
+		return in, usagef("--engine %q: want %s or %s", f.engine, scenario.EngineKubeProxy, scenario.EngineNative)
+	}
+	return in, nil
+}
+
+// sideOf reads one side: MODE[@VERSION] and its flags over the scenario's.
+func sideOf(sc *scenario.Scenario, name, spec string, flags sideFlags, engine string) (migrate.Side, error) {
+	side, err := migrate.ParseSide(spec)
+	if err != nil {
+		return side, usagef("%s %v", name, err)
+	}
+	s, err := sc.WithKubeProxy("", string(side.Version))
+	if err == nil {
+		s, err = s.WithProxyFlags(flags.proxy)
+	}
+	if err == nil && flags.gates != nil {
+		if engine == scenario.EngineKubeProxy {
+			return side, usagef("%s-flag feature-gates: the kube-proxy engine takes no feature gates; add --engine native", name)
+		}
+		s, err = s.WithFeatureGates(flags.gates)
+	}
+	if err != nil {
+		return side, usagef("%s %s: %v", name, spec, err)
+	}
+	m, err := scenarioModel(s, renderFlags{services: 0, endpoints: 0, seed: 1})
+	if err != nil {
+		return side, err
+	}
+	side.Proxy = m.Cluster.Proxy
+	side.LocalhostNodePortsGate = s.KubeProxy.FeatureGate(scenario.FeatureGateNFTablesLocalhostNodePorts)
+	return side, nil
+}
+
+// kubeProxyRules runs kube-proxy's own proxier of the side's mode and
+// version on m and loads what it wrote.
+func kubeProxyRules(side migrate.Side, m *model.Model) (*analyze.Dump, error) {
+	s, err := kubeproxy.RenderFirst(context.Background(), string(side.Mode), side.Version, m)
+	if err != nil {
+		return nil, err
+	}
+	return migrate.SyncRules(side.Mode, s, m)
+}
