@@ -40,7 +40,7 @@ func iptablesFacts(s *factSet, d *simipt.Dump, idx *owners) {
 				s.add(fact{object: object, owner: chainOwner})
 			}
 			for _, r := range c.Rules {
-				if builtin && !kubeProxyChain(r.Target) {
+				if builtin && !kubeProxyChain(r.Target) || r.NFAcctName == localhostNodePortsCounter {
 					continue
 				}
 				o := serviceOfComment(r)
@@ -58,10 +58,19 @@ func kubeProxyChain(name string) bool {
 	return strings.HasPrefix(name, "KUBE-") && !othersChains[name]
 }
 
-// ruleItem is r's normal form without its chain, comments and counters.
+// localhostNodePortsCounter is the nfacct counter of the rule kube-proxy
+// adds before each NodePort rule, only when the host has xt_nfacct, to
+// count localhost NodePort connections: it jumps where the next rule
+// jumps, so it is counting, not routing, and not compared.
+const localhostNodePortsCounter = "localhost_nps_accepted_pkts"
+
+// ruleItem is r's normal form without its chain, comments and counters
+// (packet counters and nfacct matches: kube-proxy writes those only when
+// it finds xt_nfacct on the host).
 func ruleItem(r *simipt.Rule) string {
 	c := *r
 	c.Comments = nil
+	c.NFAcctName = ""
 	n := simipt.Normalize(&c)
 	n = strings.TrimPrefix(n, "-A "+simipt.QuoteWord(r.Chain))
 	return strings.TrimSpace(n)
