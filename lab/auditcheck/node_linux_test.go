@@ -67,13 +67,14 @@ func driver(t *testing.T, v render.KubeProxyVersion) string {
 
 // programNode runs kube-proxy v in a scratch namespace holding the node's
 // address, lets it sync the objects once and stops it; its rules stay.
-func programNode(t *testing.T, n kernelNode, v render.KubeProxyVersion, o *objects.Objects) string {
+func programNode(t *testing.T, n kernelNode, v render.KubeProxyVersion, o *objects.Objects, masqueradeAll bool) string {
 	t.Helper()
 	labtest.RequireRoot(t)
 	labtest.RequireBinary(t, n.save[0])
 	bin := driver(t, v)
 	ns := labtest.ScratchNetns(t)
 	m := modelOf(o)
+	m.Cluster.Proxy.MasqueradeAll = masqueradeAll
 	labtest.IP(t, ns, "link", "add", "eth0", "type", "veth", "peer", "name", "eth1")
 	labtest.IP(t, ns, "addr", "add", m.Cluster.NodeIP.String()+"/24", "dev", "eth0")
 	labtest.IP(t, ns, "link", "set", "eth0", "up")
@@ -131,7 +132,7 @@ func TestUntouchedKernelNodes(t *testing.T) {
 	for _, n := range kernelNodes {
 		for _, v := range render.KubeProxyVersions {
 			t.Run(n.name+"/"+string(v), func(t *testing.T) {
-				ns := programNode(t, n, v, o)
+				ns := programNode(t, n, v, o, false)
 				rep := auditNode(t, o, n.mode, v, listing(t, ns, n))
 				if !rep.Clean() {
 					t.Fatalf("an untouched node has findings:\n%s", reportText(rep))
