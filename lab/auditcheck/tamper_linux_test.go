@@ -57,8 +57,8 @@ type tampering struct {
 	// masqueradeAll: kube-proxy ran with --masquerade-all (a flag the
 	// audit is not told of).
 	masqueradeAll bool
-	drop    []string
-	del     []string
+	drop          []string
+	del           []string
 	// The audit must name service with a finding of kind, and a traffic
 	// change holding change ("": the traffic must not change).
 	service string
