@@ -89,7 +89,7 @@ func stalePaths(got *analyze.Dump, known map[string]bool, idx *owners, node neti
 	for _, row := range rep.Services {
 		svc := rowService(row.Service)
 		ap, err := netip.ParseAddrPort(row.Destination)
-		if err != nil || known[svc] || idx.ofAddr(ap.Addr()) != "" {
+		if err != nil || known[svc] || idx.ofAddr(ap.Addr()) != "" || ap.Addr() == node && idx.nodePorts[int(ap.Port())] != "" {
 			continue
 		}
 		proto := model.Protocol(strings.ToUpper(row.Protocol))
