@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 
@@ -102,6 +103,7 @@ func factsOf(mode dataplane.Mode, fam model.Family, d *analyze.Dump, idx *owners
 // compare returns the findings between the expected and the node's dump.
 func compare(mode dataplane.Mode, fam model.Family, want, got *analyze.Dump, idx *owners) []Finding {
 	w, g := factsOf(mode, fam, want, idx), factsOf(mode, fam, got, idx)
+	learnOwners(g)
 	var out []Finding
 	gone := map[string]bool{} // objects missing or stale as a whole
 	for _, k := range sortedKeys(w.byKey) {
@@ -188,4 +190,35 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// learnOwners names the Service of the node's facts no name or object
+// gives one (a deleted Service's ClusterIP in a set) from the node's own
+// facts that do: an address a Service's element or rule holds is that
+// Service's.
+func learnOwners(s *factSet) {
+	byAddr := map[netip.Addr]string{}
+	for _, f := range s.byKey {
+		if a, ok := firstAddr(f.item); ok && serviceOfPortName(f.owner) != "" {
+			byAddr[a] = f.owner
+		}
+	}
+	for k, f := range s.byKey {
+		if f.owner != "" {
+			continue
+		}
+		if a, ok := firstAddr(f.item); ok && byAddr[a] != "" {
+			f.owner = byAddr[a]
+			s.byKey[k] = f
+		}
+	}
+}
+
+// firstAddr is the first word of text that is a single address
+// ("172.30.0.48 . tcp . 80", "172.30.0.48,tcp:80").
+func firstAddr(text string) (netip.Addr, bool) {
+	w, _, _ := strings.Cut(text, " ")
+	w, _, _ = strings.Cut(w, ",")
+	a, err := netip.ParseAddr(w)
+	return a, err == nil
 }
