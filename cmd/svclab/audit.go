@@ -162,6 +162,7 @@ func auditInput(f auditFlags) (audit.Input, error) {
 	if in.Cluster, err = auditCluster(f); err != nil {
 		return in, err
 	}
+	in.OtherVersions = render.KubeProxyVersions
 	in.Node = f.node
 	if f.nodeIP != "" {
 		if in.NodeIP, err = netip.ParseAddr(f.nodeIP); err != nil {

@@ -110,7 +110,7 @@ func auditNode(t *testing.T, o *objects.Objects, mode dataplane.Mode, v render.K
 	if err != nil {
 		t.Fatalf("load the node's listing: %v", err)
 	}
-	rep, err := audit.Run(audit.Input{Objects: o, Mode: mode, Version: v, Dump: d,
+	rep, err := audit.Run(audit.Input{Objects: o, Mode: mode, Version: v, Dump: d, OtherVersions: render.KubeProxyVersions,
 		Expected: audit.KubeProxy(context.Background(), kubeproxy.RenderFirst)})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package auditcheck
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -191,6 +192,9 @@ func checkFound(t *testing.T, tc tampering, rep *audit.Report) {
 	}
 	if !found {
 		t.Errorf("Service %q has no %s finding:\n%s", tc.service, tc.kind, text)
+	}
+	if tc.version != "" && !slices.Contains(rep.MatchesVersions, string(tc.version)) {
+		t.Errorf("want the node's rules named kube-proxy %s's:\n%s", tc.version, text)
 	}
 	switch {
 	case tc.change == "" && rep.Summary.Paths != 0:

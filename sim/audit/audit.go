@@ -36,6 +36,10 @@ type Input struct {
 	Dump *analyze.Dump
 	// Expected renders what kube-proxy should have written (nil: Native).
 	Expected Renderer
+	// OtherVersions are tried when the node has findings: the report
+	// names those whose rules the node holds exactly (the node runs
+	// another kube-proxy than Version).
+	OtherVersions []render.KubeProxyVersion
 }
 
 // ErrInput marks an Input the audit cannot use (a dump of another mode,
@@ -70,7 +74,26 @@ func Run(in Input) (*Report, error) {
 	}
 	rep.Paths = paths
 	rep.build(findings, effects, projected.Services)
+	if len(findings) > 0 {
+		rep.MatchesVersions = matchingVersions(in, m, renderer, idx)
+	}
 	return rep, nil
+}
+
+// matchingVersions are those of in.OtherVersions whose rules for m the
+// node holds exactly.
+func matchingVersions(in Input, m *model.Model, renderer Renderer, idx *owners) []string {
+	var out []string
+	for _, v := range in.OtherVersions {
+		if v.OrLatest() == in.Version.OrLatest() {
+			continue
+		}
+		want, err := renderer(m, in.Mode, v)
+		if err == nil && len(compare(in.Mode, in.Family, want, in.Dump, idx)) == 0 {
+			out = append(out, string(v))
+		}
+	}
+	return out
 }
 
 // nodeModel is the whole model (both families) as kube-proxy on the node

@@ -48,7 +48,7 @@ func runText(t testing.TB, o *objects.Objects, mode dataplane.Mode, v render.Kub
 	if err != nil {
 		t.Fatalf("load the tampered dump: %v\n%s", err, text)
 	}
-	rep, err := Run(Input{Objects: o, Mode: mode, Version: v, Dump: d})
+	rep, err := Run(Input{Objects: o, Mode: mode, Version: v, Dump: d, OtherVersions: render.KubeProxyVersions})
 	if err != nil {
 		t.Fatal(err)
 	}

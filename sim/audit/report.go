@@ -20,9 +20,12 @@ type Report struct {
 	// node-wide findings come first, under Service "".
 	Services []ServiceReport `json:"services"`
 	// Checked counts the Services audited and the paths routed.
-	Checked int     `json:"servicesChecked"`
-	Paths   int     `json:"pathsRouted"`
-	Summary Summary `json:"summary"`
+	Checked int `json:"servicesChecked"`
+	Paths   int `json:"pathsRouted"`
+	// MatchesVersions are other kube-proxy versions whose rules the node
+	// holds exactly (none when none was tried or none matched).
+	MatchesVersions []string `json:"matchesVersions,omitempty"`
+	Summary         Summary  `json:"summary"`
 }
 
 // ServiceReport is what differs for one Service and what it does.
@@ -99,6 +102,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteText(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "node %s: kube-proxy %s, %s mode, %s: %s\n", r.Node, r.Version, r.Mode, r.Family, r.verdict())
+	if len(r.MatchesVersions) > 0 {
+		fmt.Fprintf(b, "%s\n", r.versionNote())
+	}
 	for _, s := range r.Services {
 		fmt.Fprintf(b, "\n%s\n", serviceTitle(s))
 		for _, e := range s.Effects {
@@ -117,6 +123,9 @@ func (r *Report) WriteText(w io.Writer) error {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "# Audit of node %s\n\nkube-proxy %s, %s mode, %s: **%s**\n", r.Node, r.Version, r.Mode, r.Family, r.verdict())
+	if len(r.MatchesVersions) > 0 {
+		fmt.Fprintf(b, "\n%s\n", r.versionNote())
+	}
 	for _, s := range r.Services {
 		fmt.Fprintf(b, "\n## %s\n\n", serviceTitle(s))
 		if len(s.Effects) > 0 {
@@ -181,3 +190,10 @@ func orNone(s string) string {
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// versionNote says the node holds another version's rules exactly.
+func (r *Report) versionNote() string {
+	last := r.MatchesVersions[len(r.MatchesVersions)-1]
+	return fmt.Sprintf("The node holds exactly what kube-proxy %s writes for these objects: its rules are another version's layout, not damage (audit with --kube-proxy-version %s).",
+		strings.Join(r.MatchesVersions, " and "), last)
+}

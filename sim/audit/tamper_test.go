@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,6 +145,9 @@ func checkFound(t *testing.T, tc tampering, rep *Report) {
 	}
 	if !kinds[tc.kind] {
 		t.Errorf("Service %q has no %s finding:\n%s", tc.service, tc.kind, text.String())
+	}
+	if tc.version != "" && !slices.Contains(rep.MatchesVersions, string(tc.version)) {
+		t.Errorf("want the node's rules named kube-proxy %s's:\n%s", tc.version, text.String())
 	}
 	if tc.change == "" {
 		if rep.Summary.Paths != 0 {
