@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,14 +37,22 @@ var kernelNodes = []kernelNode{
 	{name: "nftables", mode: dataplane.ModeNFTables, save: []string{"nft", "list", "ruleset"}},
 }
 
-// decode reads the test cluster with extra objects appended.
+// decode reads the test cluster with the items of sim/audit's testdata
+// file extra appended ("": none).
 func decode(t *testing.T, extra string) *objects.Objects {
 	t.Helper()
 	raw, err := os.ReadFile(clusterFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := objects.Decode(clusterFile, append(raw, extra...))
+	if extra != "" {
+		items, err := os.ReadFile(filepath.Join(filepath.Dir(clusterFile), extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw = append(raw, items...)
+	}
+	o, err := objects.Decode(clusterFile, raw)
 	if err != nil {
 		t.Fatal(err)
 	}

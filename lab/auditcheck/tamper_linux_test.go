@@ -11,36 +11,12 @@ import (
 	"github.com/svclab/svclab/sim/render"
 )
 
-// Objects the node was programmed with before the cluster changed:
-// ns8/old, since deleted, and a fourth endpoint of ns7/web, since gone.
+// Objects the node was programmed with before the cluster changed
+// (items appended to cluster.yaml): ns8/old, since deleted, and a fourth
+// endpoint of ns7/web, since gone.
 const (
-	deletedService = `
-- apiVersion: v1
-  kind: Service
-  metadata: {namespace: ns8, name: old}
-  spec:
-    clusterIP: 172.30.0.48
-    ports:
-    - {name: p80, port: 80, protocol: TCP}
-- apiVersion: discovery.k8s.io/v1
-  kind: EndpointSlice
-  metadata: {namespace: ns8, name: old-1, labels: {kubernetes.io/service-name: old}}
-  addressType: IPv4
-  endpoints:
-  - addresses: [10.180.0.81]
-  ports:
-  - {name: p80, port: 80, protocol: TCP}
-`
-	goneEndpoint = `
-- apiVersion: discovery.k8s.io/v1
-  kind: EndpointSlice
-  metadata: {namespace: ns7, name: web-2, labels: {kubernetes.io/service-name: web}}
-  addressType: IPv4
-  endpoints:
-  - addresses: [10.180.0.74]
-  ports:
-  - {name: http, port: 8080, protocol: TCP}
-`
+	deletedService = "deleted-service.items.yaml"
+	goneEndpoint   = "gone-endpoint.items.yaml"
 )
 
 // tampering is one way a node's rules go wrong, and what the audit must

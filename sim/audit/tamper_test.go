@@ -12,43 +12,19 @@ import (
 	"github.com/svclab/svclab/sim/render"
 )
 
-// Objects the node was programmed with before the cluster changed: ns8/old
-// (since deleted) and a fourth endpoint of ns7/web (since gone).
+// Objects the node was programmed with before the cluster changed
+// (items appended to cluster.yaml): ns8/old, since deleted, and a fourth
+// endpoint of ns7/web, since gone.
 const (
-	deletedService = `
-- apiVersion: v1
-  kind: Service
-  metadata: {namespace: ns8, name: old}
-  spec:
-    clusterIP: 172.30.0.48
-    ports:
-    - {name: p80, port: 80, protocol: TCP}
-- apiVersion: discovery.k8s.io/v1
-  kind: EndpointSlice
-  metadata: {namespace: ns8, name: old-1, labels: {kubernetes.io/service-name: old}}
-  addressType: IPv4
-  endpoints:
-  - addresses: [10.180.0.81]
-  ports:
-  - {name: p80, port: 80, protocol: TCP}
-`
-	goneEndpoint = `
-- apiVersion: discovery.k8s.io/v1
-  kind: EndpointSlice
-  metadata: {namespace: ns7, name: web-2, labels: {kubernetes.io/service-name: web}}
-  addressType: IPv4
-  endpoints:
-  - addresses: [10.180.0.74]
-  ports:
-  - {name: http, port: 8080, protocol: TCP}
-`
+	deletedService = "deleted-service.items.yaml"
+	goneEndpoint   = "gone-endpoint.items.yaml"
 )
 
 // tampering is one way a node's rules go wrong, and what the audit must say.
 type tampering struct {
 	name string
 	mode dataplane.Mode
-	// extra objects the node was programmed with; version it was
+	// extra objects the node was programmed with (a testdata file); version it was
 	// programmed by ("" is the audited one); drop removes every line
 	// holding one of its strings.
 	extra   string
@@ -86,14 +62,19 @@ var tamperings = []tampering{
 		service: "ns7/web", kind: Missing, change: "traffic dropped: no endpoint is reached (verdict REJECT)"},
 }
 
-// withExtra decodes the test cluster with extra items appended.
+// withExtra decodes the test cluster with the items of testdata/extra
+// appended.
 func withExtra(t *testing.T, extra string) *objects.Objects {
 	t.Helper()
 	raw, err := os.ReadFile("testdata/cluster.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := objects.Decode("testdata/cluster.yaml+extra", append(raw, extra...))
+	items, err := os.ReadFile("testdata/" + extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := objects.Decode("testdata/cluster.yaml+"+extra, append(raw, items...))
 	if err != nil {
 		t.Fatal(err)
 	}
