@@ -9,7 +9,7 @@ import (
 )
 
 // auditTestCluster is sim/audit's test cluster.
-const auditTestCluster = "../../sim/audit/testdata/cluster.yaml"
+const auditTestCluster = "../../sim/audit/audittest/testdata/cluster.yaml"
 
 // renderNode writes the rules native kube-proxy writes for the test
 // cluster in mode (with the iptables jump rules), as a node's dump.

@@ -7,6 +7,7 @@ import (
 	"github.com/svclab/svclab/lab/kubeproxy"
 	"github.com/svclab/svclab/lab/labtest"
 	"github.com/svclab/svclab/sim/audit"
+	"github.com/svclab/svclab/sim/audit/audittest"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/objects"
 	"github.com/svclab/svclab/sim/render"
@@ -31,7 +32,7 @@ func ipvsNodeText(t *testing.T, o *objects.Objects, v render.KubeProxyVersion, r
 // for every version, and so does svclab's native render of it (a
 // differential check of the audit's IPVS facts against kube-proxy's).
 func TestIPVSRenderModeUntouched(t *testing.T) {
-	o := decode(t, "")
+	o := audittest.Objects(t)
 	for _, v := range render.KubeProxyVersions {
 		for _, tc := range []struct {
 			name     string
@@ -41,37 +42,37 @@ func TestIPVSRenderModeUntouched(t *testing.T) {
 				driver(t, v)
 				rep := auditNode(t, o, dataplane.ModeIPVS, v, ipvsNodeText(t, o, v, tc.renderer))
 				if !rep.Clean() {
-					t.Fatalf("an untouched IPVS node has findings:\n%s", reportText(rep))
+					t.Fatalf("an untouched IPVS node has findings:\n%s", audittest.ReportText(rep))
 				}
 			})
 		}
 	}
 }
 
-var ipvsTamperings = []tampering{
-	{name: "real server deleted", drop: []string{"-a -t 172.30.0.47:80 -r 10.180.0.72:8080"},
-		service: "ns7/web", kind: audit.Missing, change: "endpoint 10.180.0.72:8080 gone"},
-	{name: "virtual server of a deleted Service", extra: deletedService,
-		service: "-t 172.30.0.48:80", kind: audit.Stale, change: "traffic still reaches 10.180.0.81:80"},
-	{name: "stale endpoint", extra: goneEndpoint,
-		service: "ns7/web", kind: audit.Stale, change: "stale endpoint 10.180.0.74:8080 still receives 25%"},
-	{name: "ipset member missing", drop: []string{"add KUBE-CLUSTER-IP 172.30.0.47,tcp:80"},
-		service: "ns7/web", kind: audit.Missing, change: "traffic dropped"},
-	{name: "jump rule deleted", drop: []string{"-A PREROUTING"}, // IPVS still DNATs; the masquerade mark is lost
-		service: "", kind: audit.Missing, change: "endpoint 10.180.0.3:80 sees source 203.0.113.7 instead of 192.168.0.2"},
+var ipvsTamperings = []audittest.Tampering{
+	{Name: "real server deleted", Drop: []string{"-a -t 172.30.0.47:80 -r 10.180.0.72:8080"},
+		Service: "ns7/web", Kind: audit.Missing, Change: "endpoint 10.180.0.72:8080 gone"},
+	{Name: "virtual server of a deleted Service", Extra: audittest.DeletedService,
+		Service: "-t 172.30.0.48:80", Kind: audit.Stale, Change: "traffic still reaches 10.180.0.81:80"},
+	{Name: "stale endpoint", Extra: audittest.GoneEndpoint,
+		Service: "ns7/web", Kind: audit.Stale, Change: "stale endpoint 10.180.0.74:8080 still receives 25%"},
+	{Name: "ipset member missing", Drop: []string{"add KUBE-CLUSTER-IP 172.30.0.47,tcp:80"},
+		Service: "ns7/web", Kind: audit.Missing, Change: "traffic dropped"},
+	{Name: "jump rule deleted", Drop: []string{"-A PREROUTING"}, // IPVS still DNATs; the masquerade mark is lost
+		Service: "", Kind: audit.Missing, Change: "endpoint 10.180.0.3:80 sees source 203.0.113.7 instead of 192.168.0.2"},
 }
 
 // TestIPVSRenderModeTampering tampers with kube-proxy's render-mode IPVS
 // state and audits it.
 func TestIPVSRenderModeTampering(t *testing.T) {
-	base := decode(t, "")
+	base := audittest.Objects(t)
 	for _, tc := range ipvsTamperings {
-		t.Run(tc.name, func(t *testing.T) {
-			text := ipvsNodeText(t, decode(t, tc.extra), render.LatestKubeProxy, nil)
-			if len(tc.drop) > 0 {
-				text = dropLines(t, text, tc.drop)
+		t.Run(tc.Name, func(t *testing.T) {
+			text := ipvsNodeText(t, audittest.Objects(t, extras(tc)...), render.LatestKubeProxy, nil)
+			if len(tc.Drop) > 0 {
+				text = audittest.DropLines(t, text, tc.Drop)
 			}
-			checkFound(t, tc, auditNode(t, base, dataplane.ModeIPVS, render.LatestKubeProxy, text))
+			audittest.Check(t, tc, auditNode(t, base, dataplane.ModeIPVS, render.LatestKubeProxy, text))
 		})
 	}
 }

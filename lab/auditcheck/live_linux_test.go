@@ -9,6 +9,7 @@ import (
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/audit"
+	"github.com/svclab/svclab/sim/audit/audittest"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
@@ -18,7 +19,7 @@ import (
 // --live does (host.NodeRules, in the node's namespace) and audits them
 // clean, then finds a deleted rule.
 func TestLiveRules(t *testing.T) {
-	o := decode(t, "")
+	o := audittest.Objects(t)
 	for _, n := range kernelNodes {
 		t.Run(n.name, func(t *testing.T) {
 			ns := programNode(t, n, render.LatestKubeProxy, o, false)
@@ -38,19 +39,19 @@ func TestLiveRules(t *testing.T) {
 				return rep
 			}
 			if rep := live(); !rep.Clean() {
-				t.Fatalf("live rules of an untouched node have findings:\n%s", reportText(rep))
+				t.Fatalf("live rules of an untouched node have findings:\n%s", audittest.ReportText(rep))
 			}
 			tc := ruleDeleted(n.mode)
 			tamper(t, ns, n, tc)
-			checkFound(t, tc, live())
+			audittest.Check(t, tc, live())
 		})
 	}
 }
 
 // ruleDeleted is the "rule deleted" tampering of mode.
-func ruleDeleted(mode dataplane.Mode) tampering {
+func ruleDeleted(mode dataplane.Mode) audittest.Tampering {
 	for _, tc := range kernelTamperings {
-		if tc.name == "rule deleted" && tc.mode == mode {
+		if tc.Name == "rule deleted" && tc.Mode == mode {
 			return tc
 		}
 	}

@@ -1,10 +1,9 @@
 package auditcheck
 
 import (
-	"bytes"
 	"context"
-	"os"
-	"path/filepath"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -13,14 +12,12 @@ import (
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/audit"
+	"github.com/svclab/svclab/sim/audit/audittest"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/objects"
 	"github.com/svclab/svclab/sim/render"
 )
-
-// clusterFile is the cluster the tests program nodes with (sim/audit's).
-const clusterFile = "../../sim/audit/testdata/cluster.yaml"
 
 // kernelNode is how a mode's rules reach the kernel and are read back.
 type kernelNode struct {
@@ -29,34 +26,14 @@ type kernelNode struct {
 	variant string   // the iptables variant kube-proxy runs ("legacy", "nft")
 	save    []string // the command that lists the node's rules
 	restore []string // the command that loads a tampered listing back
+	// programmed is in the listing once kube-proxy's sync reached the kernel.
+	programmed string
 }
 
 var kernelNodes = []kernelNode{
-	{name: "iptables-legacy", mode: dataplane.ModeIPTables, variant: "legacy", save: []string{"iptables-legacy-save"}, restore: []string{"iptables-legacy-restore"}},
-	{name: "iptables-nft", mode: dataplane.ModeIPTables, variant: "nft", save: []string{"iptables-nft-save"}, restore: []string{"iptables-nft-restore"}},
-	{name: "nftables", mode: dataplane.ModeNFTables, save: []string{"nft", "list", "ruleset"}},
-}
-
-// decode reads the test cluster with the items of sim/audit's testdata
-// file extra appended ("": none).
-func decode(t *testing.T, extra string) *objects.Objects {
-	t.Helper()
-	raw, err := os.ReadFile(clusterFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if extra != "" {
-		items, err := os.ReadFile(filepath.Join(filepath.Dir(clusterFile), extra))
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw = append(raw, items...)
-	}
-	o, err := objects.Decode(clusterFile, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
+	{name: "iptables-legacy", mode: dataplane.ModeIPTables, variant: "legacy", save: []string{"iptables-legacy-save"}, restore: []string{"iptables-legacy-restore"}, programmed: "-A KUBE-SERVICES"},
+	{name: "iptables-nft", mode: dataplane.ModeIPTables, variant: "nft", save: []string{"iptables-nft-save"}, restore: []string{"iptables-nft-restore"}, programmed: "-A KUBE-SERVICES"},
+	{name: "nftables", mode: dataplane.ModeNFTables, save: []string{"nft", "list", "ruleset"}, programmed: "map service-ips"},
 }
 
 // modelOf is the model kube-proxy on the objects' node sees.
@@ -88,17 +65,26 @@ func programNode(t *testing.T, n kernelNode, v render.KubeProxyVersion, o *objec
 	labtest.IP(t, ns, "addr", "add", m.Cluster.NodeIP.String()+"/24", "dev", "eth0")
 	labtest.IP(t, ns, "link", "set", "eth0", "up")
 	e := &kubeproxy.Engine{NS: ns, Bin: bin, Mode: string(n.mode), IPTables: n.variant}
+	var synced error
+	for range 3 {
+		if synced = syncOnce(e, m); synced == nil && strings.Contains(listing(t, ns, n), n.programmed) {
+			break
+		}
+		if synced == nil {
+			synced = fmt.Errorf("kube-proxy %s's first sync did not reach the kernel: the node lacks %q (iptables' xtables lock, one for every namespace, may be held by another process)", v, n.programmed)
+		}
+	}
+	labtest.Require(t, synced)
+	return ns
+}
+
+// syncOnce runs kube-proxy's first sync of m and stops it.
+func syncOnce(e *kubeproxy.Engine, m *model.Model) error {
 	s, err := e.FullSync(context.Background(), m)
 	if err == nil && s.Error != "" {
-		t.Fatalf("kube-proxy %s %s: %s", v, n.name, s.Error)
+		err = errors.New(s.Error)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return ns
+	return errors.Join(err, e.Close())
 }
 
 // listing reads the node's rules as its tools print them.
@@ -127,24 +113,18 @@ func auditNode(t *testing.T, o *objects.Objects, mode dataplane.Mode, v render.K
 	return rep
 }
 
-func reportText(rep *audit.Report) string {
-	var b bytes.Buffer
-	_ = rep.WriteText(&b)
-	return b.String()
-}
-
 // TestUntouchedKernelNodes: a node kube-proxy programmed, read back from
 // the kernel, has no finding, for every mode the kernel runs and every
 // supported version.
 func TestUntouchedKernelNodes(t *testing.T) {
-	o := decode(t, "")
+	o := audittest.Objects(t)
 	for _, n := range kernelNodes {
 		for _, v := range render.KubeProxyVersions {
 			t.Run(n.name+"/"+string(v), func(t *testing.T) {
 				ns := programNode(t, n, v, o, false)
 				rep := auditNode(t, o, n.mode, v, listing(t, ns, n))
 				if !rep.Clean() {
-					t.Fatalf("an untouched node has findings:\n%s", reportText(rep))
+					t.Fatalf("an untouched node has findings:\n%s", audittest.ReportText(rep))
 				}
 			})
 		}

@@ -49,7 +49,7 @@ var ErrInput = errors.New("audit input")
 // Run audits the node: what kube-proxy should have written, what the
 // node has, the differences per Service and their effect on traffic.
 func Run(in Input) (*Report, error) {
-	m, err := nodeModel(in)
+	m, err := NodeModel(in)
 	if err != nil {
 		return nil, err
 	}
@@ -96,9 +96,10 @@ func matchingVersions(in Input, m *model.Model, renderer Renderer, idx *owners) 
 	return out
 }
 
-// nodeModel is the whole model (both families) as kube-proxy on the node
-// sees it, with m.Family the proxier audited.
-func nodeModel(in Input) (*model.Model, error) {
+// NodeModel is the whole model (both families) as kube-proxy on in's
+// node sees it, with m.Family the proxier audited: the objects' Services,
+// in.Cluster's settings and the node's name, zone and addresses.
+func NodeModel(in Input) (*model.Model, error) {
 	if in.Objects == nil {
 		return nil, fmt.Errorf("%w: no objects", ErrInput)
 	}

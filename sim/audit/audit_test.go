@@ -1,54 +1,41 @@
-package audit
+package audit_test
 
 import (
-	"bytes"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/svclab/svclab/sim/analyze"
+	"github.com/svclab/svclab/sim/audit"
+	"github.com/svclab/svclab/sim/audit/audittest"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/objects"
 	"github.com/svclab/svclab/sim/render"
 )
 
-// testObjects decodes testdata/cluster.yaml.
-func testObjects(t testing.TB) *objects.Objects {
-	t.Helper()
-	raw, err := os.ReadFile("testdata/cluster.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := objects.Decode("testdata/cluster.yaml", raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
-
-// nodeText renders the rules native kube-proxy writes for the test
-// cluster and prints them as the node's tools print them back.
+// nodeText renders the rules native kube-proxy writes for o and prints
+// them as the node's tools print them back.
 func nodeText(t testing.TB, o *objects.Objects, mode dataplane.Mode, v render.KubeProxyVersion) string {
 	t.Helper()
-	m, err := nodeModel(Input{Objects: o, Family: model.IPv4})
+	m, err := audit.NodeModel(audit.Input{Objects: o, Family: model.IPv4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Native(m, mode, v)
+	d, err := audit.Native(m, mode, v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return DumpText(d)
+	return audit.DumpText(d)
 }
 
-func runText(t testing.TB, o *objects.Objects, mode dataplane.Mode, v render.KubeProxyVersion, text string) *Report {
+// runText audits a node's dump text against o as kube-proxy v.
+func runText(t testing.TB, o *objects.Objects, mode dataplane.Mode, v render.KubeProxyVersion, text string) *audit.Report {
 	t.Helper()
 	d, err := analyze.Load(strings.NewReader(text))
 	if err != nil {
-		t.Fatalf("load the tampered dump: %v\n%s", err, text)
+		t.Fatalf("load the node's dump: %v\n%s", err, text)
 	}
-	rep, err := Run(Input{Objects: o, Mode: mode, Version: v, Dump: d, OtherVersions: render.KubeProxyVersions})
+	rep, err := audit.Run(audit.Input{Objects: o, Mode: mode, Version: v, Dump: d, OtherVersions: render.KubeProxyVersions})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,15 +43,12 @@ func runText(t testing.TB, o *objects.Objects, mode dataplane.Mode, v render.Kub
 }
 
 func TestUntouchedNativeIsClean(t *testing.T) {
-	o := testObjects(t)
+	o := audittest.Objects(t)
 	for _, mode := range dataplane.Modes() {
 		for _, v := range render.KubeProxyVersions {
 			t.Run(string(mode)+"/"+string(v), func(t *testing.T) {
-				rep := runText(t, o, mode, v, nodeText(t, o, mode, v))
-				if !rep.Clean() {
-					var b bytes.Buffer
-					_ = rep.WriteText(&b)
-					t.Fatalf("an untouched node has findings:\n%s", b.String())
+				if rep := runText(t, o, mode, v, nodeText(t, o, mode, v)); !rep.Clean() {
+					t.Fatalf("an untouched node has findings:\n%s", audittest.ReportText(rep))
 				}
 			})
 		}

@@ -1,10 +1,12 @@
-package audit
+package audit_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/svclab/svclab/sim/analyze"
+	"github.com/svclab/svclab/sim/audit"
+	"github.com/svclab/svclab/sim/audit/audittest"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/render"
 )
@@ -14,7 +16,7 @@ import (
 // returns an error, and never panics; a node it calls clean has no
 // finding.
 func FuzzAudit(f *testing.F) {
-	o := testObjects(f)
+	o := audittest.Objects(f)
 	for _, mode := range dataplane.Modes() {
 		f.Add(string(mode), nodeText(f, o, mode, render.LatestKubeProxy))
 	}
@@ -23,7 +25,7 @@ func FuzzAudit(f *testing.F) {
 		if err != nil {
 			return
 		}
-		rep, err := Run(Input{Objects: o, Mode: dataplane.Mode(mode), Dump: d})
+		rep, err := audit.Run(audit.Input{Objects: o, Mode: dataplane.Mode(mode), Dump: d})
 		if err != nil {
 			return
 		}
