@@ -1,0 +1,115 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/svclab/svclab/sim/analyze"
+	"github.com/svclab/svclab/sim/dataplane"
+	simipt "github.com/svclab/svclab/sim/iptables"
+	simipvs "github.com/svclab/svclab/sim/ipvs"
+	"github.com/svclab/svclab/sim/kube"
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/nftables"
+	"github.com/svclab/svclab/sim/render"
+	"github.com/svclab/svclab/sim/render/iptables"
+	"github.com/svclab/svclab/sim/render/ipvs"
+	"github.com/svclab/svclab/sim/route"
+)
+
+// Renderer returns the rules kube-proxy of mode and version writes on the
+// node of m for m.Family's proxier (m is the whole model), as the kernel
+// holds them after its first sync: the payload and the jump rules from
+// the built-in chains.
+type Renderer func(m *model.Model, mode dataplane.Mode, v render.KubeProxyVersion) (*analyze.Dump, error)
+
+// Native renders with svclab's renderers (sim/route.Rules), which the
+// conformance suite holds to kube-proxy's own output.
+func Native(m *model.Model, mode dataplane.Mode, v render.KubeProxyVersion) (*analyze.Dump, error) {
+	mf := model.ForFamily(*m, m.Family)
+	d, err := route.Rules(&mf, route.Config{Mode: mode, Version: v})
+	if err != nil || mode != dataplane.ModeIPVS {
+		return d, err
+	}
+	d.IPT, err = withIPVSJumps(d.IPT.String())
+	return d, err
+}
+
+// SyncRenderer is lab/kubeproxy.RenderFirst's signature: kube-proxy's own
+// proxier in render mode, its first sync of m.
+type SyncRenderer func(ctx context.Context, mode string, v render.KubeProxyVersion, m *model.Model) (kube.Sync, error)
+
+// KubeProxy renders with kube-proxy's own code through r.
+func KubeProxy(ctx context.Context, r SyncRenderer) Renderer {
+	return func(m *model.Model, mode dataplane.Mode, v render.KubeProxyVersion) (*analyze.Dump, error) {
+		s, err := r(ctx, string(mode), v, m)
+		if err != nil {
+			return nil, err
+		}
+		return LoadSync(m, mode, s)
+	}
+}
+
+// LoadSync loads kube-proxy's first sync of m as the kernel holds it: the
+// iptables payload restored with the jump rules kube-proxy ensures, the
+// nft transaction applied, IPVS's virtual servers, ipsets and iptables
+// rules.
+func LoadSync(m *model.Model, mode dataplane.Mode, s kube.Sync) (*analyze.Dump, error) {
+	switch mode {
+	case dataplane.ModeIPTables:
+		mf := model.ForFamily(*m, m.Family)
+		var jumps bytes.Buffer
+		if _, err := iptables.RenderModelJumps(&jumps, &mf, iptables.DefaultOptions()); err != nil {
+			return nil, err
+		}
+		d, err := restore(s.Payload, &jumps)
+		return &analyze.Dump{Kind: analyze.KindIPTables, IPT: d}, err
+	case dataplane.ModeNFTables:
+		rs, err := nftables.ParseString(s.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("kube-proxy's nft transaction: %w", err)
+		}
+		return &analyze.Dump{Kind: analyze.KindNFTables, NFT: rs}, nil
+	case dataplane.ModeIPVS:
+		return loadIPVSSync(s)
+	}
+	return nil, fmt.Errorf("%w: mode %q", ErrInput, mode)
+}
+
+// loadIPVSSync reads IPVS mode's three parts.
+func loadIPVSSync(s kube.Sync) (*analyze.Dump, error) {
+	tab, err := simipvs.ParseIPVSAdm(strings.NewReader(s.IPVS))
+	if err != nil {
+		return nil, fmt.Errorf("kube-proxy's virtual servers: %w", err)
+	}
+	sets, err := simipvs.ParseIPSetSave(strings.NewReader(s.IPSet))
+	if err != nil {
+		return nil, fmt.Errorf("kube-proxy's ipsets: %w", err)
+	}
+	ipt, err := withIPVSJumps(s.Payload)
+	return &analyze.Dump{Kind: analyze.KindIPVS, IPVS: tab, IPSets: sets, IPT: ipt}, err
+}
+
+// withIPVSJumps restores IPVS mode's iptables payload with its jump rules.
+func withIPVSJumps(payload string) (*simipt.Dump, error) {
+	var jumps bytes.Buffer
+	if _, err := ipvs.RenderJumps(&jumps); err != nil {
+		return nil, err
+	}
+	return restore(payload, &jumps)
+}
+
+// restore is iptables-restore of payload into empty tables, then of the
+// jump rules with --noflush.
+func restore(payload string, jumps *bytes.Buffer) (*simipt.Dump, error) {
+	d, err := simipt.Apply(nil, strings.NewReader(payload), false)
+	if err != nil {
+		return nil, fmt.Errorf("kube-proxy's iptables-restore payload: %w", err)
+	}
+	if d, err = simipt.Apply(d, jumps, true); err != nil {
+		return nil, fmt.Errorf("kube-proxy's jump rules: %w", err)
+	}
+	return d, nil
+}
