@@ -193,7 +193,9 @@ const (
 // Metrics is a snapshot of kube-proxy's own Prometheus metrics, gathered
 // from its registry (component-base's legacyregistry): every family whose
 // name starts with "kubeproxy_" (the Go runtime and process families are
-// left out).
+// left out). As on kube-proxy's /metrics, a labelled family with nothing
+// observed yet (e.g. no network programming observation since the start)
+// has no sample and is absent: Value and Histogram report false.
 type Metrics struct {
 	// Time is the wall-clock time of the snapshot.
 	Time time.Time `json:"time"`
