@@ -22,8 +22,8 @@ import (
 //     the request's ServiceCIDRs and Objects (OnServiceAdd,
 //     OnEndpointSliceAdd) and calls OnServiceSynced and
 //     OnEndpointSlicesSynced: kube-proxy's first, full sync, reported as
-//     the LoopSync with Index 0 (its Start minus the process start is the
-//     cold-start time as seen from inside the driver).
+//     the LoopSync with Index 0 (the time from starting the driver to this
+//     report is the cold start: lab/kubeproxy's Loop.ColdStart).
 //  2. It then starts the proxier's SyncLoop (kube-proxy's
 //     BoundedFrequencyRunner with MinSyncPeriod and SyncPeriod) in a
 //     goroutine, and applies each event as it arrives through kube-proxy's
