@@ -46,6 +46,8 @@ func (s *Scenario) Plan() *results.Plan {
 // "mixed" (both).
 func (s *Scenario) Kind() string {
 	switch {
+	case s.Timeline != nil && s.Fairness == nil && s.Sweep == nil:
+		return "timeline"
 	case s.Fairness != nil && s.Sweep != nil:
 		return "mixed"
 	case s.Fairness != nil:
