@@ -39,6 +39,9 @@ func (s *Scenario) Plan() *results.Plan {
 			}
 		}
 	}
+	if t := s.Timeline; t != nil {
+		p.Timelines = append(p.Timelines, t.Dataplanes...)
+	}
 	return p
 }
 

@@ -71,8 +71,6 @@ type Event struct {
 	// Count services are created or deleted, spread evenly over Over.
 	Count int
 	Over  time.Duration
-	// Endpoints is each created service's endpoint count.
-	Endpoints int
 	// Ports is changeService's new port list (nil: unchanged);
 	// SessionAffinity its new affinity ("": unchanged).
 	Ports           []model.Port
@@ -98,8 +96,7 @@ func (e Event) String() string {
 	return string(e.Kind)
 }
 
-// timelineOf types a validated timeline section; endpoints of created
-// services default to synthetic.endpointsPerService.
+// timelineOf types a validated timeline section.
 func timelineOf(f *file) *Timeline {
 	t := f.Timeline
 	if t == nil {
@@ -111,19 +108,15 @@ func timelineOf(f *file) *Timeline {
 		out.Traffic = append(out.Traffic, Traffic{Protocol: model.Protocol(tr.Protocol), Service: canonicalService(tr.Service),
 			Port: *tr.Port, Rate: *tr.Rate, From: tr.From, SourcePort: derefOr(tr.SourcePort, 0), Timeout: mustDuration(tr.Timeout)})
 	}
-	perService := 1
-	if f.Synthetic != nil {
-		perService = f.Synthetic.EndpointsPerService
-	}
 	for _, e := range t.Events {
-		out.Events = append(out.Events, eventOf(e, perService))
+		out.Events = append(out.Events, eventOf(e))
 	}
 	slices.SortStableFunc(out.Events, func(a, b Event) int { return int(a.At - b.At) })
 	return out
 }
 
 // eventOf types one validated event.
-func eventOf(e timelineEvent, perService int) Event {
+func eventOf(e timelineEvent) Event {
 	ev := Event{At: mustDuration(e.At), Comment: e.Comment}
 	switch {
 	case e.Scale != nil:
@@ -133,7 +126,7 @@ func eventOf(e timelineEvent, perService int) Event {
 		ev.Kind, ev.Service, ev.Interval, ev.Overlap = EventRollingUpdate, canonicalService(r.Service), mustDuration(r.Interval), mustDuration(r.Overlap)
 	case e.CreateServices != nil:
 		s := e.CreateServices
-		ev.Kind, ev.Count, ev.Over, ev.Endpoints = EventCreateServices, *s.Count, mustDuration(s.Over), derefOr(s.Endpoints, perService)
+		ev.Kind, ev.Count, ev.Over = EventCreateServices, *s.Count, mustDuration(s.Over)
 	case e.DeleteServices != nil:
 		d := e.DeleteServices
 		ev.Kind, ev.Count, ev.Over = EventDeleteServices, derefOr(d.Count, 0), mustDuration(d.Over)
@@ -179,4 +172,24 @@ func derefOr(p *int, def int) int {
 		return def
 	}
 	return *p
+}
+
+// ModelOf builds the model of a moment of the scenario's timeline: explicit
+// in place of the explicit services, among the first synthetic ones of the
+// generator (created services are more of them), placed as the scenario
+// says.
+func (s *Scenario) ModelOf(explicit model.Slice, synthetic int) (*model.Model, error) {
+	eps, seed := 0, uint64(0)
+	if syn := s.Synthetic; syn != nil {
+		eps, seed = syn.EndpointsPerService, syn.Seed
+	}
+	gen, err := newGeneratorFor(&s.f, synthetic, eps, seed)
+	if err != nil {
+		return nil, err
+	}
+	pos, err := model.ParsePosition(s.Placement)
+	if err != nil {
+		return nil, err
+	}
+	return &model.Model{Cluster: s.Cluster(), Services: model.Place(explicit, gen, pos)}, nil
 }

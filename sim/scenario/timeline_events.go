@@ -89,9 +89,6 @@ func (c *timelineCheck) storm(e *stormEvent, created *int, at func(keys ...any) 
 		*created += *e.Count
 	}
 	parseDuration(e.Over, 0, MaxTimelineDuration, at("over"), &errs)
-	if e.Endpoints != nil {
-		errs = append(errs, checkRange(*e.Endpoints, intRange{0, MaxEndpointsPerService, 0}, at("endpoints"))...)
-	}
 	return errs
 }
 

@@ -52,9 +52,8 @@ type rollingEvent struct {
 
 // stormEvent creates services spread evenly over a time.
 type stormEvent struct {
-	Count     *int   `yaml:"count"`
-	Over      string `yaml:"over"`
-	Endpoints *int   `yaml:"endpoints"`
+	Count *int   `yaml:"count"`
+	Over  string `yaml:"over"`
 }
 
 // deleteEvent deletes one named service, or the newest count services.
