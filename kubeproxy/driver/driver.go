@@ -41,6 +41,11 @@ type settings struct {
 	topologyLabels     map[string]string
 	detector           proxyutil.LocalTrafficDetector
 	recorder           events.EventRecorder
+	// syncPeriod and minSyncPeriod are --sync-period and
+	// --min-sync-period: SyncPeriod and 0 for render and sync, the
+	// session's for loop.
+	syncPeriod    time.Duration
+	minSyncPeriod time.Duration
 }
 
 // host is what NewProxier is given to reach the kernel: real tools in sync
@@ -77,6 +82,12 @@ func New(ctx context.Context, req *kube.Request, render bool) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	return build(ctx, req, render, s)
+}
+
+// build constructs the proxier for req.Mode with the settings s.
+func build(ctx context.Context, req *kube.Request, render bool, s settings) (*Driver, error) {
+	var err error
 	d := &Driver{mode: req.Mode, render: render, validating: req.ValidatingFake, store: newStore(), family: s.family}
 	h := d.host(render)
 	switch req.Mode {
@@ -132,6 +143,7 @@ func newSettings(req *kube.Request) (settings, error) {
 		topologyLabels:     req.TopologyLabels,
 		detector:           proxyutil.NewDetectLocalByCIDR(req.ClusterCIDR),
 		recorder:           &events.FakeRecorder{},
+		syncPeriod:         SyncPeriod,
 	}
 	if req.NodeIP != "" {
 		ip, err := netip.ParseAddr(req.NodeIP)
@@ -167,6 +179,16 @@ func (d *Driver) host(render bool) host {
 // Start gives the proxier the service CIDRs and every object, then runs
 // kube-proxy's first sync (OnServiceSynced + OnEndpointSlicesSynced).
 func (d *Driver) Start(objects v1.List, serviceCIDRs []string) (kube.Sync, error) {
+	if err := d.load(objects, serviceCIDRs); err != nil {
+		return kube.Sync{}, err
+	}
+	return d.sync(), nil
+}
+
+// load gives the proxier the service CIDRs, the node's topology labels and
+// every object, then calls OnServiceSynced: the next OnEndpointSlicesSynced
+// runs the first sync.
+func (d *Driver) load(objects v1.List, serviceCIDRs []string) error {
 	if len(serviceCIDRs) > 0 {
 		d.proxier.OnServiceCIDRsChanged(serviceCIDRs)
 	}
@@ -175,11 +197,11 @@ func (d *Driver) Start(objects v1.List, serviceCIDRs []string) (kube.Sync, error
 	}
 	for i, item := range objects.Items {
 		if err := d.apply(kube.Op{Action: kube.Add, Object: item}); err != nil {
-			return kube.Sync{}, fmt.Errorf("object %d of the list: %w", i, err)
+			return fmt.Errorf("object %d of the list: %w", i, err)
 		}
 	}
 	d.proxier.OnServiceSynced()
-	return d.sync(), nil
+	return nil
 }
 
 // Step applies one step's events and syncs.
@@ -201,13 +223,7 @@ func (d *Driver) sync() kube.Sync {
 	d.proxier.OnEndpointSlicesSynced()
 	out.DurationNS = time.Since(start).Nanoseconds()
 	var err error
-	if d.mode == kube.ModeNFTables {
-		out.Payload, err = d.nft.take()
-	} else {
-		var p []byte
-		p, err = d.ipt.take()
-		out.Payload = string(p)
-	}
+	out.Payload, err = d.take()
 	out.PayloadBytes = len(out.Payload)
 	if err != nil {
 		out.Error = err.Error()
@@ -217,6 +233,17 @@ func (d *Driver) sync() kube.Sync {
 		out.IPSet = dumpIPSet(d.fakeSet)
 	}
 	return out
+}
+
+// take returns and clears what the recorders saw since the last call:
+// every restore payload (iptables and IPVS modes) or transaction (nftables
+// mode), concatenated, and the first error.
+func (d *Driver) take() (string, error) {
+	if d.mode == kube.ModeNFTables {
+		return d.nft.take()
+	}
+	p, err := d.ipt.take()
+	return string(p), err
 }
 
 // fullNext reports whether the coming sync is a full one: kube-proxy's

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"sort"
 	"strings"
+	"sync"
 
 	utiliptables "k8s.io/kubernetes/pkg/util/iptables"
 )
@@ -13,9 +14,12 @@ import (
 // payload. In render mode (fake) nothing is restored: it keeps only the
 // chain names each table would hold, so that SaveInto answers kube-proxy's
 // stale-chain listing as the kernel would, without parsing rules. In sync
-// mode every call goes through to the real tools.
+// mode every call goes through to the real tools. It is safe for
+// concurrent use: in loop mode the sync runner, the first sync and
+// iptables mode's canary monitor call it from their own goroutines.
 type recIPTables struct {
 	utiliptables.Interface
+	mu       sync.Mutex
 	fake     bool
 	chains   map[utiliptables.Table]map[string]bool
 	payloads [][]byte
@@ -28,12 +32,16 @@ func newRecIPTables(inner utiliptables.Interface, fake bool) *recIPTables {
 
 // take returns and clears what was recorded since the last call.
 func (r *recIPTables) take() ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	p, err := bytes.Join(r.payloads, nil), r.err
 	r.payloads, r.err = nil, nil
 	return p, err
 }
 
 func (r *recIPTables) record(data []byte, err error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.payloads = append(r.payloads, bytes.Clone(data))
 	if err != nil && r.err == nil {
 		r.err = err
@@ -45,7 +53,7 @@ func (r *recIPTables) record(data []byte, err error) error {
 // (render).
 func (r *recIPTables) RestoreAll(data []byte, flush utiliptables.FlushFlag, counters utiliptables.RestoreCountersFlag) error {
 	if r.fake {
-		r.track("", data)
+		r.trackLocked("", data)
 		return r.record(data, nil)
 	}
 	return r.record(data, r.Interface.RestoreAll(data, flush, counters))
@@ -54,7 +62,7 @@ func (r *recIPTables) RestoreAll(data []byte, flush utiliptables.FlushFlag, coun
 // Restore is RestoreAll for one table.
 func (r *recIPTables) Restore(table utiliptables.Table, data []byte, flush utiliptables.FlushFlag, counters utiliptables.RestoreCountersFlag) error {
 	if r.fake {
-		r.track(table, data)
+		r.trackLocked(table, data)
 		return r.record(data, nil)
 	}
 	return r.record(data, r.Interface.Restore(table, data, flush, counters))
@@ -62,7 +70,9 @@ func (r *recIPTables) Restore(table utiliptables.Table, data []byte, flush utili
 
 // EnsureChain tracks the chain, then passes the call on.
 func (r *recIPTables) EnsureChain(table utiliptables.Table, chain utiliptables.Chain) (bool, error) {
+	r.mu.Lock()
 	r.table(table)[string(chain)] = true
+	r.mu.Unlock()
 	return r.Interface.EnsureChain(table, chain)
 }
 
@@ -72,10 +82,12 @@ func (r *recIPTables) SaveInto(table utiliptables.Table, buffer *bytes.Buffer) e
 	if !r.fake {
 		return r.Interface.SaveInto(table, buffer)
 	}
+	r.mu.Lock()
 	names := make([]string, 0, len(r.chains[table]))
 	for c := range r.chains[table] {
 		names = append(names, c)
 	}
+	r.mu.Unlock()
 	sort.Strings(names)
 	buffer.WriteString("*" + string(table) + "\n")
 	for _, c := range names {
@@ -92,6 +104,13 @@ func (r *recIPTables) table(t utiliptables.Table) map[string]bool {
 		r.chains[t] = m
 	}
 	return m
+}
+
+// trackLocked is track under the lock.
+func (r *recIPTables) trackLocked(table utiliptables.Table, data []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.track(table, data)
 }
 
 // track applies the chain declarations (":NAME") and deletions ("-X NAME")

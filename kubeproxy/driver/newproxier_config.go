@@ -23,8 +23,8 @@ func config(s settings) *kubeproxyconfig.KubeProxyConfiguration {
 		IPVS:              kubeproxyconfig.KubeProxyIPVSConfiguration{Scheduler: "rr"},
 		Linux:             kubeproxyconfig.KubeProxyLinuxConfiguration{MasqueradeAll: s.masqueradeAll},
 		NodePortAddresses: s.nodePortAddresses,
-		SyncPeriod:        metav1.Duration{Duration: SyncPeriod},
-		MinSyncPeriod:     metav1.Duration{},
+		SyncPeriod:        metav1.Duration{Duration: s.syncPeriod},
+		MinSyncPeriod:     metav1.Duration{Duration: s.minSyncPeriod},
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // version glue_13X.go files say which release this is).
 
 func newIPTables(ctx context.Context, s settings, h host) (proxy.Provider, error) {
-	p, err := iptables.NewProxier(ctx, s.family, h.ipt, h.sysctl, SyncPeriod, 0,
+	p, err := iptables.NewProxier(ctx, s.family, h.ipt, h.sysctl, s.syncPeriod, s.minSyncPeriod,
 		s.masqueradeAll, s.localhostNodePorts, s.masqueradeBit, s.detector, s.nodeName, s.nodeIP, s.recorder, nil,
 		s.nodePortAddresses, false)
 	if err != nil {
@@ -25,7 +25,7 @@ func newIPTables(ctx context.Context, s settings, h host) (proxy.Provider, error
 }
 
 func newNFTables(ctx context.Context, s settings) (proxy.Provider, error) {
-	p, err := nftables.NewProxier(ctx, s.family, SyncPeriod, 0,
+	p, err := nftables.NewProxier(ctx, s.family, s.syncPeriod, s.minSyncPeriod,
 		s.masqueradeAll, s.masqueradeBit, s.detector, s.nodeName, s.nodeIP, s.recorder, nil,
 		s.nodePortAddresses, false)
 	if err != nil {
@@ -35,7 +35,7 @@ func newNFTables(ctx context.Context, s settings) (proxy.Provider, error) {
 }
 
 func newIPVS(ctx context.Context, s settings, h host) (proxy.Provider, error) {
-	p, err := ipvs.NewProxier(ctx, s.family, h.ipt, h.ipvs, h.ipset, h.sysctl, SyncPeriod, 0,
+	p, err := ipvs.NewProxier(ctx, s.family, h.ipt, h.ipvs, h.ipset, h.sysctl, s.syncPeriod, s.minSyncPeriod,
 		nil, false, 0, 0, 0, s.masqueradeAll, s.masqueradeBit, s.detector, s.nodeName, s.nodeIP, s.recorder, nil,
 		"rr", s.nodePortAddresses, false)
 	if err != nil {

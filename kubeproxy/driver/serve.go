@@ -31,14 +31,46 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, render bool) error {
 		}
 		return &st, nil
 	}
+	write := jsonLines(w)
+	return Run(ctx, &req, render, next, func(s kube.Sync) error { return write(s) })
+}
+
+// ServeLoop runs a loop session (sim/kube/loop.go): it reads a
+// kube.LoopRequest and then kube.LoopEvent documents from r, applying each
+// as it arrives, and writes one kube.LoopOutput JSON line per sync and per
+// metrics snapshot to w, flushed after each, until r ends or a stop event.
+func ServeLoop(ctx context.Context, r io.Reader, w io.Writer) error {
+	dec := json.NewDecoder(bufio.NewReader(r))
+	var req kube.LoopRequest
+	if err := dec.Decode(&req); err != nil {
+		return fmt.Errorf("loop request: %w", err)
+	}
+	events := 0
+	next := func() (*kube.LoopEvent, error) {
+		var ev kube.LoopEvent
+		if err := dec.Decode(&ev); err == io.EOF {
+			return nil, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("loop event %d: %w", events, err)
+		}
+		events++
+		return &ev, nil
+	}
+	write := jsonLines(w)
+	return RunLoop(ctx, &req, next, func(o kube.LoopOutput) error { return write(o) })
+}
+
+// jsonLines returns a function that writes each value to w as one JSON
+// line, flushed at once.
+func jsonLines(w io.Writer) func(any) error {
 	out := bufio.NewWriter(w)
 	enc := json.NewEncoder(out)
-	return Run(ctx, &req, render, next, func(s kube.Sync) error {
-		if err := enc.Encode(s); err != nil {
+	return func(v any) error {
+		if err := enc.Encode(v); err != nil {
 			return err
 		}
 		return out.Flush()
-	})
+	}
 }
 
 // UseIPTables makes kube-proxy's "iptables" commands the given variant

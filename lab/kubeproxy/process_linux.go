@@ -21,15 +21,49 @@ import (
 // kube-proxy's own proxier programming that namespace's kernel through the
 // real iptables, nft and ipset tools.
 type Process struct {
-	ns, bin string
+	*proc
+	enc *json.Encoder
+	out *bufio.Scanner
+}
+
+// proc is a driver process in a namespace, in any of its modes.
+type proc struct {
+	ns, bin, sub string
 	// dir is the iptables variant's symlink directory ("" for none),
 	// removed when the driver ends.
 	dir    string
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	enc    *json.Encoder
-	out    *bufio.Scanner
+	stdout io.ReadCloser
 	stderr bytes.Buffer
+}
+
+// spawn starts bin's subcommand sub inside namespace ns, with kube-proxy's
+// iptables commands bound to variant ("legacy", "nft", or "" for the
+// system's). The driver gets SIGKILL when the thread that started it
+// (hence svclab) dies, however svclab dies.
+func spawn(ctx context.Context, ns, bin, variant, sub string) (*proc, error) {
+	p := &proc{ns: ns, bin: bin, sub: sub, cmd: exec.CommandContext(ctx, bin, sub)}
+	if variant != "" {
+		dir, err := iptablesDir(ns, variant)
+		if err != nil {
+			return nil, p.wrap(err)
+		}
+		p.dir, p.cmd.Env = dir, pathEnv(dir)
+	}
+	p.cmd.Stderr = &p.stderr
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	var err error
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		return nil, p.removeDir(p.wrap(err))
+	}
+	if p.stdout, err = p.cmd.StdoutPipe(); err != nil {
+		return nil, p.removeDir(p.wrap(err))
+	}
+	if err := netns.Start(ns, p.cmd); err != nil {
+		return nil, p.removeDir(p.wrap(err))
+	}
+	return p, nil
 }
 
 // Start starts the driver bin in sync mode inside namespace ns, with
@@ -37,31 +71,14 @@ type Process struct {
 // for the system's), hands it req and returns after req's first sync and
 // its steps, with their reports.
 func Start(ctx context.Context, ns, bin, variant string, req *kube.Request) (*Process, []kube.Sync, error) {
-	p := &Process{ns: ns, bin: bin, cmd: exec.CommandContext(ctx, bin, "sync")}
-	if variant != "" {
-		dir, err := iptablesDir(ns, variant)
-		if err != nil {
-			return nil, nil, p.wrap(err)
-		}
-		p.dir, p.cmd.Env = dir, pathEnv(dir)
-	}
-	p.cmd.Stderr = &p.stderr
-	// The driver must not outlive svclab, however svclab dies.
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var err error
-	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
-		return nil, nil, p.removeDir(p.wrap(err))
-	}
-	stdout, err := p.cmd.StdoutPipe()
+	pr, err := spawn(ctx, ns, bin, variant, "sync")
 	if err != nil {
-		return nil, nil, p.removeDir(p.wrap(err))
+		return nil, nil, err
 	}
-	p.out = bufio.NewScanner(stdout)
+	p := &Process{proc: pr}
+	p.out = bufio.NewScanner(p.stdout)
 	p.out.Buffer(nil, 1<<30)
 	p.enc = json.NewEncoder(p.stdin)
-	if err := netns.Start(ns, p.cmd); err != nil {
-		return nil, nil, p.removeDir(p.wrap(err))
-	}
 	if err := p.enc.Encode(req); err != nil {
 		return nil, nil, p.fail(err)
 	}
@@ -110,7 +127,7 @@ func (p *Process) Close() error {
 }
 
 // fail stops a driver that broke off and returns err with its stderr.
-func (p *Process) fail(err error) error {
+func (p *proc) fail(err error) error {
 	_ = p.stdin.Close()
 	_ = p.cmd.Wait()
 	return p.removeDir(p.wrap(err))
@@ -118,7 +135,7 @@ func (p *Process) fail(err error) error {
 
 // removeDir removes the iptables variant's directory once the driver is
 // gone (or never started), and adds a failure to err.
-func (p *Process) removeDir(err error) error {
+func (p *proc) removeDir(err error) error {
 	if p.dir == "" {
 		return err
 	}
@@ -130,6 +147,6 @@ func (p *Process) removeDir(err error) error {
 	return err
 }
 
-func (p *Process) wrap(err error) error {
-	return fmt.Errorf("%s sync in netns %s: %w: %s", p.bin, p.ns, err, strings.TrimSpace(p.stderr.String()))
+func (p *proc) wrap(err error) error {
+	return fmt.Errorf("%s %s in netns %s: %w: %s", p.bin, p.sub, p.ns, err, strings.TrimSpace(p.stderr.String()))
 }

@@ -47,6 +47,16 @@ type KubeProxyRelease struct {
 	// --random-fully whatever iptables supports (v1.37+; before, only
 	// when iptables supports it: the renderers' Options.RandomFully).
 	AlwaysRandomFully bool
+	// ConntrackCleansServicesWithoutEndpoints: kube-proxy's conntrack
+	// reconciler (pkg/proxy/conntrack/cleanup.go) also removes the UDP
+	// entries of a Service left with no serving endpoints, so a one-way
+	// UDP sender stops reaching a deleted endpoint after the next sync
+	// (v1.37+, kubernetes#139629; before, such Services are skipped and
+	// the DNAT-ed entry lives as long as packets refresh it,
+	// kubernetes#139628). Not a rule fact: the driver's loop test
+	// (kubeproxy/driver, TestLoopConntrackScaleToZero) checks it against
+	// kube-proxy's own code and the kernel.
+	ConntrackCleansServicesWithoutEndpoints bool
 }
 
 // kubeProxyReleases are the supported releases, oldest first; the last
@@ -57,7 +67,8 @@ var kubeProxyReleases = []KubeProxyRelease{
 	{Version: "1.35", Patch: "v1.35.4"},
 	{Version: "1.36", Patch: "v1.36.3", NFTablesDirectDNAT: true},
 	{Version: "1.37", Patch: "v1.37.2", NFTablesDirectDNAT: true, NFTablesLocalhostNodePorts: true,
-		NFTablesDNATToSingleEndpoint: true, NFTablesTruncatedComments: true, AlwaysRandomFully: true},
+		NFTablesDNATToSingleEndpoint: true, NFTablesTruncatedComments: true, AlwaysRandomFully: true,
+		ConntrackCleansServicesWithoutEndpoints: true},
 }
 
 // KubeProxyVersions lists the supported versions, oldest first.

@@ -2,12 +2,14 @@
 //
 //	kube-proxy-driver render < request.json   # no kernel: payload of every sync
 //	kube-proxy-driver sync   < request.json   # programs the kernel (run in a netns)
+//	kube-proxy-driver loop   < session.jsonl  # kube-proxy's own sync loop over time (run in a netns)
 //	kube-proxy-driver version
 //
 // Standard input holds a kube.Request (sim/kube) in JSON, optionally
 // followed by further kube.Step documents, each applied and synced as it
-// arrives; standard output gets one kube.Sync JSON line per sync. See
-// kubeproxy/README.md.
+// arrives; standard output gets one kube.Sync JSON line per sync. loop
+// reads a kube.LoopRequest and then a stream of kube.LoopEvent lines, and
+// writes kube.LoopOutput lines (sim/kube/loop.go). See kubeproxy/README.md.
 package main
 
 import (
@@ -25,9 +27,9 @@ import (
 func main() {
 	klog.InitFlags(nil)
 	in := flag.String("in", "-", "request file (- for stdin)")
-	variant := flag.String("iptables", "", "sync mode: iptables variant kube-proxy runs, legacy or nft (default: the system's)")
+	variant := flag.String("iptables", "", "sync and loop modes: iptables variant kube-proxy runs, legacy or nft (default: the system's)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: kube-proxy-driver [-in FILE] [-iptables legacy|nft] [-v N] render|sync|version")
+		fmt.Fprintln(os.Stderr, "usage: kube-proxy-driver [-in FILE] [-iptables legacy|nft] [-v N] render|sync|loop|version")
 		flag.PrintDefaults()
 	}
 	_ = flag.Set("logtostderr", "true")
@@ -40,8 +42,8 @@ func main() {
 	switch cmd := flag.Arg(0); cmd {
 	case "version":
 		fmt.Println(driver.Version())
-	case "render", "sync":
-		if err := run(*in, *variant, cmd == "render"); err != nil {
+	case "render", "sync", "loop":
+		if err := run(*in, *variant, cmd); err != nil {
 			fmt.Fprintln(os.Stderr, "kube-proxy-driver:", err)
 			os.Exit(1)
 		}
@@ -51,8 +53,8 @@ func main() {
 	}
 }
 
-func run(in, variant string, render bool) error {
-	if !render {
+func run(in, variant, cmd string) error {
+	if cmd != "render" {
 		cleanup, err := driver.UseIPTables(variant)
 		if err != nil {
 			return err
@@ -68,5 +70,8 @@ func run(in, variant string, render bool) error {
 		defer f.Close()
 		r = f
 	}
-	return driver.Serve(context.Background(), r, os.Stdout, render)
+	if cmd == "loop" {
+		return driver.ServeLoop(context.Background(), r, os.Stdout)
+	}
+	return driver.Serve(context.Background(), r, os.Stdout, cmd == "render")
 }
