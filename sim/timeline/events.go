@@ -148,7 +148,11 @@ func (b *builder) deletePod(i int, e scenario.Event) error {
 	b.commit(i, "delete pod "+e.IP.String(), func(c *Change) {
 		c.Deleted = []netip.Addr{e.IP}
 		for k := range c.Explicit {
-			setTerminating(&c.Explicit[k], e.IP, false)
+			s := &c.Explicit[k]
+			if c.Service == "" && slices.ContainsFunc(s.Endpoints, func(ep model.Endpoint) bool { return ep.IP == e.IP }) {
+				c.Service = s.Namespace + "/" + s.Name
+			}
+			setTerminating(s, e.IP, false)
 		}
 		c.Removed = []netip.Addr{e.IP}
 	})
