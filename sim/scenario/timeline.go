@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
@@ -88,6 +89,10 @@ type Event struct {
 // String is the event's kind and its object, e.g. "scale default/statsd".
 func (e Event) String() string {
 	switch {
+	case e.Kind == EventScale:
+		return fmt.Sprintf("scale %s to %d", e.Service, e.Replicas)
+	case e.Kind == EventCreateServices || e.Kind == EventDeleteServices && e.Service == "":
+		return fmt.Sprintf("%s %d over %v", e.Kind, e.Count, e.Over)
 	case e.Service != "":
 		return string(e.Kind) + " " + e.Service
 	case e.IP.IsValid():
