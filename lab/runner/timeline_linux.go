@@ -7,8 +7,10 @@ import (
 	"net/netip"
 
 	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/kubeproxy"
 	labtl "github.com/svclab/svclab/lab/timeline"
 	"github.com/svclab/svclab/lab/topo"
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
 	tl "github.com/svclab/svclab/sim/timeline"
@@ -77,15 +79,24 @@ func timelineOn(ctx context.Context, l *kernelLab, env labtl.Env, name string, s
 // timelineEngine is the native renderer on the named dataplane, or
 // kube-proxy's own sync loop.
 func timelineEngine(ctx context.Context, l *kernelLab, name string, s apply.Settings, sc *scenario.Scenario) (labtl.Engine, error) {
-	if s.Engine == scenario.EngineKubeProxy {
-		return nil, inputErrorf("timeline: engine %s is not wired yet", s.Engine)
-	}
+	engine := s.Engine
 	s.Engine = scenario.EngineNative
 	dp, err := l.Dataplane(name, s)
 	if err != nil {
 		return nil, err
 	}
-	return &labtl.Native{DP: dp}, nil
+	if engine != scenario.EngineKubeProxy {
+		return &labtl.Native{DP: dp}, nil
+	}
+	info, _ := dataplane.Lookup(name)
+	bin, err := kubeproxy.Find(string(s.Version))
+	if err != nil {
+		_ = dp.Close()
+		return nil, err
+	}
+	t := sc.Timeline
+	return &labtl.KubeProxy{Opt: kubeproxy.LoopOptions{NS: l.topo.NodeNetns, Bin: bin, IPTables: info.IPTablesBackend},
+		Mode: string(info.Mode), MinSyncPeriod: t.MinSyncPeriod, SyncPeriod: t.SyncPeriod, Reset: dp.Reset}, nil
 }
 
 // timelineLabSpec is the lab of a timeline: every pod the plan uses, the

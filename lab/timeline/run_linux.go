@@ -64,7 +64,9 @@ func Run(ctx context.Context, env Env, eng Engine, sc *scenario.Scenario, plan *
 		return results.TimelineRun{}, err
 	}
 	var samples []results.ConntrackSample
-	x.wg.Go(func() { samples = sampleConntrack(window, env.NodeNetns, conntrackTargets(targets), x.deleted(), x.rec) })
+	x.wg.Go(func() {
+		samples = sampleConntrack(window, env.NodeNetns, conntrackTargets(targets), x.deleted(), x.rec)
+	})
 	applyErr := x.follow(window, m0)
 	<-window.Done()
 	x.wg.Wait()
@@ -76,7 +78,8 @@ func Run(ctx context.Context, env Env, eng Engine, sc *scenario.Scenario, plan *
 		applyErr = x.err
 	}
 	run := tl.Aggregate(plan, sc.Timeline, x.rec.all())
-	run.Syncs, run.Conntrack = eng.Syncs(x.rec.start), samples
+	tl.AttachSyncs(&run, sc.Timeline, eng.Syncs(x.rec.start))
+	run.Conntrack = samples
 	return run, applyErr
 }
 

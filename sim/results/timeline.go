@@ -65,8 +65,8 @@ type TimelineEvent struct {
 	// After are the outcomes from the event to the next one (or the end).
 	After Outcome `json:"after"`
 	// KubeProxyLatencyS are kube-proxy's own network programming latencies
-	// (network_programming_duration_seconds) of the syncs that carried
-	// this event's changes (kube-proxy engine only).
+	// (network_programming_duration_seconds), the mean of each sync from
+	// the event to the next that observed any (kube-proxy engine only).
 	KubeProxyLatencyS []float64 `json:"kube_proxy_latency_s,omitempty"`
 }
 
@@ -75,7 +75,12 @@ type TimelineSync struct {
 	AtS       float64 `json:"at_s"`
 	DurationS float64 `json:"duration_s"`
 	Full      bool    `json:"full"`
-	Services  int     `json:"services"`
+	Services  int     `json:"services,omitempty"`
+	// Programmed counts kube-proxy's network programming latency
+	// observations in this sync, ProgrammingS is their mean (kube-proxy
+	// engine only).
+	Programmed   int     `json:"programmed,omitempty"`
+	ProgrammingS float64 `json:"programming_s,omitempty"`
 }
 
 // ConntrackSample counts the node's conntrack entries to one Service (by

@@ -147,3 +147,25 @@ func (a *aggregation) outcomesBetween(run *results.TimelineRun, from, to time.Du
 	}
 	return out
 }
+
+// AttachSyncs sets run's syncs and gives each event the mean network
+// programming latency kube-proxy observed in every sync from the event to
+// the next one (the syncs that carried its changes).
+func AttachSyncs(run *results.TimelineRun, t *scenario.Timeline, syncs []results.TimelineSync) {
+	run.Syncs = syncs
+	for e := range run.Events {
+		ev := t.Events[run.Events[e].Index]
+		end := t.Duration
+		for _, n := range t.Events[run.Events[e].Index+1:] {
+			if n.At > ev.At {
+				end = n.At
+				break
+			}
+		}
+		for _, s := range syncs {
+			if at := time.Duration(s.AtS * float64(time.Second)); s.Programmed > 0 && at >= ev.At && at < end {
+				run.Events[e].KubeProxyLatencyS = append(run.Events[e].KubeProxyLatencyS, s.ProgrammingS)
+			}
+		}
+	}
+}
