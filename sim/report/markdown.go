@@ -58,8 +58,20 @@ func WriteReport(dir string) (Report, error) {
 			fairPFs[i] = pf
 		}
 	}
+	timelinePFs := map[int]plotFile{}
+	for i, r := range run.Summary.Timelines {
+		pf, paths, ok, err := savePlot(dir, timelinePlot(i, r))
+		rep.Plots = append(rep.Plots, paths...)
+		if err != nil {
+			return rep, err
+		}
+		if ok {
+			timelinePFs[i] = pf
+		}
+	}
 	var md bytes.Buffer
 	writeMarkdown(&md, run, sweep, fairPFs)
+	writeTimelines(&md, run.Summary.Timelines, timelinePFs)
 	rep.Markdown = filepath.Join(dir, ReportFile)
 	return rep, writeFileAtomic(rep.Markdown, md.Bytes())
 }
