@@ -84,6 +84,9 @@ func TimelineFindings(r results.TimelineRun) []string {
 				e.What, e.AtS, bad, e.After.Blackholed, e.After.Misdelivered, end))
 		case !e.Converged:
 			out = append(out, fmt.Sprintf("After %q at %.0f s, the new state (%s) was not reached in the window.", e.What, e.AtS, e.Probe))
+		case e.LastedUntil(end) && bad > 0:
+			out = append(out, fmt.Sprintf("After %q at %.0f s, traffic kept reaching deleted pods' addresses (%d) or removed endpoints (%d) for the whole %.0f s until the next event (the last one %.3f s after the event): the old state was never left while nothing else changed.",
+				e.What, e.AtS, e.After.Blackholed, e.After.Misdelivered, end-e.AtS, *e.ProbeLatencyS))
 		case e.ProbeLatencyS != nil:
 			s := fmt.Sprintf("After %q at %.0f s, the new state was reached in %.3f s (%s)", e.What, e.AtS, *e.ProbeLatencyS, e.Probe)
 			if bad > 0 {

@@ -47,6 +47,21 @@ type TimelineSecond struct {
 	Endpoint map[string]int `json:"endpoints,omitempty"` // "IP" → served or blackholed there
 }
 
+// What a TimelineEvent's probe latency measures.
+const (
+	ProbeAdded   = "first served by a new endpoint"
+	ProbeRemoved = "last delivered to a removed endpoint"
+	ProbeCreated = "first connection to the new service served"
+	ProbeRestart = "first connection served after the restart"
+)
+
+// LastedUntil says the event's old state (a removed endpoint still
+// reached) lasted until within a second of next (the next event's time in
+// seconds): it was never left while nothing else changed.
+func (e TimelineEvent) LastedUntil(next float64) bool {
+	return e.Lasted || e.Probe == ProbeRemoved && e.ProbeLatencyS != nil && e.AtS+*e.ProbeLatencyS >= next-1
+}
+
 // TimelineEvent is one event of a timeline run and what followed it.
 type TimelineEvent struct {
 	Index int     `json:"index"` // in the scenario's timeline.events
@@ -59,6 +74,9 @@ type TimelineEvent struct {
 	// state was never reached in the window (Converged false).
 	ProbeLatencyS *float64 `json:"probe_latency_s,omitempty"`
 	Converged     bool     `json:"converged"`
+	// Lasted says the old state (a removed endpoint still reached) lasted
+	// until the next event (within a second of it), which may have ended it.
+	Lasted bool `json:"lasted_until_next_event,omitempty"`
 	// Probe says what the latency measures ("first served by a new
 	// endpoint", "last delivered to a removed endpoint", ...).
 	Probe string `json:"probe"`
@@ -112,6 +130,9 @@ type TimelineRun struct {
 	// (converged events only); 0 when none converged.
 	ProbeLatencyP50S float64 `json:"probe_latency_p50_s"`
 	ProbeLatencyP99S float64 `json:"probe_latency_p99_s"`
-	// Unconverged counts events whose new state was never reached.
+	// Unconverged counts changes whose new state was never reached.
 	Unconverged int `json:"unconverged"`
+	// ChangeLatenciesS are the probe latencies of every converged change
+	// (the samples of ProbeLatencyP50S and P99S; compare and gate read them).
+	ChangeLatenciesS []float64 `json:"change_latencies_s,omitempty"`
 }

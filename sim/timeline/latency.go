@@ -10,10 +10,10 @@ import (
 
 // Probe descriptions: what a change's programming latency measures.
 const (
-	probeAdded   = "first served by a new endpoint"
-	probeRemoved = "last delivered to a removed endpoint"
-	probeCreated = "first connection to the new service served"
-	probeRestart = "first connection served after the restart"
+	probeAdded   = results.ProbeAdded
+	probeRemoved = results.ProbeRemoved
+	probeCreated = results.ProbeCreated
+	probeRestart = results.ProbeRestart
 )
 
 // changeLatency is one change's probe latency.
@@ -116,6 +116,7 @@ func (a *aggregation) events(run *results.TimelineRun, obs []Observation) {
 		if probed && out.Converged {
 			v := worst.Seconds()
 			out.ProbeLatencyS = &v
+			out.Lasted = out.Probe == probeRemoved && ev.At+worst >= a.nextEventAt(e)-endOfWindow
 		}
 		if !probed {
 			out.Probe = "not probed"
@@ -124,6 +125,7 @@ func (a *aggregation) events(run *results.TimelineRun, obs []Observation) {
 		run.Events = append(run.Events, out)
 	}
 	run.ProbeLatencyP50S, run.ProbeLatencyP99S = percentile(all, 0.5), percentile(all, 0.99)
+	run.ChangeLatenciesS = all
 }
 
 // nextEventAt is when the event after e starts at a later time (the
