@@ -49,24 +49,14 @@ func WriteReport(dir string) (Report, error) {
 		}
 	}
 	for i, r := range run.Summary.Runs {
-		pf, paths, ok, err := savePlot(dir, fairnessPlot(i, r))
-		rep.Plots = append(rep.Plots, paths...)
-		if err != nil {
+		if err := saveIndexed(dir, fairnessPlot(i, r), i, fairPFs, &rep); err != nil {
 			return rep, err
-		}
-		if ok {
-			fairPFs[i] = pf
 		}
 	}
 	timelinePFs := map[int]plotFile{}
 	for i, r := range run.Summary.Timelines {
-		pf, paths, ok, err := savePlot(dir, timelinePlot(i, r))
-		rep.Plots = append(rep.Plots, paths...)
-		if err != nil {
+		if err := saveIndexed(dir, timelinePlot(i, r), i, timelinePFs, &rep); err != nil {
 			return rep, err
-		}
-		if ok {
-			timelinePFs[i] = pf
 		}
 	}
 	var md bytes.Buffer
@@ -74,6 +64,17 @@ func WriteReport(dir string) (Report, error) {
 	writeTimelines(&md, run.Summary.Timelines, timelinePFs)
 	rep.Markdown = filepath.Join(dir, ReportFile)
 	return rep, writeFileAtomic(rep.Markdown, md.Bytes())
+}
+
+// saveIndexed saves the plot of the i-th run into pfs[i] (when it has
+// data) and lists its files in rep.
+func saveIndexed(dir string, spec plotSpec, i int, pfs map[int]plotFile, rep *Report) error {
+	pf, paths, ok, err := savePlot(dir, spec)
+	rep.Plots = append(rep.Plots, paths...)
+	if ok && err == nil {
+		pfs[i] = pf
+	}
+	return err
 }
 
 // writeFileAtomic writes through a temporary file so that a crash never
