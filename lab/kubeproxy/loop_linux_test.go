@@ -75,8 +75,13 @@ func TestLoopClient(t *testing.T) {
 			if !final.Final || final.Syncs != 1 {
 				t.Errorf("final snapshot %+v: want final after 1 sync", final)
 			}
-			if _, ok := final.Histogram(kube.MetricNetworkProgramming); !ok {
-				t.Errorf("final snapshot lacks %s", kube.MetricNetworkProgramming)
+			// A restarted kube-proxy counts from zero: one full sync, and no
+			// programming observation (the stamps predate it).
+			if h, ok := final.Histogram(kube.MetricFullSyncDuration); !ok || h.Count != 1 {
+				t.Errorf("final %s = %+v (%v); want 1 sync", kube.MetricFullSyncDuration, h, ok)
+			}
+			if h, ok := final.Histogram(kube.MetricNetworkProgramming); ok && h.Count != 0 {
+				t.Errorf("final %s = %+v after a restart; want none", kube.MetricNetworkProgramming, h)
 			}
 			t.Logf("%s: cold start %v (first sync %v), restart cold start %v (first sync %v, %d objects)",
 				v, l.ColdStart, syncs[0].Duration(), l2.ColdStart, first.Duration(), len(l2.Objects().Items))

@@ -22,8 +22,8 @@ import (
 //     the request's ServiceCIDRs and Objects (OnServiceAdd,
 //     OnEndpointSliceAdd) and calls OnServiceSynced and
 //     OnEndpointSlicesSynced: kube-proxy's first, full sync, reported as
-//     the LoopSync with Index 0 (its Start minus the process start is the
-//     cold-start time as seen from inside the driver).
+//     the LoopSync with Index 0 (the time from starting the driver to this
+//     report is the cold start: lab/kubeproxy's Loop.ColdStart).
 //  2. It then starts the proxier's SyncLoop (kube-proxy's
 //     BoundedFrequencyRunner with MinSyncPeriod and SyncPeriod) in a
 //     goroutine, and applies each event as it arrives through kube-proxy's
@@ -193,7 +193,9 @@ const (
 // Metrics is a snapshot of kube-proxy's own Prometheus metrics, gathered
 // from its registry (component-base's legacyregistry): every family whose
 // name starts with "kubeproxy_" (the Go runtime and process families are
-// left out).
+// left out). As on kube-proxy's /metrics, a labelled family with nothing
+// observed yet (e.g. no network programming observation since the start)
+// has no sample and is absent: Value and Histogram report false.
 type Metrics struct {
 	// Time is the wall-clock time of the snapshot.
 	Time time.Time `json:"time"`
