@@ -59,23 +59,11 @@ func (x *execution) createdServices() (model.List, error) {
 	return m.Services, nil
 }
 
-// probeCreated starts the probe of the service change i created, for at
-// most maxProbed created services spread evenly.
+// probeCreated starts the probe of the service change i created, when the
+// plan probes it (tl.Plan.Probed).
 func (x *execution) probeCreated(window context.Context, i int, all model.List) {
 	c := &x.plan.Changes[i]
-	if c.Created == 0 || c.Synthetic-1 >= all.Len() {
-		return
-	}
-	total, nth := 0, 0
-	for j := range x.plan.Changes {
-		if x.plan.Changes[j].Created > 0 {
-			if j == i {
-				nth = total
-			}
-			total++
-		}
-	}
-	if every := max(total/maxProbed, 1); nth%every != 0 {
+	if !x.plan.Probed(i) || c.Synthetic-1 >= all.Len() {
 		return
 	}
 	s := all.At(c.Synthetic - 1)

@@ -14,9 +14,6 @@ import (
 	tl "github.com/svclab/svclab/sim/timeline"
 )
 
-// maxProbed bounds the created services probed (evenly spread over them).
-const maxProbed = 100
-
 // execution is one timeline run on one engine.
 type execution struct {
 	env   Env

@@ -123,3 +123,28 @@ func TestAggregateTCP(t *testing.T) {
 		t.Errorf("delete latency %v, want 0.1 s (the last connection to the deleted pod)", l)
 	}
 }
+
+// TestProbedStorm: of 250 created services every second one is probed
+// (at most MaxProbed); an unprobed creation is not counted as unconverged,
+// a probed one never answered is.
+func TestProbedStorm(t *testing.T) {
+	sc := parse(t, "    - {at: 1s, createServices: {count: 250, over: 5s}}")
+	p, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obs []Observation
+	probed := 0
+	for i := range p.Changes {
+		if p.Probed(i) {
+			probed++
+			if probed > 1 { // the first probed service never answers
+				obs = append(obs, Observation{At: p.Changes[i].At + 300*time.Millisecond, Traffic: ProbeTraffic, Change: i, Kind: Delivered})
+			}
+		}
+	}
+	run := Aggregate(p, sc.Timeline, obs)
+	if probed != 125 || run.Unconverged != 1 || len(run.ChangeLatenciesS) != 124 || abs(run.ProbeLatencyP50S-0.3) > 1e-9 {
+		t.Errorf("probed %d, unconverged %d, latencies %d, p50 %v", probed, run.Unconverged, len(run.ChangeLatenciesS), run.ProbeLatencyP50S)
+	}
+}

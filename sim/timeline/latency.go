@@ -36,6 +36,8 @@ func (a *aggregation) latencyOf(i int, obs []Observation) (changeLatency, bool) 
 		return o.Traffic >= 0 && o.Traffic < len(a.tl.Traffic) && a.tl.Traffic[o.Traffic].Service == c.Service && o.Kind == Delivered
 	}
 	switch {
+	case c.Created > 0 && !a.plan.Probed(i):
+		return changeLatency{}, false
 	case c.Created > 0:
 		j := slices.IndexFunc(after, func(o Observation) bool { return o.Traffic == ProbeTraffic && o.Change == i && o.Kind == Delivered })
 		return found(probeCreated, after, j, c.At), true

@@ -99,3 +99,25 @@ func (p *Plan) DeletedBy(i int) map[netip.Addr]time.Duration {
 	}
 	return out
 }
+
+// MaxProbed is about how many created services a run probes (every
+// ⌊created/MaxProbed⌋-th one).
+const MaxProbed = 100
+
+// Probed says whether the service change i created is probed: every
+// ⌊created/MaxProbed⌋-th creation is, so about MaxProbed spread evenly.
+func (p *Plan) Probed(i int) bool {
+	if p.Changes[i].Created == 0 {
+		return false
+	}
+	total, nth := 0, 0
+	for j := range p.Changes {
+		if p.Changes[j].Created > 0 {
+			if j == i {
+				nth = total
+			}
+			total++
+		}
+	}
+	return nth%max(total/MaxProbed, 1) == 0
+}
