@@ -70,11 +70,20 @@ func chaosKinds(t *testing.T) []chaosKind {
 			return []string{"verify-trace", "--packets", "100000", "../../lab/verifytrace/testdata/kube-proxy-nftables.nft", "../../lab/verifytrace/testdata/kube-proxy-iptables-nft.rules"}
 		}, 3 * time.Second, nil},
 		{"up-kube-proxy", nil, 2 * time.Second, []string{"split-2", "--engine", "kube-proxy", "--dataplane", "iptables-legacy"}},
+		// A timeline: traffic generators, UDP sinks in every pod, conntrack
+		// entries in the node namespace, the scale to zero at 5 s.
+		{"timeline", func(out string) []string { return []string{"run", "udp-stale-conntrack", "--out", out} }, 8 * time.Second, nil},
+		// The same with kube-proxy's own sync loop: its driver process and
+		// its conntrack cleanup in the node namespace.
+		{"timeline-kube-proxy", func(out string) []string {
+			return []string{"run", "udp-stale-conntrack", "--engine", "kube-proxy", "--kube-proxy-version", "1.37", "--out", out}
+		}, 8 * time.Second, nil},
 	}
 }
 
 // TestChaos starts runs (fairness, sweep, IPVS in the guest, a 2,000-pod
-// build), verify-trace and `up` labs (native and kube-proxy engine),
+// build, timelines with both engines), verify-trace and `up` labs (native
+// and kube-proxy engine),
 // delivers SIGINT, SIGTERM or SIGKILL at a random moment, runs `svclab
 // cleanup` after SIGKILL, and checks that nothing is left (namespaces,
 // processes, temp and run directories) and that the exit code and results
@@ -86,7 +95,7 @@ func TestChaos(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 10))
 	kinds := chaosKinds(t)
 	plan := []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
-		5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6}
+		5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8}
 	sigs := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL}
 	before := hostState{root: rootSnapshot(t), svclab: svclabObjects(t)}
 	start := time.Now()

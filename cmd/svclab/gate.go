@@ -160,6 +160,9 @@ func gateVerdict(v compare.Verdict, res *compare.Result, stdout io.Writer) error
 	for _, m := range v.Missing {
 		fmt.Fprintln(stdout, m)
 	}
+	for _, t := range v.Timeline {
+		fmt.Fprintln(stdout, t)
+	}
 	for _, u := range v.Undecided {
 		fmt.Fprintln(stdout, u)
 	}

@@ -59,8 +59,8 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outcome,
 // Prepare checks that sc has something to run and fills opts' defaults: the
 // real kernel, a new run prefix, results/runs/NAME-TIMESTAMP.
 func Prepare(sc *scenario.Scenario, opts RunOptions) (RunOptions, error) {
-	if sc.Fairness == nil && sc.Sweep == nil {
-		return opts, inputErrorf("scenario %s has neither a fairness: nor a sweep: section; nothing to run (svclab render shows its rules)", sc.Name)
+	if sc.Fairness == nil && sc.Sweep == nil && sc.Timeline == nil {
+		return opts, inputErrorf("scenario %s has no fairness:, sweep: or timeline: section; nothing to run (svclab render shows its rules)", sc.Name)
 	}
 	opts.Options = opts.Options.withDefaults()
 	if opts.OutDir == "" {
@@ -138,6 +138,13 @@ func runSections(ctx context.Context, sc *scenario.Scenario, opts Options, w *re
 	}
 	if sc.Sweep != nil {
 		s, err := RunSweep(ctx, sc, opts, w)
+		summary.Merge(s)
+		if err != nil {
+			return summary, err
+		}
+	}
+	if sc.Timeline != nil {
+		s, err := RunTimeline(ctx, sc, opts, w)
 		summary.Merge(s)
 		if err != nil {
 			return summary, err

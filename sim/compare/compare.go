@@ -97,6 +97,8 @@ type Result struct {
 	// Missing are the comparisons base has samples for and new has none:
 	// a point (a whole dataplane) or a metric new did not measure.
 	Missing []Missing
+	// Timelines are the timeline runs of both, paired by dataplane.
+	Timelines []TimelineComparison
 }
 
 // Missing is a metric at a point measured in base, not in new.
@@ -144,7 +146,8 @@ func Compare(base, new *Run, opts Options) (*Result, error) {
 			}
 		}
 	}
-	if len(res.Rows) == 0 {
+	res.Timelines = compareTimelines(base.Records, new.Records, opts.Alpha)
+	if len(res.Rows) == 0 && len(res.Timelines) == 0 {
 		return nil, fmt.Errorf("compare %s with %s: %w (base: %s; new: %s)",
 			base.Path, new.Path, ErrNoCommonPoints, describeSamples(base, bs), describeSamples(new, ns))
 	}

@@ -46,7 +46,7 @@ func Load(path string) (*Run, error) {
 		return nil, err
 	}
 	if !hasMeasurements(run.Records) {
-		return nil, fmt.Errorf("run %s: no sweep point or fairness record to compare", path)
+		return nil, fmt.Errorf("run %s: no sweep point, fairness or timeline record to compare", path)
 	}
 	return run, nil
 }
@@ -101,12 +101,15 @@ func summaryRecords(s *results.Summary) []results.Record {
 	for i := range s.Runs {
 		out = append(out, results.Record{Schema: s.Schema, Type: results.TypeFairness, Fairness: &s.Runs[i]})
 	}
+	for i := range s.Timelines {
+		out = append(out, results.Record{Schema: s.Schema, Type: results.TypeTimeline, Timeline: &s.Timelines[i]})
+	}
 	return out
 }
 
 func hasMeasurements(records []results.Record) bool {
 	for _, r := range records {
-		if (r.Type == results.TypePoint && r.Point != nil) || (r.Type == results.TypeFairness && r.Fairness != nil) {
+		if (r.Type == results.TypePoint && r.Point != nil) || (r.Type == results.TypeFairness && r.Fairness != nil) || (r.Type == results.TypeTimeline && r.Timeline != nil) {
 			return true
 		}
 	}

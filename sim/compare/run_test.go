@@ -44,7 +44,7 @@ func TestLoad(t *testing.T) {
 		{name: "missing directory", path: filepath.Join(tmp, "nope"), wantErr: "no such file or directory"},
 		{name: "newer schema", path: filepath.Join(tmp, "newer"), wantErr: "result schema version 2 is newer than this svclab reads (1)"},
 		{name: "older meta.json", path: filepath.Join(tmp, "older-meta"), wantErr: "result schema version 0 is not supported"},
-		{name: "no measurement", path: filepath.Join(tmp, "only-meta"), wantErr: "no sweep point or fairness record"},
+		{name: "no measurement", path: filepath.Join(tmp, "only-meta"), wantErr: "no sweep point, fairness or timeline record"},
 		{name: "summary only", path: filepath.Join(tmp, "summary-only"), wantPoints: 1, wantWarning: "one sample per point"},
 		{name: "no meta", path: filepath.Join(tmp, "no-meta"), wantPoints: 1, wantWarning: "the environment is unknown"},
 		{name: "truncated last line", path: filepath.Join(tmp, "truncated"), wantPoints: 1, wantWarning: "the last line is incomplete"},

@@ -114,12 +114,14 @@ type Verdict struct {
 	// Missing are gated comparisons that could not be made: base measured
 	// the metric at the point, new did not. Each fails the gate.
 	Missing []Missing
+	// Timeline are the timeline runs' regressions (see timelineFailures).
+	Timeline []TimelineFailure
 }
 
 // Outcome is the verdict in one word.
 func (v Verdict) Outcome() Outcome {
 	switch {
-	case len(v.Failures) > 0, len(v.Missing) > 0:
+	case len(v.Failures) > 0, len(v.Missing) > 0, len(v.Timeline) > 0:
 		return Regression
 	case len(v.Undecided) > 0:
 		return Inconclusive
@@ -166,6 +168,8 @@ func Gate(res *Result, opts GateOptions) Verdict {
 			v.Missing = append(v.Missing, m)
 		}
 	}
+	v.Gated += 3 * len(res.Timelines) // stale share, convergence, probe latency
+	v.Timeline = timelineFailures(res.Timelines, res.Alpha)
 	q := adjusted(testable, opts.Correction)
 	for i, r := range testable {
 		limit := opts.Thresholds[r.Metric.Name]
@@ -266,6 +270,9 @@ func (v Verdict) String() string {
 	among := plural(v.Gated, "gated comparison")
 	switch v.Outcome() {
 	case Regression:
+		if len(v.Failures) == 0 && len(v.Timeline) > 0 {
+			return fmt.Sprintf("REGRESSION: %s among %s", plural(len(v.Timeline), "timeline regression"), among)
+		}
 		if len(v.Failures) == 0 {
 			return fmt.Sprintf("REGRESSION: %s measured in base and not in new (a gated comparison that cannot be made is not a pass), among %s",
 				plural(len(v.Missing), "metric-point"), among)

@@ -49,19 +49,32 @@ func WriteReport(dir string) (Report, error) {
 		}
 	}
 	for i, r := range run.Summary.Runs {
-		pf, paths, ok, err := savePlot(dir, fairnessPlot(i, r))
-		rep.Plots = append(rep.Plots, paths...)
-		if err != nil {
+		if err := saveIndexed(dir, fairnessPlot(i, r), i, fairPFs, &rep); err != nil {
 			return rep, err
 		}
-		if ok {
-			fairPFs[i] = pf
+	}
+	timelinePFs := map[int]plotFile{}
+	for i, r := range run.Summary.Timelines {
+		if err := saveIndexed(dir, timelinePlot(i, r), i, timelinePFs, &rep); err != nil {
+			return rep, err
 		}
 	}
 	var md bytes.Buffer
 	writeMarkdown(&md, run, sweep, fairPFs)
+	writeTimelines(&md, run.Summary.Timelines, timelinePFs)
 	rep.Markdown = filepath.Join(dir, ReportFile)
 	return rep, writeFileAtomic(rep.Markdown, md.Bytes())
+}
+
+// saveIndexed saves the plot of the i-th run into pfs[i] (when it has
+// data) and lists its files in rep.
+func saveIndexed(dir string, spec plotSpec, i int, pfs map[int]plotFile, rep *Report) error {
+	pf, paths, ok, err := savePlot(dir, spec)
+	rep.Plots = append(rep.Plots, paths...)
+	if ok && err == nil {
+		pfs[i] = pf
+	}
+	return err
 }
 
 // writeFileAtomic writes through a temporary file so that a crash never

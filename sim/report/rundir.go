@@ -54,7 +54,7 @@ func LoadRun(dir string) (*Run, error) {
 	default:
 		return nil, fmt.Errorf("read run directory %s: %w", dir, errors.Join(sumErr, recErr))
 	}
-	if len(run.Summary.Runs) == 0 && len(run.Summary.Points) == 0 {
+	if len(run.Summary.Runs) == 0 && len(run.Summary.Points) == 0 && len(run.Summary.Timelines) == 0 {
 		return nil, fmt.Errorf("%s: %w: the run measured nothing (%d records, no fairness run and no sweep point)%s",
 			dir, ErrEmptyRun, len(records), firstWarning(run.Summary.Warnings))
 	}
@@ -126,6 +126,8 @@ func Rebuild(records []results.Record) *results.Summary {
 			s.Run, s.Scenario, s.Kind = r.Meta.Run, r.Meta.Scenario, r.Meta.Kind
 		case r.Type == results.TypeFairness && r.Fairness != nil:
 			s.Runs = append(s.Runs, *r.Fairness)
+		case r.Type == results.TypeTimeline && r.Timeline != nil:
+			s.Timelines = append(s.Timelines, *r.Timeline)
 		}
 	}
 	s.Points, s.Fits = metric.Aggregate(records)

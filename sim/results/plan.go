@@ -15,6 +15,8 @@ const TypePlan = "plan"
 type Plan struct {
 	Fairness []PlannedFairness `json:"fairness,omitempty"`
 	Points   []PlannedPoint    `json:"points,omitempty"`
+	// Timelines are the dataplanes a timeline runs on.
+	Timelines []string `json:"timelines,omitempty"`
 }
 
 // PlannedFairness is one fairness measurement: a dataplane and a service
@@ -44,7 +46,7 @@ func (p *Plan) Len() int {
 	if p == nil {
 		return 0
 	}
-	return len(p.Fairness) + len(p.Points)
+	return len(p.Fairness) + len(p.Points) + len(p.Timelines)
 }
 
 // Completeness is how much of a plan a run's records made.
@@ -88,6 +90,8 @@ func CheckPlan(plan *Plan, records []Record) Completeness {
 		case r.Type == TypePoint && r.Point != nil && r.Point.P50us > 0:
 			p := r.Point
 			made[PlannedPoint{Dataplane: p.Dataplane, Services: p.Services, Position: p.Position, Repetition: max(p.Repetition, 1)}.String()] = true
+		case r.Type == TypeTimeline && r.Timeline != nil && len(r.Timeline.Seconds) > 0:
+			made["timeline "+r.Timeline.Dataplane] = true
 		}
 	}
 	c := Completeness{Planned: plan.Len()}
@@ -104,6 +108,9 @@ func CheckPlan(plan *Plan, records []Record) Completeness {
 		}
 		for _, p := range plan.Points {
 			check(p.String())
+		}
+		for _, dp := range plan.Timelines {
+			check("timeline " + dp)
 		}
 	}
 	return c

@@ -41,6 +41,8 @@ type Record struct {
 	// Interrupted is set on the last record of an interrupted run.
 	Interrupted *Interruption `json:"interrupted,omitempty"`
 	Point       *Point        `json:"point,omitempty"`
+	// Timeline is set on a TypeTimeline record.
+	Timeline *TimelineRun `json:"timeline,omitempty"`
 	// Plan is set on a TypePlan record (see Plan).
 	Plan *Plan `json:"plan,omitempty"`
 }
@@ -208,8 +210,10 @@ type Summary struct {
 	Measured int           `json:"measured,omitempty"`
 	Runs     []FairnessRun `json:"runs,omitempty"`
 	Points   []Point       `json:"points,omitempty"`
-	Fits     []Fit         `json:"fits,omitempty"`
-	Warnings []string      `json:"warnings,omitempty"`
+	// Timelines are the timeline runs, one per dataplane.
+	Timelines []TimelineRun `json:"timelines,omitempty"`
+	Fits      []Fit         `json:"fits,omitempty"`
+	Warnings  []string      `json:"warnings,omitempty"`
 }
 
 // RuleSetStats is the size of a rule set as sim/render counts it, recorded

@@ -53,7 +53,12 @@ var typeByName = map[string]reflect.Type{
 	"service": reflect.TypeOf(service{}), "port": reflect.TypeOf(port{}),
 	"synthetic": reflect.TypeOf(synthetic{}), "fairnessSpec": reflect.TypeOf(fairnessSpec{}),
 	"sweepSpec": reflect.TypeOf(sweepSpec{}), "endpoint": reflect.TypeOf(endpoint{}),
-	"mixSpec": reflect.TypeOf(mixSpec{}),
+	"mixSpec": reflect.TypeOf(mixSpec{}), "timelineSpec": reflect.TypeOf(timelineSpec{}),
+	"trafficSpec": reflect.TypeOf(trafficSpec{}), "timelineEvent": reflect.TypeOf(timelineEvent{}),
+	"scaleEvent": reflect.TypeOf(scaleEvent{}), "rollingEvent": reflect.TypeOf(rollingEvent{}),
+	"stormEvent": reflect.TypeOf(stormEvent{}), "deleteEvent": reflect.TypeOf(deleteEvent{}),
+	"changeEvent": reflect.TypeOf(changeEvent{}), "restartEvent": reflect.TypeOf(restartEvent{}),
+	"deletePodEvent": reflect.TypeOf(deletePodEvent{}),
 }
 
 // yamlFields returns the YAML keys a schema type accepts.

@@ -16,6 +16,7 @@ import (
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(full))
 	f.Add([]byte(base))
+	f.Add([]byte(timelineBase))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		sc, err := Parse("f.yaml", raw)
 		if err != nil {

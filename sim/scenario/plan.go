@@ -39,6 +39,9 @@ func (s *Scenario) Plan() *results.Plan {
 			}
 		}
 	}
+	if t := s.Timeline; t != nil {
+		p.Timelines = append(p.Timelines, t.Dataplanes...)
+	}
 	return p
 }
 
@@ -46,6 +49,8 @@ func (s *Scenario) Plan() *results.Plan {
 // "mixed" (both).
 func (s *Scenario) Kind() string {
 	switch {
+	case s.Timeline != nil && s.Fairness == nil && s.Sweep == nil:
+		return "timeline"
 	case s.Fairness != nil && s.Sweep != nil:
 		return "mixed"
 	case s.Fairness != nil:

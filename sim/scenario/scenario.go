@@ -33,6 +33,8 @@ type Scenario struct {
 	Fairness *Fairness
 	// Sweep configures a scaling sweep; nil when the file has none.
 	Sweep *Sweep
+	// Timeline configures a run in motion; nil when the file has none.
+	Timeline *Timeline
 	// KubeProxy is the engine and the kube-proxy release (defaulted).
 	KubeProxy KubeProxy
 	// Objects are the Kubernetes objects the scenario's services come
@@ -134,6 +136,7 @@ func typed(f file, source string, raw []byte) *Scenario {
 			IncrementalLimit: cloneMap(w.IncrementalLimit), ThroughputConnections: *w.ThroughputConnections,
 			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition}
 	}
+	s.Timeline = timelineOf(&f)
 	return s
 }
 
@@ -175,6 +178,9 @@ func (s *Scenario) Dataplanes() []string {
 	}
 	if s.Sweep != nil {
 		out = append(out, s.Sweep.Dataplanes...)
+	}
+	if s.Timeline != nil {
+		out = append(out, s.Timeline.Dataplanes...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

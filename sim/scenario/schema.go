@@ -17,6 +17,7 @@ type file struct {
 	Sweep       *sweepSpec    `yaml:"sweep"`
 	Lab         labSpec       `yaml:"lab"`
 	KubeProxy   kubeProxySpec `yaml:"kubeProxy"`
+	Timeline    *timelineSpec `yaml:"timeline"`
 
 	// loaded are the Kubernetes objects of cluster.objects, or of the file
 	// itself when it is a file of objects.

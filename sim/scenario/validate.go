@@ -35,6 +35,9 @@ func validate(f *file) []pathError {
 	if f.Sweep != nil {
 		errs = append(errs, validateSweep(f, cerrs == nil)...)
 	}
+	if f.Timeline != nil {
+		errs = append(errs, validateTimeline(f)...)
+	}
 	errs = append(errs, validateEngineDataplanes(f)...)
 	errs = append(errs, validateObjects(f)...)
 	if len(f.Services) == 0 && f.Synthetic == nil && f.Sweep == nil && f.loaded == nil {
