@@ -11,6 +11,7 @@ func init() {
 }
 
 const planUsage = `Usage: svclab plan --services N --endpoints-per-service M [options]
+       svclab plan calibrate [options]     (calibrate on this node: svclab plan calibrate --help)
 
 Predicts, side by side for every calibrated dataplane, what a cluster of N
 ClusterIP services with M endpoints each costs kube-proxy's dataplane:
@@ -23,8 +24,13 @@ ClusterIP services with M endpoints each costs kube-proxy's dataplane:
     (linear, power law or quadratic: whichever the data supports, named);
   - ruleset size: rules and chains from exact formulas, bytes from rendering.
 Every number carries its 95% interval from the calibration. The cost model
-is calibrated from a lab sweep (svclab run sweep-quick, or a recorded run);
-without --calibration it uses the sweep embedded in svclab. Warnings name
+is calibrated from a lab sweep: --calibration DIR (a svclab plan calibrate
+directory or any sweep run), else the newest calibration under
+results/calibration, else the sweep embedded in svclab (recorded on
+svclab's reference machine type, a 2-vCPU AMD EPYC guest). The output
+names the calibration. A calibration from another CPU model is refused
+unless --allow-other-machine; then, and for the embedded default on another
+CPU, the output says it extrapolates across machines. Warnings name
 extrapolation beyond the calibrated sizes, poor fits and user-mode-linux
 guest numbers. Needs no root.
 
@@ -41,6 +47,7 @@ Options:
   --fit all|upper-half         points of the latency and CPU lines: all (default), or only those
                                with N at least half the largest (for curves that bend)
   --json                       print the predictions as JSON
+  --allow-other-machine        use a calibration measured on another CPU model (extrapolating)
 
 Examples:
   svclab plan --services 30000 --endpoints-per-service 3
@@ -53,10 +60,13 @@ type planFlags struct {
 	rate                      float64
 	dataplane, position       string
 	calibration, fit          string
-	json                      bool
+	json, allowOther          bool
 }
 
 func runPlan(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "calibrate" {
+		return runPlanCalibrate(args[1:], stdout, stderr)
+	}
 	var f planFlags
 	fs := newFlagSet("plan")
 	fs.IntVar(&f.services, "services", -1, "")
@@ -68,6 +78,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.maxN, "max-n", 0, "")
 	fs.StringVar(&f.fit, "fit", string(cost.FitAll), "")
 	fs.BoolVar(&f.json, "json", false, "")
+	fs.BoolVar(&f.allowOther, "allow-other-machine", false, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -115,14 +126,5 @@ func (f planFlags) query() (cost.Query, error) {
 
 // model calibrates the cost model as the flags ask.
 func (f planFlags) model() (*cost.Model, error) {
-	opts := cost.Options{MaxN: f.maxN, Range: cost.FitRange(f.fit)}
-	calibrate := cost.CalibrateDefault
-	if f.calibration != "" {
-		calibrate = func(o cost.Options) (*cost.Model, error) { return cost.Calibrate(f.calibration, o) }
-	}
-	m, err := calibrate(opts)
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	return m, nil
+	return planModel(f.calibration, cost.Options{MaxN: f.maxN, Range: cost.FitRange(f.fit)}, f.allowOther)
 }

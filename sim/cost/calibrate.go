@@ -73,6 +73,10 @@ type Model struct {
 	Options    Options          `json:"options"`
 	Dataplanes []DataplaneModel `json:"dataplanes"`
 	Warnings   []string         `json:"warnings,omitempty"`
+	// Across is set when the plan is for another machine than the
+	// calibration's (CheckMachine): the predictions extrapolate across
+	// machines.
+	Across *Mismatch `json:"across_machines,omitempty"`
 }
 
 // DataplaneModel is one dataplane's calibration.
