@@ -182,6 +182,12 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, rules int) *SyncPredict
 	}
 	s := &SyncPrediction{Seconds: c.At(float64(rules)), Form: c.Form, R2: c.R2, Points: c.Points,
 		Extrapolation: float64(rules) / c.MaxRules}
+	// The fit's interval says nothing about the form being wrong beyond
+	// the data: widen it by the error the form made predicting the largest
+	// calibrated size, grown with the extrapolation.
+	if e := c.ExtrapolationError(s.Extrapolation); e > 0 && s.Extrapolation > 1 {
+		s.Seconds = s.Seconds.Widen(e)
+	}
 	s.Beyond = s.Extrapolation > m.Options.BeyondFactor
 	if s.Beyond {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %d rules is %.1f× the largest calibrated ruleset (%.0f rules): beyond calibration",
