@@ -52,6 +52,10 @@ type SyncCurve struct {
 	// fixed cost of tiny rulesets bends a power law, so it is fitted on
 	// the sizes of at least MaxRules/powerFromFraction.
 	PowerFrom float64 `json:"power_from,omitempty"`
+	// PowerOffset is the fixed cost the power form adds: the time at the
+	// smallest size, when that size is below MaxRules/200 (y = offset +
+	// a·x^b).
+	PowerOffset float64 `json:"power_offset,omitempty"`
 }
 
 // powerFromFraction: the power form uses the sizes of at least
@@ -74,7 +78,8 @@ func fitSyncCurve(metric string, rules, seconds []float64, minR2 float64) (SyncC
 	}
 	c.Linear, c.LinearR2 = lin, lin.R2
 	c.PowerFrom = powerFrom(rules, c.MaxRules)
-	if pow, err := powerFit(above(rules, seconds, c.PowerFrom)); err == nil {
+	c.PowerOffset = fixedCost(rules, seconds, c.MaxRules/fixedCostFraction)
+	if pow, err := powerFit(above(rules, minus(seconds, c.PowerOffset), c.PowerFrom)); err == nil {
 		c.Power = &pow
 	}
 	if len(rules) >= 4 {
@@ -108,6 +113,33 @@ func powerFrom(rules []float64, maxRules float64) float64 {
 	return from
 }
 
+// fixedCostFraction: a size below MaxRules/fixedCostFraction (e.g. one
+// service among thousands) measures a sync's fixed cost.
+const fixedCostFraction = 200
+
+// fixedCost is the time at the smallest size when it lies below from (the
+// fixed cost of a sync), else 0.
+func fixedCost(x, y []float64, from float64) float64 {
+	smallest := 0
+	for i := range x {
+		if x[i] < x[smallest] {
+			smallest = i
+		}
+	}
+	if len(x) == 0 || x[smallest] >= from {
+		return 0
+	}
+	return y[smallest]
+}
+
+func minus(y []float64, c float64) []float64 {
+	out := make([]float64, len(y))
+	for i, v := range y {
+		out[i] = v - c
+	}
+	return out
+}
+
 // above keeps the points with x ≥ from.
 func above(x, y []float64, from float64) (xs, ys []float64) {
 	for i := range x {
@@ -135,11 +167,11 @@ func (c *SyncCurve) validate(rules, seconds []float64) {
 			want = seconds[i]
 		}
 	}
-	rest := SyncCurve{MaxRules: second}
+	rest := SyncCurve{MaxRules: second, PowerOffset: c.PowerOffset}
 	if lin, err := fitLine(xs, ys); err == nil {
 		rest.Linear = lin
 	}
-	if pow, err := powerFit(above(xs, ys, c.PowerFrom)); err == nil {
+	if pow, err := powerFit(above(xs, minus(ys, c.PowerOffset), c.PowerFrom)); err == nil {
 		rest.Power = &pow
 	}
 	if q, err := quadraticFit(xs, ys); err == nil {
@@ -251,7 +283,8 @@ func (c SyncCurve) atForm(form string, rules float64) Estimate {
 	switch {
 	case form == FormPower && c.Power != nil:
 		y, lo, hi := stats.Predict(*c.Power, math.Log(rules))
-		return Estimate{Value: math.Exp(y), Lo: math.Exp(lo), Hi: math.Exp(hi)}
+		off := c.PowerOffset
+		return Estimate{Value: off + math.Exp(y), Lo: off + math.Exp(lo), Hi: off + math.Exp(hi), NoInterval: !hasInterval(*c.Power)}
 	case form == FormQuadratic && c.Quadratic != nil:
 		return c.Quadratic.predict(rules)
 	}
