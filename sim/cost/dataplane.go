@@ -39,12 +39,15 @@ func calibrateDataplane(name string, all []results.Point, opts Options) (Datapla
 	// the p99 at (N+1)/2 rules, so only fixed targets calibrate p99.
 	p99Points := inRange(positioned(points, PositionLast, PositionMiddle), opts.Range)
 	dm.P99 = optionalCost(&dm, MetricP99, p99Points, opts, func(p results.Point) float64 { return p.P99us })
+	uniformPoints := inRange(positioned(points, PositionUniform), opts.Range)
+	dm.P99Uniform = optionalCost(&dm, MetricP99+" (uniform)", uniformPoints, opts, func(p results.Point) float64 { return p.P99us })
 	lastPoints := inRange(positioned(points, PositionLast), opts.Range)
 	// The throughput batch that measures CPU always targets the last service.
 	dm.CPU = optionalCost(&dm, MetricCPU, lastPoints, opts, func(p results.Point) float64 { return p.CPUusPerConn })
 	perSize := onePerSize(points)
 	dm.SyncFull = optionalSync(&dm, MetricSyncFull, perSize, opts, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, perSize, opts, func(p results.Point) float64 { return p.SyncIncrementalS })
+	dm.KernelMem = fitMemLine(perSize)
 	return dm, nil
 }
 
