@@ -15,6 +15,7 @@ func init() {
 const planUsage = `Usage: svclab plan --services N --endpoints-per-service M [options]
        svclab plan --objects FILE [--scale K] [options]
        svclab plan calibrate [options]     (calibrate on this node: svclab plan calibrate --help)
+       svclab plan check RUN_DIR --max-n N (the holdout check: svclab plan check --help)
 
 Predicts, side by side for every calibrated dataplane, what a cluster costs
 kube-proxy's dataplane: N ClusterIP services with M endpoints each, or a
@@ -86,6 +87,9 @@ type planFlags struct {
 func runPlan(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "calibrate" {
 		return runPlanCalibrate(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "check" {
+		return runPlanCheck(args[1:], stdout, stderr)
 	}
 	f, err := parsePlanFlags(args)
 	if err != nil {

@@ -94,6 +94,10 @@ type DataplaneModel struct {
 	// (the sweep's uniform position) against their mean rules walked: the
 	// p99 of a whole cluster's mix, which a fixed position's p99 is not.
 	P99Uniform *CostCurve `json:"p99_uniform,omitempty"`
+	// P50Uniform is the p50 of connections to uniformly random services
+	// alone (P50 pools every position): a map lookup's constant differs
+	// between one hot service and many.
+	P50Uniform *CostCurve `json:"p50_uniform,omitempty"`
 	// KernelMem is the kernel memory (MB) against the ruleset's rules.
 	KernelMem       *MemLine   `json:"kernel_mem,omitempty"`
 	CPU             *CostCurve `json:"cpu,omitempty"`

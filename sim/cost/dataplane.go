@@ -40,6 +40,7 @@ func calibrateDataplane(name string, all []results.Point, opts Options) (Datapla
 	p99Points := inRange(positioned(points, PositionLast, PositionMiddle), opts.Range)
 	dm.P99 = optionalCost(&dm, MetricP99, p99Points, opts, func(p results.Point) float64 { return p.P99us })
 	uniformPoints := inRange(positioned(points, PositionUniform), opts.Range)
+	dm.P50Uniform = optionalCost(&dm, MetricP50+" (uniform)", uniformPoints, opts, func(p results.Point) float64 { return p.P50us })
 	dm.P99Uniform = optionalCost(&dm, MetricP99+" (uniform)", uniformPoints, opts, func(p results.Point) float64 { return p.P99us })
 	lastPoints := inRange(positioned(points, PositionLast), opts.Range)
 	// The throughput batch that measures CPU always targets the last service.

@@ -41,6 +41,15 @@ func (m MemLine) at(rules float64) Estimate {
 	return Estimate{Value: y, Lo: lo, Hi: hi}.NonNegative()
 }
 
+// p50For is the p50 curve for a position: the uniform one for uniformly
+// random services when calibrated, else the one pooling every position.
+func (dm *DataplaneModel) p50For(position string) CostCurve {
+	if position == PositionUniform && dm.P50Uniform != nil {
+		return *dm.P50Uniform
+	}
+	return dm.P50
+}
+
 // p99For is the p99 curve for a position: the uniform one for uniformly
 // random services when calibrated, else the fixed positions' curve.
 func (dm *DataplaneModel) p99For(position string) *CostCurve {

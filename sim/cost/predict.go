@@ -184,7 +184,7 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %d services is %.1f× the largest calibrated N (%d): beyond calibration",
 			dm.Dataplane, q.Services, p.Extrapolation, dm.MaxServices))
 	}
-	p.P50us = predictCost(dm.P50, evals, q.Services)
+	p.P50us = predictCost(dm.p50For(q.Position), evals, q.Services)
 	if p99 := dm.p99For(q.Position); p99 != nil {
 		c := predictCost(*p99, evals, q.Services)
 		p.P99us = &c
