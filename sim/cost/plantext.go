@@ -114,6 +114,12 @@ func planRows(q Query) []planRow {
 			}
 			return planNumber(p.Evaluations)
 		}},
+		{"memory the walk touches", func(p Prediction) string {
+			if p.WalkBytes == 0 {
+				return "—"
+			}
+			return sizeText(p.WalkBytes)
+		}},
 		{"N / largest calibrated N", func(p Prediction) string { return planFactor(p.Extrapolation, p.Beyond) }},
 		{"p50 added by lookup (µs)", func(p Prediction) string { return planEstimate(&p.P50us.Added) }},
 		{"p50 connect (µs)", func(p Prediction) string { return planEstimate(&p.P50us.Total) }},

@@ -72,6 +72,9 @@ type Prediction struct {
 	// Evaluations is the rules a first packet walks (LinearWalk, mean over
 	// services for the uniform position) or the lookups it does (MapLookup).
 	Evaluations float64 `json:"evaluations"`
+	// WalkBytes is the memory the first packet's rule walk touches
+	// (WorkingSet; 0 for a map lookup).
+	WalkBytes int64 `json:"walk_bytes,omitempty"`
 	// Extrapolation is the query's services over the largest calibrated
 	// N; Beyond is set above Options.BeyondFactor.
 	Extrapolation float64         `json:"extrapolation"`
@@ -185,6 +188,10 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 			dm.Dataplane, q.Services, p.Extrapolation, dm.MaxServices))
 	}
 	p.P50us = predictCost(dm.p50For(q.Position), evals, q.Services)
+	p.WalkBytes = WorkingSet(dm.Lookup, evals)
+	if w := cacheWarning(dm.Dataplane, m.Source.Machine, dm.P50.MaxX, evals); w != "" {
+		p.Warnings = append(p.Warnings, w)
+	}
 	if p99 := dm.p99For(q.Position); p99 != nil {
 		c := predictCost(*p99, evals, q.Services)
 		p.P99us = &c
