@@ -44,8 +44,37 @@ func fileExists(path string) bool {
 // embedded default; then checks the calibration's machine against this one.
 func planModel(calibration string, opts cost.Options, allowOther bool) (*cost.Model, error) {
 	if calibration == "" {
-		calibration = newestCalibration(calibrationRoot)
+		found := newestCalibration(calibrationRoot)
+		if found == "" {
+			m, err := checkedModel("", opts, allowOther)
+			return m, usageIfOther(err)
+		}
+		m, err := checkedModel(found, opts, allowOther)
+		if errors.Is(err, cost.ErrOtherMachine) {
+			// Another machine's calibration that the user did not name:
+			// fall back to the embedded default, saying so.
+			m, err = checkedModel("", opts, allowOther)
+			if m != nil {
+				m.Warnings = append(m.Warnings, "skipped "+found+": measured on another machine (name it with --calibration and --allow-other-machine to use it)")
+			}
+		}
+		return m, usageIfOther(err)
 	}
+	m, err := checkedModel(calibration, opts, allowOther)
+	return m, usageIfOther(err)
+}
+
+// usageIfOther makes another machine's calibration a usage error (exit 2).
+func usageIfOther(err error) error {
+	if errors.Is(err, cost.ErrOtherMachine) {
+		return usagef("%v", err)
+	}
+	return err
+}
+
+// checkedModel calibrates on dir ("" = the embedded default) and checks the
+// calibration's machine against this one.
+func checkedModel(calibration string, opts cost.Options, allowOther bool) (*cost.Model, error) {
 	var (
 		m   *cost.Model
 		err error
@@ -59,9 +88,6 @@ func planModel(calibration string, opts cost.Options, allowOther bool) (*cost.Mo
 		return nil, usagef("%v", err)
 	}
 	if err := m.CheckMachine(planHere(), allowOther); err != nil {
-		if errors.Is(err, cost.ErrOtherMachine) {
-			return nil, usagef("%v", err)
-		}
 		return nil, err
 	}
 	return m, nil
