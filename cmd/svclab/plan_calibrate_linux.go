@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -52,6 +53,10 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&services, "services", "", "")
 	fs.StringVar(&out, "out", "", "")
 	rest, err := parseFlags(fs, args)
+	if errors.Is(err, errHelp) {
+		_, err = io.WriteString(stdout, planCalibrateUsage)
+		return err
+	}
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -33,6 +34,10 @@ func runPlanCheck(args []string, stdout, _ io.Writer) error {
 	fs.IntVar(&maxN, "max-n", 0, "")
 	fs.StringVar(&format, "format", "markdown", "")
 	rest, err := parseFlags(fs, args)
+	if errors.Is(err, errHelp) {
+		_, err = io.WriteString(stdout, planCheckUsage)
+		return err
+	}
 	if err != nil {
 		return err
 	}
