@@ -184,6 +184,9 @@ func (c *SyncCurve) validate(rules, seconds []float64) {
 		if (form == FormPower && (rest.Power == nil || c.Power == nil)) || (form == FormQuadratic && (rest.Quadratic == nil || c.Quadratic == nil)) {
 			continue
 		}
+		if !c.grows(form) {
+			continue // a form that turns down beyond the data cannot be a sync time
+		}
 		e := rest.atForm(form, c.MaxRules).Value/want - 1
 		c.Validation[form] = e
 		if math.Abs(e) < bestErr {
@@ -193,6 +196,14 @@ func (c *SyncCurve) validate(rules, seconds []float64) {
 	if best != "" {
 		c.Form, c.Selected, c.BetterForm = best, "extrapolation", ""
 	}
+}
+
+// grows says whether the form, fitted on every point, keeps growing beyond
+// the data (to 10× the largest size): a concave quadratic fitted to noisy
+// times turns down and predicts nonsense at large sizes.
+func (c SyncCurve) grows(form string) bool {
+	at := func(x float64) float64 { return c.atForm(form, x).Value }
+	return at(10*c.MaxRules) >= at(c.MaxRules) && at(c.MaxRules) > 0
 }
 
 // ExtrapolationError is the relative error the validation found for the

@@ -130,3 +130,17 @@ func TestSyncCurveValidatedForm(t *testing.T) {
 		t.Errorf("extrapolation error %v: want > 0 after validation", e)
 	}
 }
+
+// TestSyncCurveSkipsFormsThatTurnDown: concave times (a loaded machine)
+// never choose a quadratic that predicts less at 10× than at the data.
+func TestSyncCurveSkipsFormsThatTurnDown(t *testing.T) {
+	x := []float64{25, 1022, 2522, 5022}
+	y := []float64{0.359, 2.585, 5.275, 7.157}
+	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Form == FormQuadratic || !(c.At(50022).Value > c.At(5022).Value) {
+		t.Errorf("form %s predicts %v at 10×, %v at the data (validation %v)", c.Form, c.At(50022).Value, c.At(5022).Value, c.Validation)
+	}
+}
