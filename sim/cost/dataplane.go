@@ -68,8 +68,8 @@ func optionalCost(dm *DataplaneModel, metric string, points []results.Point, opt
 func optionalSync(dm *DataplaneModel, metric string, points []results.Point, opts Options, value func(results.Point) float64) *SyncCurve {
 	var rules, seconds []float64
 	for _, p := range points {
-		if v := value(p); v > 0 && p.Rules > 0 {
-			rules, seconds = append(rules, float64(p.Rules)), append(seconds, v)
+		if v := value(p); v > 0 {
+			rules, seconds = append(rules, float64(pointRules(dm.Mode, p))), append(seconds, v)
 		}
 	}
 	c, err := fitSyncCurve(metric, rules, seconds, opts.MinR2)
@@ -165,4 +165,17 @@ func onePerSize(points []results.Point) []results.Point {
 	}
 	slices.SortFunc(out, func(a, b results.Point) int { return cmp.Compare(a.Services, b.Services) })
 	return out
+}
+
+// pointRules is the ruleset a point loaded: its recorded rules, or, for a
+// run whose engine does not count them (kube-proxy's own proxier), the
+// synthetic ruleset of its services with one endpoint each: proportional
+// to the real one within a uniform sweep, which is what a fit against size
+// needs.
+func pointRules(mode string, p results.Point) int {
+	if p.Rules > 0 {
+		return p.Rules
+	}
+	s, _ := countsOf(mode, p.Services, 1)
+	return s.Rules
 }

@@ -62,7 +62,7 @@ func Holdout(run *Run, opts Options) ([]HoldoutRow, *Model, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		size.Rules = p.Rules // what the lab loaded (the targets' endpoints included)
+		size.Rules = pointRules(dm.Mode, p) // what the lab loaded, as calibration counted it
 		pred := m.predictOne(dm, q, size)
 		rows = append(rows, holdoutRows(p, pred)...)
 	}
