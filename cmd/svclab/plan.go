@@ -2,127 +2,190 @@ package main
 
 import (
 	"io"
+	"math"
+	"time"
 
 	"github.com/svclab/svclab/sim/cost"
 )
 
 func init() {
-	register(&command{name: "plan", summary: "predict what N services cost per dataplane (calibrated cost model)", usage: planUsage, run: runPlan})
+	register(&command{name: "plan", summary: "predict what a cluster costs per dataplane on this node (calibrated cost model)", usage: planUsage, run: runPlan})
 }
 
 const planUsage = `Usage: svclab plan --services N --endpoints-per-service M [options]
+       svclab plan --objects FILE [--scale K] [options]
+       svclab plan calibrate [options]     (calibrate on this node: svclab plan calibrate --help)
+       svclab plan check RUN_DIR --max-n N (the holdout check: svclab plan check --help)
 
-Predicts, side by side for every calibrated dataplane, what a cluster of N
-ClusterIP services with M endpoints each costs kube-proxy's dataplane:
-  - p50 and p99 first-packet latency added by the service lookup (iptables:
-    the KUBE-SERVICES rules walked × the calibrated cost per rule; nftables
-    and IPVS: a map lookup, constant in N), and the whole connect time as the
-    calibration lab measured it;
-  - CPU cores spent on lookups at --new-conn-per-s new connections a second;
-  - full and incremental sync time, fitted against the ruleset's rules
-    (linear, power law or quadratic: whichever the data supports, named);
-  - ruleset size: rules and chains from exact formulas, bytes from rendering.
-Every number carries its 95% interval from the calibration. The cost model
-is calibrated from a lab sweep (svclab run sweep-quick, or a recorded run);
-without --calibration it uses the sweep embedded in svclab. Warnings name
-extrapolation beyond the calibrated sizes, poor fits and user-mode-linux
-guest numbers. Needs no root.
+Predicts, side by side for every calibrated dataplane, what a cluster costs
+kube-proxy's dataplane: N ClusterIP services with M endpoints each, or a
+real cluster's own mix of Services (--objects: kubectl get
+services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
+  - p50 and p99 first-packet latency (iptables: the KUBE-SERVICES rules
+    walked × the calibrated cost per rule; nftables and IPVS: a map lookup,
+    constant in N), for connections spread over the cluster's services
+    (uniform, the default) or to one position;
+  - CPU per new connection and CPU cores at --new-conn-per-s;
+  - full and incremental sync time against the ruleset's rules, in the form
+    (linear, power law with fixed cost, quadratic) that best predicted the
+    largest calibrated size from the smaller ones;
+  - network programming latency p50/p99 at --churn endpoint changes a second,
+    from the incremental and full sync times and kube-proxy's sync loop
+    (--min-sync-period, a full sync an hour);
+  - kernel memory, and the ruleset's rules, chains, elements and bytes.
+Every number carries its 95% interval and its extrapolation factor (the
+size over the largest calibrated size). --budget asks the inverse: the
+largest size within a limit.
+
+The calibration: --calibration DIR (a svclab plan calibrate directory or any
+sweep run), else the newest calibration under results/calibration, else the
+sweep embedded in svclab (recorded on svclab's reference machine type, a
+2-vCPU AMD EPYC guest). The output names the calibration. A calibration
+from another CPU model is refused unless --allow-other-machine; then, and
+for the embedded default on another CPU, the output says it extrapolates
+across machines. Needs no root.
 
 Options:
   --services N                 services (one TCP port each), 1..1000000
   --endpoints-per-service M    ready endpoints per service, 0..100000
+  --objects FILE               a cluster's objects (YAML or JSON List; - for stdin)
+  --scale K                    the cluster at K times its size (default 1)
   --dataplane D                only this dataplane (iptables-legacy, iptables-nft, nftables, ipvs)
   --new-conn-per-s R           new connections per second, for CPU cores (default 1000)
+  --churn R                    endpoint changes per second, for programming latency (default 1)
+  --min-sync-period D          kube-proxy's --min-sync-period (default 1s)
   --position P                 where the services that connections go to sit in KUBE-SERVICES:
-                               uniform (default: spread over all, (N+1)/2 rules walked on average),
-                               last (worst case, N rules), middle ((N+1)/2) or first (1 rule)
-  --calibration RUN_DIR        calibrate on this sweep run directory instead of the embedded one
-  --max-n N                    calibrate only on points with at most N services (default: all)
-  --fit all|upper-half         points of the latency and CPU lines: all (default), or only those
-                               with N at least half the largest (for curves that bend)
-  --json                       print the predictions as JSON
+                               uniform (default: spread over all), last (worst case),
+                               middle or first
+  --budget FIGURE=LIMIT        the largest size within a limit (repeatable): p50=, p99= (µs
+                               or a duration: 500us), sync= (full), incremental=, npl99= (10s)
+  --calibration DIR            calibrate on this directory instead
+  --max-n N                    calibrate only on points with at most N services (a holdout)
+  --fit all|upper-half         points of the latency and CPU lines (default all)
+  --allow-other-machine        use a calibration measured on another CPU model (extrapolating)
+  --format text|markdown|json  output format (default text; --json is --format json)
 
 Examples:
+  sudo svclab plan calibrate && svclab plan --objects cluster.yaml --scale 3
   svclab plan --services 30000 --endpoints-per-service 3
-  svclab plan --services 50000 --endpoints-per-service 2 --dataplane iptables-nft --new-conn-per-s 5000
-  svclab plan --services 10000 --endpoints-per-service 2 --calibration results/sweep-full --json
+  svclab plan --objects cluster.yaml --scale 20 --churn 50 --format markdown
+  svclab plan --objects cluster.yaml --budget p99=500us --budget sync=10s
+  svclab plan --services 50000 --endpoints-per-service 1 --calibration results/plan-holdout/native --max-n 5000 --position last
 `
 
 type planFlags struct {
 	services, endpoints, maxN int
-	rate                      float64
+	rate, churn, scale        float64
+	minSync                   time.Duration
 	dataplane, position       string
-	calibration, fit          string
-	json                      bool
+	calibration, fit, objects string
+	format                    string
+	budgets                   []cost.Budget
+	json, allowOther          bool
 }
 
 func runPlan(args []string, stdout, stderr io.Writer) error {
-	var f planFlags
-	fs := newFlagSet("plan")
-	fs.IntVar(&f.services, "services", -1, "")
-	fs.IntVar(&f.endpoints, "endpoints-per-service", -1, "")
-	fs.StringVar(&f.dataplane, "dataplane", "", "")
-	fs.Float64Var(&f.rate, "new-conn-per-s", 1000, "")
-	fs.StringVar(&f.position, "position", cost.PositionUniform, "")
-	fs.StringVar(&f.calibration, "calibration", "", "")
-	fs.IntVar(&f.maxN, "max-n", 0, "")
-	fs.StringVar(&f.fit, "fit", string(cost.FitAll), "")
-	fs.BoolVar(&f.json, "json", false, "")
-	rest, err := parseFlags(fs, args)
+	if len(args) > 0 && args[0] == "calibrate" {
+		return runPlanCalibrate(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "check" {
+		return runPlanCheck(args[1:], stdout, stderr)
+	}
+	f, err := parsePlanFlags(args)
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q", rest[0])
-	}
-	q, err := f.query()
+	q, err := f.query(stderr)
 	if err != nil {
 		return err
 	}
-	m, err := f.model()
+	m, err := planModel(f.calibration, cost.Options{MaxN: f.maxN, Range: cost.FitRange(f.fit)}, f.allowOther)
 	if err != nil {
 		return err
+	}
+	if len(f.budgets) > 0 {
+		return writeBudgets(stdout, f.format, q, m, f.budgets)
 	}
 	preds, err := m.Predict(q)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if f.json {
+	switch f.format {
+	case "json":
 		return cost.WritePlanJSON(stdout, q, m, preds)
+	case "markdown":
+		return cost.WritePlanMarkdown(stdout, q, m, preds)
 	}
 	return cost.WritePlanText(stdout, q, m, preds)
 }
 
+func parsePlanFlags(args []string) (planFlags, error) {
+	var f planFlags
+	fs := newFlagSet("plan")
+	fs.IntVar(&f.services, "services", -1, "")
+	fs.IntVar(&f.endpoints, "endpoints-per-service", -1, "")
+	fs.StringVar(&f.objects, "objects", "", "")
+	fs.Float64Var(&f.scale, "scale", 1, "")
+	fs.StringVar(&f.dataplane, "dataplane", "", "")
+	fs.Float64Var(&f.rate, "new-conn-per-s", 1000, "")
+	fs.Float64Var(&f.churn, "churn", 1, "")
+	fs.DurationVar(&f.minSync, "min-sync-period", time.Duration(cost.DefaultMinSyncPeriodS*float64(time.Second)), "")
+	fs.StringVar(&f.position, "position", cost.PositionUniform, "")
+	fs.Func("budget", "", func(s string) error {
+		b, err := cost.ParseBudget(s)
+		f.budgets = append(f.budgets, b)
+		return err
+	})
+	fs.StringVar(&f.calibration, "calibration", "", "")
+	fs.IntVar(&f.maxN, "max-n", 0, "")
+	fs.StringVar(&f.fit, "fit", string(cost.FitAll), "")
+	fs.StringVar(&f.format, "format", "text", "")
+	fs.BoolVar(&f.json, "json", false, "")
+	fs.BoolVar(&f.allowOther, "allow-other-machine", false, "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return f, err
+	}
+	if len(rest) > 0 {
+		return f, usagef("unexpected argument %q", rest[0])
+	}
+	if f.json {
+		f.format = "json"
+	}
+	if f.format != "text" && f.format != "markdown" && f.format != "json" {
+		return f, usagef("--format %q: want text, markdown or json", f.format)
+	}
+	return f, nil
+}
+
 // query checks the flags that describe the cluster.
-func (f planFlags) query() (cost.Query, error) {
+func (f planFlags) query(stderr io.Writer) (cost.Query, error) {
+	q := cost.Query{Services: f.services, EndpointsPerService: f.endpoints, NewConnPerSec: f.rate, Dataplane: f.dataplane,
+		Position: f.position, ChurnPerSec: f.churn, MinSyncPeriodS: f.minSync.Seconds()}
 	switch {
+	case f.objects != "" && (f.services >= 0 || f.endpoints >= 0):
+		return q, usagef("give either --objects or --services and --endpoints-per-service, not both")
+	case f.objects != "":
+		if math.IsNaN(f.scale) || f.scale <= 0 || f.scale > 1e4 {
+			return q, usagef("--scale %g: want a multiple > 0 (at most 10000)", f.scale)
+		}
+		c, err := planComposition(f.objects, f.scale, stderr)
+		if err != nil {
+			return q, err
+		}
+		q.Composition, q.EndpointsPerService = c, int(math.Round(float64(c.Endpoints)/float64(max(c.Services, 1))))
 	case f.services < 0:
-		return cost.Query{}, usagef("give --services N")
+		return q, usagef("give --services N (or --objects FILE)")
 	case f.endpoints < 0:
-		return cost.Query{}, usagef("give --endpoints-per-service M (≥ 0)")
+		return q, usagef("give --endpoints-per-service M (≥ 0)")
 	}
 	if f.dataplane != "" {
 		if _, err := cost.LookupOf(f.dataplane); err != nil {
-			return cost.Query{}, usagef("--dataplane: %v", err)
+			return q, usagef("--dataplane: %v", err)
 		}
 	}
-	q := cost.Query{Services: f.services, EndpointsPerService: f.endpoints, NewConnPerSec: f.rate, Dataplane: f.dataplane, Position: f.position}
 	if err := q.Validate(); err != nil {
 		return q, usagef("%v", err)
 	}
 	return q, nil
-}
-
-// model calibrates the cost model as the flags ask.
-func (f planFlags) model() (*cost.Model, error) {
-	opts := cost.Options{MaxN: f.maxN, Range: cost.FitRange(f.fit)}
-	calibrate := cost.CalibrateDefault
-	if f.calibration != "" {
-		calibrate = func(o cost.Options) (*cost.Model, error) { return cost.Calibrate(f.calibration, o) }
-	}
-	m, err := calibrate(opts)
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	return m, nil
 }

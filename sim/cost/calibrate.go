@@ -73,6 +73,10 @@ type Model struct {
 	Options    Options          `json:"options"`
 	Dataplanes []DataplaneModel `json:"dataplanes"`
 	Warnings   []string         `json:"warnings,omitempty"`
+	// Across is set when the plan is for another machine than the
+	// calibration's (CheckMachine): the predictions extrapolate across
+	// machines.
+	Across *Mismatch `json:"across_machines,omitempty"`
 }
 
 // DataplaneModel is one dataplane's calibration.
@@ -84,8 +88,18 @@ type DataplaneModel struct {
 	MaxServices int `json:"max_services"`
 	// P50 is required; the other curves are nil when the sweep did not
 	// measure enough points.
-	P50             CostCurve  `json:"p50"`
-	P99             *CostCurve `json:"p99,omitempty"`
+	P50 CostCurve  `json:"p50"`
+	P99 *CostCurve `json:"p99,omitempty"`
+	// P99Uniform is the p99 of connections to uniformly random services
+	// (the sweep's uniform position) against their mean rules walked: the
+	// p99 of a whole cluster's mix, which a fixed position's p99 is not.
+	P99Uniform *CostCurve `json:"p99_uniform,omitempty"`
+	// P50Uniform is the p50 of connections to uniformly random services
+	// alone (P50 pools every position): a map lookup's constant differs
+	// between one hot service and many.
+	P50Uniform *CostCurve `json:"p50_uniform,omitempty"`
+	// KernelMem is the kernel memory (MB) against the ruleset's rules.
+	KernelMem       *MemLine   `json:"kernel_mem,omitempty"`
 	CPU             *CostCurve `json:"cpu,omitempty"`
 	SyncFull        *SyncCurve `json:"sync_full,omitempty"`
 	SyncIncremental *SyncCurve `json:"sync_incremental,omitempty"`

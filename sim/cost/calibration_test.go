@@ -9,10 +9,10 @@ import (
 
 // TestDefaultCalibrationIsTheRecordedRun: the embedded default calibration
 // is the recorded sweep, byte for byte (`go generate ./sim/cost` copies it
-// again after results/sweep-full is re-recorded).
+// again after DefaultRecordedRun is re-recorded).
 func TestDefaultCalibrationIsTheRecordedRun(t *testing.T) {
 	for embedded, recorded := range map[string][]byte{"summary.json": defaultSummary, "meta.json": defaultMeta} {
-		path := filepath.Join("..", "..", "results", "sweep-full", embedded)
+		path := filepath.Join("..", "..", filepath.FromSlash(DefaultRecordedRun), embedded)
 		want, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

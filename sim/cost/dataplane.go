@@ -39,12 +39,16 @@ func calibrateDataplane(name string, all []results.Point, opts Options) (Datapla
 	// the p99 at (N+1)/2 rules, so only fixed targets calibrate p99.
 	p99Points := inRange(positioned(points, PositionLast, PositionMiddle), opts.Range)
 	dm.P99 = optionalCost(&dm, MetricP99, p99Points, opts, func(p results.Point) float64 { return p.P99us })
+	uniformPoints := inRange(positioned(points, PositionUniform), opts.Range)
+	dm.P50Uniform = optionalCost(&dm, MetricP50+" (uniform)", uniformPoints, opts, func(p results.Point) float64 { return p.P50us })
+	dm.P99Uniform = optionalCost(&dm, MetricP99+" (uniform)", uniformPoints, opts, func(p results.Point) float64 { return p.P99us })
 	lastPoints := inRange(positioned(points, PositionLast), opts.Range)
 	// The throughput batch that measures CPU always targets the last service.
 	dm.CPU = optionalCost(&dm, MetricCPU, lastPoints, opts, func(p results.Point) float64 { return p.CPUusPerConn })
 	perSize := onePerSize(points)
 	dm.SyncFull = optionalSync(&dm, MetricSyncFull, perSize, opts, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, perSize, opts, func(p results.Point) float64 { return p.SyncIncrementalS })
+	dm.KernelMem = fitMemLine(perSize)
 	return dm, nil
 }
 
@@ -64,8 +68,8 @@ func optionalCost(dm *DataplaneModel, metric string, points []results.Point, opt
 func optionalSync(dm *DataplaneModel, metric string, points []results.Point, opts Options, value func(results.Point) float64) *SyncCurve {
 	var rules, seconds []float64
 	for _, p := range points {
-		if v := value(p); v > 0 && p.Rules > 0 {
-			rules, seconds = append(rules, float64(p.Rules)), append(seconds, v)
+		if v := value(p); v > 0 {
+			rules, seconds = append(rules, float64(pointRules(dm.Mode, p))), append(seconds, v)
 		}
 	}
 	c, err := fitSyncCurve(metric, rules, seconds, opts.MinR2)
@@ -161,4 +165,17 @@ func onePerSize(points []results.Point) []results.Point {
 	}
 	slices.SortFunc(out, func(a, b results.Point) int { return cmp.Compare(a.Services, b.Services) })
 	return out
+}
+
+// pointRules is the ruleset a point loaded: its recorded rules, or, for a
+// run whose engine does not count them (kube-proxy's own proxier), the
+// synthetic ruleset of its services with one endpoint each: proportional
+// to the real one within a uniform sweep, which is what a fit against size
+// needs.
+func pointRules(mode string, p results.Point) int {
+	if p.Rules > 0 {
+		return p.Rules
+	}
+	s, _ := countsOf(mode, p.Services, 1)
+	return s.Rules
 }

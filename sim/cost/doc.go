@@ -32,7 +32,7 @@
 //
 // A default calibration is embedded: calibration/default.json and
 // calibration/default-meta.json are byte copies of the recorded run
-// results/sweep-full/summary.json and meta.json (go:embed cannot reach
+// results/sweep-full-ebpf/summary.json and meta.json (go:embed cannot reach
 // outside the package). TestDefaultCalibrationIsTheRecordedRun fails when
 // the copies and the recorded run differ; `go generate ./sim/cost` copies
 // the recorded run again after it is re-recorded.

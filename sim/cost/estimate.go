@@ -66,3 +66,12 @@ func meanEstimate(values []float64) Estimate {
 	half := tQuantile(len(values)-1) * math.Sqrt(ss/(n-1)/n)
 	return Estimate{Value: mean, Lo: mean - half, Hi: mean + half}
 }
+
+// Widen widens the interval to at least ±rel of the value (relative), for
+// an uncertainty the fit's own interval leaves out.
+func (e Estimate) Widen(rel float64) Estimate {
+	e.Lo = math.Min(e.Lo, e.Value*(1-rel))
+	e.Hi = math.Max(e.Hi, e.Value*(1+rel))
+	e.NoInterval = false
+	return e
+}

@@ -28,28 +28,61 @@ func WritePlanJSON(w io.Writer, q Query, m *Model, preds []Prediction) error {
 
 // WritePlanText prints the side-by-side table of a plan, then the warnings.
 func WritePlanText(w io.Writer, q Query, m *Model, preds []Prediction) error {
-	fmt.Fprintf(w, "svclab plan: %s, %s each; %s new connections/s to %s\n", planCount(q.Services, "service"),
-		planCount(q.EndpointsPerService, "endpoint"), planNumber(q.NewConnPerSec), planPositionText[q.Position])
-	fmt.Fprintf(w, "calibration: %s\n", m.Source)
-	fmt.Fprintf(w, "95%% intervals in brackets; \"—\" = not calibrated\n\n")
+	writePlanHeader(w, q, m, "")
 	tw := tabwriter.NewWriter(w, 2, 4, 3, ' ', 0)
+	for _, row := range planTable(q, preds) {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	writePlanWarnings(w, m, preds, "")
+	return nil
+}
+
+// WritePlanMarkdown prints the plan as Markdown: the header lines, the
+// table, and the warnings as a list.
+func WritePlanMarkdown(w io.Writer, q Query, m *Model, preds []Prediction) error {
+	writePlanHeader(w, q, m, "- ")
+	for i, row := range planTable(q, preds) {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+		if i == 0 {
+			fmt.Fprintf(w, "|%s\n", strings.Repeat(" --- |", len(row)))
+		}
+	}
+	writePlanWarnings(w, m, preds, "**warnings**\n")
+	return nil
+}
+
+func writePlanHeader(w io.Writer, q Query, m *Model, bullet string) {
+	what := fmt.Sprintf("%s, %s each", planCount(q.Services, "service"), planCount(q.EndpointsPerService, "endpoint"))
+	if c := q.Composition; c != nil {
+		what = fmt.Sprintf("%s at %s× (%s, %s, %d KUBE-SERVICES rules)", c.Source, planNumber(c.Scale),
+			planCount(c.Services, "service"), planCount(c.Endpoints, "endpoint"), c.ServiceRules)
+	}
+	fmt.Fprintf(w, "%ssvclab plan: %s; %s new connections/s to %s\n", bullet, what, planNumber(q.NewConnPerSec), planPositionText[q.Position])
+	fmt.Fprintf(w, "%scalibration: %s\n", bullet, m.Source)
+	if m.Across != nil {
+		fmt.Fprintf(w, "%sEXTRAPOLATING ACROSS MACHINES: %s\n", bullet, strings.Join(m.Across.Notes, "; "))
+	}
+	fmt.Fprintf(w, "%s95%% intervals in brackets; \"—\" = not calibrated\n\n", bullet)
+}
+
+// planTable is the header row (dataplanes) and one row per figure.
+func planTable(q Query, preds []Prediction) [][]string {
 	header := []string{""}
 	for _, p := range preds {
 		header = append(header, p.Dataplane)
 	}
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	table := [][]string{header}
 	for _, row := range planRows(q) {
 		cells := []string{row.label}
 		for _, p := range preds {
 			cells = append(cells, row.cell(p))
 		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		table = append(table, cells)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	writePlanWarnings(w, m, preds)
-	return nil
+	return table
 }
 
 var planPositionText = map[string]string{
@@ -81,6 +114,12 @@ func planRows(q Query) []planRow {
 			}
 			return planNumber(p.Evaluations)
 		}},
+		{"memory the walk touches", func(p Prediction) string {
+			if p.WalkBytes == 0 {
+				return "—"
+			}
+			return sizeText(p.WalkBytes)
+		}},
 		{"N / largest calibrated N", func(p Prediction) string { return planFactor(p.Extrapolation, p.Beyond) }},
 		{"p50 added by lookup (µs)", func(p Prediction) string { return planEstimate(&p.P50us.Added) }},
 		{"p50 connect (µs)", func(p Prediction) string { return planEstimate(&p.P50us.Total) }},
@@ -91,8 +130,12 @@ func planRows(q Query) []planRow {
 		{fmt.Sprintf("CPU cores at %s conn/s", planNumber(q.NewConnPerSec)), func(p Prediction) string { return planEstimate(p.CPUCores) }},
 		{"full sync (s)", func(p Prediction) string { return planSync(p.SyncFull) }},
 		{"incremental sync (s)", func(p Prediction) string { return planSync(p.SyncIncremental) }},
+		{fmt.Sprintf("programming latency p50 (s) at %s changes/s", planNumber(q.ChurnPerSec)), func(p Prediction) string { return planProgramming(p.Programming, false) }},
+		{"programming latency p99 (s)", func(p Prediction) string { return planProgramming(p.Programming, true) }},
+		{"kernel memory (MB)", func(p Prediction) string { return planEstimate(p.KernelMemMB) }},
 		{"rules", func(p Prediction) string { return fmt.Sprint(p.Ruleset.Rules) }},
 		{"chains", func(p Prediction) string { return fmt.Sprint(p.Ruleset.Chains) }},
+		{"set/map elements", func(p Prediction) string { return fmt.Sprint(p.Ruleset.Elements) }},
 		{"payload bytes", func(p Prediction) string {
 			if !p.Ruleset.BytesExact {
 				return fmt.Sprintf("≈%d", p.Ruleset.Bytes)
@@ -100,6 +143,16 @@ func planRows(q Query) []planRow {
 			return fmt.Sprint(p.Ruleset.Bytes)
 		}},
 	}
+}
+
+func planProgramming(p *ProgrammingLatency, p99 bool) string {
+	switch {
+	case p == nil:
+		return "—"
+	case p99:
+		return planEstimate(&p.P99s)
+	}
+	return planEstimate(&p.P50s)
 }
 
 func planCost(c *CostPrediction, total bool) string {
@@ -162,7 +215,7 @@ func planNumber(v float64) string {
 
 // writePlanWarnings prints the model's and the predictions' warnings, each
 // once.
-func writePlanWarnings(w io.Writer, m *Model, preds []Prediction) {
+func writePlanWarnings(w io.Writer, m *Model, preds []Prediction, title string) {
 	warnings := slices.Clone(m.Warnings)
 	for _, p := range preds {
 		for _, s := range p.Warnings {
@@ -174,7 +227,10 @@ func writePlanWarnings(w io.Writer, m *Model, preds []Prediction) {
 	if len(warnings) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nwarnings:")
+	if title == "" {
+		title = "warnings:\n"
+	}
+	fmt.Fprint(w, "\n"+title)
 	for _, s := range warnings {
 		fmt.Fprintf(w, "  - %s\n", s)
 	}

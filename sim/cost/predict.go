@@ -26,6 +26,15 @@ type Query struct {
 	// to a service at that many rules: uniform's p99 is the p99 at the
 	// mean position, not over a mix of positions.
 	Position string `json:"position"`
+	// Composition, when set, is a real cluster's rendered ruleset (svclab
+	// plan --objects): sizes, syncs and memory come from it, and the
+	// lookup walks its KUBE-SERVICES rules; Services is its service count.
+	Composition *Composition `json:"composition,omitempty"`
+	// ChurnPerSec is the endpoint changes per second the cluster sees and
+	// MinSyncPeriodS kube-proxy's --min-sync-period in seconds (0: 1 s,
+	// the default): they give the network programming latency.
+	ChurnPerSec    float64 `json:"churn_per_s,omitempty"`
+	MinSyncPeriodS float64 `json:"min_sync_period_s,omitempty"`
 }
 
 // CostPrediction is one per-connection cost.
@@ -63,6 +72,9 @@ type Prediction struct {
 	// Evaluations is the rules a first packet walks (LinearWalk, mean over
 	// services for the uniform position) or the lookups it does (MapLookup).
 	Evaluations float64 `json:"evaluations"`
+	// WalkBytes is the memory the first packet's rule walk touches
+	// (WorkingSet; 0 for a map lookup).
+	WalkBytes int64 `json:"walk_bytes,omitempty"`
 	// Extrapolation is the query's services over the largest calibrated
 	// N; Beyond is set above Options.BeyondFactor.
 	Extrapolation float64         `json:"extrapolation"`
@@ -75,7 +87,13 @@ type Prediction struct {
 	CPUCores        *Estimate       `json:"cpu_cores,omitempty"`
 	SyncFull        *SyncPrediction `json:"sync_full_s,omitempty"`
 	SyncIncremental *SyncPrediction `json:"sync_incremental_s,omitempty"`
-	Ruleset         Size            `json:"ruleset"`
+	// KernelMemMB is the kernel memory the rules take (Slab + vmalloc
+	// growth across the load, a line against rules).
+	KernelMemMB *Estimate `json:"kernel_mem_mb,omitempty"`
+	// Programming is the network programming latency at the query's churn
+	// (nil without incremental sync calibration or churn).
+	Programming *ProgrammingLatency `json:"programming_latency,omitempty"`
+	Ruleset     Size                `json:"ruleset"`
 	// Warnings are the calibration's warnings for this dataplane and the
 	// prediction's own (extrapolation, approximate sizes).
 	Warnings []string `json:"warnings,omitempty"`
@@ -85,6 +103,15 @@ type Prediction struct {
 func (q *Query) Validate() error {
 	if q.Position == "" {
 		q.Position = PositionUniform
+	}
+	if q.MinSyncPeriodS == 0 {
+		q.MinSyncPeriodS = DefaultMinSyncPeriodS
+	}
+	if q.Composition != nil {
+		q.Services = max(q.Composition.Services, 1)
+	}
+	if !(q.ChurnPerSec >= 0) || math.IsInf(q.ChurnPerSec, 0) || !(q.MinSyncPeriodS > 0) {
+		return fmt.Errorf("churn %v/s, min sync period %v s: want churn ≥ 0 and a period > 0", q.ChurnPerSec, q.MinSyncPeriodS)
 	}
 	switch {
 	case q.Services < 1 || q.Services > MaxQueryServices:
@@ -117,6 +144,11 @@ func (m *Model) Predict(q Query) ([]Prediction, error) {
 			continue
 		}
 		size, ok := sizes[dm.Mode]
+		if q.Composition != nil {
+			if size, ok = q.Composition.Modes[dm.Mode]; !ok {
+				return nil, fmt.Errorf("%s: the cluster's composition has no %s payload", dm.Dataplane, dm.Mode)
+			}
+		}
 		if !ok {
 			var err error
 			if size, err = RulesetSize(dm.Mode, q.Services, q.EndpointsPerService); err != nil {
@@ -140,16 +172,28 @@ func (m *Model) names() []string {
 // predictOne predicts one dataplane's costs for a valid query.
 func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	evals, _ := Evaluations(dm.Lookup, q.Position, q.Services)
+	if q.Composition != nil {
+		evals, _ = q.Composition.evaluations(dm.Lookup, q.Position)
+	}
 	p := Prediction{Dataplane: dm.Dataplane, Lookup: dm.Lookup, Evaluations: evals, Ruleset: size,
 		Extrapolation: float64(q.Services) / float64(dm.MaxServices), Warnings: append([]string(nil), dm.Warnings...)}
+	if q.Composition != nil && dm.Lookup == LinearWalk {
+		// A cluster's lookups walk its KUBE-SERVICES rules, one per
+		// service port and address: the calibration's had one per service.
+		p.Extrapolation = float64(max(q.Composition.ServiceRules, q.Services)) / float64(dm.MaxServices)
+	}
 	p.Beyond = p.Extrapolation > m.Options.BeyondFactor
 	if p.Beyond {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %d services is %.1f× the largest calibrated N (%d): beyond calibration",
 			dm.Dataplane, q.Services, p.Extrapolation, dm.MaxServices))
 	}
-	p.P50us = predictCost(dm.P50, evals, q.Services)
-	if dm.P99 != nil {
-		c := predictCost(*dm.P99, evals, q.Services)
+	p.P50us = predictCost(dm.p50For(q.Position), evals, q.Services)
+	p.WalkBytes = WorkingSet(dm.Lookup, evals)
+	if w := cacheWarning(dm.Dataplane, m.Source.Machine, dm.P50.MaxX, evals); w != "" {
+		p.Warnings = append(p.Warnings, w)
+	}
+	if p99 := dm.p99For(q.Position); p99 != nil {
+		c := predictCost(*p99, evals, q.Services)
 		p.P99us = &c
 	}
 	if dm.CPU != nil {
@@ -160,6 +204,13 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	}
 	p.SyncFull = m.predictSync(&p, dm.SyncFull, size.Rules)
 	p.SyncIncremental = m.predictSync(&p, dm.SyncIncremental, size.Rules)
+	if dm.KernelMem != nil {
+		mem := dm.KernelMem.at(float64(size.Rules))
+		p.KernelMemMB = &mem
+	}
+	if p.SyncIncremental != nil {
+		p.Programming = NewProgrammingLatency(q.ChurnPerSec, q.MinSyncPeriodS, p.SyncIncremental.Seconds, p.SyncFull)
+	}
 	if !size.BytesExact {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: ruleset bytes scaled from a rendered sample (about ±1%%)", dm.Dataplane))
 	}
@@ -182,6 +233,12 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, rules int) *SyncPredict
 	}
 	s := &SyncPrediction{Seconds: c.At(float64(rules)), Form: c.Form, R2: c.R2, Points: c.Points,
 		Extrapolation: float64(rules) / c.MaxRules}
+	// The fit's interval says nothing about the form being wrong beyond
+	// the data: widen it by the error the form made predicting the largest
+	// calibrated size, grown with the extrapolation.
+	if e := c.ExtrapolationError(s.Extrapolation); e > 0 && s.Extrapolation > 1 {
+		s.Seconds = s.Seconds.Widen(e)
+	}
 	s.Beyond = s.Extrapolation > m.Options.BeyondFactor
 	if s.Beyond {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %d rules is %.1f× the largest calibrated ruleset (%.0f rules): beyond calibration",

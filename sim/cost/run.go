@@ -13,10 +13,11 @@ import (
 )
 
 // The default calibration: byte copies of the recorded run
-// results/sweep-full's summary.json and meta.json (checked by a test).
+// results/sweep-full-ebpf's summary.json and meta.json (checked by a test),
+// recorded on DefaultMachineLabel.
 //
-//go:generate cp ../../results/sweep-full/summary.json calibration/default.json
-//go:generate cp ../../results/sweep-full/meta.json calibration/default-meta.json
+//go:generate cp ../../results/sweep-full-ebpf/summary.json calibration/default.json
+//go:generate cp ../../results/sweep-full-ebpf/meta.json calibration/default-meta.json
 var (
 	//go:embed calibration/default.json
 	defaultSummary []byte
@@ -26,6 +27,13 @@ var (
 
 // DefaultSourceName names the embedded calibration in a Source.
 const DefaultSourceName = "embedded default"
+
+// DefaultRecordedRun is the recorded run the embedded calibration copies.
+const DefaultRecordedRun = "results/sweep-full-ebpf"
+
+// DefaultMachineLabel is the machine type the embedded calibration was
+// measured on (its meta.json names the CPU model).
+const DefaultMachineLabel = "svclab's reference machine type: a 2-vCPU AMD EPYC (Zen 5) KVM guest, Debian 12, kernel 6.18"
 
 // Source says what a calibration was measured on.
 type Source struct {
@@ -39,6 +47,14 @@ type Source struct {
 	CPU         string `json:"cpu,omitempty"`
 	CPUs        int    `json:"cpus,omitempty"`
 	GitCommit   string `json:"git_commit,omitempty"`
+	// Tools are the dataplane tools' versions; Engine and KubeProxyVersion
+	// say whose rules were loaded (meta.json's).
+	Tools            map[string]string `json:"tools,omitempty"`
+	Engine           string            `json:"engine,omitempty"`
+	KubeProxyVersion string            `json:"kube_proxy_version,omitempty"`
+	// Machine is the machine it was measured on: meta.json's CPU, kernel
+	// and tools, with the caches of machine.json (svclab plan calibrate).
+	Machine Machine `json:"machine"`
 }
 
 // String is one line: where, which run, kernel and CPU.
@@ -54,7 +70,14 @@ func (s Source) String() string {
 		parts = append(parts, "user-mode-linux guest kernel "+s.GuestKernel)
 	}
 	if s.CPU != "" {
-		parts = append(parts, fmt.Sprintf("CPU %s × %d", s.CPU, s.CPUs))
+		cpu := fmt.Sprintf("CPU %s × %d", s.CPU, s.CPUs)
+		if c := s.Machine.CacheText(); c != "" {
+			cpu += " (" + c + ")"
+		}
+		parts = append(parts, cpu)
+	}
+	if s.Machine.Label != "" {
+		parts = append(parts, "machine type: "+s.Machine.Label)
 	}
 	return strings.Join(parts, "; ")
 }
@@ -77,7 +100,12 @@ func DefaultRun() (*Run, error) {
 	if err := json.Unmarshal(defaultMeta, &m); err != nil {
 		return nil, fmt.Errorf("embedded calibration default-meta.json: %w", err)
 	}
-	return newRun(DefaultSourceName, &s, &m)
+	r, err := newRun(DefaultSourceName, &s, &m)
+	if err != nil {
+		return nil, err
+	}
+	r.Source.Machine.Label = DefaultMachineLabel
+	return r, nil
 }
 
 // LoadRun reads a sweep run directory: summary.json's points, or, when
@@ -111,6 +139,13 @@ func LoadRun(dir string) (*Run, error) {
 	r, err := newRun(dir, s, m)
 	if err != nil {
 		return nil, err
+	}
+	machine, ok, err := ReadMachine(dir)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		r.Source.Machine = machine
 	}
 	r.Warnings = append(warnings, r.Warnings...)
 	return r, nil
@@ -168,7 +203,9 @@ func newRun(name string, s *results.Summary, m *results.Meta) (*Run, error) {
 	r := &Run{Source: Source{Name: name, Run: s.Run, Scenario: s.Scenario}, Points: s.Points}
 	if m != nil {
 		r.Source = Source{Name: name, Run: m.Run, Scenario: m.Scenario, Started: m.Started, Kernel: m.Kernel,
-			GuestKernel: m.GuestKernel, CPU: m.CPU, CPUs: m.CPUs, GitCommit: m.GitCommit}
+			GuestKernel: m.GuestKernel, CPU: m.CPU, CPUs: m.CPUs, GitCommit: m.GitCommit, Tools: m.Tools,
+			Engine: m.Engine, KubeProxyVersion: m.KubeProxyVersion}
+		r.Source.Machine = machineOf(r.Source)
 	}
 	if !s.Complete {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("calibration %s: run %s is incomplete (interrupted)", name, s.Run))

@@ -38,7 +38,29 @@ type SyncCurve struct {
 	// residual error although the line was kept (its R² ≥ MinR2): a sign
 	// the times grow faster than linearly.
 	BetterForm string `json:"better_form,omitempty"`
+	// Validation is, per form, the relative error of predicting the
+	// largest calibrated size from the smaller ones (fitted without it):
+	// how well each form extrapolates on this machine's own data. With 4
+	// sizes or more the form with the smallest such error is chosen
+	// (Selected "extrapolation"); otherwise the R² rule above ("fit").
+	Validation map[string]float64 `json:"validation,omitempty"`
+	Selected   string             `json:"selected"`
+	// ValidationFactor is the largest size over the second largest: the
+	// extrapolation the validation tested.
+	ValidationFactor float64 `json:"validation_factor,omitempty"`
+	// PowerFrom is the smallest ruleset the power form was fitted on: the
+	// fixed cost of tiny rulesets bends a power law, so it is fitted on
+	// the sizes of at least MaxRules/powerFromFraction.
+	PowerFrom float64 `json:"power_from,omitempty"`
+	// PowerOffset is the fixed cost the power form adds: the time at the
+	// smallest size, when that size is below MaxRules/200 (y = offset +
+	// a·x^b).
+	PowerOffset float64 `json:"power_offset,omitempty"`
 }
+
+// powerFromFraction: the power form uses the sizes of at least
+// MaxRules/powerFromFraction rules (when 2 sizes or more are left).
+const powerFromFraction = 25
 
 // fitSyncCurve fits seconds against rules as SyncCurve documents. It needs
 // 3 points at distinct sizes.
@@ -55,7 +77,9 @@ func fitSyncCurve(metric string, rules, seconds []float64, minR2 float64) (SyncC
 		return c, fmt.Errorf("%s: %w", metric, err)
 	}
 	c.Linear, c.LinearR2 = lin, lin.R2
-	if pow, err := powerFit(rules, seconds); err == nil {
+	c.PowerFrom = powerFrom(rules, c.MaxRules)
+	c.PowerOffset = fixedCost(rules, seconds, c.MaxRules/fixedCostFraction)
+	if pow, err := powerFit(above(rules, minus(seconds, c.PowerOffset), c.PowerFrom)); err == nil {
 		c.Power = &pow
 	}
 	if len(rules) >= 4 {
@@ -71,11 +95,131 @@ func fitSyncCurve(metric string, rules, seconds []float64, minR2 float64) (SyncC
 			c.BetterForm = best
 		}
 	}
+	c.Selected = "fit"
+	if distinctCount(rules) >= 4 {
+		c.validate(rules, seconds)
+	}
 	c.R2 = rSquared(seconds, c.predictions(c.Form, rules))
 	return c, nil
 }
 
-// powerFit fits ln y against ln x; every x and y must be positive.
+// powerFrom is the smallest size the power form uses: MaxRules/25, unless
+// that leaves fewer than 2 sizes (then all).
+func powerFrom(rules []float64, maxRules float64) float64 {
+	from := maxRules / powerFromFraction
+	if xs, _ := above(rules, rules, from); distinctCount(xs) < 2 {
+		return 0
+	}
+	return from
+}
+
+// fixedCostFraction: a size below MaxRules/fixedCostFraction (e.g. one
+// service among thousands) measures a sync's fixed cost.
+const fixedCostFraction = 200
+
+// fixedCost is the time at the smallest size when it lies below from (the
+// fixed cost of a sync), else 0.
+func fixedCost(x, y []float64, from float64) float64 {
+	smallest := 0
+	for i := range x {
+		if x[i] < x[smallest] {
+			smallest = i
+		}
+	}
+	if len(x) == 0 || x[smallest] >= from {
+		return 0
+	}
+	return y[smallest]
+}
+
+func minus(y []float64, c float64) []float64 {
+	out := make([]float64, len(y))
+	for i, v := range y {
+		out[i] = v - c
+	}
+	return out
+}
+
+// above keeps the points with x ≥ from.
+func above(x, y []float64, from float64) (xs, ys []float64) {
+	for i := range x {
+		if x[i] >= from {
+			xs, ys = append(xs, x[i]), append(ys, y[i])
+		}
+	}
+	return xs, ys
+}
+
+// validate fits every form without the largest size, predicts it, and
+// chooses the form that predicted it best (see SyncCurve.Validation).
+func (c *SyncCurve) validate(rules, seconds []float64) {
+	var xs, ys []float64
+	second := 0.0
+	for i, r := range rules {
+		if r < c.MaxRules {
+			xs, ys = append(xs, r), append(ys, seconds[i])
+			second = math.Max(second, r)
+		}
+	}
+	var want float64
+	for i, r := range rules {
+		if r == c.MaxRules {
+			want = seconds[i]
+		}
+	}
+	rest := SyncCurve{MaxRules: second, PowerOffset: c.PowerOffset}
+	if lin, err := fitLine(xs, ys); err == nil {
+		rest.Linear = lin
+	}
+	if pow, err := powerFit(above(xs, minus(ys, c.PowerOffset), c.PowerFrom)); err == nil {
+		rest.Power = &pow
+	}
+	if q, err := quadraticFit(xs, ys); err == nil {
+		rest.Quadratic = &q
+	}
+	c.Validation = map[string]float64{}
+	c.ValidationFactor = c.MaxRules / second
+	best, bestErr := "", math.Inf(1)
+	for _, form := range []string{FormLinear, FormPower, FormQuadratic} {
+		if (form == FormPower && (rest.Power == nil || c.Power == nil)) || (form == FormQuadratic && (rest.Quadratic == nil || c.Quadratic == nil)) {
+			continue
+		}
+		if !c.grows(form) {
+			continue // a form that turns down beyond the data cannot be a sync time
+		}
+		e := rest.atForm(form, c.MaxRules).Value/want - 1
+		c.Validation[form] = e
+		if math.Abs(e) < bestErr {
+			best, bestErr = form, math.Abs(e)
+		}
+	}
+	if best != "" {
+		c.Form, c.Selected, c.BetterForm = best, "extrapolation", ""
+	}
+}
+
+// grows says whether the form, fitted on every point, keeps growing beyond
+// the data (to 10× the largest size): a concave quadratic fitted to noisy
+// times turns down and predicts nonsense at large sizes.
+func (c SyncCurve) grows(form string) bool {
+	at := func(x float64) float64 { return c.atForm(form, x).Value }
+	return at(10*c.MaxRules) >= at(c.MaxRules) && at(c.MaxRules) > 0
+}
+
+// ExtrapolationError is the relative error the validation found for the
+// chosen form, grown with the extrapolation: e × ln(factor)/ln(validated
+// factor), at least e (0 when not validated).
+func (c SyncCurve) ExtrapolationError(factor float64) float64 {
+	e, ok := c.Validation[c.Form]
+	if !ok || c.ValidationFactor <= 1 {
+		return 0
+	}
+	grow := math.Max(1, math.Log(math.Max(factor, 1))/math.Log(c.ValidationFactor))
+	return math.Abs(e) * grow
+}
+
+// powerFit fits ln y against ln x (a line through 2 points has no
+// interval); every x and y must be positive.
 func powerFit(x, y []float64) (stats.Fit, error) {
 	lx, ly := make([]float64, len(x)), make([]float64, len(y))
 	for i := range x {
@@ -84,7 +228,7 @@ func powerFit(x, y []float64) (stats.Fit, error) {
 		}
 		lx[i], ly[i] = math.Log(x[i]), math.Log(y[i])
 	}
-	return stats.LinearFit(lx, ly)
+	return fitLine(lx, ly)
 }
 
 // bestForm picks the fitted form with the smallest residual standard error
@@ -150,7 +294,8 @@ func (c SyncCurve) atForm(form string, rules float64) Estimate {
 	switch {
 	case form == FormPower && c.Power != nil:
 		y, lo, hi := stats.Predict(*c.Power, math.Log(rules))
-		return Estimate{Value: math.Exp(y), Lo: math.Exp(lo), Hi: math.Exp(hi)}
+		off := c.PowerOffset
+		return Estimate{Value: off + math.Exp(y), Lo: off + math.Exp(lo), Hi: off + math.Exp(hi), NoInterval: !hasInterval(*c.Power)}
 	case form == FormQuadratic && c.Quadratic != nil:
 		return c.Quadratic.predict(rules)
 	}

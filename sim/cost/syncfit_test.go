@@ -20,8 +20,10 @@ func TestSyncCurveForms(t *testing.T) {
 		{"power", func(r float64) float64 { return 1e-12 * math.Pow(r, 2.5) }, x, FormPower, 200000},
 		{"quadratic", func(r float64) float64 { return 0.2 + 1e-6*r + 4e-10*r*r }, x, FormQuadratic, 150000},
 		// Three sizes cannot support a quadratic (no degrees of freedom
-		// left): the better of line and power law is kept, here the line.
-		{"quadratic, 3 sizes", func(r float64) float64 { return 0.2 + 1e-6*r + 4e-9*r*r }, []float64{1000, 50000, 100000}, FormLinear, 150000},
+		// left): the better of line and power law is kept, here the power
+		// law, fitted on the two large sizes (the smallest is below
+		// MaxRules/25, where the fixed cost bends it).
+		{"quadratic, 3 sizes", func(r float64) float64 { return 0.2 + 1e-6*r + 4e-9*r*r }, []float64{1000, 50000, 100000}, FormPower, 150000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,5 +102,45 @@ func TestMeanEstimate(t *testing.T) {
 	}
 	if one := meanEstimate([]float64{5}); !one.NoInterval || one.Value != 5 {
 		t.Errorf("one value: %+v", one)
+	}
+}
+
+// TestSyncCurveValidatedForm: with 4 sizes the form that best predicts the
+// largest size from the smaller ones is chosen, even when a line fits
+// (R² ≥ 0.95), and it extrapolates 10× where the line would not.
+func TestSyncCurveValidatedForm(t *testing.T) {
+	curve := func(r float64) float64 { return 0.02 + 2e-7*math.Pow(r, 1.4) }
+	x := []float64{33, 5018, 12518, 25018}
+	y := make([]float64, len(x))
+	for i, r := range x {
+		y[i] = curve(r)
+	}
+	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.LinearR2 < DefaultMinR2 || c.Selected != "extrapolation" || c.Form != FormPower {
+		t.Fatalf("form %s selected by %s (linear R² %v, validation %v), want power by extrapolation", c.Form, c.Selected, c.LinearR2, c.Validation)
+	}
+	at := 250180.0
+	if got, want := c.At(at).Value, curve(at); math.Abs(got/want-1) > 0.1 {
+		t.Errorf("at %v rules: %v, want %v ± 10%%", at, got, want)
+	}
+	if e := c.ExtrapolationError(at / c.MaxRules); e <= 0 {
+		t.Errorf("extrapolation error %v: want > 0 after validation", e)
+	}
+}
+
+// TestSyncCurveSkipsFormsThatTurnDown: concave times (a loaded machine)
+// never choose a quadratic that predicts less at 10× than at the data.
+func TestSyncCurveSkipsFormsThatTurnDown(t *testing.T) {
+	x := []float64{25, 1022, 2522, 5022}
+	y := []float64{0.359, 2.585, 5.275, 7.157}
+	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Form == FormQuadratic || !(c.At(50022).Value > c.At(5022).Value) {
+		t.Errorf("form %s predicts %v at 10×, %v at the data (validation %v)", c.Form, c.At(50022).Value, c.At(5022).Value, c.Validation)
 	}
 }

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/svclab/svclab/sim/atomicfile"
+	"github.com/svclab/svclab/sim/cost"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+const planCalibrateUsage = `Usage: svclab plan calibrate [options]
+
+Calibrates svclab plan on this node: an interleaved sweep of kube-proxy's
+rules at 1, 1,000, 2,500 and 5,000 services for iptables-legacy,
+iptables-nft and nftables (first-packet latency at the last and at a
+uniformly random service, CPU per connection, full and incremental syncs,
+kernel memory), then stores it with this machine's identity (CPU model and
+caches, kernel, tool versions) in a directory of its own. svclab plan uses
+the newest calibration under results/calibration and refuses one from
+another CPU model unless told (--allow-other-machine). Needs root. Progress
+goes to stderr.
+
+Options:
+  --duration D    about how long to measure (default 3m): longer runs more
+                  repetitions, which tightens the intervals
+  --reps N        repetitions of every point (overrides --duration; at least 3)
+  --dataplane L   dataplanes to calibrate (default iptables-legacy,iptables-nft,nftables)
+  --services L    service counts, e.g. 1,1000,2500,5000 (the default)
+  --out DIR       the calibration directory (default results/calibration/UTC-TIMESTAMP)
+
+Examples:
+  sudo svclab plan calibrate
+  sudo svclab plan calibrate --duration 10m
+  svclab plan --objects cluster.yaml --scale 3
+`
+
+func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
+	var (
+		out, dataplanes, services string
+		duration                  time.Duration
+		reps                      int
+	)
+	fs := newFlagSet("plan calibrate")
+	fs.DurationVar(&duration, "duration", cost.DefaultCalibrationDuration, "")
+	fs.IntVar(&reps, "reps", 0, "")
+	fs.StringVar(&dataplanes, "dataplane", "", "")
+	fs.StringVar(&services, "services", "", "")
+	fs.StringVar(&out, "out", "", "")
+	rest, err := parseFlags(fs, args)
+	if errors.Is(err, errHelp) {
+		_, err = io.WriteString(stdout, planCalibrateUsage)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q", rest[0])
+	}
+	counts, err := parseIntList(services)
+	if err != nil {
+		return usagef("--services %q: %v", services, err)
+	}
+	sweep, err := cost.NewCalibrationSweep(duration, reps, splitList(dataplanes), counts)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if out == "" {
+		out = filepath.Join(calibrationRoot, time.Now().UTC().Format("20060102T150405Z"))
+	}
+	return calibrateInto(out, sweep, stdout, stderr)
+}
+
+// calibrateInto runs the sweep into dir, then stores the machine's identity.
+func calibrateInto(dir string, sweep cost.CalibrationSweep, stdout, stderr io.Writer) error {
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("calibration directory %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, "calibration-scenario.yaml")
+	if err := atomicfile.Write(path, sweep.Scenario(), 0o644); err != nil {
+		return fmt.Errorf("calibration scenario %s: %w", path, err)
+	}
+	sc, err := scenario.Load(path)
+	if err != nil {
+		return fmt.Errorf("calibration scenario %s: %w", path, err)
+	}
+	fmt.Fprintf(stderr, "svclab plan calibrate: %d repetitions of %v services × %s → %s\n",
+		sweep.Repetitions, sweep.Services, strings.Join(sweep.Dataplanes, ", "), dir)
+	started := time.Now()
+	if err := runAndPrint(sc, runFlags{out: dir, kernel: "host"}, io.Discard, stderr); err != nil {
+		return err
+	}
+	machine := thisMachine()
+	b, err := json.MarshalIndent(machine, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, cost.MachineFile), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("calibration %s: %w", dir, err)
+	}
+	fmt.Fprintf(stdout, "calibration stored in %s (%s, measured in %s)\n", dir, machine, time.Since(started).Round(time.Second))
+	fmt.Fprintf(stdout, "svclab plan uses the newest calibration under %s; or pass --calibration %s\n", calibrationRoot, dir)
+	return nil
+}
+
+// parseIntList reads "1,1000,5000" ("" is nil).
+func parseIntList(s string) ([]int, error) {
+	var out []int
+	for _, part := range splitList(s) {
+		var n int
+		if _, err := fmt.Sscanf(part, "%d", &n); err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive count", part)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// splitList splits a comma-separated list ("" is nil).
+func splitList(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		out = append(out, strings.TrimSpace(p))
+	}
+	return out
+}

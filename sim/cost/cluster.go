@@ -1,0 +1,82 @@
+package cost
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
+	"github.com/svclab/svclab/sim/render/iptables"
+	"github.com/svclab/svclab/sim/render/nftables"
+)
+
+// Composition is a real cluster's ruleset per kube-proxy mode, as svclab's
+// renderers write it: what sync times, kernel memory and the first-packet
+// lookup depend on. A plan for a cluster (svclab plan --objects) predicts
+// from it instead of from N uniform synthetic services.
+type Composition struct {
+	// Source names the objects file and Scale the multiple of its size.
+	Source string  `json:"source"`
+	Scale  float64 `json:"scale"`
+	// Services are the proxied services, ServicePorts their ports,
+	// Endpoints their endpoints (per port, as the rules hold them).
+	Services  int `json:"services"`
+	Endpoints int `json:"endpoints"`
+	// ServiceRules are the rules of iptables' KUBE-SERVICES chain: one per
+	// service port and address (ClusterIP, external and load-balancer
+	// IPs). A first packet to a service walks the rules before its own; to
+	// a uniformly random service (port), (ServiceRules+1)/2 on average.
+	ServiceRules int `json:"service_rules"`
+	// Modes is the payload's size per mode (iptables, nftables).
+	Modes map[string]Size `json:"modes"`
+}
+
+// CompositionOf renders mdl in iptables and nftables mode (kube-proxy's
+// default options), once per IP family its services use (kube-proxy runs a
+// proxier per family; the sizes add up), and measures each payload.
+// ServiceRules are the IPv4 proxier's (the family the calibration measured),
+// or the first family's when there is no IPv4 service.
+func CompositionOf(source string, scale float64, mdl *model.Model) (Composition, error) {
+	c := Composition{Source: source, Scale: scale, Modes: map[string]Size{}}
+	c.Services = mdl.Services.Len()
+	for i := range c.Services {
+		c.Endpoints += len(mdl.Services.At(i).Endpoints)
+	}
+	for i, fam := range model.Families(mdl.Services) {
+		proj := model.ForFamily(*mdl, fam)
+		var ipt bytes.Buffer
+		st, err := iptables.Render(&ipt, &proj, iptables.DefaultOptions())
+		if err != nil {
+			return c, fmt.Errorf("%s: render iptables (%s): %w", source, fam, err)
+		}
+		c.add(string(dataplane.ModeIPTables), st)
+		if fam == model.IPv4 || i == 0 {
+			c.ServiceRules = bytes.Count(ipt.Bytes(), []byte("\n-A KUBE-SERVICES "))
+		}
+		nst, err := nftables.Render(io.Discard, &proj, nftables.Options{})
+		if err != nil {
+			return c, fmt.Errorf("%s: render nftables (%s): %w", source, fam, err)
+		}
+		c.add(string(dataplane.ModeNFTables), nst)
+	}
+	return c, nil
+}
+
+// add adds one family's payload statistics to mode's size.
+func (c *Composition) add(mode string, st render.Stats) {
+	s := c.Modes[mode]
+	s.Mode, s.BytesExact = mode, true
+	s.Rules += st.Rules
+	s.Chains += st.Chains
+	s.Elements += st.Elements
+	s.Bytes += st.Bytes
+	c.Modes[mode] = s
+}
+
+// evaluations is the KUBE-SERVICES rules a first packet walks for a
+// position in this cluster (LinearWalk), or 1 (MapLookup).
+func (c *Composition) evaluations(lookup Lookup, position string) (float64, error) {
+	return Evaluations(lookup, position, max(c.ServiceRules, 1))
+}

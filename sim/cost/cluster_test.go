@@ -1,0 +1,79 @@
+package cost
+
+import (
+	"os"
+	"testing"
+
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/objects"
+)
+
+// TestCompositionOfCluster: a real cluster's composition counts what the
+// renderers write, and scaling it keeps the fixed part and grows the rest.
+func TestCompositionOfCluster(t *testing.T) {
+	raw, err := os.ReadFile("../objects/testdata/cluster-500.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := objects.Decode("cluster-500.yaml", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := CompositionOf("cluster-500.yaml", 1, &model.Model{Cluster: model.DefaultCluster(), Services: o.Services})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ipt, nft := c.Modes["iptables"], c.Modes["nftables"]
+	if c.Services != o.Services.Len() || c.ServiceRules < c.Services/2 || ipt.Rules <= c.ServiceRules || nft.Elements == 0 || ipt.Bytes == 0 {
+		t.Fatalf("composition %+v", c)
+	}
+	double := c.scaled(2 * c.Services)
+	fixed, _ := countsOf("iptables", 0, 0)
+	if got, want := double.Modes["iptables"].Rules, fixed.Rules+2*(ipt.Rules-fixed.Rules); got != want {
+		t.Errorf("scaled ×2 iptables rules %d, want %d", got, want)
+	}
+	if double.Scale != 2 {
+		t.Errorf("scaled ×2 scale %v", double.Scale)
+	}
+	q := Query{Composition: &c, NewConnPerSec: 1}
+	m, err := CalibrateDefault(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds, err := m.Predict(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range preds {
+		if p.Lookup == LinearWalk && p.Evaluations != float64(c.ServiceRules+1)/2 {
+			t.Errorf("%s walks %v rules, want (%d+1)/2", p.Dataplane, p.Evaluations, c.ServiceRules)
+		}
+		if p.Ruleset.Rules != c.Modes[p.Ruleset.Mode].Rules {
+			t.Errorf("%s ruleset %+v, want the composition's", p.Dataplane, p.Ruleset)
+		}
+	}
+}
+
+// TestHoldoutOnRecordedSweep: the holdout check pairs every point above
+// MaxN with a prediction and flags targets.
+func TestHoldoutOnRecordedSweep(t *testing.T) {
+	run, err := DefaultRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := Holdout(run, Options{MaxN: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 {
+		t.Fatal("no holdout rows")
+	}
+	for _, r := range rows {
+		if r.Services <= 10000 || !(r.Measured > 0) || !near(r.Error, r.Predicted.Value/r.Measured-1, 1e-12) {
+			t.Errorf("row %+v", r)
+		}
+	}
+	if _, _, err := Holdout(run, Options{}); err == nil {
+		t.Error("a holdout without MaxN: want an error")
+	}
+}
