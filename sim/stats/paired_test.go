@@ -16,7 +16,7 @@ func TestSignedRankCDF(t *testing.T) {
 		{n: 3, w: 0, want: 1.0 / 8},
 		{n: 3, w: 2, want: 3.0 / 8}, // {}, {1}, {2}
 		{n: 6, w: 0, want: 1.0 / 64},
-		{n: 6, w: 2, want: 3.0 / 64},    // {}, {1}, {2}
+		{n: 6, w: 2, want: 3.0 / 64},     // {}, {1}, {2}
 		{n: 10, w: 8, want: 25.0 / 1024}, // the two-sided 5% critical value of n=10 (tables: 8)
 		{n: 10, w: 55, want: 1},          // everything
 	}
