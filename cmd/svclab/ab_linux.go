@@ -36,7 +36,7 @@ directories that svclab report, compare and gate read. Needs root (but
 --from does not).
 
 The verdict is svclab gate's, on a few primary comparisons only (the
-scenario's gate: list, see svclab help scenario; by default p50_us and
+scenario's gate: list, see svclab help scenario; by default p10_us and
 sync_full_s at the largest service count of each dataplane), with
 Benjamini-Hochberg over them; every other metric and point is reported:
 
