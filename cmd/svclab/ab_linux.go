@@ -118,14 +118,13 @@ func (s abSide) side(self string) (ab.Side, error) {
 }
 
 type abFlags struct {
-	base, new     abSide
-	repetitions   int
-	seed          uint64
-	out, from     string
-	format        string
-	alpha         float64
-	thresholds    []string
-	scenarioGiven string
+	base, new   abSide
+	repetitions int
+	seed        uint64
+	out, from   string
+	format      string
+	alpha       float64
+	thresholds  []string
 }
 
 func runAB(args []string, stdout, stderr io.Writer) error {
@@ -151,7 +150,6 @@ func runAB(args []string, stdout, stderr io.Writer) error {
 	if f.alpha <= 0 || f.alpha >= 1 {
 		return usagef("--alpha %g: use a level between 0 and 1, e.g. 0.05", f.alpha)
 	}
-	dir := f.from
 	var sc *scenario.Scenario
 	switch {
 	case f.from != "" && len(rest) == 0:
@@ -163,7 +161,7 @@ func runAB(args []string, stdout, stderr io.Writer) error {
 			sc = nil // the scenario moved: analyse with the default primary metrics
 		}
 	case f.from == "" && len(rest) == 1:
-		if sc, dir, err = runABJob(rest[0], f, stderr); err != nil {
+		if sc, err = scenario.Load(rest[0]); err != nil {
 			return err
 		}
 	default:
@@ -173,39 +171,42 @@ func runAB(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	dir := f.from
+	if dir == "" {
+		if dir, err = runABJob(rest[0], sc, f, stderr); err != nil {
+			return err
+		}
+	}
 	return abVerdict(dir, format, ab.Options{Primary: primary, Alpha: f.alpha}, stdout)
 }
 
-// runABJob runs the A/B job of the scenario named arg into f.out.
-func runABJob(arg string, f abFlags, stderr io.Writer) (*scenario.Scenario, string, error) {
-	sc, err := scenario.Load(arg)
-	if err != nil {
-		return nil, "", err
-	}
+// runABJob runs the A/B job of sc, which arg names, into f.out (default
+// results/ab/NAME-TIMESTAMP) and returns the directory.
+func runABJob(arg string, sc *scenario.Scenario, f abFlags, stderr io.Writer) (string, error) {
 	if sc.Sweep == nil {
-		return nil, "", usagef("scenario %s has no sweep: section; svclab ab compares sweep points", sc.Name)
+		return "", usagef("scenario %s has no sweep: section; svclab ab compares sweep points", sc.Name)
 	}
 	plan := ab.Plan{Scenario: arg, Repetitions: f.repetitions, Seed: f.seed}
 	if _, err := os.Stat(arg); err == nil {
 		if plan.Scenario, err = filepath.Abs(arg); err != nil {
-			return nil, "", err
+			return "", err
 		}
 	}
 	if plan.Repetitions == 0 {
 		plan.Repetitions = sc.Sweep.Repetitions
 	}
 	if plan.Repetitions < 1 {
-		return nil, "", usagef("--repetitions %d: give at least 1 (6 for a 95%% interval)", plan.Repetitions)
+		return "", usagef("--repetitions %d: give at least 1 (6 for a 95%% interval)", plan.Repetitions)
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
 	if plan.Base, err = f.base.side(self); err != nil {
-		return nil, "", err
+		return "", err
 	}
 	if plan.New, err = f.new.side(self); err != nil {
-		return nil, "", err
+		return "", err
 	}
 	dir := f.out
 	if dir == "" {
@@ -216,9 +217,9 @@ func runABJob(arg string, f abFlags, stderr io.Writer) (*scenario.Scenario, stri
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "svclab ab: "+format+"\n", args...) }
 	logf("%s → %s", sc.Name, dir)
 	if err := abrun.Run(ctx, abrun.Options{Plan: plan, Dir: dir, Log: logf}); err != nil {
-		return nil, "", &exitError{code: 2, msg: err.Error()}
+		return "", &exitError{code: 2, msg: err.Error()}
 	}
-	return sc, dir, nil
+	return dir, nil
 }
 
 // abPrimary is the scenario's primary comparisons (the default ones when
