@@ -48,12 +48,7 @@ func PairedInterval(base, new []float64, confidence float64) PairedShift {
 	w := walshAverages(d)
 	s := PairedShift{Shift: Shift{EstPct: toPct(Median(w)), Confidence: confidence, N1: len(d), N2: len(d)}, P: SignedRankP(d)}
 	k, level := signedRankBound(len(d), confidence)
-	if k < 1 {
-		s.LoPct, s.HiPct = math.Inf(-1), math.Inf(1)
-		return s
-	}
-	s.LoPct, s.HiPct = toPct(w[k-1]), toPct(w[len(w)-k])
-	s.Confidence, s.Bounded = level, true
+	s.bound(w, k, level, toPct)
 	return s
 }
 
