@@ -201,13 +201,8 @@ func judge(r Row, alpha float64) (compare.Outcome, int) {
 // minPairs is the fewest pairs with a 95% signed-rank interval.
 const minPairs = 6
 
-// Metrics are the metrics compared at every point: p10 latency (read from
-// the histogram; what a busy machine disturbs least) and svclab compare's
-// sweep metrics.
-func Metrics() []metric.Metric {
-	out := []metric.Metric{metric.MustLookup(metric.P10)}
-	for _, m := range compare.SweepMetrics {
-		out = append(out, m.Metric)
-	}
-	return out
-}
+// Metrics are the metrics compared at every point: every sweep metric of
+// the catalog (the ones a gate: rule may name), p10 latency (read from the
+// histogram; what a busy machine disturbs least) and rule-set sizes (which
+// do not drift at all) among them.
+func Metrics() []metric.Metric { return metric.Sweep() }
