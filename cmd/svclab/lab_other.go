@@ -10,6 +10,7 @@ import (
 // labCommands need Linux network namespaces; elsewhere they only say so.
 var labCommands = []struct{ name, summary string }{
 	{"run", "run a scenario in the lab and record the results"},
+	{"ab", "A/B two builds or settings in one interleaved job, and gate on the paired change"},
 	{"up", "build a lab, program it and leave it running to explore"},
 	{"down", "tear down a lab left running by svclab up"},
 	{"cleanup", "remove what killed runs left behind"},

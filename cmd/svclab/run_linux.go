@@ -45,6 +45,10 @@ Options:
   --engine E         native (svclab's renderer) or kube-proxy (kube-proxy's own proxier
                      programs the node and times its own syncs; make kube-proxy builds it)
   --kube-proxy-version V   VERSIONS: whose rules (default the scenario's, else the newest)
+  --repetitions N    override the sweep's repetitions (svclab ab runs one at a time)
+  --plant-rules N    plant a known slowdown: N never-matching nftables rules that every
+                     packet through each sweep node passes (for measuring a gate's power;
+                     the node only, never the host; recorded in meta.json)
 
 Examples:
   sudo svclab run split-2
@@ -56,11 +60,15 @@ Examples:
   sudo svclab run kube-proxy-sync --kube-proxy-version 1.37 --out /tmp/kp137
 `
 
+// maxPlantRules bounds --plant-rules (render.PlantScript's address range).
+const maxPlantRules = 1 << 17
+
 type runFlags struct {
 	out, dataplanes, kernel string
 	engine, version         string
 	json                    bool
 	connections             int
+	repetitions, plantRules int
 	// dataplaneSet and connectionsSet say the flag was given (even as ""/0).
 	dataplaneSet, connectionsSet bool
 }
@@ -89,6 +97,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.kernel, "kernel", "auto", "")
 	fs.StringVar(&f.engine, "engine", "", "")
 	fs.StringVar(&f.version, "kube-proxy-version", "", "")
+	fs.IntVar(&f.repetitions, "repetitions", 0, "")
+	fs.IntVar(&f.plantRules, "plant-rules", 0, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -122,6 +132,14 @@ func applyRunOverrides(sc *scenario.Scenario, f runFlags) (*scenario.Scenario, e
 			return nil, usagef("--connections %d: %v", f.connections, err)
 		}
 	}
+	if f.repetitions != 0 {
+		if sc, err = sc.WithRepetitions(f.repetitions); err != nil {
+			return nil, usagef("--repetitions %d: %v", f.repetitions, err)
+		}
+	}
+	if f.plantRules < 0 || f.plantRules > maxPlantRules {
+		return nil, usagef("--plant-rules %d: use 0 to %d", f.plantRules, maxPlantRules)
+	}
 	if f.engine != "" || f.version != "" {
 		if sc, err = sc.WithKubeProxy(f.engine, f.version); err != nil {
 			return nil, usagef("--engine %q --kube-proxy-version %q: %v", f.engine, f.version, err)
@@ -138,7 +156,7 @@ func runAndPrint(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) er
 	bar := newProgress(stderr)
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	opts := guest.Options{
-		RunOptions: runner.RunOptions{Options: runner.Options{OutDir: f.out, Log: bar.logf(logf), Progress: bar.set}, Signal: in.name},
+		RunOptions: runner.RunOptions{Options: runner.Options{OutDir: f.out, Log: bar.logf(logf), Progress: bar.set, PlantRules: f.plantRules}, Signal: in.name},
 		Kernel:     f.kernel, Overrides: f.overrides(), Stdout: stdout, Stderr: stderr,
 	}
 	out, err := guest.Run(ctx, sc, opts)

@@ -50,6 +50,9 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options) (*runner.Outc
 	if !guest {
 		return runner.Run(ctx, sc, ro)
 	}
+	if ro.PlantRules > 0 {
+		return nil, &runner.InputError{Err: fmt.Errorf("--plant-rules plants in the host kernel's lab nodes only, and this run goes to a user-mode-linux guest: use --kernel host, or a dataplane other than IPVS")}
+	}
 	opts.RunOptions = ro
 	return runInGuest(ctx, sc, opts)
 }

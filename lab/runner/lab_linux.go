@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/podserver"
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/sim/model"
@@ -38,6 +39,10 @@ type LabSpec struct {
 	// ExternalIPs, when set, are the addresses of an external client on
 	// the node's uplink.
 	ExternalIPs []netip.Addr
+	// PlantRules, when positive, is a planted slowdown: that many
+	// never-matching rules every packet through the node passes
+	// (apply.Plant).
+	PlantRules int
 }
 
 // topoSpecFor is the topology of a lab spec with its pods.
@@ -67,6 +72,9 @@ func newKernelLab(ctx context.Context, spec LabSpec) (*kernelLab, error) {
 		return nil, fmt.Errorf("build lab topology %s: %w", spec.Prefix, err)
 	}
 	lab := &kernelLab{topo: t, servers: &podserver.Group{}, podOf: map[netip.Addr]string{}}
+	if err := apply.Plant(t.NodeNetns, spec.PlantRules); err != nil {
+		return nil, lab.closeWith(err)
+	}
 	if err := lab.serve(pods, ports, spec); err != nil {
 		return nil, lab.closeWith(err)
 	}

@@ -22,6 +22,10 @@ type Options struct {
 	// Machine builds labs and reads the machine's counters; nil is the real
 	// kernel (Kernel).
 	Machine Machine
+	// PlantRules plants a slowdown in every sweep node: that many
+	// never-matching rules each forwarded packet passes (apply.Plant), to
+	// measure a gate's power with a known change. 0 plants nothing.
+	PlantRules int
 }
 
 func (o Options) withDefaults() Options {

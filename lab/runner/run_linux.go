@@ -78,6 +78,7 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	defer w.Close()
 	out := &Outcome{Dir: opts.OutDir}
 	meta := CollectMeta(opts.Prefix, sc, sc.Kind())
+	meta.PlantRules = opts.PlantRules
 	if err := results.WriteJSON(opts.OutDir, results.MetaFile, meta); err != nil {
 		return out, err
 	}

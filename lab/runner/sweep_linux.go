@@ -91,7 +91,7 @@ func setUpPoint(ctx context.Context, sc *scenario.Scenario, p planPoint, prefix 
 		return nil, err
 	}
 	lab, err := opts.Machine.BuildLab(ctx, LabSpec{Prefix: prefix, Targets: scenario.SweepTargets(), FillerCIDR: sc.FillerCIDR(), Fillers: gen.Len() > 0,
-		FillerPort: model.DefaultPort.TargetPort, ServiceCIDRs: []netip.Prefix{sc.Cluster().ServiceCIDR}})
+		FillerPort: model.DefaultPort.TargetPort, ServiceCIDRs: []netip.Prefix{sc.Cluster().ServiceCIDR}, PlantRules: opts.PlantRules})
 	if err != nil {
 		return nil, err
 	}

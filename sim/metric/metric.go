@@ -72,6 +72,7 @@ type Metric struct {
 
 // Names of the metrics other packages refer to.
 const (
+	P10             = "p10_us"
 	P50             = "p50_us"
 	P90             = "p90_us"
 	P99             = "p99_us"

@@ -68,6 +68,10 @@ type Meta struct {
 	// (kube-proxy's own proxier); KubeProxyVersion is whose rules they are.
 	Engine           string `json:"engine,omitempty"`
 	KubeProxyVersion string `json:"kube_proxy_version,omitempty"`
+	// PlantRules is the planted slowdown the run measured with (svclab run
+	// --plant-rules): never-matching rules in front of every packet the
+	// node forwards; 0 when none.
+	PlantRules int `json:"plant_rules,omitempty"`
 }
 
 // Endpoint is one endpoint's result in a fairness run.

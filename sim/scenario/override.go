@@ -86,3 +86,18 @@ func (s *Scenario) WithFairness(dataplanes ...string) (*Scenario, error) {
 		return nil
 	}})
 }
+
+// WithRepetitions returns the scenario with its sweep repeated n times
+// (e.g. from --repetitions); n must be within the file field's limits.
+// Like WithKubeProxy it leaves Hash alone: how often a point is measured
+// does not change what one measurement is, so runs of one repetition each
+// (svclab ab runs them) merge into one run of the same scenario.
+func (s *Scenario) WithRepetitions(n int) (*Scenario, error) {
+	return s.with(override{field: "repetitions", desc: fmt.Sprintf("repetitions=%d", n), unhashed: true, apply: func(f *file) error {
+		if f.Sweep == nil {
+			return errors.New("the scenario has no sweep: section to repeat")
+		}
+		f.Sweep.Repetitions = &n
+		return nil
+	}})
+}

@@ -67,3 +67,36 @@ func TestOverrideNeedsARunSection(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestWithRepetitions(t *testing.T) {
+	sc, err := Parse("s.yaml", []byte(runnable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		n       int
+		wantErr string
+	}{{1, ""}, {9, ""}, {0, "out of range"}}
+	for _, tt := range tests {
+		got, err := sc.WithRepetitions(tt.n)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("WithRepetitions(%d) err = %v, want %q", tt.n, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("WithRepetitions(%d): %v", tt.n, err)
+		}
+		if got.Sweep.Repetitions != tt.n || got.Hash() != sc.Hash() {
+			t.Errorf("WithRepetitions(%d): %d repetitions, hash kept %v", tt.n, got.Sweep.Repetitions, got.Hash() == sc.Hash())
+		}
+	}
+	fairnessOnly, err := Parse("s.yaml", []byte(base+"fairness: {dataplanes: [nftables]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fairnessOnly.WithRepetitions(2); err == nil || !strings.Contains(err.Error(), "no sweep") {
+		t.Errorf("WithRepetitions of a fairness-only scenario: err = %v", err)
+	}
+}

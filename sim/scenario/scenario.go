@@ -37,6 +37,9 @@ type Scenario struct {
 	Timeline *Timeline
 	// KubeProxy is the engine and the kube-proxy release (defaulted).
 	KubeProxy KubeProxy
+	// Gate are the primary comparisons svclab ab gates on; empty: its
+	// defaults (see sim/ab).
+	Gate []GateRule
 	// Objects are the Kubernetes objects the scenario's services come
 	// from (the file itself, or cluster.objects); nil when none.
 	Objects *objects.Objects
@@ -113,6 +116,7 @@ func typed(f file, source string, raw []byte) *Scenario {
 	s.cluster.ServiceCIDRv6 = netip.MustParsePrefix(f.Cluster.ServiceCIDRv6)
 	s.cluster.MasqueradeBit = *f.Cluster.MasqueradeBit
 	s.cluster.Proxy = proxyConfig(f.KubeProxy)
+	s.Gate = gateRules(f)
 	s.podCIDR = netip.MustParsePrefix(f.Cluster.PodCIDR)
 	s.fillerCIDR = netip.MustParsePrefix(f.Cluster.FillerCIDR)
 	for _, fs := range f.Services {

@@ -18,6 +18,7 @@ type file struct {
 	Lab         labSpec       `yaml:"lab"`
 	KubeProxy   kubeProxySpec `yaml:"kubeProxy"`
 	Timeline    *timelineSpec `yaml:"timeline"`
+	Gate        []gateRule    `yaml:"gate"`
 
 	// loaded are the Kubernetes objects of cluster.objects, or of the file
 	// itself when it is a file of objects.
@@ -140,4 +141,11 @@ type sweepSpec struct {
 // labSpec holds settings for the lab a run builds.
 type labSpec struct {
 	AllowLargeLabs bool `yaml:"allowLargeLabs"`
+}
+
+// gateRule is one primary comparison of an A/B run (svclab ab).
+type gateRule struct {
+	Metric    string   `yaml:"metric"`
+	Threshold *float64 `yaml:"threshold"`
+	Services  int      `yaml:"services"`
 }

@@ -39,6 +39,7 @@ func validate(f *file) []pathError {
 		errs = append(errs, validateTimeline(f)...)
 	}
 	errs = append(errs, validateEngineDataplanes(f)...)
+	errs = append(errs, validateGate(f)...)
 	errs = append(errs, validateObjects(f)...)
 	if len(f.Services) == 0 && f.Synthetic == nil && f.Sweep == nil && f.loaded == nil {
 		errs = append(errs, fieldAt()("the scenario has no services", "list services:, ask for synthetic:, or define a sweep:"))

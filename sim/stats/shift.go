@@ -54,13 +54,20 @@ func ShiftInterval(base, new []float64, confidence float64) Shift {
 	d := pairwiseDifferences(b, n, logScale)
 	s := Shift{EstPct: toPct(Median(d)), Confidence: confidence, N1: len(b), N2: len(n)}
 	k, level := mosesRank(len(b), len(n), confidence)
+	s.bound(d, k, level, toPct)
+	return s
+}
+
+// bound sets the interval to the k-th smallest and the k-th largest of the
+// sorted estimates, converted to percent by toPct, at level; k < 1 leaves
+// the interval unbounded (∓Inf).
+func (s *Shift) bound(sorted []float64, k int, level float64, toPct func(float64) float64) {
 	if k < 1 {
 		s.LoPct, s.HiPct = math.Inf(-1), math.Inf(1)
-		return s
+		return
 	}
-	s.LoPct, s.HiPct = toPct(d[k-1]), toPct(d[len(d)-k])
+	s.LoPct, s.HiPct = toPct(sorted[k-1]), toPct(sorted[len(sorted)-k])
 	s.Confidence, s.Bounded = level, true
-	return s
 }
 
 // relativeScale converts a shift on the samples' scale into percent of
