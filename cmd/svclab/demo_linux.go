@@ -30,6 +30,7 @@ Examples:
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo")
 	out := fs.String("out", filepath.Join("results", "runs", "demo-"+time.Now().Format("20060102-150405")), "")
+	addFormatFlag(fs, formatText) // a walk-through: text
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/svclab/svclab/sim/cost"
@@ -40,7 +41,7 @@ Options:
   --max-n N                    calibrate only on points with at most N services (default: all)
   --fit all|upper-half         points of the latency and CPU lines: all (default), or only those
                                with N at least half the largest (for curves that bend)
-  --json                       print the predictions as JSON
+  --format text|markdown|json  output format (default text; --json is --format json)
 
 Examples:
   svclab plan --services 30000 --endpoints-per-service 3
@@ -53,7 +54,7 @@ type planFlags struct {
 	rate                      float64
 	dataplane, position       string
 	calibration, fit          string
-	json                      bool
+	format                    *formatFlag
 }
 
 func runPlan(args []string, stdout, stderr io.Writer) error {
@@ -67,7 +68,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.calibration, "calibration", "", "")
 	fs.IntVar(&f.maxN, "max-n", 0, "")
 	fs.StringVar(&f.fit, "fit", string(cost.FitAll), "")
-	fs.BoolVar(&f.json, "json", false, "")
+	f.format = addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -87,10 +88,11 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if f.json {
+	if f.format.value == formatJSON {
 		return cost.WritePlanJSON(stdout, q, m, preds)
 	}
-	return cost.WritePlanText(stdout, q, m, preds)
+	return printResult(stdout, f.format.value, fmt.Sprintf("svclab plan: %d services", q.Services), nil,
+		func(w io.Writer) error { return cost.WritePlanText(w, q, m, preds) })
 }
 
 // query checks the flags that describe the cluster.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -37,7 +36,9 @@ removes what the run left.
 
 Options:
   --out DIR          run directory (default results/runs/NAME-TIMESTAMP); must not hold results
-  --json             print summary.json on stdout (the table goes to stderr)
+  --format text|markdown|json
+                     output (default text; markdown for $GITHUB_STEP_SUMMARY;
+                     json, or --json: summary.json on stdout, the table on stderr)
   --dataplane LIST   override the scenario's dataplanes, e.g. iptables-legacy,nftables
   --connections N    override the number of connections per measurement
   --kernel K         auto (default): the host kernel, or a user-mode-linux guest when a
@@ -59,7 +60,7 @@ Examples:
 type runFlags struct {
 	out, dataplanes, kernel string
 	engine, version         string
-	json                    bool
+	format                  *formatFlag
 	connections             int
 	// dataplaneSet and connectionsSet say the flag was given (even as ""/0).
 	dataplaneSet, connectionsSet bool
@@ -84,7 +85,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run")
 	fs.StringVar(&f.out, "out", "", "")
 	fs.StringVar(&f.dataplanes, "dataplane", "", "")
-	fs.BoolVar(&f.json, "json", false, "")
+	f.format = addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	fs.IntVar(&f.connections, "connections", 0, "")
 	fs.StringVar(&f.kernel, "kernel", "auto", "")
 	fs.StringVar(&f.engine, "engine", "", "")
@@ -144,7 +145,7 @@ func runAndPrint(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) er
 	out, err := guest.Run(ctx, sc, opts)
 	bar.finish()
 	if out != nil && out.Summary != nil {
-		printSummary(out.Summary, f.json, stdout, stderr)
+		printSummary(out.Summary, f.format.value, stdout, stderr)
 	}
 	if errors.Is(err, runner.ErrInterrupted) {
 		return &exitError{code: in.exitCode(), msg: err.Error() + completedHint(out)}
@@ -175,18 +176,22 @@ func completedHint(out *runner.Outcome) string {
 	return " (completed results are in " + out.Dir + ")"
 }
 
-func printSummary(s *results.Summary, asJSON bool, stdout, stderr io.Writer) {
-	table := stdout
-	if asJSON {
-		table = stderr
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(s)
+// printSummary prints a run's summary: the tables as text (on stderr when
+// stdout gets summary.json), or in Markdown for $GITHUB_STEP_SUMMARY.
+func printSummary(s *results.Summary, format outputFormat, stdout, stderr io.Writer) {
+	tables := func(w io.Writer) error {
+		_ = report.FairnessTable(w, s)
+		if len(s.Points) > 0 {
+			fmt.Fprintln(w)
+			_ = report.SweepTable(w, s)
+		}
+		return nil
 	}
-	_ = report.FairnessTable(table, s)
-	if len(s.Points) > 0 {
-		fmt.Fprintln(table)
-		_ = report.SweepTable(table, s)
+	if format == formatJSON {
+		_ = writeJSON(stdout, s)
+		_ = tables(stderr)
+	} else {
+		_ = printResult(stdout, format, "svclab run "+s.Scenario, s, tables)
 	}
 	for _, w := range s.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)

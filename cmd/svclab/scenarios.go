@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -14,7 +12,7 @@ func init() {
 	register(&command{name: "scenarios", summary: "list the embedded scenarios with what each shows", usage: scenariosUsage, run: runScenarios})
 }
 
-const scenariosUsage = `Usage: svclab scenarios [--format text|json]
+const scenariosUsage = `Usage: svclab scenarios [--format text|markdown|json|csv]
 
 Lists the scenarios embedded in the binary: name, kind (fairness run or
 sweep), dataplanes, and the first sentence of the description. Any of them
@@ -23,7 +21,7 @@ svclab render --scenario NAME); svclab help scenario documents the format
 for writing your own.
 
 Options:
-  --format text|json   output format (default text); --json is the same as --format json
+  --format text|markdown|json|csv   output format (default text); --json is --format json
 
 Examples:
   svclab scenarios
@@ -40,8 +38,7 @@ type scenarioEntry struct {
 
 func runScenarios(args []string, stdout, _ io.Writer) error {
 	fs := newFlagSet("scenarios")
-	format := fs.String("format", "text", "")
-	asJSON := fs.Bool("json", false, "")
+	format := addFormatFlag(fs, formatText, formatMarkdown, formatJSON, formatCSV)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -49,22 +46,14 @@ func runScenarios(args []string, stdout, _ io.Writer) error {
 	if len(rest) != 0 {
 		return usagef("svclab scenarios takes no arguments")
 	}
-	if *asJSON {
-		*format = "json"
-	}
 	entries, err := embeddedScenarios()
 	if err != nil {
 		return err
 	}
-	switch *format {
-	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(entries)
-	case "text":
-		return writeScenarioTable(stdout, entries)
+	if format.value == formatJSON {
+		return writeJSON(stdout, entries)
 	}
-	return usagef("--format %q: use text or json", *format)
+	return scenarioTable(entries).write(stdout, format.value)
 }
 
 // embeddedScenarios loads every embedded scenario for its listing.
@@ -100,11 +89,10 @@ func firstSentence(text string) string {
 	return text
 }
 
-func writeScenarioTable(w io.Writer, entries []scenarioEntry) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tDATAPLANES\tWHAT IT SHOWS")
+func scenarioTable(entries []scenarioEntry) *table {
+	t := &table{header: []string{"NAME", "KIND", "DATAPLANES", "WHAT IT SHOWS"}}
 	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, e.Kind, strings.Join(e.Dataplanes, ","), e.Summary)
+		t.add(e.Name, e.Kind, strings.Join(e.Dataplanes, ","), e.Summary)
 	}
-	return tw.Flush()
+	return t
 }

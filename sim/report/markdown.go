@@ -18,9 +18,9 @@ const ReportFile = "report.md"
 // Report lists what WriteReport wrote.
 type Report struct {
 	// Markdown is the path of report.md.
-	Markdown string
+	Markdown string `json:"report"`
 	// Plots are the paths of the plot files, PNG and SVG, in report order.
-	Plots []string
+	Plots []string `json:"plots"`
 }
 
 // WriteReport reads a run directory (see LoadRun: a run killed half way
