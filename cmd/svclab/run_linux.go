@@ -36,6 +36,11 @@ removes what the run left.
 
 Options:
   --out DIR          run directory (default results/runs/NAME-TIMESTAMP); must not hold results
+  --progress auto|plain|none
+                     how progress is shown on stderr: auto (default) is a bar
+                     with an ETA on a terminal and plain lines otherwise or
+                     when CI is set; plain is a line per tenth of the run, no
+                     carriage returns (CI logs); none shows none
   --format text|markdown|json
                      output (default text; markdown for $GITHUB_STEP_SUMMARY;
                      json, or --json: summary.json on stdout, the table on stderr)
@@ -61,6 +66,7 @@ type runFlags struct {
 	out, dataplanes, kernel string
 	engine, version         string
 	format                  *formatFlag
+	progress                *progressMode
 	connections             int
 	// dataplaneSet and connectionsSet say the flag was given (even as ""/0).
 	dataplaneSet, connectionsSet bool
@@ -86,6 +92,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.out, "out", "", "")
 	fs.StringVar(&f.dataplanes, "dataplane", "", "")
 	f.format = addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
+	f.progress = addProgressFlag(fs)
 	fs.IntVar(&f.connections, "connections", 0, "")
 	fs.StringVar(&f.kernel, "kernel", "auto", "")
 	fs.StringVar(&f.engine, "engine", "", "")
@@ -136,7 +143,7 @@ func applyRunOverrides(sc *scenario.Scenario, f runFlags) (*scenario.Scenario, e
 func runAndPrint(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) error {
 	ctx, in, stop := interruptContext(stderr)
 	defer stop()
-	bar := newProgress(stderr)
+	bar := newProgress(stderr, *f.progress)
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	opts := guest.Options{
 		RunOptions: runner.RunOptions{Options: runner.Options{OutDir: f.out, Log: bar.logf(logf), Progress: bar.set}, Signal: in.name},
@@ -145,7 +152,8 @@ func runAndPrint(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) er
 	out, err := guest.Run(ctx, sc, opts)
 	bar.finish()
 	if out != nil && out.Summary != nil {
-		printSummary(out.Summary, f.format.value, stdout, stderr)
+		meta, _ := results.ReadMeta(out.Dir) // nil: the headline names no engine
+		printSummary(out.Summary, meta, f.format.value, stdout, stderr)
 	}
 	if errors.Is(err, runner.ErrInterrupted) {
 		return &exitError{code: in.exitCode(), msg: err.Error() + completedHint(out)}
@@ -176,9 +184,12 @@ func completedHint(out *runner.Outcome) string {
 	return " (completed results are in " + out.Dir + ")"
 }
 
-// printSummary prints a run's summary: the tables as text (on stderr when
-// stdout gets summary.json), or in Markdown for $GITHUB_STEP_SUMMARY.
-func printSummary(s *results.Summary, format outputFormat, stdout, stderr io.Writer) {
+// printSummary prints a run's summary: the tables, then the headline
+// (what the run found, so it is the screen a run ends with). With json,
+// summary.json goes to stdout and the rest to stderr; markdown (for
+// $GITHUB_STEP_SUMMARY) puts the headline first and the tables in a
+// fenced block.
+func printSummary(s *results.Summary, meta *results.Meta, format outputFormat, stdout, stderr io.Writer) {
 	tables := func(w io.Writer) error {
 		_ = report.FairnessTable(w, s)
 		if len(s.Points) > 0 {
@@ -187,13 +198,35 @@ func printSummary(s *results.Summary, format outputFormat, stdout, stderr io.Wri
 		}
 		return nil
 	}
-	if format == formatJSON {
+	headline := report.Headline(s, meta)
+	switch format {
+	case formatMarkdown:
+		fmt.Fprintf(stdout, "### svclab run %s\n\n", s.Scenario)
+		for _, l := range headline {
+			fmt.Fprintf(stdout, "- %s\n", markdownCell(l))
+		}
+		fmt.Fprintln(stdout)
+		_ = printResult(stdout, format, "details", s, tables)
+	case formatJSON:
 		_ = writeJSON(stdout, s)
 		_ = tables(stderr)
-	} else {
-		_ = printResult(stdout, format, "svclab run "+s.Scenario, s, tables)
+		writeHeadline(stderr, headline)
+	default:
+		_ = tables(stdout)
+		writeHeadline(stdout, headline)
 	}
 	for _, w := range s.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
+	}
+}
+
+// writeHeadline writes the headline as a block under "found:".
+func writeHeadline(w io.Writer, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nfound:")
+	for _, l := range lines {
+		fmt.Fprintf(w, "  %s\n", l)
 	}
 }

@@ -36,6 +36,8 @@ line), 130/143 interrupted.
 Options:
   --packets N    packets per dump (default 1300)
   --seed S       the packets' seed (default 1)
+  --progress auto|plain|none
+                 a line on stderr as each dump starts (auto and plain), or none
   --format text|markdown|json|csv
                  output (default text: a line per dump, then the total and a
                  PASS/FAIL verdict line; --json is --format json: an array of
@@ -51,6 +53,7 @@ func runVerifyTrace(args []string, stdout, stderr io.Writer) error {
 	packets := fs.Int("packets", 1300, "")
 	seed := fs.Uint64("seed", 1, "")
 	format := addFormatFlag(fs, formatText, formatMarkdown, formatJSON, formatCSV)
+	progress := addProgressFlag(fs)
 	dumps, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -61,7 +64,10 @@ func runVerifyTrace(args []string, stdout, stderr io.Writer) error {
 	ctx, in, stop := interruptContext(stderr)
 	defer stop()
 	var results []verifytrace.Result
-	for _, d := range dumps {
+	for i, d := range dumps {
+		if *progress != progressNone {
+			fmt.Fprintf(stderr, "verify-trace: %d/%d %s\n", i+1, len(dumps), d)
+		}
 		res, err := verifytrace.VerifyFile(d, verifytrace.Options{Packets: *packets, Seed: *seed, Done: ctx.Done()})
 		if err != nil && ctx.Err() != nil {
 			return &exitError{code: in.exitCode(), msg: fmt.Sprintf("%s: %v: stopped; the scratch lab was removed", d, in.name())}

@@ -38,3 +38,21 @@ func FormatNumber(v float64) string {
 	}
 	return s
 }
+
+// FormatSeconds prints a duration given in seconds in the unit that reads
+// best, with FormatNumber's precision and no exponent: "89.1 µs",
+// "12.3 ms", "1.24 s", "0 s" only for zero.
+func FormatSeconds(s float64) string {
+	switch a := math.Abs(s); {
+	case a == 0:
+		return "0 s"
+	case a < 1e-3:
+		return FormatNumber(s*1e6) + " µs"
+	case a < 1:
+		return FormatNumber(s*1e3) + " ms"
+	}
+	return FormatNumber(s) + " s"
+}
+
+// FormatMicros is FormatSeconds for a value in microseconds.
+func FormatMicros(us float64) string { return FormatSeconds(us / 1e6) }

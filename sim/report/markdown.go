@@ -80,6 +80,13 @@ func writeMarkdown(w io.Writer, run *Run, sweep []plotFile, fairness map[int]plo
 	case !s.Complete:
 		fmt.Fprintf(w, "> **Incomplete run:** the run did not finish; the figures below cover only the completed measurements.\n\n")
 	}
+	if lines := Headline(s, run.Meta); len(lines) > 0 {
+		fmt.Fprintf(w, "## Findings\n\n")
+		for _, l := range lines {
+			fmt.Fprintf(w, "- %s\n", cell(l))
+		}
+		fmt.Fprintln(w)
+	}
 	writeEnvironment(w, run.Meta)
 	writeWarnings(w, s.Warnings)
 	if len(s.Points) > 0 {
