@@ -79,16 +79,24 @@ func countWarnings(run *results.FairnessRun) []string {
 		}
 		return nil
 	}
-	if run.CountsAgree || run.Mode == "keepalive" || run.KernelCounter == "" {
+	if run.CountsAgree || run.KernelCounter == "" {
 		return nil
 	}
 	var diffs string
 	for _, ep := range run.Endpoints {
-		if ep.Count != ep.DNAT {
-			diffs += fmt.Sprintf(" %s served %d, kernel %d;", ep.Endpoint, ep.Count, ep.DNAT)
+		if served := servedConnections(*run, ep); served != ep.DNAT {
+			diffs += fmt.Sprintf(" %s served %d connections, kernel %d;", ep.Endpoint, served, ep.DNAT)
 		}
 	}
 	return []string{fmt.Sprintf("%s %s: server counts and kernel counters (%s) differ:%s", run.Dataplane, run.Service, run.KernelCounter, diffs)}
+}
+
+// servedConnections is the connections an endpoint's server accepted.
+func servedConnections(run results.FairnessRun, ep results.Endpoint) uint64 {
+	if run.Mode == "keepalive" {
+		return ep.Connections
+	}
+	return ep.Count
 }
 
 // fairnessTarget is one service port of the scenario whose split is measured.
@@ -263,6 +271,9 @@ func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t routedTarg
 		counts[i] = served(before[pod], after[pod], f.Mode)
 		run.Endpoints = append(run.Endpoints, results.Endpoint{Endpoint: ep, Pod: pod, Count: counts[i],
 			Sources: sourcesSeen(sourcesBefore[pod], sourcesAfter[pod])})
+		if f.Mode == "keepalive" {
+			run.Endpoints[i].Connections = after[pod].Accepted - before[pod].Accepted
+		}
 	}
 	run.LeftOut = leftOut(t, eps, lab, before, after, f.Mode)
 	if t.route.Dropped {
@@ -327,6 +338,18 @@ func fillFairness(run *results.FairnessRun, counts []uint64) error {
 		ep := &run.Endpoints[i]
 		ep.Share, ep.ShareLo, ep.ShareHi, ep.Expected = e.Share, e.ShareLo, e.ShareHi, e.Expected
 	}
+	if run.Mode != "keepalive" {
+		return nil
+	}
+	conns := make([]uint64, len(run.Endpoints))
+	for i, e := range run.Endpoints {
+		conns[i] = e.Connections
+	}
+	cr, err := stats.Fairness(conns, nil)
+	if err != nil {
+		return fmt.Errorf("fairness of %s's connections: %w", run.Service, err)
+	}
+	run.ConnChiSquareP = &cr.P
 	return nil
 }
 

@@ -65,3 +65,11 @@ func TestFormatSeconds(t *testing.T) {
 		t.Errorf("FormatMicros(1500) = %q, want 1.50 ms", got)
 	}
 }
+
+func TestThousands(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 20000: "20,000", 1500: "1,500", 100000: "100,000", -2500: "-2,500", 0.25: "0.250", 12.5: "12.5", 999: "999"} {
+		if got := Thousands(v); got != want {
+			t.Errorf("Thousands(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

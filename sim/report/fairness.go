@@ -31,7 +31,7 @@ func fairnessRun(w io.Writer, r results.FairnessRun) error {
 		fmt.Fprintln(w, path)
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "endpoint\tpod\tserved\tshare\t95% interval\texpected\tkernel\tsources seen\t")
+	fmt.Fprintf(tw, "endpoint\tpod\t%s\tshare\t95%% interval\texpected\tkernel (connections)\tsources seen\t\n", servedUnit(r))
 	for _, e := range r.Endpoints {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t[%.4f, %.4f]\t%.4f\t%s\t%s\t\n", e.Endpoint, e.Pod, e.Count, e.Share, e.ShareLo, e.ShareHi, e.Expected, dnat(r, e), sources(e))
 	}
@@ -45,7 +45,11 @@ func fairnessRun(w io.Writer, r results.FairnessRun) error {
 		fmt.Fprintln(w, droppedVerdict(r))
 		return rulesTable(w, r)
 	}
-	fmt.Fprintf(w, "chi-square p = %s (%s), Jain index = %.5f, max/min = %.4f%s\n",
+	if r.Mode == "keepalive" {
+		fmt.Fprintf(w, "%s%s\n", KeepaliveVerdict(r), witness(r))
+		return rulesTable(w, r)
+	}
+	fmt.Fprintf(w, "chi-square p %s (%s), Jain index = %.5f, max/min = %.4f%s\n",
 		formatP(r.ChiSquareP), verdict(r.ChiSquareP), r.Jain, r.MaxMinRatio, agreement(r))
 	return rulesTable(w, r)
 }
@@ -142,7 +146,7 @@ func dnat(r results.FairnessRun, e results.Endpoint) string {
 }
 
 func verdict(p float64) string {
-	if p < 0.01 {
+	if p < SkewP {
 		return "the split is NOT the expected one"
 	}
 	return "consistent with the expected split"

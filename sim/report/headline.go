@@ -71,11 +71,14 @@ func splitLine(r results.FairnessRun, nameService bool) string {
 	if r.ExpectDropped {
 		return who + ": " + droppedVerdict(r)
 	}
+	if r.Mode == "keepalive" {
+		return who + ": " + KeepaliveVerdict(r) + witness(r)
+	}
 	shares := make([]string, len(r.Endpoints))
 	for i, e := range r.Endpoints {
 		shares[i] = percent(e.Share)
 	}
-	line := fmt.Sprintf("%s: %s of %s %s (expected %s); chi-square p = %s: %s",
+	line := fmt.Sprintf("%s: %s of %s %s (expected %s); chi-square p %s: %s",
 		who, strings.Join(shares, " / "), thousands(int64(servedTotal(r))), servedUnit(r), expectedShares(r), formatP(r.ChiSquareP), verdict(r.ChiSquareP))
 	return line + witness(r)
 }
@@ -120,8 +123,8 @@ func witness(r results.FairnessRun) string {
 	switch {
 	case r.KernelCounter == "":
 		return ""
-	case r.Mode == "keepalive":
-		return fmt.Sprintf("; the kernel's counters (%s) count connections, not requests", r.KernelCounter)
+	case r.CountsAgree && r.Mode == "keepalive":
+		return "; the kernel's counters agree with the connections (" + r.KernelCounter + ")"
 	case r.CountsAgree:
 		return "; the kernel's counters agree (" + r.KernelCounter + ")"
 	}
@@ -198,22 +201,55 @@ func syncLine(points []results.Point) string {
 // percent is a share as "50.1%".
 func percent(share float64) string { return fmt.Sprintf("%.1f%%", 100*share) }
 
-// formatP prints a p-value without an exponent: "0.056", "< 0.0001".
+// formatP prints a p-value as a relation without an exponent, to follow
+// "p": "= 0.0560", "< 0.0001".
 func formatP(p float64) string {
 	if p < 1e-4 {
 		return "< 0.0001"
 	}
-	return fmt.Sprintf("%.4f", p)
+	return fmt.Sprintf("= %.4f", p)
 }
 
 // thousands prints n with thousands separators: 20,000.
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousands(-n)
+func thousands(n int64) string { return metric.Thousands(float64(n)) }
+
+// KeepaliveVerdict states what a keep-alive run tested and found: the
+// requests' split and the connections' split side by side, each with its
+// chi-square test against the expected shares, and whether the skew
+// showed: "requests 52.0% / 48.0% of 12,500 (chi-square p < 0.0001: NOT
+// the expected split); connections 13 / 12 of 25 (p = 0.8415: consistent
+// with it): skew shown: the kernel balances connections, and each
+// connection's requests go where it went".
+func KeepaliveVerdict(r results.FairnessRun) string {
+	shares := make([]string, len(r.Endpoints))
+	conns := make([]string, len(r.Endpoints))
+	var total uint64
+	for i, e := range r.Endpoints {
+		shares[i] = percent(e.Share)
+		conns[i] = fmt.Sprint(e.Connections)
+		total += e.Connections
 	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
+	line := fmt.Sprintf("requests %s of %s (expected %s; chi-square p %s: %s)", strings.Join(shares, " / "),
+		thousands(int64(servedTotal(r))), expectedShares(r), formatP(r.ChiSquareP), splitWord(r.ChiSquareP))
+	if r.ConnChiSquareP == nil {
+		return line
 	}
-	return s
+	line += fmt.Sprintf("; connections %s of %s (chi-square p %s: %s)", strings.Join(conns, " / "),
+		thousands(int64(total)), formatP(*r.ConnChiSquareP), splitWord(*r.ConnChiSquareP))
+	if r.ChiSquareP < SkewP {
+		return line + ": SKEW SHOWN: the kernel balanced connections, and each connection's requests went where it went"
+	}
+	return line + ": no request skew this run"
+}
+
+// SkewP is the chi-square p-value below which a split is called not the
+// expected one.
+const SkewP = 0.01
+
+// splitWord is the verdict of one chi-square test, in a few words.
+func splitWord(p float64) string {
+	if p < SkewP {
+		return "NOT the expected split"
+	}
+	return "consistent with it"
 }

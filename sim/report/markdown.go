@@ -58,8 +58,13 @@ func WriteReport(dir string) (Report, error) {
 			fairPFs[i] = pf
 		}
 	}
+	overview, paths, err := saveOverviewPlots(dir, run.Summary.Runs)
+	rep.Plots = append(rep.Plots, paths...)
+	if err != nil {
+		return rep, err
+	}
 	var md bytes.Buffer
-	writeMarkdown(&md, run, sweep, fairPFs)
+	writeMarkdown(&md, run, sweep, fairPFs, overview)
 	rep.Markdown = filepath.Join(dir, ReportFile)
 	return rep, writeFileAtomic(rep.Markdown, md.Bytes())
 }
@@ -71,7 +76,7 @@ func writeFileAtomic(path string, data []byte) error {
 }
 
 // writeMarkdown renders the whole report.
-func writeMarkdown(w io.Writer, run *Run, sweep []plotFile, fairness map[int]plotFile) {
+func writeMarkdown(w io.Writer, run *Run, sweep []plotFile, fairness map[int]plotFile, overview []plotFile) {
 	s := run.Summary
 	fmt.Fprintf(w, "# svclab report: %s\n\n", title(s))
 	switch {
@@ -99,7 +104,7 @@ func writeMarkdown(w io.Writer, run *Run, sweep []plotFile, fairness map[int]plo
 			writeImage(w, "###", pf)
 		}
 	}
-	writeFairness(w, s.Runs, fairness)
+	writeFairness(w, s.Runs, fairness, overview)
 }
 
 func title(s *results.Summary) string {

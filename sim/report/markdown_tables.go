@@ -44,22 +44,28 @@ func writeFitsTable(w io.Writer, fits []results.Fit) {
 
 // writeFairness writes one section per fairness run: its figures, its
 // endpoints, its statistic rules' counters and its bar chart.
-func writeFairness(w io.Writer, runs []results.FairnessRun, plots map[int]plotFile) {
+func writeFairness(w io.Writer, runs []results.FairnessRun, plots map[int]plotFile, overview []plotFile) {
 	if len(runs) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "## Fairness\n\n")
 	writeAcross(w, runs)
+	for _, pf := range overview {
+		writeImage(w, "###", pf)
+	}
 	for i, r := range runs {
 		fmt.Fprintf(w, "### %s: %s\n\n", cell(r.Dataplane), cell(r.Service))
 		if path := trafficPath(r); path != "" {
 			fmt.Fprintf(w, "Traffic %s.\n", cell(path))
 		}
 		fmt.Fprintf(w, "%s, %d errors, %s mode, %s.\n", loadLine(r), r.Errors, r.Mode, connectLatency(r))
-		if r.ExpectDropped {
+		switch {
+		case r.ExpectDropped:
 			fmt.Fprintf(w, "%s.\n\n", cell(droppedVerdict(r)))
-		} else {
-			fmt.Fprintf(w, "Chi-square p = %s (%s), Jain index = %.5f, max/min = %.4f%s.\n\n",
+		case r.Mode == "keepalive":
+			fmt.Fprintf(w, "%s%s.\n\n", cell(KeepaliveVerdict(r)), cell(witness(r)))
+		default:
+			fmt.Fprintf(w, "Chi-square p %s (%s), Jain index = %.5f, max/min = %.4f%s.\n\n",
 				formatP(r.ChiSquareP), verdict(r.ChiSquareP), r.Jain, r.MaxMinRatio, agreement(r))
 		}
 		fmt.Fprintf(w, "| endpoint | pod | served | share | 95%% interval | expected | kernel DNAT | sources seen |\n|---|---|--:|--:|--:|--:|--:|---|\n")
@@ -104,7 +110,7 @@ func writeAcross(w io.Writer, runs []results.FairnessRun) {
 				parts[i] = percent(e.Share)
 			}
 			shares = strings.Join(parts, " / ") + " (" + expectedShares(r) + ")"
-			p, v, jain = formatP(r.ChiSquareP), verdict(r.ChiSquareP), fmt.Sprintf("%.4f", r.Jain)
+			p, v, jain = strings.TrimPrefix(formatP(r.ChiSquareP), "= "), verdict(r.ChiSquareP), fmt.Sprintf("%.4f", r.Jain)
 		}
 		fmt.Fprintf(w, "| %s | %s | %s %s | %s | %s | %s | %s | %s |\n", cell(r.Dataplane), cell(r.Service),
 			thousands(int64(servedTotal(r))), servedUnit(r), shares, p, v, jain, cell(strings.TrimPrefix(witness(r), "; ")))
