@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/svclab/svclab/lab/guest"
+	"github.com/svclab/svclab/lab/host"
 	"github.com/svclab/svclab/lab/runner"
 	"github.com/svclab/svclab/sim/report"
 	"github.com/svclab/svclab/sim/results"
@@ -20,6 +21,7 @@ import (
 func init() {
 	register(&command{name: "run", summary: "run a scenario in the lab and record the results", usage: withVersions(runUsage), run: runRun})
 	register(&command{name: guest.Command, summary: "run a job in a user-mode-linux guest", usage: "internal\n", run: runGuestJob, hidden: true})
+	inputErrors = append(inputErrors, func(err error) bool { return errors.Is(err, host.ErrNotRoot) }) // run without sudo: exit 2
 }
 
 const runUsage = `Usage: svclab run SCENARIO [options]
