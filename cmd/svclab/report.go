@@ -15,9 +15,10 @@ func init() {
 	register(&command{name: "report", summary: "write report.md and plots (PNG, SVG) for a run directory", usage: reportUsage, run: runReport})
 }
 
-const reportUsage = `Usage: svclab report RUN_DIR [--compare BASE] [--format text|markdown|json]
+const reportUsage = `Usage: svclab report RUN_DIR... [--compare BASE] [--format text|markdown|json]
 
-Writes RUN_DIR/report.md and RUN_DIR/plots/*.png and *.svg: latency against
+Writes, for each RUN_DIR given (so a glob such as results/runs/split-2-*
+works however many runs it matches), RUN_DIR/report.md and RUN_DIR/plots/*.png and *.svg: latency against
 services per dataplane with the fitted lines, CPU per connection, sync time,
 and a bar chart per fairness run. It works on a run killed half way: the
 completed points in results.jsonl are aggregated again. Needs no root.
@@ -47,29 +48,41 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(rest) != 1 {
-		return usagef("give one run directory")
+	if len(rest) == 0 {
+		return usagef("give a run directory")
 	}
-	var cmp *compare.Result
-	if *base != "" {
-		if cmp, err = loadAndCompare(*base, rest[0], compare.Options{}); err != nil {
+	for _, dir := range rest {
+		if err := reportOne(dir, *base, format.value, stdout, stderr); err != nil {
 			return err
 		}
 	}
-	rep, err := report.WriteReport(rest[0])
+	return nil
+}
+
+// reportOne writes one run directory's report (and compare.html with
+// --compare BASE, read before report.md is touched).
+func reportOne(dir, base string, format outputFormat, stdout, stderr io.Writer) error {
+	var cmp *compare.Result
+	var err error
+	if base != "" {
+		if cmp, err = loadAndCompare(base, dir, compare.Options{}); err != nil {
+			return err
+		}
+	}
+	rep, err := report.WriteReport(dir)
 	if errors.Is(err, report.ErrEmptyRun) {
 		return &exitError{code: 2, msg: err.Error()}
 	}
 	if err != nil {
 		return err
 	}
-	if err := printReport(stdout, format.value, rep); err != nil {
+	if err := printReport(stdout, format, rep); err != nil {
 		return err
 	}
 	if cmp == nil {
 		return nil
 	}
-	return writeHTMLFile(filepath.Join(rest[0], "compare.html"), cmp, stderr)
+	return writeHTMLFile(filepath.Join(dir, "compare.html"), cmp, stderr)
 }
 
 // printReport says what was written, or prints report.md (markdown).
