@@ -15,7 +15,10 @@ func init() {
 const scenariosUsage = `Usage: svclab scenarios [--format text|markdown|json|csv]
 
 Lists the scenarios embedded in the binary: name, kind (fairness run or
-sweep), dataplanes, and the first sentence of the description. Any of them
+sweep), dataplanes, how long it takes here (its latest complete run under
+./results/runs on this machine, from meta.json's start to the last record;
+"not run here" when there is none: nothing is guessed), and the first
+sentence of the description. Any of them
 can be given by name wherever a scenario is taken (svclab run NAME,
 svclab render --scenario NAME); svclab help scenario documents the format
 for writing your own.
@@ -34,6 +37,9 @@ type scenarioEntry struct {
 	Kind       string   `json:"kind"`
 	Dataplanes []string `json:"dataplanes"`
 	Summary    string   `json:"summary"`
+	// TakesHere is how long the latest complete run of it under
+	// ./results/runs took on this machine ("not run here" when none).
+	TakesHere string `json:"takes_here"`
 }
 
 func runScenarios(args []string, stdout, _ io.Writer) error {
@@ -59,12 +65,16 @@ func runScenarios(args []string, stdout, _ io.Writer) error {
 // embeddedScenarios loads every embedded scenario for its listing.
 func embeddedScenarios() ([]scenarioEntry, error) {
 	var out []scenarioEntry
+	took := tookHere()
 	for _, name := range scenario.Names() {
 		s, err := scenario.Load(name)
 		if err != nil {
 			return nil, fmt.Errorf("embedded scenario %s: %w", name, err)
 		}
-		out = append(out, entryOf(s))
+		e := entryOf(s)
+		d, ok := took[name]
+		e.TakesHere = tookText(d, ok)
+		out = append(out, e)
 	}
 	return out, nil
 }
@@ -90,9 +100,9 @@ func firstSentence(text string) string {
 }
 
 func scenarioTable(entries []scenarioEntry) *table {
-	t := &table{header: []string{"NAME", "KIND", "DATAPLANES", "WHAT IT SHOWS"}}
+	t := &table{header: []string{"NAME", "KIND", "DATAPLANES", "TAKES HERE", "WHAT IT SHOWS"}}
 	for _, e := range entries {
-		t.add(e.Name, e.Kind, strings.Join(e.Dataplanes, ","), e.Summary)
+		t.add(e.Name, e.Kind, strings.Join(e.Dataplanes, ","), e.TakesHere, e.Summary)
 	}
 	return t
 }
