@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/netip"
 	"sort"
-	"text/tabwriter"
 
 	"github.com/svclab/svclab/sim/analyze"
 )
@@ -29,7 +27,9 @@ Options:
   --top N       list the N most expensive services (default 10; 0 lists all)
   --local IP,.. the node's own addresses
   --ipsets FILE the node's ipsets (ipset save > FILE)
-  --json        the whole report as JSON
+  --format text|markdown|json|csv
+                output format (default text; --json is --format json). JSON
+                and CSV hold the --top services too, with services_total
 
 Examples:
   svclab render --services 50000 --endpoints 3 > big.txt && svclab analyze --dump big.txt
@@ -43,7 +43,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	top := fs.Int("top", 10, "")
 	local := fs.String("local", "", "")
 	ipsets := fs.String("ipsets", "", "")
-	asJSON := fs.Bool("json", false, "")
+	format := addFormatFlag(fs, formatText, formatMarkdown, formatJSON, formatCSV)
 	if rest, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
@@ -64,28 +64,52 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+	out := analyzeOutput{Report: rep, ServicesTotal: len(rep.Services), Top: *top}
+	rep.Services = topServices(rep.Services, *top)
+	switch format.value {
+	case formatJSON:
+		return writeJSON(stdout, out)
+	case formatCSV:
+		return analysisTable(rep.Services).write(stdout, formatCSV)
 	}
-	return printAnalysis(stdout, rep, *top)
+	return printAnalysis(stdout, out, format.value)
 }
 
-func printAnalysis(w io.Writer, rep *analyze.Report, top int) error {
-	fmt.Fprintf(w, "%s dump: %d services; rules per first packet: worst %d, mean %.1f, p99 %d; %d with a non-uniform split; %d unknown, %d with undecided matches\n",
-		rep.Dump, len(rep.Services), rep.Worst, rep.Mean, rep.P99, rep.Flagged, rep.Unknown, rep.WithUndecided)
-	rows := append([]analyze.ServiceRow(nil), rep.Services...)
+// analyzeOutput is the JSON output: the report with only the --top
+// services (0: all), and how many the dump has.
+type analyzeOutput struct {
+	*analyze.Report
+	ServicesTotal int `json:"services_total"`
+	Top           int `json:"top"`
+}
+
+// topServices are the top services by rules evaluated (all when top ≤ 0).
+func topServices(rows []analyze.ServiceRow, top int) []analyze.ServiceRow {
+	rows = append([]analyze.ServiceRow(nil), rows...)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].RulesEvaluated > rows[j].RulesEvaluated })
 	if top > 0 && len(rows) > top {
 		rows = rows[:top]
 	}
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "\nservice\tposition\tdestination\tendpoints\trules\tmap lookups\tmax deviation\tverdict")
+	return rows
+}
+
+func analysisTable(rows []analyze.ServiceRow) *table {
+	t := &table{header: []string{"service", "position", "destination", "endpoints", "rules", "map lookups", "max deviation", "verdict"}}
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s/%s\t%d\t%d\t%d\t%.2g\t%s\n", r.Service, r.Position, r.Destination, r.Protocol, r.Endpoints, r.RulesEvaluated, r.MapLookups, r.MaxDeviation, r.Verdict)
+		t.add(r.Service, fmt.Sprint(r.Position), r.Destination+"/"+r.Protocol, fmt.Sprint(r.Endpoints),
+			fmt.Sprint(r.RulesEvaluated), fmt.Sprint(r.MapLookups), fmt.Sprintf("%.2g", r.MaxDeviation), r.Verdict)
 	}
-	if err := tw.Flush(); err != nil {
+	return t
+}
+
+func printAnalysis(w io.Writer, out analyzeOutput, format outputFormat) error {
+	rep := out.Report
+	if format == formatMarkdown {
+		fmt.Fprint(w, "### svclab analyze\n\n")
+	}
+	fmt.Fprintf(w, "%s dump: %d services; rules per first packet: worst %d, mean %.1f, p99 %d; %d with a non-uniform split; %d unknown, %d with undecided matches\n\n",
+		rep.Dump, out.ServicesTotal, rep.Worst, rep.Mean, rep.P99, rep.Flagged, rep.Unknown, rep.WithUndecided)
+	if err := analysisTable(rep.Services).write(w, format); err != nil {
 		return err
 	}
 	var counts []int

@@ -36,7 +36,9 @@ the output says how points were matched.
 
 Options:
   --alpha A               significance level (default 0.05)
-  --format text|csv|json  output format on stdout (default text)
+  --format text|markdown|csv|json
+                          output format on stdout (default text; markdown for
+                          $GITHUB_STEP_SUMMARY; --json is --format json)
   --html FILE             also write a self-contained HTML report with the
                           table and plots (both runs overlaid) to FILE
   --base-dataplane D      compare only this dataplane of BASE
@@ -76,7 +78,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	var f compareFlags
 	fs := newFlagSet("compare")
 	f.register(fs)
-	format := fs.String("format", "text", "")
+	format := addFormatFlag(fs, formatText, formatMarkdown, formatJSON, formatCSV)
 	htmlPath := fs.String("html", "", "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -88,15 +90,11 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	write, ok := compareWriters[*format]
-	if !ok {
-		return usagef("--format %q: want text, csv or json", *format)
-	}
 	res, err := loadAndCompare(rest[0], rest[1], f.opts)
 	if err != nil {
 		return err
 	}
-	if err := write(stdout, res); err != nil {
+	if err := compareWriters[format.value](stdout, res); err != nil {
 		return err
 	}
 	if *htmlPath != "" {
@@ -105,10 +103,11 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-var compareWriters = map[string]func(io.Writer, *compare.Result) error{
-	"text": compare.WriteText,
-	"csv":  compare.WriteCSV,
-	"json": compare.WriteJSON,
+var compareWriters = map[outputFormat]func(io.Writer, *compare.Result) error{
+	formatText:     compare.WriteText,
+	formatMarkdown: compare.WriteMarkdown,
+	formatCSV:      compare.WriteCSV,
+	formatJSON:     compare.WriteJSON,
 }
 
 // loadAndCompare loads both runs and compares them; any failure is

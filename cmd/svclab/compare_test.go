@@ -53,7 +53,7 @@ func TestCompareCommand(t *testing.T) {
 			wantErr: "svclab compare: base: run ../../sim/compare/testdata/nope:"},
 		{name: "no common point", args: []string{"compare", testRun("run1"), testRun("split2")}, wantCode: 2,
 			wantErr: "no point is measured in both runs (base: sweep run with 4 points on iptables-nft, nftables; new: fairness run with 3 points"},
-		{name: "bad format", args: []string{"compare", "--format", "xml", testRun("run1"), testRun("run1")}, wantCode: 2, wantErr: `--format "xml"`},
+		{name: "bad format", args: []string{"compare", "--format", "xml", testRun("run1"), testRun("run1")}, wantCode: 2, wantErr: `invalid value "xml" for flag -format: want text, markdown, json or csv`},
 		{name: "one run", args: []string{"compare", testRun("run1")}, wantCode: 2, wantErr: "give two runs"},
 		{name: "bad alpha", args: []string{"compare", "--alpha", "5", testRun("run1"), testRun("run1")}, wantCode: 2, wantErr: "--alpha 5"},
 	}

@@ -53,7 +53,9 @@ complete -c svclab -f -a '(svclab __complete (commandline -opc)[2..-1])'
 }
 
 func runCompletion(args []string, stdout, _ io.Writer) error {
-	rest, err := parseFlags(newFlagSet("completion"), args)
+	fs := newFlagSet("completion")
+	addFormatFlag(fs, formatText) // a script is text
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}

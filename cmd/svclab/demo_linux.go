@@ -22,6 +22,10 @@ example among 10,000 services, proves the 50% split with 20,000 connections,
 sweeps iptables-nft against nftables, and writes report.md and plots. Takes
 under two minutes. Needs root.
 
+Options:
+  --out DIR                   the run directory (default results/runs/demo-TIME)
+  --progress auto|plain|none  as svclab run's (plain: lines for CI logs)
+
 Examples:
   sudo svclab demo
   sudo svclab demo --out /tmp/demo
@@ -30,6 +34,8 @@ Examples:
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo")
 	out := fs.String("out", filepath.Join("results", "runs", "demo-"+time.Now().Format("20060102-150405")), "")
+	format := addFormatFlag(fs, formatText) // a walk-through: text
+	progress := addProgressFlag(fs)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -46,7 +52,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(stdout, "\n== the lab: the 50% split, then iptables-nft against nftables")
-	if err := runAndPrint(sc, runFlags{out: *out, kernel: "host"}, stdout, stderr); err != nil {
+	if err := runAndPrint(sc, runFlags{out: *out, kernel: "host", format: format, progress: progress}, stdout, stderr); err != nil {
 		return err
 	}
 	rep, err := report.WriteReport(*out)

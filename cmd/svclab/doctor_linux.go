@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/svclab/svclab/lab/host"
@@ -11,7 +10,7 @@ func init() {
 	register(&command{name: "doctor", summary: "report which dataplanes this kernel supports and what to install", usage: doctorUsage, run: runDoctor})
 }
 
-const doctorUsage = `Usage: svclab doctor [--json]
+const doctorUsage = `Usage: svclab doctor [--format text|markdown|json] (--json: --format json)
 
 Probes, inside a scratch network namespace, what the kernel supports (netns,
 veth, iptables legacy and nft, nftables, IPVS, conntrack, ipset), lists the
@@ -26,15 +25,10 @@ Examples:
 
 func runDoctor(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("doctor")
-	asJSON := fs.Bool("json", false, "")
+	format := addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	r := host.Inspect()
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}
-	return r.WriteText(stdout)
+	return printResult(stdout, format.value, "svclab doctor", r, r.WriteText)
 }

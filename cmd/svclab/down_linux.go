@@ -46,7 +46,9 @@ Examples:
 `
 
 func runDown(args []string, stdout, stderr io.Writer) error {
-	runs, err := parseFlags(newFlagSet("down"), args)
+	fs := newFlagSet("down")
+	addFormatFlag(fs, formatText)
+	runs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -75,6 +77,7 @@ func runCleanup(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("cleanup")
 	prefix := fs.String("prefix", "", "")
 	force := fs.Bool("force", false, "")
+	addFormatFlag(fs, formatText)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err

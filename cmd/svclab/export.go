@@ -36,9 +36,12 @@ Examples:
   benchstat -col /dataplane new.txt     # dataplanes side by side
 `
 
+// formatBench is the Go benchmark format benchstat reads.
+const formatBench outputFormat = "bench"
+
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("export")
-	format := fs.String("format", "bench", "")
+	addFormatFlag(fs, formatBench) // the only format: Go's benchmark format
 	out := fs.String("out", "", "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -46,9 +49,6 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(rest) != 1 {
 		return usagef("give one run directory or results.jsonl file")
-	}
-	if *format != "bench" {
-		return usagef("--format %q: only bench is supported", *format)
 	}
 	run, err := compare.Load(rest[0])
 	if err != nil {

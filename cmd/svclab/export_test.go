@@ -22,7 +22,7 @@ func TestExportCommand(t *testing.T) {
 		{name: "sweep to stdout", args: []string{"--format", "bench", testRun("run1")}, results: 20},
 		{name: "results.jsonl", args: []string{testRun("run2.jsonl")}, results: 20},
 		{name: "fairness to a file", args: []string{"--format=bench", testRun("split2"), "--out", out}, results: 3},
-		{name: "other format", args: []string{"--format", "csv", testRun("run1")}, wantCode: 2, wantErr: `--format "csv": only bench`},
+		{name: "other format", args: []string{"--format", "csv", testRun("run1")}, wantCode: 2, wantErr: `invalid value "csv" for flag -format: want bench`},
 		{name: "missing run", args: []string{testRun("nope")}, wantCode: 2, wantErr: "svclab export: run ../../sim/compare/testdata/nope"},
 		{name: "no run", args: []string{"--format", "bench"}, wantCode: 2, wantErr: "give one run"},
 	}

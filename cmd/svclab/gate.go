@@ -74,6 +74,11 @@ Options:
   --base-dataplane D      compare only this dataplane of BASE ...
   --new-dataplane D       ... with this one of NEW (see svclab help compare)
   -v                      print the whole comparison table first
+  --format text|markdown|json
+                          output (default text; markdown for
+                          $GITHUB_STEP_SUMMARY; json, or --json: one object
+                          with the verdict, each named comparison and the
+                          power line; the exit status is the same)
 
 Exit status:
   0  PASS: every gated change is known to be within its threshold
@@ -91,6 +96,8 @@ Examples:
   svclab gate results/baseline/ci-smoke new
   svclab gate results/baseline/ci-smoke new --threshold latency=15 --threshold sync=off
   svclab gate base new --scope points --threshold p99_us=25,conn_per_s=5 -v
+  svclab gate base new --format markdown >> "$GITHUB_STEP_SUMMARY"
+  svclab gate base new --json | jq -r .verdict
 `
 
 func runGate(args []string, stdout, stderr io.Writer) error {
@@ -110,6 +117,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	correction := fs.String("correction", string(compare.CorrectionBH), "")
 	scope := fs.String("scope", string(compare.ScopePooled), "")
 	allowMismatch := fs.Bool("allow-env-mismatch", false, "")
+	format := addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -135,8 +143,8 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if err := compare.Comparable(res.Base, res.New); err != nil && !*allowMismatch {
 		return &exitError{code: 2, msg: err.Error()}
 	}
-	if *verbose {
-		if err := compare.WriteText(stdout, res); err != nil {
+	if *verbose && format.value != formatJSON {
+		if err := compareWriters[format.value](stdout, res); err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout)
@@ -145,29 +153,25 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 	}
-	return gateVerdict(compare.Gate(res, compare.GateOptions{Thresholds: thresholds, Correction: corr, Scope: sc}), res, stdout)
+	return gateVerdict(compare.Gate(res, compare.GateOptions{Thresholds: thresholds, Correction: corr, Scope: sc}), res, format.value, stdout)
 }
 
 // gateVerdict prints the failures and the verdict and picks the exit code.
-func gateVerdict(v compare.Verdict, res *compare.Result, stdout io.Writer) error {
+func gateVerdict(v compare.Verdict, res *compare.Result, format outputFormat, stdout io.Writer) error {
 	if err := v.CanFail(); err != nil {
 		return &exitError{code: 2, msg: err.Error()}
 	}
-	fmt.Fprintf(stdout, "gate: %s against baseline %s; %s\n", res.New.Path, res.Base.Path, res.Matching)
-	for _, failure := range v.Failures {
-		fmt.Fprintln(stdout, failure)
+	out := gateOutputOf(v, res)
+	switch format {
+	case formatJSON:
+		if err := writeJSON(stdout, out); err != nil {
+			return err
+		}
+	case formatMarkdown:
+		out.writeMarkdown(stdout)
+	default:
+		out.writeText(stdout)
 	}
-	for _, m := range v.Missing {
-		fmt.Fprintln(stdout, m)
-	}
-	for _, t := range v.Timeline {
-		fmt.Fprintln(stdout, t)
-	}
-	for _, u := range v.Undecided {
-		fmt.Fprintln(stdout, u)
-	}
-	fmt.Fprintln(stdout, v.Power())
-	fmt.Fprintln(stdout, v)
 	switch v.Outcome() {
 	case compare.Regression:
 		return &exitError{code: 1}

@@ -19,11 +19,19 @@ func init() {
 		usage:   b.String(),
 		hidden:  true,
 		run: func(args []string, stdout, stderr io.Writer) error {
-			if len(args) > 0 && args[0] != "-h" && args[0] != "--help" {
+			fs := newFlagSet("scenario")
+			format := addFormatFlag(fs, formatText, formatMarkdown)
+			rest, err := parseFlags(fs, args)
+			if err != nil {
+				return err
+			}
+			if len(rest) > 0 {
 				return usagef("svclab help scenario takes no arguments")
 			}
-			_, err := io.WriteString(stdout, b.String())
-			return err
+			return printResult(stdout, format.value, "svclab scenario files", nil, func(w io.Writer) error {
+				_, err := io.WriteString(w, b.String())
+				return err
+			})
 		},
 	})
 }

@@ -49,6 +49,8 @@ Options:
   --scale K             the scenario's size as a multiple of the cluster's (default 1)
   --seed S              the scenario's synthetic seed (default 1)
   --node NAME           the node the rules are for (default: the first Node in the file)
+  --format F            text (default), markdown or json (--json): the shape; with json
+                        the "wrote" lines go to stderr
 
 Examples:
   kubectl get services,endpointslices,nodes -A -o yaml > cluster.yaml
@@ -73,6 +75,7 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&f.scale, "scale", 1, "")
 	fs.Uint64Var(&f.seed, "seed", 1, "")
 	fs.StringVar(&f.node, "node", "", "")
+	format := addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -102,8 +105,10 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	}
 	shape := o.Shape(f.node)
 	var out bytes.Buffer
-	if err := shape.WriteText(&out); err != nil {
-		return err
+	if format.value != formatJSON {
+		if err := shape.WriteText(&out); err != nil {
+			return err
+		}
 	}
 	if f.anonymize != "" {
 		if err := writeAnonymized(f, o, &out); err != nil {
@@ -115,8 +120,16 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	_, err = stdout.Write(out.Bytes())
-	return err
+	if format.value == formatJSON {
+		_, err = stderr.Write(out.Bytes())
+		if err != nil {
+			return err
+		}
+	}
+	return printResult(stdout, format.value, "svclab import "+name, shape, func(w io.Writer) error {
+		_, err := w.Write(out.Bytes())
+		return err
+	})
 }
 
 // firstFew lists up to n names, "…" for the rest ("none" for none).

@@ -79,9 +79,9 @@ type planFlags struct {
 	minSync                   time.Duration
 	dataplane, position       string
 	calibration, fit, objects string
-	format                    string
+	format                    *formatFlag
 	budgets                   []cost.Budget
-	json, allowOther          bool
+	allowOther                bool
 }
 
 func runPlan(args []string, stdout, stderr io.Writer) error {
@@ -104,16 +104,16 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(f.budgets) > 0 {
-		return writeBudgets(stdout, f.format, q, m, f.budgets)
+		return writeBudgets(stdout, string(f.format.value), q, m, f.budgets)
 	}
 	preds, err := m.Predict(q)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	switch f.format {
-	case "json":
+	switch f.format.value {
+	case formatJSON:
 		return cost.WritePlanJSON(stdout, q, m, preds)
-	case "markdown":
+	case formatMarkdown:
 		return cost.WritePlanMarkdown(stdout, q, m, preds)
 	}
 	return cost.WritePlanText(stdout, q, m, preds)
@@ -139,8 +139,7 @@ func parsePlanFlags(args []string) (planFlags, error) {
 	fs.StringVar(&f.calibration, "calibration", "", "")
 	fs.IntVar(&f.maxN, "max-n", 0, "")
 	fs.StringVar(&f.fit, "fit", string(cost.FitAll), "")
-	fs.StringVar(&f.format, "format", "text", "")
-	fs.BoolVar(&f.json, "json", false, "")
+	f.format = addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	fs.BoolVar(&f.allowOther, "allow-other-machine", false, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -148,12 +147,6 @@ func parsePlanFlags(args []string) (planFlags, error) {
 	}
 	if len(rest) > 0 {
 		return f, usagef("unexpected argument %q", rest[0])
-	}
-	if f.json {
-		f.format = "json"
-	}
-	if f.format != "text" && f.format != "markdown" && f.format != "json" {
-		return f, usagef("--format %q: want text, markdown or json", f.format)
 	}
 	return f, nil
 }

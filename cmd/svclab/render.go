@@ -104,6 +104,7 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.engine, "engine", "", "")
 	fs.StringVar(&f.version, "kube-proxy-version", "", "")
 	fs.StringVar(&f.family, "family", "", "")
+	format := addFormatFlag(fs, formatText, formatMarkdown)
 	fs.Var(optionalBool{&f.proxy.MasqueradeAll}, "masquerade-all", "")
 	fs.Var(optionalBool{&f.proxy.LocalhostNodePorts}, "localhost-nodeports", "")
 	fs.Func("feature-gates", "", func(v string) (err error) {
@@ -126,6 +127,11 @@ func runRender(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return printResult(stdout, format.value, "svclab render --mode "+f.mode, nil, func(w io.Writer) error { return renderRules(w, f, m, kp) })
+}
+
+// renderRules prints the payloads (or their sizes, --summary).
+func renderRules(stdout io.Writer, f renderFlags, m *model.Model, kp scenario.KubeProxy) error {
 	if f.summary {
 		return renderSummary(stdout, m, kp)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/svclab/svclab/lab/guest"
+	"github.com/svclab/svclab/lab/host"
 	"github.com/svclab/svclab/lab/runner"
 	"github.com/svclab/svclab/sim/report"
 	"github.com/svclab/svclab/sim/results"
@@ -21,6 +21,7 @@ import (
 func init() {
 	register(&command{name: "run", summary: "run a scenario in the lab and record the results", usage: withVersions(runUsage), run: runRun})
 	register(&command{name: guest.Command, summary: "run a job in a user-mode-linux guest", usage: "internal\n", run: runGuestJob, hidden: true})
+	inputErrors = append(inputErrors, func(err error) bool { return errors.Is(err, host.ErrNotRoot) }) // run without sudo: exit 2
 }
 
 const runUsage = `Usage: svclab run SCENARIO [options]
@@ -37,7 +38,14 @@ removes what the run left.
 
 Options:
   --out DIR          run directory (default results/runs/NAME-TIMESTAMP); must not hold results
-  --json             print summary.json on stdout (the table goes to stderr)
+  --progress auto|plain|none
+                     how progress is shown on stderr: auto (default) is a bar
+                     with an ETA on a terminal and plain lines otherwise or
+                     when CI is set; plain is a line per tenth of the run, no
+                     carriage returns (CI logs); none shows none
+  --format text|markdown|json
+                     output (default text; markdown for $GITHUB_STEP_SUMMARY;
+                     json, or --json: summary.json on stdout, the table on stderr)
   --dataplane LIST   override the scenario's dataplanes, e.g. iptables-legacy,nftables
   --connections N    override the number of connections per measurement
   --kernel K         auto (default): the host kernel, or a user-mode-linux guest when a
@@ -66,7 +74,8 @@ const maxPlantRules = 1 << 17
 type runFlags struct {
 	out, dataplanes, kernel string
 	engine, version         string
-	json                    bool
+	format                  *formatFlag
+	progress                *progressMode
 	connections             int
 	repetitions, plantRules int
 	// dataplaneSet and connectionsSet say the flag was given (even as ""/0).
@@ -92,7 +101,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run")
 	fs.StringVar(&f.out, "out", "", "")
 	fs.StringVar(&f.dataplanes, "dataplane", "", "")
-	fs.BoolVar(&f.json, "json", false, "")
+	f.format = addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
+	f.progress = addProgressFlag(fs)
 	fs.IntVar(&f.connections, "connections", 0, "")
 	fs.StringVar(&f.kernel, "kernel", "auto", "")
 	fs.StringVar(&f.engine, "engine", "", "")
@@ -153,7 +163,7 @@ func applyRunOverrides(sc *scenario.Scenario, f runFlags) (*scenario.Scenario, e
 func runAndPrint(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) error {
 	ctx, in, stop := interruptContext(stderr)
 	defer stop()
-	bar := newProgress(stderr)
+	bar := newProgress(stderr, *f.progress)
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	opts := guest.Options{
 		RunOptions: runner.RunOptions{Options: runner.Options{OutDir: f.out, Log: bar.logf(logf), Progress: bar.set, PlantRules: f.plantRules}, Signal: in.name},
@@ -162,7 +172,8 @@ func runAndPrint(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) er
 	out, err := guest.Run(ctx, sc, opts)
 	bar.finish()
 	if out != nil && out.Summary != nil {
-		printSummary(out.Summary, f.json, stdout, stderr)
+		meta, _ := results.ReadMeta(out.Dir) // nil: the headline names no engine
+		printSummary(out.Summary, meta, f.format.value, stdout, stderr)
 	}
 	if errors.Is(err, runner.ErrInterrupted) {
 		return &exitError{code: in.exitCode(), msg: err.Error() + completedHint(out)}
@@ -193,20 +204,49 @@ func completedHint(out *runner.Outcome) string {
 	return " (completed results are in " + out.Dir + ")"
 }
 
-func printSummary(s *results.Summary, asJSON bool, stdout, stderr io.Writer) {
-	table := stdout
-	if asJSON {
-		table = stderr
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(s)
+// printSummary prints a run's summary: the tables, then the headline
+// (what the run found, so it is the screen a run ends with). With json,
+// summary.json goes to stdout and the rest to stderr; markdown (for
+// $GITHUB_STEP_SUMMARY) puts the headline first and the tables in a
+// fenced block.
+func printSummary(s *results.Summary, meta *results.Meta, format outputFormat, stdout, stderr io.Writer) {
+	tables := func(w io.Writer) error {
+		_ = report.FairnessTable(w, s)
+		if len(s.Points) > 0 {
+			fmt.Fprintln(w)
+			_ = report.SweepTable(w, s)
+		}
+		return nil
 	}
-	_ = report.FairnessTable(table, s)
-	if len(s.Points) > 0 {
-		fmt.Fprintln(table)
-		_ = report.SweepTable(table, s)
+	headline := report.Headline(s, meta)
+	switch format {
+	case formatMarkdown:
+		fmt.Fprintf(stdout, "### svclab run %s\n\n", s.Scenario)
+		for _, l := range headline {
+			fmt.Fprintf(stdout, "- %s\n", markdownCell(l))
+		}
+		fmt.Fprintln(stdout)
+		_ = printResult(stdout, format, "details", s, tables)
+	case formatJSON:
+		_ = writeJSON(stdout, s)
+		_ = tables(stderr)
+		writeHeadline(stderr, headline)
+	default:
+		_ = tables(stdout)
+		writeHeadline(stdout, headline)
 	}
 	for _, w := range s.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
+	}
+}
+
+// writeHeadline writes the headline as a block under "found:".
+func writeHeadline(w io.Writer, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nfound:")
+	for _, l := range lines {
+		fmt.Fprintf(w, "  %s\n", l)
 	}
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -14,16 +12,19 @@ func init() {
 	register(&command{name: "scenarios", summary: "list the embedded scenarios with what each shows", usage: scenariosUsage, run: runScenarios})
 }
 
-const scenariosUsage = `Usage: svclab scenarios [--format text|json]
+const scenariosUsage = `Usage: svclab scenarios [--format text|markdown|json|csv]
 
 Lists the scenarios embedded in the binary: name, kind (fairness run or
-sweep), dataplanes, and the first sentence of the description. Any of them
+sweep), dataplanes, how long it takes here (its latest complete run under
+./results/runs on this machine, from meta.json's start to the last record;
+"not run here" when there is none: nothing is guessed), and the first
+sentence of the description. Any of them
 can be given by name wherever a scenario is taken (svclab run NAME,
 svclab render --scenario NAME); svclab help scenario documents the format
 for writing your own.
 
 Options:
-  --format text|json   output format (default text); --json is the same as --format json
+  --format text|markdown|json|csv   output format (default text); --json is --format json
 
 Examples:
   svclab scenarios
@@ -36,12 +37,14 @@ type scenarioEntry struct {
 	Kind       string   `json:"kind"`
 	Dataplanes []string `json:"dataplanes"`
 	Summary    string   `json:"summary"`
+	// TakesHere is how long the latest complete run of it under
+	// ./results/runs took on this machine ("not run here" when none).
+	TakesHere string `json:"takes_here"`
 }
 
 func runScenarios(args []string, stdout, _ io.Writer) error {
 	fs := newFlagSet("scenarios")
-	format := fs.String("format", "text", "")
-	asJSON := fs.Bool("json", false, "")
+	format := addFormatFlag(fs, formatText, formatMarkdown, formatJSON, formatCSV)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -49,33 +52,29 @@ func runScenarios(args []string, stdout, _ io.Writer) error {
 	if len(rest) != 0 {
 		return usagef("svclab scenarios takes no arguments")
 	}
-	if *asJSON {
-		*format = "json"
-	}
 	entries, err := embeddedScenarios()
 	if err != nil {
 		return err
 	}
-	switch *format {
-	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(entries)
-	case "text":
-		return writeScenarioTable(stdout, entries)
+	if format.value == formatJSON {
+		return writeJSON(stdout, entries)
 	}
-	return usagef("--format %q: use text or json", *format)
+	return scenarioTable(entries).write(stdout, format.value)
 }
 
 // embeddedScenarios loads every embedded scenario for its listing.
 func embeddedScenarios() ([]scenarioEntry, error) {
 	var out []scenarioEntry
+	took := tookHere()
 	for _, name := range scenario.Names() {
 		s, err := scenario.Load(name)
 		if err != nil {
 			return nil, fmt.Errorf("embedded scenario %s: %w", name, err)
 		}
-		out = append(out, entryOf(s))
+		e := entryOf(s)
+		d, ok := took[name]
+		e.TakesHere = tookText(d, ok)
+		out = append(out, e)
 	}
 	return out, nil
 }
@@ -100,11 +99,10 @@ func firstSentence(text string) string {
 	return text
 }
 
-func writeScenarioTable(w io.Writer, entries []scenarioEntry) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tDATAPLANES\tWHAT IT SHOWS")
+func scenarioTable(entries []scenarioEntry) *table {
+	t := &table{header: []string{"NAME", "KIND", "DATAPLANES", "TAKES HERE", "WHAT IT SHOWS"}}
 	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, e.Kind, strings.Join(e.Dataplanes, ","), e.Summary)
+		t.add(e.Name, e.Kind, strings.Join(e.Dataplanes, ","), e.TakesHere, e.Summary)
 	}
-	return tw.Flush()
+	return t
 }

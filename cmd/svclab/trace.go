@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -50,7 +49,9 @@ Options:
   --nft-rules FILE    with an iptables-nft-save dump: the host's nft list ruleset; both are
                       walked as one, each hook's base chains in priority order (iptables-nft's
                       tables in the ruleset are skipped: the dump describes them)
-  --json              one JSON object: endpoints as {"endpoint": "IP:port", "probability": p}
+  --format text|markdown|json
+                      output format (default text; --json is --format json). JSON is
+                      one object: endpoints as {"endpoint": "IP:port", "probability": p}
 
 The iptables tracer walks raw, mangle, nat, filter and security in the
 kernel's order. A match it cannot decide (an interface, ipset or module it
@@ -98,7 +99,7 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 	ipsets := fs.String("ipsets", "", "")
 	iptablesFile := fs.String(string(dataplane.ModeIPTables), "", "") // --iptables FILE: an iptables-mode dump
 	nftRules := fs.String("nft-rules", "", "")
-	asJSON := fs.Bool("json", false, "")
+	format := addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	if rest, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
@@ -122,13 +123,7 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(res)
-	} else {
-		err = printTrace(stdout, res)
-	}
+	err = printResult(stdout, format.value, "svclab trace "+*dst, res, func(w io.Writer) error { return printTrace(w, res) })
 	switch {
 	case err != nil:
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os/signal"
@@ -21,7 +20,7 @@ func init() {
 	register(&command{name: session.DaemonCommand, summary: "serve a lab for svclab up", usage: "internal\n", run: runLabDaemon, hidden: true})
 }
 
-const upUsage = `Usage: svclab up SCENARIO [--dataplane D] [--engine E] [--kube-proxy-version V] [--json]
+const upUsage = `Usage: svclab up SCENARIO [--dataplane D] [--engine E] [--kube-proxy-version V] [--format F]
 
 Builds the scenario's lab, programs one dataplane and leaves it running, with
 the pods' servers answering, so you can explore it with your own tools. A
@@ -32,7 +31,8 @@ Options:
   --engine E      native (svclab's renderer) or kube-proxy (kube-proxy's own proxier
                   programs the node and keeps running with the lab; make kube-proxy)
   --kube-proxy-version V   VERSIONS (default the scenario's, else the newest)
-  --json          print {"run", "node_netns", "client_netns", "services": [...]}
+  --format text|markdown|json (--json: --format json)
+                  json prints {"run", "node_netns", "client_netns", "services": [...]}
 
 Examples:
   sudo svclab up split-2
@@ -45,7 +45,7 @@ Examples:
 func runUp(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("up")
 	dataplane := fs.String("dataplane", string(dataplane.Default), "")
-	asJSON := fs.Bool("json", false, "")
+	format := addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	engine := fs.String("engine", "", "")
 	version := fs.String("kube-proxy-version", "", "")
 	rest, err := parseFlags(fs, args)
@@ -69,15 +69,10 @@ func runUp(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return printUp(st, *asJSON, stdout)
+	return printResult(stdout, format.value, "svclab up "+st.Run, st, func(w io.Writer) error { return printUp(st, w) })
 }
 
-func printUp(st session.UpState, asJSON bool, w io.Writer) error {
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
-	}
+func printUp(st session.UpState, w io.Writer) error {
 	fmt.Fprintf(w, "lab %s is up (%s on scenario %s, served by pid %d)\n\n", st.Run, st.Dataplane, st.Scenario, st.PID)
 	fmt.Fprintf(w, "node (the rules):   sudo ip netns exec %s bash\n", st.NodeNetns)
 	fmt.Fprintf(w, "client pod:         sudo ip netns exec %s bash\n", st.ClientNetns)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -13,7 +12,7 @@ func init() {
 	register(&command{name: "version", summary: "print svclab's version, commit, Go version and the kube-proxy drivers found", usage: versionUsage, run: runVersion})
 }
 
-const versionUsage = `Usage: svclab version [--json]
+const versionUsage = `Usage: svclab version [--format text|markdown|json]
 
 Prints svclab's version (a release tag, or a Go pseudo-version
 v0.0.0-DATE-COMMIT for an untagged commit; "dev" when the binary says
@@ -24,7 +23,8 @@ and which kube-proxy release it links. make build stamps the version and
 commit; a go build or go install takes them from Go's build info.
 
 Options:
-  --json    print it as one JSON object
+  --format text|markdown|json   output format (default text); --json is
+                                --format json: one JSON object
 
 Examples:
   svclab version
@@ -44,7 +44,7 @@ type versionReport struct {
 
 func runVersion(args []string, stdout, _ io.Writer) error {
 	fs := newFlagSet("version")
-	asJSON := fs.Bool("json", false, "")
+	format := addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -56,13 +56,7 @@ func runVersion(args []string, stdout, _ io.Writer) error {
 	if kubeProxyDrivers != nil {
 		r.KubeProxyDrivers = kubeProxyDrivers()
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}
-	writeVersion(stdout, r)
-	return nil
+	return printResult(stdout, format.value, "svclab version", r, func(w io.Writer) error { writeVersion(w, r); return nil })
 }
 
 // writeVersion prints r as aligned text.

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -46,7 +47,7 @@ func checkRequirements(req Requirements, h hostEnv) []Problem {
 	isRoot := h.geteuid() == 0
 	if req.Root && !isRoot {
 		problems = append(problems, Problem{
-			What: "svclab's lab needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN)",
+			What: needsRoot,
 			Fix:  "run it with sudo",
 		})
 	}
@@ -81,8 +82,30 @@ func Error(problems []Problem) error {
 	if pkgs := packagesToInstall(problems); len(pkgs) > 1 {
 		fmt.Fprintf(&b, "\nto install everything missing at once: apt-get install -y %s (or run `make setup`)", strings.Join(pkgs, " "))
 	}
-	return fmt.Errorf("%s", b.String())
+	notRoot := false
+	for _, p := range problems {
+		notRoot = notRoot || p.What == needsRoot
+	}
+	return &PreflightError{msg: b.String(), notRoot: notRoot}
 }
+
+// needsRoot is the problem of a lab started without root.
+const needsRoot = "svclab's lab needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN)"
+
+// ErrNotRoot is matched (errors.Is) by a PreflightError that names the
+// missing root: a usage error, not a failed measurement.
+var ErrNotRoot = errors.New(needsRoot)
+
+// PreflightError is what Error returns: every problem, one a line.
+type PreflightError struct {
+	msg     string
+	notRoot bool
+}
+
+func (e *PreflightError) Error() string { return e.msg }
+
+// Is reports ErrNotRoot when root was one of the problems.
+func (e *PreflightError) Is(target error) bool { return target == ErrNotRoot && e.notRoot }
 
 // ToolsFor lists the programs a lab run with the named dataplanes execs:
 // ip and conntrack for every lab, and each dataplane's tools (sim/dataplane).

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
-	"time"
+	"slices"
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/traffic"
@@ -28,6 +28,11 @@ type sweepLab struct {
 	model   *model.Model
 	fillers *model.Generator
 	base    results.Point // sync, size and memory, measured at setup
+	// syncLine is the setup's log line (sync times and size); RunSweep
+	// logs them in plan order once every point is set up, since points
+	// are set up in a random order.
+	syncLine string
+	order    int // the point's index in the plan
 }
 
 // RunSweep measures first-packet latency, CPU, throughput and sync time for
@@ -59,9 +64,11 @@ func RunSweep(ctx context.Context, sc *scenario.Scenario, opts Options, w *resul
 		if err != nil {
 			return partialSummary(sc, w), err
 		}
+		l.order = idx
 		labs = append(labs, l)
 		step()
 	}
+	logSyncLines(labs, opts)
 	var records []results.Record
 	for rep := 1; rep <= spec.Repetitions; rep++ {
 		for _, idx := range shuffled(len(labs), spec.Seed+uint64(rep)) {
@@ -137,9 +144,19 @@ func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options)
 	} else if err := l.incremental(ctx); err != nil {
 		return err
 	}
-	opts.logf("%-16s %6d services: %d rules, %d bytes, full sync %s, incremental %s",
+	l.syncLine = fmt.Sprintf("%-16s %6d services: %d rules, %d bytes, full sync %s, incremental %s",
 		l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), seconds(l.base.SyncIncrementalS, incrementalTimed))
 	return nil
+}
+
+// logSyncLines logs every point's setup line in plan order (dataplane,
+// then services), whatever order the points were set up in.
+func logSyncLines(labs []*sweepLab, opts Options) {
+	sorted := slices.Clone(labs)
+	slices.SortFunc(sorted, func(a, b *sweepLab) int { return a.order - b.order })
+	for _, l := range sorted {
+		opts.logf("%s", l.syncLine)
+	}
 }
 
 // resync removes the rules and loads them again, so every repetition times
@@ -182,7 +199,7 @@ func seconds(s float64, measured bool) string {
 	if !measured {
 		return "not timed (above the scenario's limit)"
 	}
-	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+	return metric.FormatSeconds(s)
 }
 
 // measurePoint probes every position of one point once and runs one

@@ -3,6 +3,7 @@ package metric
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/svclab/svclab/sim/results"
@@ -37,4 +38,47 @@ func FormatNumber(v float64) string {
 		return strings.TrimPrefix(s, "-") // no "-0.00"
 	}
 	return s
+}
+
+// FormatSeconds prints a duration given in seconds in the unit that reads
+// best, with FormatNumber's precision and no exponent: "89.1 µs",
+// "12.3 ms", "1.24 s", "0 s" only for zero.
+func FormatSeconds(s float64) string {
+	switch a := math.Abs(s); {
+	case a == 0:
+		return "0 s"
+	case a < 1e-3:
+		return FormatNumber(s*1e6) + " µs"
+	case a < 1:
+		return FormatNumber(s*1e3) + " ms"
+	}
+	return FormatNumber(s) + " s"
+}
+
+// FormatMicros is FormatSeconds for a value in microseconds.
+func FormatMicros(us float64) string { return FormatSeconds(us / 1e6) }
+
+// Thousands formats v with separators every three digits and at most
+// three significant decimals: 20,000, 1,500, 0.25.
+func Thousands(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if math.Abs(v) < 1 {
+		return strconv.FormatFloat(v, 'f', max(0, 2-int(math.Floor(math.Log10(math.Abs(v))))), 64)
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	neg := strings.HasPrefix(intPart, "-")
+	intPart = strings.TrimPrefix(intPart, "-")
+	for i := len(intPart) - 3; i > 0; i -= 3 {
+		intPart = intPart[:i] + "," + intPart[i:]
+	}
+	if neg {
+		intPart = "-" + intPart
+	}
+	if frac != "" {
+		return intPart + "." + frac
+	}
+	return intPart
 }

@@ -48,3 +48,28 @@ func TestFitValueAndMedian(t *testing.T) {
 		t.Error("stats.Median(nil) is not NaN")
 	}
 }
+
+func TestFormatSeconds(t *testing.T) {
+	tests := []struct {
+		s    float64
+		want string
+	}{
+		{8.907e-05, "89.1 µs"}, {0.0123, "12.3 ms"}, {1.2391, "1.24 s"}, {126.6, "127 s"}, {0, "0 s"}, {4e-7, "0.40 µs"},
+	}
+	for _, tc := range tests {
+		if got := FormatSeconds(tc.s); got != tc.want {
+			t.Errorf("FormatSeconds(%v) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+	if got := FormatMicros(1500); got != "1.50 ms" {
+		t.Errorf("FormatMicros(1500) = %q, want 1.50 ms", got)
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 20000: "20,000", 1500: "1,500", 100000: "100,000", -2500: "-2,500", 0.25: "0.250", 12.5: "12.5", 999: "999"} {
+		if got := Thousands(v); got != want {
+			t.Errorf("Thousands(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -322,6 +322,12 @@ func (o *Objects) decodeError(doc []byte, where string, err error) error {
 		e.Err = err
 		return e
 	}
+	if strings.Contains(msg, "couldn't get version/kind") { // not a mapping at all: a Go type would follow
+		e := ref.errorf("", "not a Kubernetes object: the document is not a YAML or JSON mapping with apiVersion and kind",
+			"give the output of kubectl get services,endpointslices,nodes -A -o yaml")
+		e.Err = err
+		return e
+	}
 	field := ""
 	if m := unmarshalRE.FindStringSubmatch(msg); m != nil { // json: cannot unmarshal X into Go struct field T.a.b of type Y
 		field, msg = m[2], fmt.Sprintf("a %s where %s %s is wanted", m[1], article(m[3]), m[3])

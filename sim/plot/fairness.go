@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
+	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -26,8 +28,11 @@ func FairnessBars(run results.FairnessRun) (*gplot.Plot, error) {
 	if len(run.Endpoints) == 0 {
 		return nil, fmt.Errorf("fairness bars of %s on %s: %w", run.Service, run.Dataplane, ErrNoData)
 	}
-	title := fmt.Sprintf("%s, %s: share of %d connections per endpoint\nchi-square p = %.3g (%s)",
-		run.Dataplane, run.Service, run.Connections, run.ChiSquareP, splitVerdict(run.ChiSquareP))
+	title := fmt.Sprintf("%s, %s: share of %s per endpoint\n%s",
+		run.Dataplane, run.Service, loadOf(run), testLine(run))
+	if run.ExpectDropped {
+		title = fmt.Sprintf("%s, %s\n%s", run.Dataplane, run.Service, droppedTitle([]results.FairnessRun{run}))
+	}
 	p := newPlot(title, "endpoint", "share")
 	p.Add(horizontalGrid())
 	c := colorOf(run.Dataplane, []string{run.Dataplane})
@@ -40,15 +45,49 @@ func FairnessBars(run results.FairnessRun) (*gplot.Plot, error) {
 		return nil, fmt.Errorf("fairness intervals of %s on %s: %w", run.Service, run.Dataplane, err)
 	}
 	p.Add(bars, intervals)
-	p.Legend.Add("observed share, error bar: 95% interval", bars)
+	p.Legend.Add("observed share of "+servedWhat(run)+", error bar: 95% interval", bars)
 	if err := addExpected(p, run.Endpoints); err != nil {
 		return nil, fmt.Errorf("expected shares of %s on %s: %w", run.Service, run.Dataplane, err)
 	}
 	nameEndpoints(p, run.Endpoints)
 	p.Legend.Top = true
 	p.Y.Min = 0
-	p.Y.Max = 1.25 * highestShare(run.Endpoints)
+	p.Y.Max = math.Min(1.05, 1.25*highestShare(run.Endpoints))
+	p.Y.Tick.Marker = percentTicks{}
 	return p, nil
+}
+
+// loadOf is "20,000 connections", or "6,000 requests over 24 connections".
+func loadOf(r results.FairnessRun) string {
+	if r.Mode == "keepalive" {
+		return fmt.Sprintf("%s requests over %s connections", metric.Thousands(float64(r.Requests)), metric.Thousands(float64(r.Connections)))
+	}
+	return metric.Thousands(float64(r.Connections)) + " connections"
+}
+
+// pValue prints a p-value as a relation, without an exponent: "= 0.432",
+// "< 0.0001".
+func pValue(p float64) string {
+	if p < 1e-4 {
+		return "< 0.0001"
+	}
+	return fmt.Sprintf("= %.3g", p)
+}
+
+// testLine is the title's verdict: "chi-square p = 0.432 (consistent with
+// the expected split)"; in keep-alive mode the requests' test and the
+// connections' split side by side.
+func testLine(r results.FairnessRun) string {
+	line := fmt.Sprintf("chi-square p %s (%s)", pValue(r.ChiSquareP), splitVerdict(r.ChiSquareP))
+	if r.Mode != "keepalive" || r.ConnChiSquareP == nil {
+		return line
+	}
+	conns := make([]string, len(r.Endpoints))
+	for i, e := range r.Endpoints {
+		conns[i] = fmt.Sprint(e.Connections)
+	}
+	return fmt.Sprintf("requests: %s\nconnections %s (the kernel's choices): p %s (%s)", line, strings.Join(conns, " / "),
+		pValue(*r.ConnChiSquareP), splitVerdict(*r.ConnChiSquareP))
 }
 
 func splitVerdict(p float64) string {

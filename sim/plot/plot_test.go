@@ -115,7 +115,7 @@ func TestLegendAndTitleText(t *testing.T) {
 		{"latency", func() (*gplot.Plot, error) { return LatencyVsServices(s, recs, "", "last") },
 			[]string{"iptables-nft: 21.3 ns/service [19.8, 22.9]", "nftables: 0.01 ns/service [-0.20, 0.22]", "least-squares fit", "one repetition"}},
 		{"all positions", func() (*gplot.Plot, error) { return LatencyVsServices(s, recs, "p50_us", "") },
-			[]string{"iptables-nft last: 21.3 ns/service", "iptables-nft first<", "nftables first<"}},
+			[]string{"iptables-nft last: 21.3 ns/service", "iptables-nft first<", "nftables first (overlaps iptables-nft first)<"}},
 		{"sync", func() (*gplot.Plot, error) { return SyncVsServices(s, recs) },
 			[]string{"iptables-nft full: 20000 ns/service [19000, 21000]", "nftables incremental"}},
 		{"fairness", func() (*gplot.Plot, error) { return FairnessBars(fairnessRun(2, false)) },

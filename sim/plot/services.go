@@ -53,12 +53,16 @@ func RulesVsServices(s *results.Summary, records []results.Record) (*gplot.Plot,
 	}
 	p := newPlot("Rules vs services", servicesLabel, m.Label)
 	p.Add(fullGrid())
-	for _, sr := range all {
-		if err := addSeries(p, sr, sr.dataplane, medianStyle(sr)); err != nil {
+	names := make([]string, len(all))
+	for i, sr := range all {
+		names[i] = sr.dataplane
+	}
+	for i, name := range overlapNames(all, names) {
+		if err := addSeries(p, all[i], name, medianStyle(all[i])); err != nil {
 			return nil, err
 		}
 	}
-	finishSweepPlot(p, false, hasReps(all))
+	finishSweepPlot(p, false, all)
 	return p, nil
 }
 
@@ -75,15 +79,19 @@ func MetricVsServices(s *results.Summary, records []results.Record, name, positi
 	}
 	p := newPlot(titleOf(m, position), servicesLabel, m.Label)
 	p.Add(fullGrid())
-	for _, sr := range all {
-		if err := addSeries(p, sr, seriesName(sr, position == ""), medianStyle(sr)); err != nil {
+	names := make([]string, len(all))
+	for i, sr := range all {
+		names[i] = seriesName(sr, position == "")
+	}
+	for i, name := range overlapNames(all, names) {
+		if err := addSeries(p, all[i], name, medianStyle(all[i])); err != nil {
 			return nil, err
 		}
-		if err := addFitLine(p, sr, m); err != nil {
+		if err := addFitLine(p, all[i], m); err != nil {
 			return nil, err
 		}
 	}
-	finishSweepPlot(p, hasFit(all), hasReps(all))
+	finishSweepPlot(p, hasFit(all), all)
 	return p, nil
 }
 
@@ -146,13 +154,23 @@ func addSeries(p *gplot.Plot, sr series, name string, style seriesStyle) error {
 }
 
 // addFitLine draws intercept + slope·N, dashed, over the series' service
-// range.
+// range, clipped where it would go below zero (no latency or CPU time is
+// negative; a line below the axis is the fit's artefact).
 func addFitLine(p *gplot.Plot, sr series, m metric.Metric) error {
 	if sr.fit == nil {
 		return nil
 	}
 	lo, hi := sr.medians[0].X, sr.medians[len(sr.medians)-1].X
-	fitted, err := plotter.NewLine(plotter.XYs{{X: lo, Y: metric.FitValue(m, *sr.fit, lo)}, {X: hi, Y: metric.FitValue(m, *sr.fit, hi)}})
+	ylo, yhi := metric.FitValue(m, *sr.fit, lo), metric.FitValue(m, *sr.fit, hi)
+	switch {
+	case ylo < 0 && yhi < 0:
+		return nil
+	case ylo < 0:
+		lo, ylo = lo+(hi-lo)*(-ylo)/(yhi-ylo), 0
+	case yhi < 0:
+		hi, yhi = lo+(hi-lo)*ylo/(ylo-yhi), 0
+	}
+	fitted, err := plotter.NewLine(plotter.XYs{{X: lo, Y: ylo}, {X: hi, Y: yhi}})
 	if err != nil {
 		return fmt.Errorf("fit of %s %s: %w", sr.dataplane, sr.position, err)
 	}
@@ -170,15 +188,19 @@ func hasFit(all []series) bool {
 	return false
 }
 
-// finishSweepPlot places the legend, explains the marks and starts the y
-// axis at zero so that slopes compare honestly.
-func finishSweepPlot(p *gplot.Plot, withFit, withReps bool) {
+// finishSweepPlot places the legend, explains the marks, starts the y
+// axis at zero so that slopes compare honestly, labels the axes with
+// thousands separators and raises the y axis so the legend is off the data.
+func finishSweepPlot(p *gplot.Plot, withFit bool, all []series) {
 	grey := color.Gray{Y: 0x60}
+	entries := len(all)
 	if withFit {
 		p.Legend.Add("least-squares fit", &plotter.Line{LineStyle: fitStyle(grey)})
+		entries++
 	}
-	if withReps {
+	if hasReps(all) {
 		p.Legend.Add("one repetition", &plotter.Scatter{GlyphStyle: repetitionStyle(color.RGBA{R: 0x60, G: 0x60, B: 0x60, A: 0xFF})})
+		entries++
 	}
 	p.Legend.Top = true
 	p.Legend.Left = true
@@ -186,6 +208,9 @@ func finishSweepPlot(p *gplot.Plot, withFit, withReps bool) {
 	p.Legend.YOffs = -vg.Points(6)
 	p.X.Min = min(p.X.Min, 0)
 	p.Y.Min = min(p.Y.Min, 0)
+	p.X.Tick.Marker = readableTicks{}
+	p.Y.Tick.Marker = readableTicks{}
+	keepLegendOffData(p, entries, maxValue(all), minValue(all), Height)
 }
 
 // fitStyle is the dashed line of a fit.

@@ -52,9 +52,12 @@ func SyncVsServices(s *results.Summary, records []results.Record) (*gplot.Plot, 
 		}
 	}
 	all := append(slices.Clone(fulls), incrementals...)
-	finishSweepPlot(p, false, hasReps(all))
 	if spansDecades(all) {
 		p.Y.Scale = gplot.LogScale{}
+		p.Y.Min = minValue(all)
+	}
+	finishSweepPlot(p, false, all)
+	if spansDecades(all) {
 		p.Y.Tick.Marker = gplot.LogTicks{Prec: -1}
 		p.Y.Min = minValue(all)
 	}

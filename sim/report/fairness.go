@@ -3,9 +3,12 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/svclab/svclab/sim/metric"
 
 	"github.com/svclab/svclab/sim/results"
 )
@@ -22,13 +25,13 @@ func FairnessTable(w io.Writer, s *results.Summary) error {
 }
 
 func fairnessRun(w io.Writer, r results.FairnessRun) error {
-	fmt.Fprintf(w, "\n%s  %s (%s)  %d connections, %d errors, %s mode, %.0f conn/s, connect p50 %.0fµs p99 %.0fµs\n",
-		r.Dataplane, r.Service, r.ClusterIP, r.Connections, r.Errors, r.Mode, r.ConnPerSec, r.P50us, r.P99us)
+	fmt.Fprintf(w, "\n%s  %s (%s)  %s, %d errors, %s mode, %s\n",
+		r.Dataplane, r.Service, r.ClusterIP, loadLine(r), r.Errors, r.Mode, connectLatency(r))
 	if path := trafficPath(r); path != "" {
 		fmt.Fprintln(w, path)
 	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "endpoint\tpod\tserved\tshare\t95% interval\texpected\tkernel\tsources seen\t")
+	fmt.Fprintf(tw, "endpoint\tpod\t%s\tshare\t95%% interval\texpected\tkernel (connections)\tsources seen\t\n", servedUnit(r))
 	for _, e := range r.Endpoints {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t[%.4f, %.4f]\t%.4f\t%s\t%s\t\n", e.Endpoint, e.Pod, e.Count, e.Share, e.ShareLo, e.ShareHi, e.Expected, dnat(r, e), sources(e))
 	}
@@ -42,8 +45,12 @@ func fairnessRun(w io.Writer, r results.FairnessRun) error {
 		fmt.Fprintln(w, droppedVerdict(r))
 		return rulesTable(w, r)
 	}
-	fmt.Fprintf(w, "chi-square p = %.4g (%s), Jain index = %.5f, max/min = %.4f%s\n",
-		r.ChiSquareP, verdict(r.ChiSquareP), r.Jain, r.MaxMinRatio, agreement(r))
+	if r.Mode == "keepalive" {
+		fmt.Fprintf(w, "%s%s\n", KeepaliveVerdict(r), witness(r))
+		return rulesTable(w, r)
+	}
+	fmt.Fprintf(w, "chi-square p %s (%s), Jain index = %.5f, max/min = %.4f%s\n",
+		formatP(r.ChiSquareP), verdict(r.ChiSquareP), r.Jain, r.MaxMinRatio, agreement(r))
 	return rulesTable(w, r)
 }
 
@@ -113,6 +120,24 @@ func sources(e results.Endpoint) string {
 	return strings.Join(parts, " ")
 }
 
+// loadLine is what was sent: "20,000 connections", or in keep-alive mode
+// "6,000 requests over 24 connections".
+func loadLine(r results.FairnessRun) string {
+	if r.Mode == "keepalive" && r.Requests > 0 {
+		return fmt.Sprintf("%s requests over %s connections", thousands(int64(r.Requests)), thousands(int64(r.Connections)))
+	}
+	return thousands(int64(r.Connections)) + " connections"
+}
+
+// connectLatency is "1,234 conn/s, connect p50 85 µs, p99 310 µs", or says
+// no connection completed (dropped traffic has no connect time).
+func connectLatency(r results.FairnessRun) string {
+	if r.P50us == 0 && r.P99us == 0 {
+		return "no connection completed, so no connect time"
+	}
+	return fmt.Sprintf("%s conn/s, connect p50 %s, p99 %s", thousands(int64(math.Round(r.ConnPerSec))), metric.FormatMicros(r.P50us), metric.FormatMicros(r.P99us))
+}
+
 func dnat(r results.FairnessRun, e results.Endpoint) string {
 	if r.KernelCounter == "" {
 		return "-"
@@ -121,7 +146,7 @@ func dnat(r results.FairnessRun, e results.Endpoint) string {
 }
 
 func verdict(p float64) string {
-	if p < 0.01 {
+	if p < SkewP {
 		return "the split is NOT the expected one"
 	}
 	return "consistent with the expected split"

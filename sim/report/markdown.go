@@ -18,9 +18,9 @@ const ReportFile = "report.md"
 // Report lists what WriteReport wrote.
 type Report struct {
 	// Markdown is the path of report.md.
-	Markdown string
+	Markdown string `json:"report"`
 	// Plots are the paths of the plot files, PNG and SVG, in report order.
-	Plots []string
+	Plots []string `json:"plots"`
 }
 
 // WriteReport reads a run directory (see LoadRun: a run killed half way
@@ -59,8 +59,13 @@ func WriteReport(dir string) (Report, error) {
 			return rep, err
 		}
 	}
+	overview, paths, err := saveOverviewPlots(dir, run.Summary.Runs)
+	rep.Plots = append(rep.Plots, paths...)
+	if err != nil {
+		return rep, err
+	}
 	var md bytes.Buffer
-	writeMarkdown(&md, run, sweep, fairPFs)
+	writeMarkdown(&md, run, sweep, fairPFs, overview)
 	writeTimelines(&md, run.Summary.Timelines, timelinePFs)
 	rep.Markdown = filepath.Join(dir, ReportFile)
 	return rep, writeFileAtomic(rep.Markdown, md.Bytes())
@@ -84,7 +89,7 @@ func writeFileAtomic(path string, data []byte) error {
 }
 
 // writeMarkdown renders the whole report.
-func writeMarkdown(w io.Writer, run *Run, sweep []plotFile, fairness map[int]plotFile) {
+func writeMarkdown(w io.Writer, run *Run, sweep []plotFile, fairness map[int]plotFile, overview []plotFile) {
 	s := run.Summary
 	fmt.Fprintf(w, "# svclab report: %s\n\n", title(s))
 	switch {
@@ -92,6 +97,13 @@ func writeMarkdown(w io.Writer, run *Run, sweep []plotFile, fairness map[int]plo
 		fmt.Fprintf(w, "> **Incomplete run:** %d of %d planned measurements were made; the figures below cover only those.\n\n", s.Measured, s.Planned)
 	case !s.Complete:
 		fmt.Fprintf(w, "> **Incomplete run:** the run did not finish; the figures below cover only the completed measurements.\n\n")
+	}
+	if lines := Headline(s, run.Meta); len(lines) > 0 {
+		fmt.Fprintf(w, "## Findings\n\n")
+		for _, l := range lines {
+			fmt.Fprintf(w, "- %s\n", cell(l))
+		}
+		fmt.Fprintln(w)
 	}
 	writeEnvironment(w, run.Meta)
 	writeWarnings(w, s.Warnings)
@@ -105,7 +117,7 @@ func writeMarkdown(w io.Writer, run *Run, sweep []plotFile, fairness map[int]plo
 			writeImage(w, "###", pf)
 		}
 	}
-	writeFairness(w, s.Runs, fairness)
+	writeFairness(w, s.Runs, fairness, overview)
 }
 
 func title(s *results.Summary) string {

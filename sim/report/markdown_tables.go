@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
@@ -11,7 +12,7 @@ import (
 // writePointsTable writes the sweep's points; "-" is not measured.
 func writePointsTable(w io.Writer, points []results.Point) {
 	fmt.Fprintf(w, "## Sweep points\n\nMedians over repetitions; connections and errors are totals. \"-\" is not measured.\n\n")
-	fmt.Fprintf(w, "| dataplane | services | position | reps | p50 µs | p90 µs | p99 µs | CPU µs/conn | conn/s | sync full s | sync incr. s | rules | bytes | connections | errors |\n")
+	fmt.Fprintf(w, "| dataplane | services | position | reps | p50 µs | p90 µs | p99 µs | CPU µs/conn | conn/s | sync full | sync incr. | rules | bytes | connections | errors |\n")
 	fmt.Fprintf(w, "|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, p := range points {
 		fmt.Fprintf(w, "| %s | %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d |\n",
@@ -43,23 +44,29 @@ func writeFitsTable(w io.Writer, fits []results.Fit) {
 
 // writeFairness writes one section per fairness run: its figures, its
 // endpoints, its statistic rules' counters and its bar chart.
-func writeFairness(w io.Writer, runs []results.FairnessRun, plots map[int]plotFile) {
+func writeFairness(w io.Writer, runs []results.FairnessRun, plots map[int]plotFile, overview []plotFile) {
 	if len(runs) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "## Fairness\n\n")
+	writeAcross(w, runs)
+	for _, pf := range overview {
+		writeImage(w, "###", pf)
+	}
 	for i, r := range runs {
 		fmt.Fprintf(w, "### %s: %s\n\n", cell(r.Dataplane), cell(r.Service))
 		if path := trafficPath(r); path != "" {
 			fmt.Fprintf(w, "Traffic %s.\n", cell(path))
 		}
-		fmt.Fprintf(w, "%d connections, %d errors, %s mode, %s conn/s, connect p50 %s µs, p99 %s µs.\n",
-			r.Connections, r.Errors, r.Mode, rate(r.ConnPerSec), measured(r.P50us), measured(r.P99us))
-		if r.ExpectDropped {
+		fmt.Fprintf(w, "%s, %d errors, %s mode, %s.\n", loadLine(r), r.Errors, r.Mode, connectLatency(r))
+		switch {
+		case r.ExpectDropped:
 			fmt.Fprintf(w, "%s.\n\n", cell(droppedVerdict(r)))
-		} else {
-			fmt.Fprintf(w, "Chi-square p = %.4g (%s), Jain index = %.5f, max/min = %.4f%s.\n\n",
-				r.ChiSquareP, verdict(r.ChiSquareP), r.Jain, r.MaxMinRatio, agreement(r))
+		case r.Mode == "keepalive":
+			fmt.Fprintf(w, "%s%s.\n\n", cell(KeepaliveVerdict(r)), cell(witness(r)))
+		default:
+			fmt.Fprintf(w, "Chi-square p %s (%s), Jain index = %.5f, max/min = %.4f%s.\n\n",
+				formatP(r.ChiSquareP), verdict(r.ChiSquareP), r.Jain, r.MaxMinRatio, agreement(r))
 		}
 		fmt.Fprintf(w, "| endpoint | pod | served | share | 95%% interval | expected | kernel DNAT | sources seen |\n|---|---|--:|--:|--:|--:|--:|---|\n")
 		for _, e := range r.Endpoints {
@@ -87,6 +94,26 @@ func writeRules(w io.Writer, r results.FairnessRun) {
 	for _, rule := range r.Rules {
 		fmt.Fprintf(w, "| %d | %s | %.10f | %d | %d | %.4f | [%.4f, %.4f] | %.3g |\n",
 			rule.Index, cell(rule.Target), rule.Probability, rule.Reached, rule.Packets, rule.Observed, rule.ObservedLo, rule.ObservedHi, rule.P)
+	}
+	fmt.Fprintln(w)
+}
+
+// writeAcross writes the fairness runs side by side, one row per
+// dataplane (and service): the first table of a fairness report.
+func writeAcross(w io.Writer, runs []results.FairnessRun) {
+	fmt.Fprintf(w, "### Across dataplanes\n\n| dataplane | service | served | shares (expected) | chi-square p | verdict | Jain | kernel witness |\n|---|---|--:|---|--:|---|--:|---|\n")
+	for _, r := range runs {
+		shares, p, v, jain := "-", "-", droppedVerdict(r), "-"
+		if !r.ExpectDropped {
+			parts := make([]string, len(r.Endpoints))
+			for i, e := range r.Endpoints {
+				parts[i] = percent(e.Share)
+			}
+			shares = strings.Join(parts, " / ") + " (" + expectedShares(r) + ")"
+			p, v, jain = strings.TrimPrefix(formatP(r.ChiSquareP), "= "), verdict(r.ChiSquareP), fmt.Sprintf("%.4f", r.Jain)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s %s | %s | %s | %s | %s | %s |\n", cell(r.Dataplane), cell(r.Service),
+			thousands(int64(servedTotal(r))), servedUnit(r), shares, p, v, jain, cell(strings.TrimPrefix(witness(r), "; ")))
 	}
 	fmt.Fprintln(w)
 }

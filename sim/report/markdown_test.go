@@ -109,8 +109,9 @@ func TestWriteReportSources(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, []string{"# svclab report: split-3 fairness (svl-fair)", "## Fairness", "### iptables-nft: demo/web:http",
-			"| 10.244.1.3:8080 | web-1 | 505 | 0.5050 |", "](plots/fairness-01-iptables-nft.png)", "meta.json is missing"},
-			[]string{"Incomplete run", "rebuilt", "## Sweep points"}, 2},
+			"| 10.244.1.3:8080 | web-1 | 505 | 0.5050 |", "](plots/fairness-01-iptables-nft.png)", "meta.json is missing",
+			"### Across dataplanes", "](plots/fairness-across-01.png)", "](plots/cascade-01.png)"},
+			[]string{"Incomplete run", "rebuilt", "## Sweep points"}, 6},
 		{"incomplete summary and records", func(t *testing.T, dir string) {
 			writeRecords(t, dir, sweepRecords())
 			s := &results.Summary{Schema: results.SchemaVersion, Kind: "sweep", Warnings: []string{"interrupted at 20000 services"}}

@@ -37,7 +37,7 @@ func TestFairnessShowsPathsSourcesAndDrops(t *testing.T) {
 			if err := FairnessTable(&text, &results.Summary{Runs: []results.FairnessRun{tt.run}}); err != nil {
 				t.Fatal(err)
 			}
-			writeFairness(&md, []results.FairnessRun{tt.run}, nil)
+			writeFairness(&md, []results.FairnessRun{tt.run}, nil, nil)
 			for _, out := range []string{text.String(), md.String()} {
 				for _, w := range tt.want {
 					if !strings.Contains(strings.ToLower(out), strings.ToLower(w)) {

@@ -104,3 +104,48 @@ func fileSafe(s string) string {
 		return '-'
 	}, s)
 }
+
+// saveOverviewPlots draws, per service of the fairness runs, the grouped
+// chart across dataplanes and, where the rules have a statistic cascade,
+// the cascade plot.
+func saveOverviewPlots(dir string, runs []results.FairnessRun) ([]plotFile, []string, error) {
+	var files []plotFile
+	var all []string
+	for i, group := range byService(runs) {
+		service := group[0].Service
+		specs := []plotSpec{
+			{fmt.Sprintf("fairness-across-%02d", i+1), "Shares across dataplanes, servers and the kernel's counters, " + service,
+				func() (*gplot.Plot, error) { return plot.FairnessGrouped(group) }},
+			{fmt.Sprintf("cascade-%02d", i+1), "The statistic cascade, rule by rule, " + service,
+				func() (*gplot.Plot, error) { return plot.Cascade(group) }},
+		}
+		for _, spec := range specs {
+			pf, paths, ok, err := savePlot(dir, spec)
+			all = append(all, paths...)
+			if err != nil {
+				return files, all, err
+			}
+			if ok {
+				files = append(files, pf)
+			}
+		}
+	}
+	return files, all, nil
+}
+
+// byService groups fairness runs by service, in first-seen order.
+func byService(runs []results.FairnessRun) [][]results.FairnessRun {
+	var order []string
+	groups := map[string][]results.FairnessRun{}
+	for _, r := range runs {
+		if _, ok := groups[r.Service]; !ok {
+			order = append(order, r.Service)
+		}
+		groups[r.Service] = append(groups[r.Service], r)
+	}
+	out := make([][]results.FairnessRun, len(order))
+	for i, s := range order {
+		out[i] = groups[s]
+	}
+	return out
+}

@@ -16,7 +16,7 @@ import (
 func SweepTable(w io.Writer, s *results.Summary) error {
 	fmt.Fprintf(w, "\nsweep points (medians over repetitions)\n")
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "dataplane\tservices\tposition\treps\tp50 µs\tp90 µs\tp99 µs\tcpu µs/conn\tconn/s\tsync full s\tsync incr s\trules\tbytes\terrors\t")
+	fmt.Fprintln(tw, "dataplane\tservices\tposition\treps\tp50 µs\tp90 µs\tp99 µs\tcpu µs/conn\tconn/s\tsync full\tsync incr\trules\tbytes\terrors\t")
 	for _, p := range s.Points {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n",
 			p.Dataplane, p.Services, p.Position, p.Repetitions,
@@ -61,12 +61,13 @@ func rate(v float64) string {
 	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
-// seconds formats a duration in seconds to 4 significant digits, or "-".
+// seconds formats a duration in seconds in a unit that reads (µs, ms, s),
+// or "-".
 func seconds(v float64) string {
 	if v == 0 {
 		return "-"
 	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
+	return metric.FormatSeconds(v)
 }
 
 // count formats a count, or "-" for zero.

@@ -29,7 +29,7 @@ func (r Record) check() error {
 		f := r.Fairness
 		return checkFields(fmt.Sprintf("fairness %s %s", f.Dataplane, f.Service), []field{
 			{"p50_us", f.P50us, MaxValue}, {"p99_us", f.P99us, MaxValue}, {"conn_per_s", f.ConnPerSec, MaxValue},
-			{"chi2_p", f.ChiSquareP, 1}, {"jain", f.Jain, 1},
+			{"chi2_p", f.ChiSquareP, 1}, {"jain", f.Jain, 1}, {"conn_chi2_p", connP(f), 1},
 			{"connections", float64(f.Connections), MaxValue}, {"errors", float64(f.Errors), MaxValue},
 		})
 	}
@@ -79,4 +79,12 @@ func (s *seen) again(r Record, line string, n int) error {
 	}
 	s.lines[line] = n
 	return nil
+}
+
+// connP is the connections' chi-square p-value, 0 when not recorded.
+func connP(f *FairnessRun) float64 {
+	if f.ConnChiSquareP == nil {
+		return 0
+	}
+	return *f.ConnChiSquareP
 }

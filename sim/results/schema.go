@@ -88,6 +88,9 @@ type Endpoint struct {
 	// the pod saw it: the client's own when the path preserves it, the
 	// node's when the node masqueraded.
 	Sources map[string]uint64 `json:"sources,omitempty"`
+	// Connections is, in keep-alive mode (where Count is requests), the
+	// connections the pod's server accepted: the kernel's choices.
+	Connections uint64 `json:"connections,omitempty"`
 }
 
 // Rule is one endpoint-selection rule of the service chain and its kernel
@@ -146,6 +149,10 @@ type FairnessRun struct {
 	// Local on a node without a local endpoint); Errors then counts the
 	// drops and Endpoints lists no expected share.
 	ExpectDropped bool `json:"expect_dropped,omitempty"`
+	// ConnChiSquareP is, in keep-alive mode, the chi-square p-value of the
+	// connections' split (Endpoint.Connections), beside ChiSquareP of the
+	// requests': the kernel balances connections, and requests follow them.
+	ConnChiSquareP *float64 `json:"conn_chi2_p,omitempty"`
 	// LeftOut are the service's other endpoints, which the rules do not
 	// route this traffic to (not ready and not serving-terminating, or
 	// remote under a Local policy), with what their pods served: zero

@@ -155,7 +155,7 @@ func decode(source string, raw []byte) (file, error) {
 		if errors.Is(err, io.EOF) {
 			return f, &FieldError{File: source, Msg: "the file is empty", Hint: "see `svclab help scenario` for the format"}
 		}
-		return f, decodeError(source, err)
+		return f, indentationError(raw, decodeError(source, err))
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {

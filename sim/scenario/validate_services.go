@@ -92,7 +92,7 @@ func validateService(s *service, cidrs clusterCIDRs, at atFunc) []pathError {
 		errs = append(errs, at("name")("a service needs a name", ""))
 	}
 	if ip, err := netip.ParseAddr(s.ClusterIP); err != nil || !ip.Is4() {
-		errs = append(errs, at("clusterIP")(fmt.Sprintf("%s is not an IPv4 address", apicheck.Excerpt(s.ClusterIP)), "svclab renders IPv4 services; e.g. clusterIP: 10.96.0.10"))
+		errs = append(errs, at("clusterIP")(fmt.Sprintf("%s is not an IPv4 address", apicheck.Excerpt(s.ClusterIP)), "a scenario's clusterIP is the service's IPv4 address, e.g. clusterIP: 10.96.0.10; IPv6 and dual-stack services come from synthetic.mix.families or a kubectl objects file"))
 	} else if apicheck.BadAddress(ip) == "" && !cidrs.service.Contains(ip) {
 		errs = append(errs, at("clusterIP")(fmt.Sprintf("%s is outside the service CIDR %s", ip, cidrs.service), "pick an address in cluster.serviceCIDR or widen it"))
 	}
