@@ -74,7 +74,7 @@ func TestABRefusesBadInput(t *testing.T) {
 	}{
 		{"no scenario", []string{"ab"}, "give one scenario, or --from DIR"},
 		{"both", []string{"ab", "ci-ab", "--from", "x"}, "give one scenario, or --from DIR"},
-		{"bad format", []string{"ab", "--from", "x", "--format", "csv"}, "use text, markdown or json"},
+		{"bad format", []string{"ab", "--from", "x", "--format", "csv"}, "want text, markdown or json"},
 		{"threshold of a metric not gated", []string{"ab", "ci-ab", "--threshold", "p99_us=5"}, "no primary metric is called that"},
 		{"not an A/B directory", []string{"ab", "--from", os.TempDir()}, "A/B plan"},
 		{"fairness-only scenario", []string{"ab", "split-2"}, "has no sweep"},

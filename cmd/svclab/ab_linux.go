@@ -122,7 +122,7 @@ type abFlags struct {
 	repetitions int
 	seed        uint64
 	out, from   string
-	format      string
+	format      *formatFlag
 	alpha       float64
 	thresholds  []string
 }
@@ -136,17 +136,14 @@ func runAB(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&f.seed, "seed", 1, "")
 	fs.StringVar(&f.out, "out", "", "")
 	fs.StringVar(&f.from, "from", "", "")
-	fs.StringVar(&f.format, "format", ab.FormatText, "")
+	f.format = addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	fs.Float64Var(&f.alpha, "alpha", 0.05, "")
 	fs.Func("threshold", "", func(v string) error { f.thresholds = append(f.thresholds, v); return nil })
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	format, err := ab.ParseFormat(f.format)
-	if err != nil {
-		return usagef("--%v", err)
-	}
+	format := string(f.format.value)
 	if f.alpha <= 0 || f.alpha >= 1 {
 		return usagef("--alpha %g: use a level between 0 and 1, e.g. 0.05", f.alpha)
 	}

@@ -79,8 +79,9 @@ Examples:
 type auditFlags struct {
 	objects, dump, ipsets, iptables, backend string
 	node, nodeIP, mode, version, engine      string
-	family, clusterCIDR, serviceCIDR, format string
-	live, masqueradeAll, json                bool
+	family, clusterCIDR, serviceCIDR         string
+	format                                   *formatFlag
+	live, masqueradeAll                      bool
 }
 
 func runAudit(args []string, stdout, stderr io.Writer) error {
@@ -99,7 +100,7 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 	case err != nil:
 		return &exitError{code: 3, msg: err.Error()}
 	}
-	if err := writeAudit(stdout, rep, f.format); err != nil {
+	if err := writeAudit(stdout, rep, string(f.format.value)); err != nil {
 		return err
 	}
 	if !rep.Clean() {
@@ -118,12 +119,12 @@ func parseAuditFlags(args []string) (auditFlags, error) {
 	}{{&f.objects, "objects", ""}, {&f.dump, "dump", ""}, {&f.ipsets, "ipsets", ""}, {&f.iptables, string(dataplane.ModeIPTables), ""},
 		{&f.backend, "iptables-backend", ""}, {&f.node, "node", ""}, {&f.nodeIP, "node-ip", ""}, {&f.mode, "mode", ""},
 		{&f.version, "kube-proxy-version", ""}, {&f.engine, "engine", scenario.EngineKubeProxy}, {&f.family, "family", "ipv4"},
-		{&f.clusterCIDR, "cluster-cidr", ""}, {&f.serviceCIDR, "service-cidr", ""}, {&f.format, "format", "text"}} {
+		{&f.clusterCIDR, "cluster-cidr", ""}, {&f.serviceCIDR, "service-cidr", ""}} {
 		fs.StringVar(s.p, s.name, s.def, "")
 	}
 	fs.BoolVar(&f.live, "live", false, "")
 	fs.BoolVar(&f.masqueradeAll, "masquerade-all", false, "")
-	fs.BoolVar(&f.json, "json", false, "")
+	f.format = addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	rest, err := parseFlags(fs, args)
 	switch {
 	case err != nil:
@@ -134,11 +135,6 @@ func parseAuditFlags(args []string) (auditFlags, error) {
 		return f, usagef("--objects FILE is required (kubectl get services,endpointslices,nodes -A -o yaml)")
 	case (f.dump == "") == !f.live:
 		return f, usagef("give the node's rules: --dump FILE, or --live to read them here")
-	case f.json:
-		f.format = "json"
-	}
-	if f.format != "text" && f.format != "markdown" && f.format != "json" {
-		return f, usagef("--format %q: want text, markdown or json", f.format)
 	}
 	return f, nil
 }

@@ -62,7 +62,7 @@ func TestAuditCommand(t *testing.T) {
 		{"missing dump", []string{"--dump", "no-such-file"}, 2, "no-such-file"},
 		{"wrong mode", []string{"--dump", clean, "--mode", "iptables"}, 2, "the dump holds nftables rules"},
 		{"unknown node", []string{"--dump", clean, "--node", "nope"}, 2, `node "nope"`},
-		{"bad format", []string{"--dump", clean, "--format", "xml"}, 2, `--format "xml"`},
+		{"bad format", []string{"--dump", clean, "--format", "xml"}, 2, `"xml" for flag -format: want text, markdown or json`},
 		{"live without mode", []string{"--live"}, 2, "--live needs --mode"},
 	}
 	for _, tc := range tests {

@@ -100,9 +100,10 @@ func (s *sideFlags) Set(v string) error {
 func (s *sideFlags) String() string { return "" }
 
 type migrateFlags struct {
-	from, to, engine, format string
-	fromFlags, toFlags       sideFlags
-	nodeAddrs                []netip.Addr
+	from, to, engine   string
+	format             *formatFlag
+	fromFlags, toFlags sideFlags
+	nodeAddrs          []netip.Addr
 }
 
 func runMigrate(args []string, stdout, stderr io.Writer) error {
@@ -113,8 +114,7 @@ func runMigrate(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&f.fromFlags, "from-flag", "")
 	fs.Var(&f.toFlags, "to-flag", "")
 	fs.StringVar(&f.engine, "engine", scenario.EngineKubeProxy, "")
-	fs.StringVar(&f.format, "format", "text", "")
-	fs.BoolFunc("json", "", func(string) error { f.format = "json"; return nil })
+	f.format = addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	fs.Func("node-address", "", func(v string) error {
 		for _, a := range strings.Split(v, ",") {
 			ip, err := netip.ParseAddr(strings.TrimSpace(a))
@@ -138,7 +138,7 @@ func runMigrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := migrate.Write(stdout, res, f.format); err != nil {
+	if err := migrate.Write(stdout, res, string(f.format.value)); err != nil {
 		return err
 	}
 	if len(res.Differences) > 0 {
@@ -155,9 +155,6 @@ func migrateInput(f migrateFlags, rest []string) (migrate.Input, error) {
 	}
 	if f.from == "" || f.to == "" {
 		return in, usagef("give --from MODE[@VERSION] and --to MODE[@VERSION]")
-	}
-	if !strings.Contains(strings.Join(migrate.Formats, ","), f.format) || f.format == "" {
-		return in, usagef("--format %q: want one of %s", f.format, strings.Join(migrate.Formats, ", "))
 	}
 	sc, err := scenario.Load(rest[0])
 	if err != nil {

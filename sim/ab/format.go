@@ -18,17 +18,6 @@ const (
 	FormatJSON     = "json"
 )
 
-// ParseFormat accepts text, markdown or json ("" is text).
-func ParseFormat(s string) (string, error) {
-	switch s {
-	case "", FormatText:
-		return FormatText, nil
-	case FormatMarkdown, FormatJSON:
-		return s, nil
-	}
-	return "", fmt.Errorf("format %q: use text, markdown or json", s)
-}
-
 // WriteReport writes the analysis of plan's run in format.
 func WriteReport(w io.Writer, format string, plan *Plan, res *Result) error {
 	switch format {

@@ -114,11 +114,3 @@ func TestUnboundedReportIsValidJSON(t *testing.T) {
 	}
 }
 
-func TestParseFormat(t *testing.T) {
-	for in, want := range map[string]string{"": FormatText, "text": FormatText, "markdown": FormatMarkdown, "json": FormatJSON, "csv": ""} {
-		got, err := ParseFormat(in)
-		if got != want || (want == "") != (err != nil) {
-			t.Errorf("ParseFormat(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-}
