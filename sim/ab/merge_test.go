@@ -113,4 +113,3 @@ func TestUnboundedReportIsValidJSON(t *testing.T) {
 		t.Errorf("report of 3 pairs: %v\n%s", err, b.String())
 	}
 }
-
