@@ -75,6 +75,7 @@ func TestPrivilegeBoundary(t *testing.T) {
 // (kubeproxy, whose render mode builds on every OS). The rest of the lab is
 // reached through them.
 var cliLab = []string{
+	"github.com/svclab/svclab/lab/cluster",
 	"github.com/svclab/svclab/lab/guest",
 	"github.com/svclab/svclab/lab/host",
 	"github.com/svclab/svclab/lab/kubeproxy",
