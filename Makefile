@@ -171,3 +171,38 @@ bpf: ## regenerate lab/ebpf's BPF objects and bindings (installs clang if missin
 
 clean-lab: build
 	./$(BIN) cleanup
+
+# The container image (README "Container image"): a Debian root filesystem
+# from Debian's packages (mmdebstrap, no registry) with the tools the
+# dataplanes need (APT_PACKAGES less curl and python3, which only tests and
+# the check script use), svclab and the kube-proxy drivers, assembled by
+# .ci/image (go-containerregistry) into a docker-archive that podman and
+# docker load. SVCLAB_KUBE_PROXY_DRIVERS=DIR takes the drivers from DIR
+# instead of building them (make kube-proxy takes minutes).
+IMAGE          ?= svclab:latest
+IMAGE_TAR      := bin/svclab-image.tar
+IMAGE_ROOTFS   := bin/image-rootfs.tar
+IMAGE_SUITE    ?= bookworm
+IMAGE_MIRROR   ?= http://deb.debian.org/debian
+IMAGE_PACKAGES := $(filter-out curl python3,$(APT_PACKAGES))
+IMAGE_DRIVERS   = $(if $(SVCLAB_KUBE_PROXY_DRIVERS),$(KP_VERSIONS:%=$(SVCLAB_KUBE_PROXY_DRIVERS)/kube-proxy-driver-%),$(KP_DRIVERS))
+comma := ,
+.PHONY: image
+
+image: build $(if $(SVCLAB_KUBE_PROXY_DRIVERS),,kube-proxy) $(IMAGE_ROOTFS) ## the container image: bin/svclab-image.tar, loaded into podman if present
+	cd .ci/image && $(GO) build -o ../../bin/image-assemble .
+	bin/image-assemble -rootfs $(IMAGE_ROOTFS) -tag $(IMAGE) -revision $(COMMIT) -o $(IMAGE_TAR) $(BIN) $(IMAGE_DRIVERS)
+	@ls -l $(IMAGE_TAR) | awk '{printf "image: %s, %.0f MB (docker-archive)\n", $$NF, $$5/1e6}'
+	@if command -v podman >/dev/null; then podman load -q -i $(IMAGE_TAR) && podman image ls $(IMAGE); \
+	 else echo "image: load it with podman load -i $(IMAGE_TAR) or docker load -i $(IMAGE_TAR)"; fi
+
+# The root filesystem, rebuilt when the Makefile (the package list) changes.
+# Documentation, manuals and locales are left out (copyright files stay).
+$(IMAGE_ROOTFS): Makefile
+	@$(MAKE) --no-print-directory setup APT_PACKAGES=mmdebstrap
+	@mkdir -p bin
+	mmdebstrap --quiet --variant=minbase --include=$(subst $(eval) ,$(comma),$(IMAGE_PACKAGES)) \
+	  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+	  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
+	  --dpkgopt='path-exclude=/usr/share/info/*' \
+	  $(IMAGE_SUITE) $@.part.tar $(IMAGE_MIRROR) && mv $@.part.tar $@

@@ -76,6 +76,7 @@ func TestPrivilegeBoundary(t *testing.T) {
 // reached through them.
 var cliLab = []string{
 	"github.com/svclab/svclab/lab/abrun",
+	"github.com/svclab/svclab/lab/cluster",
 	"github.com/svclab/svclab/lab/guest",
 	"github.com/svclab/svclab/lab/host",
 	"github.com/svclab/svclab/lab/kubeproxy",

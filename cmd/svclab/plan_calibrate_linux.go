@@ -122,14 +122,3 @@ func parseIntList(s string) ([]int, error) {
 	return out, nil
 }
 
-// splitList splits a comma-separated list ("" is nil).
-func splitList(s string) []string {
-	if strings.TrimSpace(s) == "" {
-		return nil
-	}
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		out = append(out, strings.TrimSpace(p))
-	}
-	return out
-}

@@ -1,0 +1,208 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	simcluster "github.com/svclab/svclab/sim/cluster"
+)
+
+// LogSource reads a finished pod's log.
+type LogSource interface {
+	Logs(ctx context.Context, pod *corev1.Pod) (io.ReadCloser, error)
+}
+
+// APILogs reads logs through the API server (which asks the pod's kubelet).
+type APILogs struct{ Client kubernetes.Interface }
+
+// Logs streams the svclab container's log.
+func (a APILogs) Logs(ctx context.Context, pod *corev1.Pod) (io.ReadCloser, error) {
+	return a.Client.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: "svclab"}).Stream(ctx)
+}
+
+// Runner runs one cluster run's Jobs.
+type Runner struct {
+	Client    kubernetes.Interface
+	Namespace string
+	RunID     string
+	// Logs defaults to APILogs.
+	Logs LogSource
+	// Progress gets a line whenever a pool's counts change.
+	Progress io.Writer
+	// Poll is how often the Jobs and pods are listed (default 2s).
+	Poll time.Duration
+}
+
+// Outcome is what a run collected: each cell's directory by label, and the
+// cells whose pods failed (their directory is collected too when the log
+// held an archive).
+type Outcome struct {
+	Cells  map[string]string
+	Failed []string
+}
+
+// ErrJobFailed says a Job ended Failed (an index exhausted its retries, or
+// the deadline passed).
+var ErrJobFailed = errors.New("a cluster run Job failed")
+
+// Run creates the Jobs, waits for them, collects cells into outDir/cells
+// and always deletes the Jobs and their pods before it returns.
+func (r *Runner) Run(ctx context.Context, jobs []*batchv1.Job, outDir string) (out Outcome, err error) {
+	defer func() {
+		if cerr := r.Cleanup(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}()
+	for _, j := range jobs {
+		if _, err := r.Client.BatchV1().Jobs(r.Namespace).Create(ctx, j, metav1.CreateOptions{}); err != nil {
+			return out, fmt.Errorf("create Job %s/%s: %w", r.Namespace, j.Name, err)
+		}
+		r.logf("created Job %s/%s (%d cells)", r.Namespace, j.Name, *j.Spec.Completions)
+	}
+	return r.wait(ctx, jobs, outDir)
+}
+
+func (r *Runner) wait(ctx context.Context, jobs []*batchv1.Job, outDir string) (Outcome, error) {
+	out := Outcome{Cells: map[string]string{}}
+	collected := map[string]bool{}
+	last := map[string]string{}
+	tick := time.NewTicker(r.poll())
+	defer tick.Stop()
+	for {
+		pods, err := r.Client.CoreV1().Pods(r.Namespace).List(ctx, metav1.ListOptions{LabelSelector: simcluster.RunLabel + "=" + r.RunID})
+		if err != nil {
+			return out, fmt.Errorf("list pods of run %s: %w", r.RunID, err)
+		}
+		for i := range pods.Items {
+			p := &pods.Items[i]
+			if collected[p.Name] || (p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed) {
+				continue
+			}
+			collected[p.Name] = true
+			r.collect(ctx, p, jobs, outDir, &out)
+		}
+		done, failed, err := r.jobStates(ctx, jobs, last)
+		if err != nil {
+			return out, err
+		}
+		if done == len(jobs) {
+			sort.Strings(out.Failed)
+			if failed > 0 {
+				return out, fmt.Errorf("%w: %d of %d Jobs (cells %v)", ErrJobFailed, failed, len(jobs), out.Failed)
+			}
+			return out, nil
+		}
+		select {
+		case <-ctx.Done():
+			return out, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// jobStates counts finished and failed Jobs and prints each Job's counts
+// when they changed since last.
+func (r *Runner) jobStates(ctx context.Context, jobs []*batchv1.Job, last map[string]string) (done, failed int, err error) {
+	for _, j := range jobs {
+		cur, err := r.Client.BatchV1().Jobs(r.Namespace).Get(ctx, j.Name, metav1.GetOptions{})
+		if err != nil {
+			return 0, 0, fmt.Errorf("get Job %s/%s: %w", r.Namespace, j.Name, err)
+		}
+		s := cur.Status
+		line := fmt.Sprintf("%s: %d/%d cells succeeded, %d failed, %d running", j.Labels[simcluster.PoolLabel], s.Succeeded, *j.Spec.Completions, s.Failed, s.Active)
+		if line != last[j.Name] {
+			last[j.Name] = line
+			r.logf("%s", line)
+		}
+		for _, c := range s.Conditions {
+			if c.Status != corev1.ConditionTrue {
+				continue
+			}
+			switch c.Type {
+			case batchv1.JobComplete:
+				done++
+			case batchv1.JobFailed:
+				done, failed = done+1, failed+1
+			}
+		}
+	}
+	return done, failed, nil
+}
+
+// collect unpacks a finished pod's cell from its log.
+func (r *Runner) collect(ctx context.Context, p *corev1.Pod, jobs []*batchv1.Job, outDir string, out *Outcome) {
+	cell, err := cellOf(p, jobs)
+	if err != nil {
+		r.logf("pod %s: %v", p.Name, err)
+		return
+	}
+	label := cell.Label()
+	if p.Status.Phase == corev1.PodFailed {
+		out.Failed = append(out.Failed, label)
+	}
+	dir := filepath.Join(outDir, "cells", label)
+	if err := r.unpack(ctx, p, dir); err != nil {
+		r.logf("cell %s (pod %s, %s): %v", label, p.Name, p.Status.Phase, err)
+		return
+	}
+	out.Cells[label] = dir
+	r.logf("cell %s (pod %s on %s, %s) -> %s", label, p.Name, p.Spec.NodeName, p.Status.Phase, dir)
+}
+
+func (r *Runner) unpack(ctx context.Context, p *corev1.Pod, dir string) error {
+	src := r.Logs
+	if src == nil {
+		src = APILogs{Client: r.Client}
+	}
+	rc, err := src.Logs(ctx, p)
+	if err != nil {
+		return fmt.Errorf("read the log: %w", err)
+	}
+	defer rc.Close()
+	// A retried index replaces its earlier attempt's directory.
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	return simcluster.Unpack(rc, dir)
+}
+
+// cellOf finds the pod's cell: its Job's cells, by the pod's index.
+func cellOf(p *corev1.Pod, jobs []*batchv1.Job) (simcluster.Cell, error) {
+	index := p.Annotations[batchv1.JobCompletionIndexAnnotation]
+	pool := p.Labels[simcluster.PoolLabel]
+	for _, j := range jobs {
+		if j.Labels[simcluster.PoolLabel] != pool {
+			continue
+		}
+		for _, e := range j.Spec.Template.Spec.Containers[0].Env {
+			if e.Name == simcluster.CellsEnv {
+				return simcluster.CellFor(e.Value, index)
+			}
+		}
+	}
+	return simcluster.Cell{}, fmt.Errorf("no Job of pool %q has index %q", pool, index)
+}
+
+func (r *Runner) poll() time.Duration {
+	if r.Poll > 0 {
+		return r.Poll
+	}
+	return 2 * time.Second
+}
+
+func (r *Runner) logf(format string, args ...any) {
+	if r.Progress != nil {
+		fmt.Fprintf(r.Progress, "cluster: "+format+"\n", args...)
+	}
+}
