@@ -32,6 +32,8 @@ func init() {
 const clusterUsage = `Usage: svclab cluster run --image IMAGE --pool NAME=LABEL=VALUE... [options]
        svclab cluster cell      (what each Job's pod runs; not for people)
 
+'run' is the default subcommand: 'svclab cluster --image …' is 'svclab cluster run --image …'.
+
 Runs a matrix (scenarios × dataplanes × kube-proxy versions × node pools) on
 a Kubernetes cluster: one Indexed Job per pool (a Job has one node selector),
 one cell per index (JOB_COMPLETION_INDEX), each pod privileged in its own
@@ -56,6 +58,7 @@ Options:
   --kubeconfig FILE, --context NAME
   --out DIR                where cells go (default results/cluster/RUNID)
   --dry-run                print the Jobs as YAML and create nothing
+  --format text|markdown|json  the merged report's format (default text)
 
 Exit status: 0 every cell succeeded; 1 a Job failed (the collected cells are
 kept); 2 bad input; 130 interrupted (the Jobs and pods were deleted).
@@ -75,6 +78,7 @@ type clusterFlags struct {
 	retries                                        int
 	timeout                                        time.Duration
 	dryRun                                         bool
+	format                                         *formatFlag
 }
 
 // poolList is the repeated --pool flag.
@@ -102,6 +106,9 @@ func runCluster(args []string, stdout, stderr io.Writer) error {
 		return runClusterCell(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		return errHelp
+	}
+	if strings.HasPrefix(args[0], "-") {
+		return runClusterRun(args, stdout, stderr) // run is the default subcommand
 	}
 	return usagef("unknown subcommand %q: want run (or cell)", args[0])
 }
@@ -151,12 +158,12 @@ func runClusterRun(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	r := &labcluster.Runner{Client: client, Namespace: ns, RunID: runID, Progress: stderr}
 	outcome, runErr := r.Run(ctx, jobs, out)
-	return finishClusterRun(ctx, outcome, runErr, out, stdout, stderr)
+	return finishClusterRun(ctx, outcome, runErr, out, f.format.value, stdout, stderr)
 }
 
 // finishClusterRun merges what was collected and maps the run's error to
 // the exit status.
-func finishClusterRun(ctx context.Context, outcome labcluster.Outcome, runErr error, out string, stdout, stderr io.Writer) error {
+func finishClusterRun(ctx context.Context, outcome labcluster.Outcome, runErr error, out string, format outputFormat, stdout, stderr io.Writer) error {
 	if ctx.Err() != nil {
 		return &exitError{code: 130, msg: fmt.Sprintf("interrupted; the Jobs and pods were deleted; %d cells collected in %s", len(outcome.Cells), out)}
 	}
@@ -167,7 +174,7 @@ func finishClusterRun(ctx context.Context, outcome labcluster.Outcome, runErr er
 	sort.Strings(dirs)
 	if len(dirs) > 0 {
 		fmt.Fprintf(stderr, "cluster: %d cells in %s/cells; merged report (svclab merge %s/cells/*):\n", len(dirs), out, out)
-		if err := mergeCells(dirs, filepath.Join(out, "samples"), "text", stdout); err != nil {
+		if err := mergeCells(dirs, filepath.Join(out, "samples"), format, stdout); err != nil {
 			runErr = errors.Join(runErr, err)
 		}
 	}
@@ -190,6 +197,7 @@ func parseClusterFlags(args []string) (clusterFlags, error) {
 	fs.StringVar(&f.context, "context", "", "")
 	fs.StringVar(&f.out, "out", "", "")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "")
+	f.format = addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	rest, err := parseFlags(fs, args)
 	switch {
 	case err != nil:

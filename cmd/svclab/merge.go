@@ -39,7 +39,7 @@ Examples:
 func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge")
 	out := fs.String("out", "", "")
-	format := fs.String("format", "text", "")
+	format := addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	dirs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -47,17 +47,12 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if len(dirs) == 0 {
 		return usagef("give the cells' run directories")
 	}
-	return mergeCells(dirs, *out, *format, stdout)
+	return mergeCells(dirs, *out, format.value, stdout)
 }
 
 // mergeCells loads the cells, groups them into samples (refusing mixed CPU
 // models), writes the samples under out (if set) and prints the report.
-func mergeCells(dirs []string, out, format string, stdout io.Writer) error {
-	switch format {
-	case "text", "markdown", "json":
-	default:
-		return usagef("--format %q: want text, markdown or json", format)
-	}
+func mergeCells(dirs []string, out string, format outputFormat, stdout io.Writer) error {
 	cells := make([]cluster.MergedCell, 0, len(dirs))
 	for _, d := range dirs {
 		c, err := cluster.LoadCell(d)
@@ -77,7 +72,7 @@ func mergeCells(dirs []string, out, format string, stdout io.Writer) error {
 			}
 		}
 	}
-	if err := cluster.WriteReport(stdout, cluster.Rows(samples), format); err != nil {
+	if err := cluster.WriteReport(stdout, cluster.Rows(samples), string(format)); err != nil {
 		return fmt.Errorf("merge report: %w", err)
 	}
 	return nil

@@ -121,4 +121,3 @@ func parseIntList(s string) ([]int, error) {
 	}
 	return out, nil
 }
-
