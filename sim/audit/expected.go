@@ -25,16 +25,12 @@ import (
 // the built-in chains.
 type Renderer func(m *model.Model, mode dataplane.Mode, v render.KubeProxyVersion) (*analyze.Dump, error)
 
-// Native renders with svclab's renderers (sim/route.Rules), which the
-// conformance suite holds to kube-proxy's own output.
+// Native renders with svclab's renderers (sim/route.Rules, which loads
+// each mode's payload with its jump rules), which the conformance suite
+// holds to kube-proxy's own output.
 func Native(m *model.Model, mode dataplane.Mode, v render.KubeProxyVersion) (*analyze.Dump, error) {
 	mf := model.ForFamily(*m, m.Family)
-	d, err := route.Rules(&mf, route.Config{Mode: mode, Version: v})
-	if err != nil || mode != dataplane.ModeIPVS {
-		return d, err
-	}
-	d.IPT, err = withIPVSJumps(d.IPT.String())
-	return d, err
+	return route.Rules(&mf, route.Config{Mode: mode, Version: v})
 }
 
 // SyncRenderer is lab/kubeproxy.RenderFirst's signature: kube-proxy's own
