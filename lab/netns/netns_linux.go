@@ -41,14 +41,41 @@ func Create(name string) error {
 			return
 		}
 		handle.Close()
+		resetErr := resetInherited()
 		if err := vnetns.Set(origin); err != nil {
 			errc <- fmt.Errorf("return from netns %s: %w", name, err) // thread stays locked and dies
 			return
 		}
 		runtime.UnlockOSThread()
-		errc <- nil
+		if resetErr != nil {
+			resetErr = fmt.Errorf("netns %s: %w", name, resetErr)
+		}
+		errc <- resetErr
 	}()
 	return <-errc
+}
+
+// inheritedIPv4 are the IPv4 settings a new namespace copies from the
+// host's (net.core.devconf_inherit_init_net 0, the default, inherits IPv4
+// conf/all and conf/default from the initial namespace), reset to the
+// kernel's defaults so that a lab does not depend on the host: with the
+// host forwarding (as podman or docker leave it), every lab namespace
+// would route what it should drop. Lab code turns forwarding on where it
+// needs it (the node).
+var inheritedIPv4 = []string{
+	"/proc/sys/net/ipv4/conf/all/forwarding",
+	"/proc/sys/net/ipv4/conf/default/forwarding",
+}
+
+// resetInherited writes the kernel's default (0) to inheritedIPv4 in the
+// namespace the calling thread is in.
+func resetInherited() error {
+	for _, p := range inheritedIPv4 {
+		if err := os.WriteFile(p, []byte("0\n"), 0o644); err != nil {
+			return fmt.Errorf("reset %s: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // Delete unmounts and removes the named namespace. A namespace that does not
