@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -14,8 +13,6 @@ import (
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/nftables"
 	"github.com/svclab/svclab/sim/render"
-	"github.com/svclab/svclab/sim/render/iptables"
-	"github.com/svclab/svclab/sim/render/ipvs"
 	"github.com/svclab/svclab/sim/route"
 )
 
@@ -56,12 +53,7 @@ func LoadSync(m *model.Model, mode dataplane.Mode, s kube.Sync) (*analyze.Dump, 
 	switch mode {
 	case dataplane.ModeIPTables:
 		mf := model.ForFamily(*m, m.Family)
-		var jumps bytes.Buffer
-		if _, err := iptables.RenderModelJumps(&jumps, &mf, iptables.DefaultOptions()); err != nil {
-			return nil, err
-		}
-		d, err := restore(s.Payload, &jumps)
-		return &analyze.Dump{Kind: analyze.KindIPTables, IPT: d}, err
+		return route.LoadIPTables(strings.NewReader(s.Payload), &mf)
 	case dataplane.ModeNFTables:
 		rs, err := nftables.ParseString(s.Payload)
 		if err != nil {
@@ -84,28 +76,10 @@ func loadIPVSSync(s kube.Sync) (*analyze.Dump, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kube-proxy's ipsets: %w", err)
 	}
-	ipt, err := withIPVSJumps(s.Payload)
-	return &analyze.Dump{Kind: analyze.KindIPVS, IPVS: tab, IPSets: sets, IPT: ipt}, err
-}
-
-// withIPVSJumps restores IPVS mode's iptables payload with its jump rules.
-func withIPVSJumps(payload string) (*simipt.Dump, error) {
-	var jumps bytes.Buffer
-	if _, err := ipvs.RenderJumps(&jumps); err != nil {
-		return nil, err
-	}
-	return restore(payload, &jumps)
-}
-
-// restore is iptables-restore of payload into empty tables, then of the
-// jump rules with --noflush.
-func restore(payload string, jumps *bytes.Buffer) (*simipt.Dump, error) {
-	d, err := simipt.Apply(nil, strings.NewReader(payload), false)
+	ipt, err := simipt.Apply(nil, strings.NewReader(s.Payload), false)
 	if err != nil {
 		return nil, fmt.Errorf("kube-proxy's iptables-restore payload: %w", err)
 	}
-	if d, err = simipt.Apply(d, jumps, true); err != nil {
-		return nil, fmt.Errorf("kube-proxy's jump rules: %w", err)
-	}
-	return d, nil
+	d := &analyze.Dump{Kind: analyze.KindIPVS, IPVS: tab, IPSets: sets, IPT: ipt}
+	return d, route.AddIPVSJumps(d)
 }
