@@ -15,8 +15,12 @@
 #   DIR       where the chroot goes (default: a new /var/tmp/svclab-fresh.*);
 #             removed at the end unless KEEP=1
 #   STEPS     the make targets, in order (default: "setup build version demo
-#             test-unit"; "version" runs ./bin/svclab version; add "test" for
-#             the whole suite, which builds kube-proxy: tens of minutes)
+#             test-unit"; "version" runs ./bin/svclab version; "modules"
+#             downloads the kubeproxy module's modules for every version's
+#             go.mod, with the network, so that a later "test" (run in a
+#             network namespace of its own, without the network) finds them;
+#             the whole suite: STEPS="setup build version demo modules test",
+#             which builds kube-proxy: tens of minutes)
 #   BASE      an existing clean chroot to copy instead of running mmdebstrap
 #   MIRROR    Debian mirror (default http://deb.debian.org/debian)
 #   EXTRA_CA  a directory of *.crt CA certificates the chroot must trust too,
@@ -78,6 +82,8 @@ if [ "${1:-}" = --inside ]; then
 		start=$(date +%s)
 		case $step in
 		version) log "./bin/svclab version"; in_chroot './bin/svclab version' ;;
+		modules) log "go mod download for kubeproxy's go*.mod"
+			in_chroot 'go=$(.ci/go-toolchain.sh find) && cd kubeproxy && for m in go*.mod; do echo "kubeproxy/$m"; $go mod download -modfile=$m || exit 1; done' ;;
 		demo | test) log "make $step (in a fresh network namespace)"
 			setsid --wait unshare --net -- chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb CI="${CI:-}" \
 				PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
