@@ -94,8 +94,11 @@ func TestChaos(t *testing.T) {
 	t.Logf("chaos seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 10))
 	kinds := chaosKinds(t)
-	plan := []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
-		5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8}
+	// 42 trials (issue 10 asks for at least 40): each kind meets each of
+	// the three signals at least once; the kinds with the most moving
+	// parts (fairness, sweep, up, the timelines) twice.
+	plan := []int{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 4, 4, 4,
+		5, 5, 5, 6, 6, 6, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8}
 	sigs := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL}
 	before := hostState{root: rootSnapshot(t), svclab: svclabObjects(t)}
 	start := time.Now()

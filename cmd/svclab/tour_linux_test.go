@@ -87,7 +87,19 @@ func TestREADMETour(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "results"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, link := range []string{"results/baseline", "lab", "scenarios"} {
+	// The recorded results the tour reads (results/runs is where its own
+	// runs go), the corpus and the scenarios, as in a clone.
+	recorded, err := filepath.Glob(filepath.Join(repo, "results", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := []string{"lab", "scenarios"}
+	for _, r := range recorded {
+		if name := filepath.Base(r); name != "runs" {
+			links = append(links, filepath.Join("results", name))
+		}
+	}
+	for _, link := range links {
 		if err := os.Symlink(filepath.Join(repo, link), filepath.Join(dir, link)); err != nil {
 			t.Fatal(err)
 		}

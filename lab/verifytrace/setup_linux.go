@@ -224,7 +224,7 @@ func (l *lab) loadIPSets(text []byte) error {
 // load restores the dump into the node namespace with iptables-legacy,
 // with --noflush as kube-proxy does (a table given twice continues).
 func (l *lab) load(dump []byte) error {
-	if _, err := netns.Output(l.node, dump, l.tool("restore"), "--counters", "--noflush"); err != nil {
+	if _, err := netns.Output(l.node, dump, l.tool("restore"), "--wait", "--counters", "--noflush"); err != nil {
 		return fmt.Errorf("load the dump: %w", err)
 	}
 	return nil
