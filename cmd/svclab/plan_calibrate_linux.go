@@ -27,9 +27,12 @@ another CPU model unless told (--allow-other-machine). Needs root. Progress
 goes to stderr.
 
 Options:
-  --duration D    about how long to measure (default 3m): longer runs more
-                  repetitions, which tightens the intervals
-  --reps N        repetitions of every point (overrides --duration; at least 3)
+  --duration D    how long the whole calibration may take, loading the rules
+                  included (default 3m, so that calibrate then plan takes
+                  under 5 minutes): repetitions run until the next would end
+                  after it, at least 2; longer runs more, which tightens the
+                  intervals
+  --reps N        run exactly N repetitions of every point (no time budget; at least 3)
   --dataplane L   dataplanes to calibrate (default iptables-legacy,iptables-nft,nftables)
   --services L    service counts, e.g. 1,1000,2500,5000 (the default)
   --out DIR       the calibration directory (default results/calibration/UTC-TIMESTAMP)
@@ -90,10 +93,14 @@ func calibrateInto(dir string, sweep cost.CalibrationSweep, stdout, stderr io.Wr
 	if err != nil {
 		return fmt.Errorf("calibration scenario %s: %w", path, err)
 	}
-	fmt.Fprintf(stderr, "svclab plan calibrate: %d repetitions of %v services × %s → %s\n",
-		sweep.Repetitions, sweep.Services, strings.Join(sweep.Dataplanes, ", "), dir)
+	fmt.Fprintf(stderr, "svclab plan calibrate: %s of %v services × %s → %s\n",
+		calibrationReps(sweep), sweep.Services, strings.Join(sweep.Dataplanes, ", "), dir)
 	started := time.Now()
-	if err := runAndPrint(sc, runFlags{out: dir, kernel: "host"}, io.Discard, stderr); err != nil {
+	flags := runFlags{out: dir, kernel: "host"}
+	if sweep.Budget > 0 {
+		flags.deadline = started.Add(sweep.Budget)
+	}
+	if err := runAndPrint(sc, flags, io.Discard, stderr); err != nil {
 		return err
 	}
 	machine := thisMachine()
@@ -107,6 +114,14 @@ func calibrateInto(dir string, sweep cost.CalibrationSweep, stdout, stderr io.Wr
 	fmt.Fprintf(stdout, "calibration stored in %s (%s, measured in %s)\n", dir, machine, time.Since(started).Round(time.Second))
 	fmt.Fprintf(stdout, "svclab plan uses the newest calibration under %s; or pass --calibration %s\n", calibrationRoot, dir)
 	return nil
+}
+
+// calibrationReps says how many repetitions the sweep runs.
+func calibrationReps(s cost.CalibrationSweep) string {
+	if s.Budget > 0 {
+		return fmt.Sprintf("up to %d repetitions (at least 2) within %s", s.Repetitions, s.Budget)
+	}
+	return fmt.Sprintf("%d repetitions", s.Repetitions)
 }
 
 // parseIntList reads "1,1000,5000" ("" is nil).
