@@ -36,6 +36,7 @@ Options:
   --dataplane L   dataplanes to calibrate (default iptables-legacy,iptables-nft,nftables)
   --services L    service counts, e.g. 1,1000,2500,5000 (the default)
   --out DIR       the calibration directory (default results/calibration/UTC-TIMESTAMP)
+  --progress auto|plain|none  as svclab run's (plain: lines for CI logs)
 
 Examples:
   sudo svclab plan calibrate
@@ -55,6 +56,7 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&dataplanes, "dataplane", "", "")
 	fs.StringVar(&services, "services", "", "")
 	fs.StringVar(&out, "out", "", "")
+	progress := addProgressFlag(fs)
 	rest, err := parseFlags(fs, args)
 	if errors.Is(err, errHelp) {
 		_, err = io.WriteString(stdout, planCalibrateUsage)
@@ -77,11 +79,11 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	if out == "" {
 		out = filepath.Join(calibrationRoot, time.Now().UTC().Format("20060102T150405Z"))
 	}
-	return calibrateInto(out, sweep, stdout, stderr)
+	return calibrateInto(out, sweep, *progress, stdout, stderr)
 }
 
 // calibrateInto runs the sweep into dir, then stores the machine's identity.
-func calibrateInto(dir string, sweep cost.CalibrationSweep, stdout, stderr io.Writer) error {
+func calibrateInto(dir string, sweep cost.CalibrationSweep, progress progressMode, stdout, stderr io.Writer) error {
 	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("calibration directory %s: %w", dir, err)
 	}
@@ -96,11 +98,7 @@ func calibrateInto(dir string, sweep cost.CalibrationSweep, stdout, stderr io.Wr
 	fmt.Fprintf(stderr, "svclab plan calibrate: %s of %v services × %s → %s\n",
 		calibrationReps(sweep), sweep.Services, strings.Join(sweep.Dataplanes, ", "), dir)
 	started := time.Now()
-	flags := runFlags{out: dir, kernel: "host"}
-	if sweep.Budget > 0 {
-		flags.deadline = started.Add(sweep.Budget)
-	}
-	if err := runAndPrint(sc, flags, io.Discard, stderr); err != nil {
+	if err := runAndPrint(sc, calibrationRunFlags(dir, sweep, progress, started), io.Discard, stderr); err != nil {
 		return err
 	}
 	machine := thisMachine()
@@ -114,6 +112,16 @@ func calibrateInto(dir string, sweep cost.CalibrationSweep, stdout, stderr io.Wr
 	fmt.Fprintf(stdout, "calibration stored in %s (%s, measured in %s)\n", dir, machine, time.Since(started).Round(time.Second))
 	fmt.Fprintf(stdout, "svclab plan uses the newest calibration under %s; or pass --calibration %s\n", calibrationRoot, dir)
 	return nil
+}
+
+// calibrationRunFlags are svclab run's flags for the calibration sweep:
+// every field runAndPrint reads is set, and the deadline is the budget's.
+func calibrationRunFlags(dir string, sweep cost.CalibrationSweep, progress progressMode, started time.Time) runFlags {
+	f := runFlags{out: dir, kernel: "host", format: &formatFlag{value: formatText}, progress: &progress}
+	if sweep.Budget > 0 {
+		f.deadline = started.Add(sweep.Budget)
+	}
+	return f
 }
 
 // calibrationReps says how many repetitions the sweep runs.
