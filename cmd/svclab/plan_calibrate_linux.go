@@ -27,12 +27,16 @@ another CPU model unless told (--allow-other-machine). Needs root. Progress
 goes to stderr.
 
 Options:
-  --duration D    about how long to measure (default 3m): longer runs more
-                  repetitions, which tightens the intervals
-  --reps N        repetitions of every point (overrides --duration; at least 3)
+  --duration D    how long the whole calibration may take, loading the rules
+                  included (default 3m, so that calibrate then plan takes
+                  under 5 minutes): repetitions run until the next would end
+                  after it, at least 2; longer runs more, which tightens the
+                  intervals
+  --reps N        run exactly N repetitions of every point (no time budget; at least 3)
   --dataplane L   dataplanes to calibrate (default iptables-legacy,iptables-nft,nftables)
   --services L    service counts, e.g. 1,1000,2500,5000 (the default)
   --out DIR       the calibration directory (default results/calibration/UTC-TIMESTAMP)
+  --progress auto|plain|none  as svclab run's (plain: lines for CI logs)
 
 Examples:
   sudo svclab plan calibrate
@@ -52,6 +56,7 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&dataplanes, "dataplane", "", "")
 	fs.StringVar(&services, "services", "", "")
 	fs.StringVar(&out, "out", "", "")
+	progress := addProgressFlag(fs)
 	rest, err := parseFlags(fs, args)
 	if errors.Is(err, errHelp) {
 		_, err = io.WriteString(stdout, planCalibrateUsage)
@@ -74,11 +79,11 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	if out == "" {
 		out = filepath.Join(calibrationRoot, time.Now().UTC().Format("20060102T150405Z"))
 	}
-	return calibrateInto(out, sweep, stdout, stderr)
+	return calibrateInto(out, sweep, *progress, stdout, stderr)
 }
 
 // calibrateInto runs the sweep into dir, then stores the machine's identity.
-func calibrateInto(dir string, sweep cost.CalibrationSweep, stdout, stderr io.Writer) error {
+func calibrateInto(dir string, sweep cost.CalibrationSweep, progress progressMode, stdout, stderr io.Writer) error {
 	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("calibration directory %s: %w", dir, err)
 	}
@@ -90,10 +95,10 @@ func calibrateInto(dir string, sweep cost.CalibrationSweep, stdout, stderr io.Wr
 	if err != nil {
 		return fmt.Errorf("calibration scenario %s: %w", path, err)
 	}
-	fmt.Fprintf(stderr, "svclab plan calibrate: %d repetitions of %v services × %s → %s\n",
-		sweep.Repetitions, sweep.Services, strings.Join(sweep.Dataplanes, ", "), dir)
+	fmt.Fprintf(stderr, "svclab plan calibrate: %s of %v services × %s → %s\n",
+		calibrationReps(sweep), sweep.Services, strings.Join(sweep.Dataplanes, ", "), dir)
 	started := time.Now()
-	if err := runAndPrint(sc, runFlags{out: dir, kernel: "host"}, io.Discard, stderr); err != nil {
+	if err := runAndPrint(sc, calibrationRunFlags(dir, sweep, progress, started), io.Discard, stderr); err != nil {
 		return err
 	}
 	machine := thisMachine()
@@ -107,6 +112,24 @@ func calibrateInto(dir string, sweep cost.CalibrationSweep, stdout, stderr io.Wr
 	fmt.Fprintf(stdout, "calibration stored in %s (%s, measured in %s)\n", dir, machine, time.Since(started).Round(time.Second))
 	fmt.Fprintf(stdout, "svclab plan uses the newest calibration under %s; or pass --calibration %s\n", calibrationRoot, dir)
 	return nil
+}
+
+// calibrationRunFlags are svclab run's flags for the calibration sweep:
+// every field runAndPrint reads is set, and the deadline is the budget's.
+func calibrationRunFlags(dir string, sweep cost.CalibrationSweep, progress progressMode, started time.Time) runFlags {
+	f := runFlags{out: dir, kernel: "host", format: &formatFlag{value: formatText}, progress: &progress}
+	if sweep.Budget > 0 {
+		f.deadline = started.Add(sweep.Budget)
+	}
+	return f
+}
+
+// calibrationReps says how many repetitions the sweep runs.
+func calibrationReps(s cost.CalibrationSweep) string {
+	if s.Budget > 0 {
+		return fmt.Sprintf("up to %d repetitions (at least 2) within %s", s.Repetitions, s.Budget)
+	}
+	return fmt.Sprintf("%d repetitions", s.Repetitions)
 }
 
 // parseIntList reads "1,1000,5000" ("" is nil).

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/svclab/svclab/lab/guest"
 	"github.com/svclab/svclab/lab/host"
@@ -80,6 +81,8 @@ type runFlags struct {
 	repetitions, plantRules int
 	// dataplaneSet and connectionsSet say the flag was given (even as ""/0).
 	dataplaneSet, connectionsSet bool
+	// deadline bounds a sweep's repetitions (runner.Options.Deadline).
+	deadline time.Time
 }
 
 // overrides are the flags' changes to the scenario, as a guest makes them
@@ -166,7 +169,7 @@ func runAndPrint(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) er
 	bar := newProgress(stderr, *f.progress)
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	opts := guest.Options{
-		RunOptions: runner.RunOptions{Options: runner.Options{OutDir: f.out, Log: bar.logf(logf), Progress: bar.set, PlantRules: f.plantRules}, Signal: in.name},
+		RunOptions: runner.RunOptions{Options: runner.Options{OutDir: f.out, Log: bar.logf(logf), Progress: bar.set, PlantRules: f.plantRules, Deadline: f.deadline}, Signal: in.name},
 		Kernel:     f.kernel, Overrides: f.overrides(), Stdout: stdout, Stderr: stderr,
 	}
 	out, err := guest.Run(ctx, sc, opts)

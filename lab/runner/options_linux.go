@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/topo"
@@ -26,16 +27,41 @@ type Options struct {
 	// never-matching rules each forwarded packet passes (apply.Plant), to
 	// measure a gate's power with a known change. 0 plants nothing.
 	PlantRules int
+	// Deadline, when set, bounds a sweep's repetitions: once at least
+	// MinRepetitions are done, no repetition starts that would end after
+	// it (judged by the slowest repetition so far). The zero time runs
+	// every repetition the scenario asks for. svclab plan calibrate sets
+	// it so its measuring fits its --duration on a busy machine too.
+	Deadline time.Time
+	// MinRepetitions is the repetitions a Deadline never cuts (default 2).
+	MinRepetitions int
 }
 
 func (o Options) withDefaults() Options {
 	if o.Machine == nil {
 		o.Machine = Kernel{}
 	}
+	if o.MinRepetitions <= 0 {
+		o.MinRepetitions = defaultMinRepetitions
+	}
 	if o.Prefix == "" {
 		o.Prefix = topo.NewPrefix()
 	}
 	return o
+}
+
+// defaultMinRepetitions is the repetitions a Deadline never cuts: two
+// samples per point, so the calibration's lines see the noise.
+const defaultMinRepetitions = 2
+
+// repetitionFits says whether repetition rep (1-based) may start at now:
+// always up to MinRepetitions, then only when the slowest repetition so far
+// would still end by the Deadline.
+func (o Options) repetitionFits(rep int, now time.Time, slowest time.Duration) bool {
+	if o.Deadline.IsZero() || rep <= o.MinRepetitions {
+		return true
+	}
+	return !now.Add(slowest).After(o.Deadline)
 }
 
 func (o Options) logf(format string, args ...any) {

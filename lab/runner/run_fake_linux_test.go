@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/svclab/svclab/lab/labfake"
 	"github.com/svclab/svclab/lab/runner"
@@ -122,6 +123,31 @@ func TestSweepPlanOnFakes(t *testing.T) {
 	}
 	if slopes["iptables-legacy"] < 15 || math.Abs(slopes["nftables"]) > 1 {
 		t.Errorf("last-position slopes %v: want ≈20 ns/service for the fake iptables walk and ≈0 for nftables", slopes)
+	}
+}
+
+// TestSweepDeadlineKeepsTheMinimumRepetitions: a deadline already passed
+// cuts a sweep of 4 repetitions to its minimum of 2, and the run is complete.
+func TestSweepDeadlineKeepsTheMinimumRepetitions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fake-sweep.yaml")
+	if err := os.WriteFile(path, []byte(strings.Replace(fakeSweep, "repetitions: 2", "repetitions: 4", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	opts := runner.Options{OutDir: dir, Prefix: "svl-fake", Machine: &labfake.Machine{Seed: 7}, Deadline: time.Now().Add(-time.Second)}
+	out, err := runner.Run(t.Context(), sc, runner.RunOptions{Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if points, want := records(t, out.Dir)[results.TypePoint], 3*2*2*2; len(points) != want {
+		t.Fatalf("%d point records, want %d (2 repetitions, the minimum)", len(points), want)
+	}
+	if s, err := results.ReadSummary(out.Dir); err != nil || !s.Complete {
+		t.Fatalf("summary: %v (complete %v)", err, s != nil && s.Complete)
 	}
 }
 

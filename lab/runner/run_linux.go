@@ -86,6 +86,9 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 		return out, err
 	}
 	plan := sc.Plan()
+	if !opts.Deadline.IsZero() {
+		plan.RequiredRepetitions = opts.withDefaults().MinRepetitions
+	}
 	if err := w.Append(results.Record{Type: results.TypePlan, Plan: plan}); err != nil {
 		return out, err
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"slices"
+	"time"
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/traffic"
@@ -70,7 +71,13 @@ func RunSweep(ctx context.Context, sc *scenario.Scenario, opts Options, w *resul
 	}
 	logSyncLines(labs, opts)
 	var records []results.Record
+	var slowest time.Duration
 	for rep := 1; rep <= spec.Repetitions; rep++ {
+		if !opts.repetitionFits(rep, time.Now(), slowest) {
+			opts.logf("stopped after %d of %d repetitions: another (%s) would end after the deadline", rep-1, spec.Repetitions, slowest.Round(time.Second))
+			break
+		}
+		started := time.Now()
 		for _, idx := range shuffled(len(labs), spec.Seed+uint64(rep)) {
 			points, err := measurePoint(ctx, labs[idx], spec, rep)
 			for i := range points {
@@ -85,6 +92,7 @@ func RunSweep(ctx context.Context, sc *scenario.Scenario, opts Options, w *resul
 			}
 			step()
 		}
+		slowest = max(slowest, time.Since(started))
 	}
 	return summarize(sc, records, true), nil
 }

@@ -90,6 +90,10 @@ type DataplaneModel struct {
 	// measure enough points.
 	P50 CostCurve  `json:"p50"`
 	P99 *CostCurve `json:"p99,omitempty"`
+	// P99Tail is the p99/p50 ratio of the fixed positions' points (a
+	// LinearWalk's p99 at last or middle is its p50 times it; P99 is then
+	// kept for its fit and warnings only).
+	P99Tail *TailRatio `json:"p99_tail,omitempty"`
 	// P99Uniform is the p99 of connections to uniformly random services
 	// (the sweep's uniform position) against their mean rules walked: the
 	// p99 of a whole cluster's mix, which a fixed position's p99 is not.

@@ -8,26 +8,28 @@ import (
 )
 
 // TestCalibrationSweepIsAScenario: the sweep calibrate writes loads as a
-// scenario, and its repetitions follow the duration.
+// scenario, and its repetitions follow the duration, which is its budget
+// unless the repetitions are given.
 func TestCalibrationSweepIsAScenario(t *testing.T) {
 	tests := []struct {
-		duration time.Duration
-		reps     int
-		wantReps int
+		duration   time.Duration
+		reps       int
+		wantReps   int
+		wantBudget time.Duration
 	}{
-		{DefaultCalibrationDuration, 0, 3},
-		{10 * time.Minute, 0, 14},
-		{time.Minute, 0, 3},
-		{time.Minute, 7, 7},
-		{time.Hour, 0, 60},
+		{DefaultCalibrationDuration, 0, 8, DefaultCalibrationDuration},
+		{10 * time.Minute, 0, 36, 10 * time.Minute},
+		{time.Minute, 0, 3, time.Minute},
+		{time.Minute, 7, 7, 0},
+		{time.Hour, 0, 60, time.Hour},
 	}
 	for _, tt := range tests {
 		c, err := NewCalibrationSweep(tt.duration, tt.reps, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Repetitions != tt.wantReps {
-			t.Errorf("%v, reps %d: %d repetitions, want %d", tt.duration, tt.reps, c.Repetitions, tt.wantReps)
+		if c.Repetitions != tt.wantReps || c.Budget != tt.wantBudget {
+			t.Errorf("%v, reps %d: %d repetitions, budget %v; want %d, %v", tt.duration, tt.reps, c.Repetitions, c.Budget, tt.wantReps, tt.wantBudget)
 		}
 		sc, err := scenario.Parse("calibration.yaml", c.Scenario())
 		if err != nil {

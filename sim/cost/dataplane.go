@@ -39,6 +39,9 @@ func calibrateDataplane(name string, all []results.Point, opts Options) (Datapla
 	// the p99 at (N+1)/2 rules, so only fixed targets calibrate p99.
 	p99Points := inRange(positioned(points, PositionLast, PositionMiddle), opts.Range)
 	dm.P99 = optionalCost(&dm, MetricP99, p99Points, opts, func(p results.Point) float64 { return p.P99us })
+	if lookup == LinearWalk {
+		dm.P99Tail = fitTailRatio(p99Points)
+	}
 	uniformPoints := inRange(positioned(points, PositionUniform), opts.Range)
 	dm.P50Uniform = optionalCost(&dm, MetricP50+" (uniform)", uniformPoints, opts, func(p results.Point) float64 { return p.P50us })
 	dm.P99Uniform = optionalCost(&dm, MetricP99+" (uniform)", uniformPoints, opts, func(p results.Point) float64 { return p.P99us })

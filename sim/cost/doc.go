@@ -17,7 +17,12 @@
 // position points, where a first packet walks all N rules, and its
 // `middle` points at (N+1)/2 rules (and, for p50 only, the `uniform`
 // position's points at (N+1)/2 on average), using only points with
-// N ≤ Options.MaxN. CPU comes from the `last` points only: the sweep's
+// N ≤ Options.MaxN. A rule walk's p50 for uniformly random services is
+// that pooled line at (N+1)/2 rules (a map lookup keeps a uniform-only
+// constant), and its p99 at a fixed position is that p50 times the
+// calibration points' own p99/p50 (TailRatio): each point's tail comes from
+// its own latency distribution, so scheduler delays at one size widen the
+// interval instead of tilting a second line. CPU comes from the `last` points only: the sweep's
 // throughput batch always targets the last service. Sync times (full and incremental) are fitted against
 // the ruleset's size in rules, as a line when the line fits (R² ≥
 // Options.MinR2) and otherwise as whichever of a power law or a quadratic

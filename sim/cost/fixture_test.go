@@ -13,8 +13,8 @@ import (
 const (
 	synthBaseUs     = 15.0   // p50 base
 	synthUsPerRule  = 0.02   // p50: 20 ns per rule walked
-	synthP99Base    = 40.0   // p99 base
-	synthP99PerRule = 0.03   // p99: 30 ns per rule
+	synthTail       = 1.5    // every point's p99 is 1.5× its p50
+	synthP99PerRule = 0.03   // so p99 adds 30 ns per rule
 	synthCPUBase    = 100.0  // µs per connection
 	synthCPUPerRule = 0.025  // 25 ns of CPU per rule
 	synthNftP50     = 14.0   // the nftables constant
@@ -50,7 +50,7 @@ func synthPoint(dataplane, position string, n int) results.Point {
 		return p
 	}
 	p.P50us = synthBaseUs + synthUsPerRule*evals + synthNoise(n)
-	p.P99us = synthP99Base + synthP99PerRule*evals + synthNoise(n)
+	p.P99us = synthTail * p.P50us
 	return p
 }
 

@@ -41,10 +41,12 @@ func (m MemLine) at(rules float64) Estimate {
 	return Estimate{Value: y, Lo: lo, Hi: hi}.NonNegative()
 }
 
-// p50For is the p50 curve for a position: the uniform one for uniformly
-// random services when calibrated, else the one pooling every position.
+// p50For is the p50 curve for a position: for uniformly random services
+// behind a map lookup the uniform points' own constant when calibrated,
+// else (and for every rule walk) the line pooling every position, which
+// extrapolated 10x better on the recorded sweeps (results/plan-holdout).
 func (dm *DataplaneModel) p50For(position string) CostCurve {
-	if position == PositionUniform && dm.P50Uniform != nil {
+	if position == PositionUniform && dm.P50Uniform != nil && dm.Lookup == MapLookup {
 		return *dm.P50Uniform
 	}
 	return dm.P50

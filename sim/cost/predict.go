@@ -194,6 +194,9 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	}
 	if p99 := dm.p99For(q.Position); p99 != nil {
 		c := predictCost(*p99, evals, q.Services)
+		if dm.P99Tail != nil && q.Position != PositionUniform {
+			c = dm.P99Tail.apply(p.P50us)
+		}
 		p.P99us = &c
 	}
 	if dm.CPU != nil {

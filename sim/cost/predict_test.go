@@ -220,3 +220,31 @@ func TestCalibrateRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestP99FromTheSameDistribution: a rule walk's p99 at the last position is
+// its predicted p50 times the calibration points' own p99/p50, not a second
+// line: with scattered p99s (scheduler delays at one size) the p99 still
+// follows the p50's growth.
+func TestP99FromTheSameDistribution(t *testing.T) {
+	run := synthRun()
+	for i, p := range run.Points {
+		if p.Services == 2500 && p.Dataplane == "iptables-nft" {
+			run.Points[i].P99us = 40 * p.P50us // one size's tail blown up by scheduling
+		}
+	}
+	m, err := CalibrateRun(run, Options{MaxN: 20_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds, err := m.Predict(Query{Services: 100_000, Position: PositionLast, Dataplane: "iptables-nft"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := preds[0]
+	if got, want := p.P99us.Total.Value, synthTail*p.P50us.Total.Value; !near(got, want, 0.01) {
+		t.Errorf("p99 at 100k = %v, want %v (the p50 × %v)", got, want, synthTail)
+	}
+	if r := m.Dataplanes[0].P99Tail; r == nil || r.Hi < 40 || !p.P99us.Total.Contains(p.P99us.Total.Value) {
+		t.Errorf("tail %+v, interval %+v: the blown-up size must widen the interval, not move the value", r, p.P99us.Total)
+	}
+}

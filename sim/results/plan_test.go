@@ -25,6 +25,14 @@ func droppedRecord(conns int) Record {
 	return r
 }
 
+// deadlinePlan is plan with its first repetition required, the rest
+// optional (a sweep with a deadline).
+func deadlinePlan(plan *Plan) *Plan {
+	p := *plan
+	p.RequiredRepetitions = 1
+	return &p
+}
+
 // TestCheckPlan (issue 10 point 4): complete only when every planned
 // measurement was made and measured something.
 func TestCheckPlan(t *testing.T) {
@@ -49,6 +57,9 @@ func TestCheckPlan(t *testing.T) {
 		{"traffic the rules drop, dropped", plan, []Record{droppedRecord(20), all[1], all[2]}, true, 3, ""},
 		{"traffic the rules drop, none sent", plan, []Record{droppedRecord(0), all[1], all[2]}, false, 2, "fairness"},
 		{"every probe failed", plan, []Record{all[0], pointRecord("nftables", 1000, "last", 1, 0), all[2]}, false, 2, "repetition 1"},
+		{"a deadline's optional repetition left out", deadlinePlan(plan), all[:2], true, 2, ""},
+		{"a deadline's optional repetition made", deadlinePlan(plan), all, true, 3, ""},
+		{"a deadline's required repetition missing", deadlinePlan(plan), []Record{all[0], all[2]}, false, 2, "repetition 1"},
 		{"nothing planned", nil, all, false, 0, ""},
 		{"empty plan", &Plan{}, all, false, 0, ""},
 	}
