@@ -11,15 +11,19 @@ import (
 	simcluster "github.com/svclab/svclab/sim/cluster"
 )
 
-// CleanupTimeout bounds Cleanup: a pod's kubelet stops its container (the
-// lab inside removes itself on SIGTERM) before the pod goes.
-const CleanupTimeout = 2 * time.Minute
+// DefaultCleanupTimeout bounds Cleanup: a pod's kubelet stops its
+// container (the lab inside removes itself on SIGTERM) before the pod goes.
+const DefaultCleanupTimeout = 2 * time.Minute
 
 // Cleanup deletes the run's Jobs and pods (found by the run label, so it
 // also removes what an earlier, killed command left) and waits until no
 // pod of the run is left. It uses its own context: it runs after Ctrl-C.
 func (r *Runner) Cleanup() error {
-	ctx, cancel := context.WithTimeout(context.Background(), CleanupTimeout)
+	timeout := r.CleanupTimeout
+	if timeout <= 0 {
+		timeout = DefaultCleanupTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	sel := metav1.ListOptions{LabelSelector: simcluster.RunLabel + "=" + r.RunID}
 	bg := metav1.DeletePropagationBackground
@@ -30,7 +34,7 @@ func (r *Runner) Cleanup() error {
 	if err := r.Client.CoreV1().Pods(r.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel); err != nil {
 		return fmt.Errorf("delete the pods of run %s: %w", r.RunID, err)
 	}
-	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, min(r.poll(), time.Second), true, func(ctx context.Context) (bool, error) {
 		pods, err := r.Client.CoreV1().Pods(r.Namespace).List(ctx, sel)
 		if err != nil {
 			return false, err
@@ -43,7 +47,7 @@ func (r *Runner) Cleanup() error {
 	})
 	if err != nil {
 		return fmt.Errorf("run %s: Jobs or pods still there after %v (kubectl delete jobs,pods -n %s -l %s=%s): %w",
-			r.RunID, CleanupTimeout, r.Namespace, simcluster.RunLabel, r.RunID, err)
+			r.RunID, timeout, r.Namespace, simcluster.RunLabel, r.RunID, err)
 	}
 	r.logf("deleted the Jobs and pods of run %s", r.RunID)
 	return nil

@@ -42,11 +42,15 @@ type Runner struct {
 	Progress io.Writer
 	// Poll is how often the Jobs and pods are listed (default 2s).
 	Poll time.Duration
+	// CleanupTimeout bounds Cleanup (default DefaultCleanupTimeout).
+	CleanupTimeout time.Duration
 }
 
 // Outcome is what a run collected: each cell's directory by label, and the
-// cells whose pods failed (their directory is collected too when the log
-// held an archive).
+// cells that failed: a pod of theirs failed and none succeeded (a retried
+// cell that then succeeded is not one; its directory is the successful
+// attempt's). A failed cell's directory is collected too when its log held
+// an archive.
 type Outcome struct {
 	Cells  map[string]string
 	Failed []string
@@ -74,30 +78,30 @@ func (r *Runner) Run(ctx context.Context, jobs []*batchv1.Job, outDir string) (o
 }
 
 func (r *Runner) wait(ctx context.Context, jobs []*batchv1.Job, outDir string) (Outcome, error) {
-	out := Outcome{Cells: map[string]string{}}
-	collected := map[string]bool{}
+	c := &collector{out: Outcome{Cells: map[string]string{}}, seen: map[string]bool{}, succeeded: map[string]bool{}, failed: map[string]bool{}}
 	last := map[string]string{}
 	tick := time.NewTicker(r.poll())
 	defer tick.Stop()
 	for {
-		pods, err := r.Client.CoreV1().Pods(r.Namespace).List(ctx, metav1.ListOptions{LabelSelector: simcluster.RunLabel + "=" + r.RunID})
-		if err != nil {
-			return out, fmt.Errorf("list pods of run %s: %w", r.RunID, err)
+		// Checked first: once the ticker is due too, select picks at random.
+		if err := ctx.Err(); err != nil {
+			return c.outcome(), err
 		}
-		for i := range pods.Items {
-			p := &pods.Items[i]
-			if collected[p.Name] || (p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed) {
-				continue
-			}
-			collected[p.Name] = true
-			r.collect(ctx, p, jobs, outDir, &out)
-		}
+		// The Jobs first, then their pods: a Job that is finished here had
+		// all its pods finished before, so the list below holds them all.
 		done, failed, err := r.jobStates(ctx, jobs, last)
 		if err != nil {
-			return out, err
+			return c.outcome(), err
+		}
+		pods, err := r.Client.CoreV1().Pods(r.Namespace).List(ctx, metav1.ListOptions{LabelSelector: simcluster.RunLabel + "=" + r.RunID})
+		if err != nil {
+			return c.outcome(), fmt.Errorf("list pods of run %s: %w", r.RunID, err)
+		}
+		for i := range pods.Items {
+			r.collect(ctx, &pods.Items[i], jobs, outDir, c)
 		}
 		if done == len(jobs) {
-			sort.Strings(out.Failed)
+			out := c.outcome()
 			if failed > 0 {
 				return out, fmt.Errorf("%w: %d of %d Jobs (cells %v)", ErrJobFailed, failed, len(jobs), out.Failed)
 			}
@@ -105,10 +109,29 @@ func (r *Runner) wait(ctx context.Context, jobs []*batchv1.Job, outDir string) (
 		}
 		select {
 		case <-ctx.Done():
-			return out, ctx.Err()
 		case <-tick.C:
 		}
 	}
+}
+
+// collector keeps what the finished pods gave, by cell.
+type collector struct {
+	out Outcome
+	// seen holds the pods already collected, by name.
+	seen map[string]bool
+	// succeeded and failed hold the cells with a pod in that phase.
+	succeeded, failed map[string]bool
+}
+
+func (c *collector) outcome() Outcome {
+	out := Outcome{Cells: c.out.Cells}
+	for label := range c.failed {
+		if !c.succeeded[label] {
+			out.Failed = append(out.Failed, label)
+		}
+	}
+	sort.Strings(out.Failed)
+	return out
 }
 
 // jobStates counts finished and failed Jobs and prints each Job's counts
@@ -140,8 +163,13 @@ func (r *Runner) jobStates(ctx context.Context, jobs []*batchv1.Job, last map[st
 	return done, failed, nil
 }
 
-// collect unpacks a finished pod's cell from its log.
-func (r *Runner) collect(ctx context.Context, p *corev1.Pod, jobs []*batchv1.Job, outDir string, out *Outcome) {
+// collect unpacks a finished pod's cell from its log, once per pod. A
+// failed attempt never replaces a cell a successful one gave.
+func (r *Runner) collect(ctx context.Context, p *corev1.Pod, jobs []*batchv1.Job, outDir string, c *collector) {
+	if c.seen[p.Name] || (p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed) {
+		return
+	}
+	c.seen[p.Name] = true
 	cell, err := cellOf(p, jobs)
 	if err != nil {
 		r.logf("pod %s: %v", p.Name, err)
@@ -149,14 +177,19 @@ func (r *Runner) collect(ctx context.Context, p *corev1.Pod, jobs []*batchv1.Job
 	}
 	label := cell.Label()
 	if p.Status.Phase == corev1.PodFailed {
-		out.Failed = append(out.Failed, label)
+		c.failed[label] = true
+		if c.succeeded[label] {
+			return
+		}
+	} else {
+		c.succeeded[label] = true
 	}
 	dir := filepath.Join(outDir, "cells", label)
 	if err := r.unpack(ctx, p, dir); err != nil {
 		r.logf("cell %s (pod %s, %s): %v", label, p.Name, p.Status.Phase, err)
 		return
 	}
-	out.Cells[label] = dir
+	c.out.Cells[label] = dir
 	r.logf("cell %s (pod %s on %s, %s) -> %s", label, p.Name, p.Spec.NodeName, p.Status.Phase, dir)
 }
 
@@ -170,11 +203,19 @@ func (r *Runner) unpack(ctx context.Context, p *corev1.Pod, dir string) error {
 		return fmt.Errorf("read the log: %w", err)
 	}
 	defer rc.Close()
-	// A retried index replaces its earlier attempt's directory.
+	// A retried index's archive replaces its earlier attempt's directory,
+	// but only once it unpacked whole.
+	tmp := dir + ".partial"
+	if err := os.RemoveAll(tmp); err != nil {
+		return err
+	}
+	if err := simcluster.Unpack(rc, tmp); err != nil {
+		return errors.Join(err, os.RemoveAll(tmp))
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	return simcluster.Unpack(rc, dir)
+	return os.Rename(tmp, dir)
 }
 
 // cellOf finds the pod's cell: its Job's cells, by the pod's index.
