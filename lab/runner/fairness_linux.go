@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/podserver"
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/lab/traffic"
@@ -114,7 +115,7 @@ type routedTarget struct {
 // onto the run's family, that have a usable endpoint, with their routes
 // through each of the dataplanes; the warnings say which were left out and
 // why.
-func routedTargets(explicit model.Slice, paths topo.Paths, spec LabSpec, oracles map[string]*route.Oracle, dataplanes []string) ([]routedTarget, []string) {
+func routedTargets(explicit model.Slice, paths topo.Paths, spec machine.LabSpec, oracles map[string]*route.Oracle, dataplanes []string) ([]routedTarget, []string) {
 	var out []routedTarget
 	var warnings []string
 	for i := range explicit {
@@ -159,7 +160,7 @@ func oraclesFor(m *model.Model, s apply.Settings, dataplanes []string) (map[stri
 
 // routeEach resolves t's route through each dataplane (the address and
 // source are the path's, the same for all).
-func routeEach(t fairnessTarget, paths topo.Paths, spec LabSpec, oracles map[string]*route.Oracle, dataplanes []string) (routedTarget, error) {
+func routeEach(t fairnessTarget, paths topo.Paths, spec machine.LabSpec, oracles map[string]*route.Oracle, dataplanes []string) (routedTarget, error) {
 	rt := routedTarget{routes: map[string]Route{}}
 	for _, name := range dataplanes {
 		r, err := routeWith(paths, oracles[name], t, topo.DefaultClientIP, spec.ClientIPv6)
@@ -181,7 +182,7 @@ func withNodeAddrs(m *model.Model, p topo.Paths) *model.Model {
 
 // fairnessOnDataplane programs one dataplane, measures every target, and
 // removes the rules again.
-func fairnessOnDataplane(ctx context.Context, lab Lab, name string, m *model.Model, targets []routedTarget, s apply.Settings, f *scenario.Fairness, opts Options) ([]results.FairnessRun, error) {
+func fairnessOnDataplane(ctx context.Context, lab machine.Lab, name string, m *model.Model, targets []routedTarget, s apply.Settings, f *scenario.Fairness, opts Options) ([]results.FairnessRun, error) {
 	dp, err := lab.Dataplane(name, s)
 	if err != nil {
 		return nil, err
@@ -218,7 +219,7 @@ const (
 // measureSplit sends the connections to one service and compares the
 // servers' counts, the kernel's counters and the expected split; on a path
 // the rules promise to drop it counts the drops instead.
-func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t routedTarget, f *scenario.Fairness) (results.FairnessRun, error) {
+func measureSplit(ctx context.Context, lab machine.Lab, dp apply.Dataplane, t routedTarget, f *scenario.Fairness) (results.FairnessRun, error) {
 	before, sourcesBefore := lab.ServerStats(), lab.ServerSources()
 	hist := stats.NewLatencyHistogram()
 	spec := traffic.Spec{
@@ -289,7 +290,7 @@ func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t routedTarg
 // leftOut returns the target's endpoints that are not among eps (those the
 // rules route the traffic to) and have a pod in the lab, with what each
 // pod served.
-func leftOut(t routedTarget, eps []string, lab Lab, before, after map[string]podserver.Stats, mode string) []results.Endpoint {
+func leftOut(t routedTarget, eps []string, lab machine.Lab, before, after map[string]podserver.Stats, mode string) []results.Endpoint {
 	routed := map[string]bool{}
 	for _, ep := range eps {
 		routed[ep] = true

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -21,7 +22,7 @@ type Options struct {
 	Log func(format string, args ...any)
 	// Machine builds labs and reads the machine's counters; nil is the real
 	// kernel (Kernel).
-	Machine Machine
+	Machine machine.Machine
 	// PlantRules plants a slowdown in every sweep node: that many
 	// never-matching rules each forwarded packet passes (apply.Plant), to
 	// measure a gate's power with a known change. 0 plants nothing.
@@ -45,7 +46,7 @@ func (o Options) logf(format string, args ...any) {
 }
 
 // closeLab closes l and joins its error to err.
-func closeLab(l Lab, err error) error {
+func closeLab(l machine.Lab, err error) error {
 	if cerr := l.Close(); cerr != nil {
 		return fmt.Errorf("%w (and teardown: %v)", err, cerr)
 	}

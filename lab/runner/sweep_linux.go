@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/traffic"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/metric"
@@ -22,8 +23,8 @@ import (
 // repetitions can visit points in a fresh random order without reloading.
 type sweepLab struct {
 	plan    planPoint
-	lab     Lab
-	machine Machine
+	lab     machine.Lab
+	machine machine.Machine
 	dp      apply.Dataplane
 	model   *model.Model
 	fillers *model.Generator
@@ -97,7 +98,7 @@ func setUpPoint(ctx context.Context, sc *scenario.Scenario, p planPoint, prefix 
 	if err != nil {
 		return nil, err
 	}
-	lab, err := opts.Machine.BuildLab(ctx, LabSpec{Prefix: prefix, Targets: scenario.SweepTargets(), FillerCIDR: sc.FillerCIDR(), Fillers: gen.Len() > 0,
+	lab, err := opts.Machine.BuildLab(ctx, machine.LabSpec{Prefix: prefix, Targets: scenario.SweepTargets(), FillerCIDR: sc.FillerCIDR(), Fillers: gen.Len() > 0,
 		FillerPort: model.DefaultPort.TargetPort, ServiceCIDRs: []netip.Prefix{sc.Cluster().ServiceCIDR}, PlantRules: opts.PlantRules})
 	if err != nil {
 		return nil, err
