@@ -1,4 +1,4 @@
-package runner
+package fairness
 
 import (
 	"context"
@@ -19,22 +19,34 @@ import (
 	"github.com/svclab/svclab/sim/stats"
 )
 
-// RunFairness measures the endpoint split of every explicit service of the
+// Options are what a fairness measurement takes from the run around it.
+type Options struct {
+	// Machine builds the lab.
+	Machine machine.Machine
+	// Lab is the lab the scenario needs; Run adds the node's addresses,
+	// the external client and the second node its paths ask for.
+	Lab machine.LabSpec
+	// Settings is how each dataplane is programmed.
+	Settings apply.Settings
+	// Log receives one line per dataplane programmed (optional).
+	Log func(format string, args ...any)
+}
+
+// Run measures the endpoint split of every explicit service of the
 // scenario on each of its fairness dataplanes, appending one record per
 // measurement to w. The summary is complete only when every planned
 // measurement was made.
-func RunFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
-	opts = opts.withDefaults()
+func Run(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
 	f := sc.Fairness
 	m, err := sc.Model()
 	if err != nil {
 		return nil, err
 	}
-	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.Name, Kind: "fairness"}
+	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Lab.Prefix, Scenario: sc.Name, Kind: "fairness"}
 	paths := topo.PathsFor(m, sc.Explicit(), f.Paths)
 	m = withNodeAddrs(m, paths)
-	spec := labSpecFor(sc, opts.Prefix, sc.Synthetic != nil && sc.Synthetic.Services > 0, f.ClientOnNodeFor())
-	oracles, err := oraclesFor(m, settingsFor(sc, f.Scheduler), f.Dataplanes)
+	spec := opts.Lab
+	oracles, err := oraclesFor(m, opts.Settings, f.Dataplanes)
 	if err != nil {
 		return summary, err
 	}
@@ -55,7 +67,7 @@ func RunFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *re
 	defer lab.Close()
 	planned := len(targets) * len(f.Dataplanes)
 	for _, name := range f.Dataplanes {
-		runs, err := fairnessOnDataplane(ctx, lab, name, m, targets, settingsFor(sc, f.Scheduler), f, opts)
+		runs, err := fairnessOnDataplane(ctx, lab, name, m, targets, opts.Settings, f, opts)
 		for i := range runs {
 			if aerr := w.Append(results.Record{Type: results.TypeFairness, Fairness: &runs[i]}); aerr != nil {
 				return summary, aerr
@@ -195,7 +207,9 @@ func fairnessOnDataplane(ctx context.Context, lab machine.Lab, name string, m *m
 	if err != nil {
 		return nil, err
 	}
-	opts.logf("%s: %s", name, programmedLine(s, sync))
+	if opts.Log != nil {
+		opts.Log("%s: %s", name, programmedLine(s, sync))
+	}
 	var runs []results.FairnessRun
 	for _, t := range targets {
 		t.route = t.routes[name]
@@ -256,7 +270,7 @@ func measureSplit(ctx context.Context, lab machine.Lab, dp apply.Dataplane, t ro
 	run := results.FairnessRun{
 		Dataplane: dp.Name(), Service: t.Name(), ClusterIP: t.Service.ClusterIP.String(), Mode: f.Mode,
 		Connections: sum.Connections, Requests: sum.Requests, Errors: sum.Errors, ConnPerSec: sum.ConnPerSec,
-		P50us: us(hist.Quantile(0.5)), P99us: us(hist.Quantile(0.99)),
+		P50us: stats.Micros(hist.Quantile(0.5)), P99us: stats.Micros(hist.Quantile(0.99)),
 		Address: spec.Target.String(), ExpectDropped: t.route.Dropped,
 	}
 	if spec.Source.IsValid() {
@@ -353,8 +367,6 @@ func fillFairness(run *results.FairnessRun, counts []uint64) error {
 	run.ConnChiSquareP = &cr.P
 	return nil
 }
-
-func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // programmedLine says who wrote the rules, which kube-proxy release's they
 // are, and what was loaded: "kube-proxy v1.37.2 wrote 2339 bytes in 41 ms"

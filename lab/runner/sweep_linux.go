@@ -253,8 +253,8 @@ func (l *sweepLab) probe(ctx context.Context, spec *scenario.Sweep, pos string, 
 	}
 	p := l.base
 	p.Position, p.Repetition, p.Connections, p.Errors = pos, rep, len(res.Latencies), res.Errors
-	p.P50us, p.P90us, p.P99us, p.P999us = us(hist.Quantile(0.5)), us(hist.Quantile(0.9)), us(hist.Quantile(0.99)), us(hist.Quantile(0.999))
-	p.MeanUs = us(hist.Mean())
+	p.P50us, p.P90us, p.P99us, p.P999us = stats.Micros(hist.Quantile(0.5)), stats.Micros(hist.Quantile(0.9)), stats.Micros(hist.Quantile(0.99)), stats.Micros(hist.Quantile(0.999))
+	p.MeanUs = stats.Micros(hist.Mean())
 	p.Histogram = hist
 	return p, nil
 }
