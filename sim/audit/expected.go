@@ -27,7 +27,7 @@ type Renderer func(m *model.Model, mode dataplane.Mode, v render.KubeProxyVersio
 // holds to kube-proxy's own output.
 func Native(m *model.Model, mode dataplane.Mode, v render.KubeProxyVersion) (*analyze.Dump, error) {
 	mf := model.ForFamily(*m, m.Family)
-	return route.Rules(&mf, route.Config{Mode: mode, Version: v})
+	return route.Rules(&mf, route.Config{Mode: mode, Config: render.Config{Version: v}})
 }
 
 // SyncRenderer is lab/kubeproxy.RenderFirst's signature: kube-proxy's own

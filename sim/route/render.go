@@ -14,18 +14,12 @@ import (
 	"github.com/svclab/svclab/sim/render/nftables"
 )
 
-// Config is the kube-proxy whose rules an Oracle renders: its mode and the
-// options the renderers take (the flags that change the rules live in the
-// model's Cluster.Proxy).
+// Config is the kube-proxy whose rules an Oracle renders: its mode and its
+// configuration (render.Config; the flags that change the rules live in
+// the model's Cluster.Proxy).
 type Config struct {
 	Mode Mode
-	// Version is the kube-proxy release ("" is the newest).
-	Version render.KubeProxyVersion
-	// LocalhostNodePortsGate is v1.37's KubeProxyNFTablesLocalhostNodePorts
-	// feature gate (nftables).
-	LocalhostNodePortsGate bool
-	// IPVSScheduler is --ipvs-scheduler ("" is rr).
-	IPVSScheduler string
+	render.Config
 }
 
 // Rules renders m (one family's model, see model.ForFamily) as cfg's
@@ -39,17 +33,11 @@ func Rules(m *model.Model, cfg Config) (*analyze.Dump, error) {
 	case IPTables:
 		return iptablesRules(m, cfg)
 	case NFTables:
-		opts := nftables.Options{Version: cfg.Version, LocalhostNodePortsGate: cfg.LocalhostNodePortsGate}
-		if _, err := nftables.Render(&payload, m, opts); err != nil {
+		if _, err := nftables.Render(&payload, m, nftables.OptionsFor(cfg.Config)); err != nil {
 			return nil, fmt.Errorf("route: render nftables: %w", err)
 		}
 	case IPVS:
-		opts := ipvs.DefaultOptions()
-		opts.Version = cfg.Version
-		if cfg.IPVSScheduler != "" {
-			opts.Scheduler = cfg.IPVSScheduler
-		}
-		if _, err := ipvs.Render(&payload, m, opts); err != nil {
+		if _, err := ipvs.Render(&payload, m, ipvs.OptionsFor(cfg.Config)); err != nil {
 			return nil, fmt.Errorf("route: render ipvs: %w", err)
 		}
 	default:
@@ -95,10 +83,8 @@ func AddIPVSJumps(d *analyze.Dump) error {
 
 // iptablesRules renders m and loads it with LoadIPTables.
 func iptablesRules(m *model.Model, cfg Config) (*analyze.Dump, error) {
-	opts := iptables.DefaultOptions()
-	opts.Version = cfg.Version
 	var payload bytes.Buffer
-	if _, err := iptables.Render(&payload, m, opts); err != nil {
+	if _, err := iptables.Render(&payload, m, iptables.OptionsFor(cfg.Config)); err != nil {
 		return nil, fmt.Errorf("route: render iptables: %w", err)
 	}
 	return LoadIPTables(&payload, m)
