@@ -13,7 +13,6 @@ import (
 	"github.com/svclab/svclab/lab/traffic"
 	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/model"
-	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/route"
 	"github.com/svclab/svclab/sim/scenario"
@@ -161,7 +160,7 @@ func oraclesFor(m *model.Model, s apply.Settings, dataplanes []string) (map[stri
 			return nil, err
 		}
 		if byMode[mode] == nil {
-			cfg := route.Config{Mode: mode, Config: render.Config{Version: s.Version, LocalhostNodePortsGate: s.LocalhostNodePortsGate, IPVSScheduler: s.IPVSScheduler}}
+			cfg := route.Config{Mode: mode, Config: s.Config}
 			if byMode[mode], err = route.New(m, cfg); err != nil {
 				return nil, fmt.Errorf("routes through %s: %w", name, err)
 			}

@@ -53,9 +53,8 @@ func closeLab(l machine.Lab, err error) error {
 	return err
 }
 
-// settingsFor is what a dataplane of the scenario needs: the IPVS
-// scheduler, the kube-proxy version, the engine and the feature gates.
+// settingsFor is what a dataplane of the scenario needs: its kube-proxy
+// configuration with the section's IPVS scheduler, and the engine.
 func settingsFor(sc *scenario.Scenario, scheduler string) apply.Settings {
-	return apply.Settings{IPVSScheduler: scheduler, Version: sc.KubeProxy.Version, Engine: sc.KubeProxy.Engine,
-		LocalhostNodePortsGate: sc.KubeProxy.FeatureGate(scenario.FeatureGateNFTablesLocalhostNodePorts)}
+	return apply.Settings{Config: sc.KubeProxy.Config(scheduler), Engine: sc.KubeProxy.Engine}
 }
