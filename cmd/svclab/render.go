@@ -12,8 +12,7 @@ import (
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/iptables"
-	"github.com/svclab/svclab/sim/render/ipvs"
-	"github.com/svclab/svclab/sim/render/nftables"
+	"github.com/svclab/svclab/sim/route"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
@@ -277,26 +276,23 @@ func renderConfig(kp scenario.KubeProxy, nfacct bool, randomFully *bool) render.
 }
 
 // renderMode writes one mode's payload as the kube-proxy cfg describes
-// writes it, and with jumps the iptables mode's jump rules after it.
+// writes it (route.Render, one entry per mode), and with jumps the
+// iptables mode's jump rules after it. --jumps, --nfacct and
+// --random-fully are iptables mode's flags (see renderUsage).
 func renderMode(w io.Writer, mode string, m *model.Model, cfg render.Config, jumps bool) (render.Stats, error) {
-	switch dataplane.Mode(mode) {
-	case dataplane.ModeIPTables:
-		opts := iptables.OptionsFor(cfg)
-		stats, err := iptables.Render(w, m, opts)
-		if err != nil || !jumps {
-			return stats, err
-		}
-		_, err = iptables.RenderModelJumps(w, m, opts)
-		return stats, err
-	case dataplane.ModeNFTables:
-		return nftables.Render(w, m, nftables.OptionsFor(cfg))
-	case dataplane.ModeIPVS:
-		cfg.Host = render.HostFacts{} // --nfacct and --random-fully are iptables mode's flags
-		s, err := ipvs.Render(w, m, ipvs.OptionsFor(cfg))
-		return s.Total, err
+	md, err := dataplane.ParseMode(mode)
+	if err != nil {
+		return render.Stats{}, usagef("--%v", err)
 	}
-	_, err := dataplane.ParseMode(mode)
-	return render.Stats{}, usagef("--%v", err)
+	if md != dataplane.ModeIPTables {
+		cfg.Host = render.HostFacts{}
+	}
+	stats, err := route.Render(w, m, route.Config{Mode: md, Config: cfg})
+	if err != nil || !jumps || md != dataplane.ModeIPTables {
+		return stats, err
+	}
+	_, err = iptables.RenderModelJumps(w, m, iptables.OptionsFor(cfg))
+	return stats, err
 }
 
 // renderSummary prints, per mode (and per family of a model with both),
