@@ -47,8 +47,8 @@ func TestImportCluster500(t *testing.T) {
 	compared := 0
 	for _, fam := range []model.Family{model.IPv4, model.IPv6} {
 		for _, mode := range []string{"iptables", "nftables", "ipvs"} {
-			a, errA := renderMode(io.Discard, mode, ptr(model.ForFamily(*orig, fam)), renderExtras{}, render.LatestKubeProxy)
-			b, errB := renderMode(io.Discard, mode, ptr(model.ForFamily(*copy, fam)), renderExtras{}, render.LatestKubeProxy)
+			a, errA := renderMode(io.Discard, mode, ptr(model.ForFamily(*orig, fam)), render.Config{Version: render.LatestKubeProxy}, false)
+			b, errB := renderMode(io.Discard, mode, ptr(model.ForFamily(*copy, fam)), render.Config{Version: render.LatestKubeProxy}, false)
 			if (errA == nil) != (errB == nil) {
 				t.Errorf("%s %s: original error %v, anonymised %v", mode, fam, errA, errB)
 				continue
@@ -82,7 +82,7 @@ func TestImportCluster500(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := renderMode(io.Discard, "iptables", ptr(model.ForFamily(*m, model.IPv4)), renderExtras{}, render.LatestKubeProxy); err != nil {
+	if _, err := renderMode(io.Discard, "iptables", ptr(model.ForFamily(*m, model.IPv4)), render.Config{Version: render.LatestKubeProxy}, false); err != nil {
 		t.Errorf("render the scenario: %v", err)
 	}
 }

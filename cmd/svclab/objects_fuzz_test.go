@@ -58,7 +58,7 @@ func renderAll(t *testing.T, raw []byte, driver bool) map[string]string {
 	out := map[string]string{}
 	for _, mode := range []string{"iptables", "nftables", "ipvs"} {
 		var b bytes.Buffer
-		if _, err := renderMode(&b, mode, m, renderExtras{}, render.LatestKubeProxy); err != nil {
+		if _, err := renderMode(&b, mode, m, render.Config{Version: render.LatestKubeProxy}, false); err != nil {
 			t.Fatalf("render %s: %v", mode, err)
 		}
 		out[mode] = b.String()

@@ -12,8 +12,7 @@ import (
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/iptables"
-	"github.com/svclab/svclab/sim/render/ipvs"
-	"github.com/svclab/svclab/sim/render/nftables"
+	"github.com/svclab/svclab/sim/route"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
@@ -152,7 +151,7 @@ func renderRules(stdout io.Writer, f renderFlags, m *model.Model, kp scenario.Ku
 			continue
 		}
 		projected := model.ForFamily(*m, fam)
-		if _, err := renderMode(stdout, f.mode, &projected, renderExtras{jumps: f.jumps, nfacct: f.nfacct, randomFully: f.randomFully, gates: kp}, kp.Version); err != nil {
+		if _, err := renderMode(stdout, f.mode, &projected, renderConfig(kp, f.nfacct, f.randomFully), f.jumps); err != nil {
 			return err
 		}
 	}
@@ -263,41 +262,37 @@ func scenarioModel(sc *scenario.Scenario, f renderFlags) (*model.Model, error) {
 	return m, nil
 }
 
-// renderMode writes one mode's payload as kube-proxy version v writes it.
-// renderExtras are the render flags that are not kube-proxy's: the jump
-// rules, and host facts kube-proxy probes (the nfacct match); and the
-// scenario's kube-proxy feature gates.
-type renderExtras struct {
-	jumps, nfacct bool
-	randomFully   *bool // nil: as the iptables of this machine (it has --random-fully)
-	gates         scenario.KubeProxy
+// renderConfig is the kube-proxy configuration render writes with: the
+// scenario's release and feature gates, and the host facts --nfacct and
+// --random-fully give (randomFully nil: as the iptables of this machine,
+// which has --random-fully).
+func renderConfig(kp scenario.KubeProxy, nfacct bool, randomFully *bool) render.Config {
+	cfg := kp.Config("")
+	cfg.Host.NFAcct = nfacct
+	if randomFully != nil {
+		cfg.Host.NoRandomFully = !*randomFully
+	}
+	return cfg
 }
 
-func renderMode(w io.Writer, mode string, m *model.Model, x renderExtras, v render.KubeProxyVersion) (render.Stats, error) {
-	switch dataplane.Mode(mode) {
-	case dataplane.ModeIPTables:
-		opts := iptables.DefaultOptions()
-		opts.Version, opts.NFAcct = v, x.nfacct
-		if x.randomFully != nil {
-			opts.RandomFully = *x.randomFully
-		}
-		stats, err := iptables.Render(w, m, opts)
-		if err != nil || !x.jumps {
-			return stats, err
-		}
-		_, err = iptables.RenderModelJumps(w, m, opts)
-		return stats, err
-	case dataplane.ModeNFTables:
-		gate := x.gates.FeatureGate(scenario.FeatureGateNFTablesLocalhostNodePorts)
-		return nftables.Render(w, m, nftables.Options{Version: v, LocalhostNodePortsGate: gate})
-	case dataplane.ModeIPVS:
-		opts := ipvs.DefaultOptions()
-		opts.Version = v
-		s, err := ipvs.Render(w, m, opts)
-		return s.Total, err
+// renderMode writes one mode's payload as the kube-proxy cfg describes
+// writes it (route.Render, one entry per mode), and with jumps the
+// iptables mode's jump rules after it. --jumps, --nfacct and
+// --random-fully are iptables mode's flags (see renderUsage).
+func renderMode(w io.Writer, mode string, m *model.Model, cfg render.Config, jumps bool) (render.Stats, error) {
+	md, err := dataplane.ParseMode(mode)
+	if err != nil {
+		return render.Stats{}, usagef("--%v", err)
 	}
-	_, err := dataplane.ParseMode(mode)
-	return render.Stats{}, usagef("--%v", err)
+	if md != dataplane.ModeIPTables {
+		cfg.Host = render.HostFacts{}
+	}
+	stats, err := route.Render(w, m, route.Config{Mode: md, Config: cfg})
+	if err != nil || !jumps || md != dataplane.ModeIPTables {
+		return stats, err
+	}
+	_, err = iptables.RenderModelJumps(w, m, iptables.OptionsFor(cfg))
+	return stats, err
 }
 
 // renderSummary prints, per mode (and per family of a model with both),
@@ -310,7 +305,7 @@ func renderSummary(w io.Writer, m *model.Model, kp scenario.KubeProxy) error {
 	for _, mode := range dataplane.ModeNames() {
 		for _, fam := range fams {
 			projected := model.ForFamily(*m, fam)
-			s, err := renderMode(io.Discard, mode, &projected, renderExtras{gates: kp}, kp.Version)
+			s, err := renderMode(io.Discard, mode, &projected, kp.Config(""), false)
 			if err != nil {
 				return err
 			}

@@ -14,21 +14,14 @@ import (
 	"github.com/svclab/svclab/sim/render/nftables"
 )
 
-// Settings are per-run choices a dataplane needs.
+// Settings are per-run choices a dataplane needs: the kube-proxy
+// configuration whose rules are written (render.Config: release, feature
+// gate, IPVS scheduler, host facts) and who writes them.
 type Settings struct {
-	// IPVSScheduler is kube-proxy's --ipvs-scheduler (rr, wrr, lc, sh, mh);
-	// empty means rr.
-	IPVSScheduler string
-	// Version is the kube-proxy release whose rules are written ("" is the
-	// newest).
-	Version render.KubeProxyVersion
+	render.Config
 	// Engine is who writes them: "" or "native" (svclab's renderer), or
 	// "kube-proxy" (kube-proxy's own code, see lab/kubeproxy).
 	Engine string
-	// LocalhostNodePortsGate is kube-proxy v1.37's
-	// KubeProxyNFTablesLocalhostNodePorts feature gate (nftables; see
-	// sim/render/nftables Options.LocalhostNodePortsGate).
-	LocalhostNodePortsGate bool
 }
 
 // init registers the dataplanes this package programs: every dataplane of
@@ -48,24 +41,17 @@ func newIPTablesDataplane(name dataplane.Name, n Node, s Settings) (Dataplane, e
 	if err != nil {
 		return nil, err
 	}
-	opts := iptables.DefaultOptions()
-	opts.Version = s.Version
-	return &iptablesDataplane{name: name, ipt: ipt, ipt6: ipt.ForFamily(model.IPv6), opts: opts}, nil
+	return &iptablesDataplane{name: name, ipt: ipt, ipt6: ipt.ForFamily(model.IPv6), opts: iptables.OptionsFor(s.Config)}, nil
 }
 
 // newNFTablesDataplane loads kube-proxy's nftables script with nft -f.
 func newNFTablesDataplane(n Node, s Settings) (Dataplane, error) {
-	return &nftablesDataplane{nft: &NFTables{Netns: n.Netns, Options: nftables.Options{Version: s.Version, LocalhostNodePortsGate: s.LocalhostNodePortsGate}}}, nil
+	return &nftablesDataplane{nft: &NFTables{Netns: n.Netns, Options: nftables.OptionsFor(s.Config)}}, nil
 }
 
 // newIPVSDataplane programs IPVS over netlink with s's scheduler.
 func newIPVSDataplane(n Node, s Settings) (Dataplane, error) {
-	opts := ipvs.DefaultOptions()
-	opts.Version = s.Version
-	if s.IPVSScheduler != "" {
-		opts.Scheduler = s.IPVSScheduler
-	}
-	return NewIPVS(n.Netns, opts)
+	return NewIPVS(n.Netns, ipvs.OptionsFor(s.Config))
 }
 
 // iptablesDataplane loads one payload per family of the model, as

@@ -17,8 +17,6 @@ import (
 	"github.com/svclab/svclab/sim/nftables"
 	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/iptables"
-	renderipvs "github.com/svclab/svclab/sim/render/ipvs"
-	rendernft "github.com/svclab/svclab/sim/render/nftables"
 	"github.com/svclab/svclab/sim/route"
 )
 
@@ -134,7 +132,7 @@ func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool,
 	case d.mode == dataplane.ModeIPTables:
 		return d.validateIPTables(m, current, noflush, partial)
 	case d.mode == dataplane.ModeNFTables:
-		stats, err := rendernft.Render(&payload, m, rendernft.Options{})
+		stats, err := route.Render(&payload, m, route.Config{Mode: route.NFTables})
 		if err != nil {
 			return stats, nil, nil, err
 		}
@@ -144,18 +142,18 @@ func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool,
 		}
 		return stats, nil, &analyze.Dump{Kind: analyze.KindNFTables, NFT: rs}, nil
 	case d.mode == dataplane.ModeIPVS:
-		stats, err := renderipvs.Render(&payload, m, renderipvs.DefaultOptions())
+		stats, err := route.Render(&payload, m, route.Config{Mode: route.IPVS})
 		if err != nil {
-			return stats.Total, nil, nil, err
+			return stats, nil, nil, err
 		}
 		rules, err := analyze.Load(&payload)
 		if err == nil && rules.Kind != analyze.KindIPVS {
 			err = fmt.Errorf("a %s dump, want ipvs", rules.Kind)
 		}
 		if err != nil {
-			return stats.Total, nil, nil, fmt.Errorf("fake ipvs: ipvsadm -R, ipset restore or iptables-restore would refuse the payload: %w", err)
+			return stats, nil, nil, fmt.Errorf("fake ipvs: ipvsadm -R, ipset restore or iptables-restore would refuse the payload: %w", err)
 		}
-		return stats.Total, nil, rules, nil
+		return stats, nil, rules, nil
 	}
 	n := 0
 	for i := 0; i < m.Services.Len(); i++ {

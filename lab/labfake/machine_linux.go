@@ -8,9 +8,9 @@ import (
 	"sync"
 
 	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/pktgen"
 	"github.com/svclab/svclab/lab/podserver"
-	"github.com/svclab/svclab/lab/runner"
 	"github.com/svclab/svclab/sim/dataplane"
 )
 
@@ -33,7 +33,7 @@ type Machine struct {
 
 // BuildLab records the spec and returns a lab whose pods are the targets'
 // endpoints. It fails if ctx has ended, like the real build.
-func (m *Machine) BuildLab(ctx context.Context, spec runner.LabSpec) (runner.Lab, error) {
+func (m *Machine) BuildLab(ctx context.Context, spec machine.LabSpec) (machine.Lab, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("build fake lab %s: %w", spec.Prefix, err)
 	}
@@ -69,7 +69,7 @@ func (m *Machine) addCPU(s float64) {
 func (m *Machine) KernelMemory() (int64, error) { return 1 << 30, nil }
 
 // Hold claims nothing: a fake run leaves nothing on the host.
-func (m *Machine) Hold(string) (runner.Hold, error) { return noHold{}, nil }
+func (m *Machine) Hold(string) (machine.Hold, error) { return noHold{}, nil }
 
 type noHold struct{}
 
@@ -80,7 +80,7 @@ func (m *Machine) Prerequisites([]string) error { return m.Missing }
 
 // Lab is a simulated lab.
 type Lab struct {
-	Spec    runner.LabSpec
+	Spec    machine.LabSpec
 	machine *Machine
 	mu      sync.Mutex
 	rng     *rand.Rand
@@ -142,5 +142,5 @@ func (l *Lab) loaded() *Dataplane {
 	return l.active
 }
 
-var _ runner.Lab = (*Lab)(nil)
-var _ runner.Machine = (*Machine)(nil)
+var _ machine.Lab = (*Lab)(nil)
+var _ machine.Machine = (*Machine)(nil)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/svclab/svclab/lab/apply"
-	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/lab/traffic"
 	"github.com/svclab/svclab/sim/dataplane"
@@ -46,8 +46,8 @@ func TestFakeRoutesByItsLoadedRules(t *testing.T) {
 	}
 	for _, name := range []dataplane.Name{dataplane.IPTablesNFT, dataplane.NFTables, dataplane.IPVS, dataplane.EBPF} {
 		t.Run(string(name), func(t *testing.T) {
-			machine := &Machine{Seed: 1}
-			l, err := machine.BuildLab(t.Context(), runner.LabSpec{Prefix: "t", Targets: targets, NodeName: "node-1", NodeIP: topo.DefaultNodeIP, ExternalIPs: []netip.Addr{external}})
+			fake := &Machine{Seed: 1}
+			l, err := fake.BuildLab(t.Context(), machine.LabSpec{Prefix: "t", Targets: targets, NodeName: "node-1", NodeIP: topo.DefaultNodeIP, ExternalIPs: []netip.Addr{external}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/host"
+	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/pktgen"
 	"github.com/svclab/svclab/lab/podserver"
@@ -21,7 +22,7 @@ import (
 type Kernel struct{}
 
 // BuildLab builds the topology and starts a server on every endpoint port.
-func (Kernel) BuildLab(ctx context.Context, spec LabSpec) (Lab, error) {
+func (Kernel) BuildLab(ctx context.Context, spec machine.LabSpec) (machine.Lab, error) {
 	return newKernelLab(ctx, spec)
 }
 
@@ -39,7 +40,7 @@ func (Kernel) CPUSeconds() (float64, error) {
 func (Kernel) KernelMemory() (int64, error) { return procstat.KernelMemory() }
 
 // Hold takes the run's lease (see session.RunLease).
-func (Kernel) Hold(prefix string) (Hold, error) {
+func (Kernel) Hold(prefix string) (machine.Hold, error) {
 	l, err := session.AcquireRun(prefix)
 	if err != nil {
 		return nil, err

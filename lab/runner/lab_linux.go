@@ -6,6 +6,7 @@ import (
 	"net/netip"
 
 	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/podserver"
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/sim/model"
@@ -19,34 +20,8 @@ type kernelLab struct {
 	podOf   map[netip.Addr]string // endpoint IP → pod
 }
 
-// LabSpec says what a lab must host.
-type LabSpec struct {
-	Prefix       string
-	Targets      model.Slice    // services whose endpoints become real pods
-	FillerCIDR   netip.Prefix   // owned by the sink pod when Fillers is true
-	Fillers      bool           // synthetic services exist
-	FillerPort   int            // the port synthetic endpoints listen on
-	ServiceCIDRs []netip.Prefix // for a client on the node
-	ClientOnNode bool
-	// NodeName is the node whose rules are rendered: endpoints of other
-	// nodes live behind a second node namespace (SecondNode).
-	NodeName   string
-	SecondNode bool
-	// NodeIP and NodeIPv6 are the node's addresses (zero: none).
-	NodeIP, NodeIPv6 netip.Addr
-	// ClientIPv6 is the client pod's IPv6 address.
-	ClientIPv6 netip.Addr
-	// ExternalIPs, when set, are the addresses of an external client on
-	// the node's uplink.
-	ExternalIPs []netip.Addr
-	// PlantRules, when positive, is a planted slowdown: that many
-	// never-matching rules every packet through the node passes
-	// (apply.Plant).
-	PlantRules int
-}
-
 // topoSpecFor is the topology of a lab spec with its pods.
-func topoSpecFor(spec LabSpec, pods []topo.Pod) topo.Spec {
+func topoSpecFor(spec machine.LabSpec, pods []topo.Pod) topo.Spec {
 	t := topo.Spec{Prefix: spec.Prefix, Pods: pods, ClientOnNode: spec.ClientOnNode, ServiceCIDRs: spec.ServiceCIDRs,
 		ClientIPv6: spec.ClientIPv6, NodeIP: spec.NodeIP, NodeIPv6: spec.NodeIPv6}
 	if spec.ClientOnNode {
@@ -65,7 +40,7 @@ func topoSpecFor(spec LabSpec, pods []topo.Pod) topo.Spec {
 }
 
 // newKernelLab builds the topology and starts a server on every endpoint port.
-func newKernelLab(ctx context.Context, spec LabSpec) (*kernelLab, error) {
+func newKernelLab(ctx context.Context, spec machine.LabSpec) (*kernelLab, error) {
 	pods, ports := topo.PodsFor(spec.Targets, spec.NodeName)
 	t, err := topo.Build(ctx, topoSpecFor(spec, pods))
 	if err != nil {
@@ -83,7 +58,7 @@ func newKernelLab(ctx context.Context, spec LabSpec) (*kernelLab, error) {
 
 // serve starts each pod's servers on its target ports, on the wildcard
 // address of each family the pod has.
-func (l *kernelLab) serve(pods []topo.Pod, ports map[int][]int, spec LabSpec) error {
+func (l *kernelLab) serve(pods []topo.Pod, ports map[int][]int, spec machine.LabSpec) error {
 	for i, p := range pods {
 		for _, ip := range p.Addrs() {
 			l.podOf[ip] = p.Name
@@ -134,7 +109,7 @@ func (l *kernelLab) Close() error {
 }
 
 // labSpecFor derives the lab a scenario needs.
-func labSpecFor(sc *scenario.Scenario, prefix string, fillers bool, clientOnNode bool) LabSpec {
+func labSpecFor(sc *scenario.Scenario, prefix string, fillers bool, clientOnNode bool) machine.LabSpec {
 	targets := sc.Explicit()
 	cidrs := []netip.Prefix{sc.Cluster().ServiceCIDR}
 	for _, s := range targets {
@@ -142,7 +117,7 @@ func labSpecFor(sc *scenario.Scenario, prefix string, fillers bool, clientOnNode
 			cidrs = append(cidrs, netip.PrefixFrom(s.ClusterIP, 32))
 		}
 	}
-	return LabSpec{
+	return machine.LabSpec{
 		Prefix: prefix, Targets: targets, FillerCIDR: sc.FillerCIDR(), Fillers: fillers,
 		FillerPort: model.DefaultPort.TargetPort, ServiceCIDRs: cidrs, ClientOnNode: clientOnNode,
 		NodeName: sc.Cluster().NodeName, ClientIPv6: topo.DefaultClientIPv6,

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -22,7 +23,7 @@ type Options struct {
 	Log func(format string, args ...any)
 	// Machine builds labs and reads the machine's counters; nil is the real
 	// kernel (Kernel).
-	Machine Machine
+	Machine machine.Machine
 	// PlantRules plants a slowdown in every sweep node: that many
 	// never-matching rules each forwarded packet passes (apply.Plant), to
 	// measure a gate's power with a known change. 0 plants nothing.
@@ -71,16 +72,15 @@ func (o Options) logf(format string, args ...any) {
 }
 
 // closeLab closes l and joins its error to err.
-func closeLab(l Lab, err error) error {
+func closeLab(l machine.Lab, err error) error {
 	if cerr := l.Close(); cerr != nil {
 		return fmt.Errorf("%w (and teardown: %v)", err, cerr)
 	}
 	return err
 }
 
-// settingsFor is what a dataplane of the scenario needs: the IPVS
-// scheduler, the kube-proxy version, the engine and the feature gates.
+// settingsFor is what a dataplane of the scenario needs: its kube-proxy
+// configuration with the section's IPVS scheduler, and the engine.
 func settingsFor(sc *scenario.Scenario, scheduler string) apply.Settings {
-	return apply.Settings{IPVSScheduler: scheduler, Version: sc.KubeProxy.Version, Engine: sc.KubeProxy.Engine,
-		LocalhostNodePortsGate: sc.KubeProxy.FeatureGate(scenario.FeatureGateNFTablesLocalhostNodePorts)}
+	return apply.Settings{Config: sc.KubeProxy.Config(scheduler), Engine: sc.KubeProxy.Engine}
 }

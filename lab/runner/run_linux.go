@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svclab/svclab/lab/fairness"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -134,7 +135,7 @@ func Interrupted(w *results.Writer, opts RunOptions, s *results.Summary) error {
 func runSections(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
 	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.Name, Complete: true}
 	if sc.Fairness != nil {
-		s, err := RunFairness(ctx, sc, opts, w)
+		s, err := runFairness(ctx, sc, opts, w)
 		summary.Merge(s)
 		if err != nil {
 			return summary, err
@@ -155,6 +156,14 @@ func runSections(ctx context.Context, sc *scenario.Scenario, opts Options, w *re
 		}
 	}
 	return summary, nil
+}
+
+// runFairness measures the scenario's fairness section (lab/fairness) in
+// the lab and with the settings the scenario asks for.
+func runFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
+	f := sc.Fairness
+	spec := labSpecFor(sc, opts.Prefix, sc.Synthetic != nil && sc.Synthetic.Services > 0, f.ClientOnNodeFor())
+	return fairness.Run(ctx, sc, fairness.Options{Machine: opts.Machine, Lab: spec, Settings: settingsFor(sc, f.Scheduler), Log: opts.Log}, w)
 }
 
 // defaultRunDir is results/runs/NAME-TIMESTAMP.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/traffic"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/metric"
@@ -23,8 +24,8 @@ import (
 // repetitions can visit points in a fresh random order without reloading.
 type sweepLab struct {
 	plan    planPoint
-	lab     Lab
-	machine Machine
+	lab     machine.Lab
+	machine machine.Machine
 	dp      apply.Dataplane
 	model   *model.Model
 	fillers *model.Generator
@@ -105,7 +106,7 @@ func setUpPoint(ctx context.Context, sc *scenario.Scenario, p planPoint, prefix 
 	if err != nil {
 		return nil, err
 	}
-	lab, err := opts.Machine.BuildLab(ctx, LabSpec{Prefix: prefix, Targets: scenario.SweepTargets(), FillerCIDR: sc.FillerCIDR(), Fillers: gen.Len() > 0,
+	lab, err := opts.Machine.BuildLab(ctx, machine.LabSpec{Prefix: prefix, Targets: scenario.SweepTargets(), FillerCIDR: sc.FillerCIDR(), Fillers: gen.Len() > 0,
 		FillerPort: model.DefaultPort.TargetPort, ServiceCIDRs: []netip.Prefix{sc.Cluster().ServiceCIDR}, PlantRules: opts.PlantRules})
 	if err != nil {
 		return nil, err
@@ -260,8 +261,8 @@ func (l *sweepLab) probe(ctx context.Context, spec *scenario.Sweep, pos string, 
 	}
 	p := l.base
 	p.Position, p.Repetition, p.Connections, p.Errors = pos, rep, len(res.Latencies), res.Errors
-	p.P50us, p.P90us, p.P99us, p.P999us = us(hist.Quantile(0.5)), us(hist.Quantile(0.9)), us(hist.Quantile(0.99)), us(hist.Quantile(0.999))
-	p.MeanUs = us(hist.Mean())
+	p.P50us, p.P90us, p.P99us, p.P999us = stats.Micros(hist.Quantile(0.5)), stats.Micros(hist.Quantile(0.9)), stats.Micros(hist.Quantile(0.99)), stats.Micros(hist.Quantile(0.999))
+	p.MeanUs = stats.Micros(hist.Mean())
 	p.Histogram = hist
 	return p, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/kubeproxy"
+	"github.com/svclab/svclab/lab/machine"
 	labtl "github.com/svclab/svclab/lab/timeline"
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/sim/dataplane"
@@ -102,7 +103,7 @@ func timelineEngine(ctx context.Context, l *kernelLab, name string, s apply.Sett
 // timelineLabSpec is the lab of a timeline: every pod the plan uses, the
 // sink for synthetic services, an external client when traffic comes from
 // outside.
-func timelineLabSpec(sc *scenario.Scenario, prefix string, plan *tl.Plan) LabSpec {
+func timelineLabSpec(sc *scenario.Scenario, prefix string, plan *tl.Plan) machine.LabSpec {
 	spec := labSpecFor(sc, prefix, plan.MaxSynthetic > 0, false)
 	spec.Targets = plan.Pods
 	for _, t := range sc.Timeline.Traffic {

@@ -3,15 +3,11 @@ package audit
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/dataplane"
-	simipt "github.com/svclab/svclab/sim/iptables"
-	simipvs "github.com/svclab/svclab/sim/ipvs"
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
-	"github.com/svclab/svclab/sim/nftables"
 	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/route"
 )
@@ -27,7 +23,7 @@ type Renderer func(m *model.Model, mode dataplane.Mode, v render.KubeProxyVersio
 // holds to kube-proxy's own output.
 func Native(m *model.Model, mode dataplane.Mode, v render.KubeProxyVersion) (*analyze.Dump, error) {
 	mf := model.ForFamily(*m, m.Family)
-	return route.Rules(&mf, route.Config{Mode: mode, Version: v})
+	return route.Rules(&mf, route.Config{Mode: mode, Config: render.Config{Version: v}})
 }
 
 // SyncRenderer is lab/kubeproxy.RenderFirst's signature: kube-proxy's own
@@ -45,41 +41,14 @@ func KubeProxy(ctx context.Context, r SyncRenderer) Renderer {
 	}
 }
 
-// LoadSync loads kube-proxy's first sync of m as the kernel holds it: the
-// iptables payload restored with the jump rules kube-proxy ensures, the
-// nft transaction applied, IPVS's virtual servers, ipsets and iptables
-// rules.
+// LoadSync loads kube-proxy's first sync of m as the kernel holds it
+// (route.LoadSync: the iptables payload restored with the jump rules
+// kube-proxy ensures, the nft transaction applied, IPVS's virtual
+// servers, ipsets and iptables rules); a mode svclab does not know is
+// ErrInput.
 func LoadSync(m *model.Model, mode dataplane.Mode, s kube.Sync) (*analyze.Dump, error) {
-	switch mode {
-	case dataplane.ModeIPTables:
-		mf := model.ForFamily(*m, m.Family)
-		return route.LoadIPTables(strings.NewReader(s.Payload), &mf)
-	case dataplane.ModeNFTables:
-		rs, err := nftables.ParseString(s.Payload)
-		if err != nil {
-			return nil, fmt.Errorf("kube-proxy's nft transaction: %w", err)
-		}
-		return &analyze.Dump{Kind: analyze.KindNFTables, NFT: rs}, nil
-	case dataplane.ModeIPVS:
-		return loadIPVSSync(s)
+	if _, err := dataplane.ParseMode(string(mode)); err != nil {
+		return nil, fmt.Errorf("%w: mode %q", ErrInput, mode)
 	}
-	return nil, fmt.Errorf("%w: mode %q", ErrInput, mode)
-}
-
-// loadIPVSSync reads IPVS mode's three parts.
-func loadIPVSSync(s kube.Sync) (*analyze.Dump, error) {
-	tab, err := simipvs.ParseIPVSAdm(strings.NewReader(s.IPVS))
-	if err != nil {
-		return nil, fmt.Errorf("kube-proxy's virtual servers: %w", err)
-	}
-	sets, err := simipvs.ParseIPSetSave(strings.NewReader(s.IPSet))
-	if err != nil {
-		return nil, fmt.Errorf("kube-proxy's ipsets: %w", err)
-	}
-	ipt, err := simipt.Apply(nil, strings.NewReader(s.Payload), false)
-	if err != nil {
-		return nil, fmt.Errorf("kube-proxy's iptables-restore payload: %w", err)
-	}
-	d := &analyze.Dump{Kind: analyze.KindIPVS, IPVS: tab, IPSets: sets, IPT: ipt}
-	return d, route.AddIPVSJumps(d)
+	return route.LoadSync(m, mode, s)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/ipvs"
 	"github.com/svclab/svclab/sim/route"
 )
@@ -20,7 +21,7 @@ type RulesSource func(side Side, m *model.Model) (*analyze.Dump, error)
 // NativeRules is svclab's native renderer of the side's mode and version.
 func NativeRules(side Side, m *model.Model) (*analyze.Dump, error) {
 	mf := model.ForFamily(*m, m.Family)
-	return route.Rules(&mf, route.Config{Mode: side.Mode, Version: side.Version, LocalhostNodePortsGate: side.LocalhostNodePortsGate})
+	return route.Rules(&mf, route.Config{Mode: side.Mode, Config: render.Config{Version: side.Version, LocalhostNodePortsGate: side.LocalhostNodePortsGate}})
 }
 
 // SyncRules loads what kube-proxy's own proxier wrote on its first sync

@@ -11,58 +11,42 @@ import (
 	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/iptables"
 	"github.com/svclab/svclab/sim/render/ipvs"
-	"github.com/svclab/svclab/sim/render/nftables"
 )
 
-// Config is the kube-proxy whose rules an Oracle renders: its mode and the
-// options the renderers take (the flags that change the rules live in the
-// model's Cluster.Proxy).
+// Config is the kube-proxy whose rules an Oracle renders: its mode and its
+// configuration (render.Config; the flags that change the rules live in
+// the model's Cluster.Proxy).
 type Config struct {
 	Mode Mode
-	// Version is the kube-proxy release ("" is the newest).
-	Version render.KubeProxyVersion
-	// LocalhostNodePortsGate is v1.37's KubeProxyNFTablesLocalhostNodePorts
-	// feature gate (nftables).
-	LocalhostNodePortsGate bool
-	// IPVSScheduler is --ipvs-scheduler ("" is rr).
-	IPVSScheduler string
+	render.Config
 }
 
 // Rules renders m (one family's model, see model.ForFamily) as cfg's
 // kube-proxy writes it and loads the payload as the kernel tools would:
 // the iptables payload restored, then kube-proxy's jump rules from the
 // built-in chains (as lab/apply ensures them); the nft script parsed;
-// the ipvsadm, ipset and iptables parts of IPVS mode parsed.
+// the ipvsadm, ipset and iptables parts of IPVS mode parsed (each mode's
+// entry in modes).
 func Rules(m *model.Model, cfg Config) (*analyze.Dump, error) {
-	var payload bytes.Buffer
-	switch cfg.Mode {
-	case IPTables:
-		return iptablesRules(m, cfg)
-	case NFTables:
-		opts := nftables.Options{Version: cfg.Version, LocalhostNodePortsGate: cfg.LocalhostNodePortsGate}
-		if _, err := nftables.Render(&payload, m, opts); err != nil {
-			return nil, fmt.Errorf("route: render nftables: %w", err)
-		}
-	case IPVS:
-		opts := ipvs.DefaultOptions()
-		opts.Version = cfg.Version
-		if cfg.IPVSScheduler != "" {
-			opts.Scheduler = cfg.IPVSScheduler
-		}
-		if _, err := ipvs.Render(&payload, m, opts); err != nil {
-			return nil, fmt.Errorf("route: render ipvs: %w", err)
-		}
-	default:
-		return nil, fmt.Errorf("route: unknown kube-proxy mode %q (want one of %v)", cfg.Mode, Modes())
-	}
-	d, err := analyze.Load(&payload)
+	e, err := modeEntry(cfg.Mode)
 	if err != nil {
-		return nil, fmt.Errorf("route: load the %s payload: %w", cfg.Mode, err)
+		return nil, err
 	}
-	if cfg.Mode == IPVS {
-		return d, AddIPVSJumps(d)
+	var payload bytes.Buffer
+	if _, err := e.render(&payload, m, cfg.Config); err != nil {
+		return nil, fmt.Errorf("route: render %s: %w", cfg.Mode, err)
 	}
-	return d, nil
+	return e.load(&payload, m)
+}
+
+// Render writes m's payload (one family's model) as cfg's kube-proxy
+// writes it in cfg.Mode, and returns its size.
+func Render(w io.Writer, m *model.Model, cfg Config) (render.Stats, error) {
+	e, err := modeEntry(cfg.Mode)
+	if err != nil {
+		return render.Stats{}, err
+	}
+	return e.render(w, m, cfg.Config)
 }
 
 // AddIPVSJumps restores IPVS mode's jump rules from the built-in chains
@@ -91,17 +75,6 @@ func AddIPVSJumps(d *analyze.Dump) error {
 	}
 	d.IPT = ipt
 	return nil
-}
-
-// iptablesRules renders m and loads it with LoadIPTables.
-func iptablesRules(m *model.Model, cfg Config) (*analyze.Dump, error) {
-	opts := iptables.DefaultOptions()
-	opts.Version = cfg.Version
-	var payload bytes.Buffer
-	if _, err := iptables.Render(&payload, m, opts); err != nil {
-		return nil, fmt.Errorf("route: render iptables: %w", err)
-	}
-	return LoadIPTables(&payload, m)
 }
 
 // LoadIPTables restores an iptables mode payload for m (one family's

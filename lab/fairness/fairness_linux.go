@@ -1,4 +1,4 @@
-package runner
+package fairness
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/podserver"
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/lab/traffic"
@@ -18,22 +19,34 @@ import (
 	"github.com/svclab/svclab/sim/stats"
 )
 
-// RunFairness measures the endpoint split of every explicit service of the
+// Options are what a fairness measurement takes from the run around it.
+type Options struct {
+	// Machine builds the lab.
+	Machine machine.Machine
+	// Lab is the lab the scenario needs; Run adds the node's addresses,
+	// the external client and the second node its paths ask for.
+	Lab machine.LabSpec
+	// Settings is how each dataplane is programmed.
+	Settings apply.Settings
+	// Log receives one line per dataplane programmed (optional).
+	Log func(format string, args ...any)
+}
+
+// Run measures the endpoint split of every explicit service of the
 // scenario on each of its fairness dataplanes, appending one record per
 // measurement to w. The summary is complete only when every planned
 // measurement was made.
-func RunFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
-	opts = opts.withDefaults()
+func Run(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
 	f := sc.Fairness
 	m, err := sc.Model()
 	if err != nil {
 		return nil, err
 	}
-	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Prefix, Scenario: sc.Name, Kind: "fairness"}
+	summary := &results.Summary{Schema: results.SchemaVersion, Run: opts.Lab.Prefix, Scenario: sc.Name, Kind: "fairness"}
 	paths := topo.PathsFor(m, sc.Explicit(), f.Paths)
 	m = withNodeAddrs(m, paths)
-	spec := labSpecFor(sc, opts.Prefix, sc.Synthetic != nil && sc.Synthetic.Services > 0, f.ClientOnNodeFor())
-	oracles, err := oraclesFor(m, settingsFor(sc, f.Scheduler), f.Dataplanes)
+	spec := opts.Lab
+	oracles, err := oraclesFor(m, opts.Settings, f.Dataplanes)
 	if err != nil {
 		return summary, err
 	}
@@ -54,7 +67,7 @@ func RunFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *re
 	defer lab.Close()
 	planned := len(targets) * len(f.Dataplanes)
 	for _, name := range f.Dataplanes {
-		runs, err := fairnessOnDataplane(ctx, lab, name, m, targets, settingsFor(sc, f.Scheduler), f, opts)
+		runs, err := fairnessOnDataplane(ctx, lab, name, m, targets, opts.Settings, f, opts)
 		for i := range runs {
 			if aerr := w.Append(results.Record{Type: results.TypeFairness, Fairness: &runs[i]}); aerr != nil {
 				return summary, aerr
@@ -114,7 +127,7 @@ type routedTarget struct {
 // onto the run's family, that have a usable endpoint, with their routes
 // through each of the dataplanes; the warnings say which were left out and
 // why.
-func routedTargets(explicit model.Slice, paths topo.Paths, spec LabSpec, oracles map[string]*route.Oracle, dataplanes []string) ([]routedTarget, []string) {
+func routedTargets(explicit model.Slice, paths topo.Paths, spec machine.LabSpec, oracles map[string]*route.Oracle, dataplanes []string) ([]routedTarget, []string) {
 	var out []routedTarget
 	var warnings []string
 	for i := range explicit {
@@ -147,7 +160,7 @@ func oraclesFor(m *model.Model, s apply.Settings, dataplanes []string) (map[stri
 			return nil, err
 		}
 		if byMode[mode] == nil {
-			cfg := route.Config{Mode: mode, Version: s.Version, LocalhostNodePortsGate: s.LocalhostNodePortsGate, IPVSScheduler: s.IPVSScheduler}
+			cfg := route.Config{Mode: mode, Config: s.Config}
 			if byMode[mode], err = route.New(m, cfg); err != nil {
 				return nil, fmt.Errorf("routes through %s: %w", name, err)
 			}
@@ -159,7 +172,7 @@ func oraclesFor(m *model.Model, s apply.Settings, dataplanes []string) (map[stri
 
 // routeEach resolves t's route through each dataplane (the address and
 // source are the path's, the same for all).
-func routeEach(t fairnessTarget, paths topo.Paths, spec LabSpec, oracles map[string]*route.Oracle, dataplanes []string) (routedTarget, error) {
+func routeEach(t fairnessTarget, paths topo.Paths, spec machine.LabSpec, oracles map[string]*route.Oracle, dataplanes []string) (routedTarget, error) {
 	rt := routedTarget{routes: map[string]Route{}}
 	for _, name := range dataplanes {
 		r, err := routeWith(paths, oracles[name], t, topo.DefaultClientIP, spec.ClientIPv6)
@@ -181,7 +194,7 @@ func withNodeAddrs(m *model.Model, p topo.Paths) *model.Model {
 
 // fairnessOnDataplane programs one dataplane, measures every target, and
 // removes the rules again.
-func fairnessOnDataplane(ctx context.Context, lab Lab, name string, m *model.Model, targets []routedTarget, s apply.Settings, f *scenario.Fairness, opts Options) ([]results.FairnessRun, error) {
+func fairnessOnDataplane(ctx context.Context, lab machine.Lab, name string, m *model.Model, targets []routedTarget, s apply.Settings, f *scenario.Fairness, opts Options) ([]results.FairnessRun, error) {
 	dp, err := lab.Dataplane(name, s)
 	if err != nil {
 		return nil, err
@@ -194,7 +207,9 @@ func fairnessOnDataplane(ctx context.Context, lab Lab, name string, m *model.Mod
 	if err != nil {
 		return nil, err
 	}
-	opts.logf("%s: %s", name, programmedLine(s, sync))
+	if opts.Log != nil {
+		opts.Log("%s: %s", name, programmedLine(s, sync))
+	}
 	var runs []results.FairnessRun
 	for _, t := range targets {
 		t.route = t.routes[name]
@@ -218,7 +233,7 @@ const (
 // measureSplit sends the connections to one service and compares the
 // servers' counts, the kernel's counters and the expected split; on a path
 // the rules promise to drop it counts the drops instead.
-func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t routedTarget, f *scenario.Fairness) (results.FairnessRun, error) {
+func measureSplit(ctx context.Context, lab machine.Lab, dp apply.Dataplane, t routedTarget, f *scenario.Fairness) (results.FairnessRun, error) {
 	before, sourcesBefore := lab.ServerStats(), lab.ServerSources()
 	hist := stats.NewLatencyHistogram()
 	spec := traffic.Spec{
@@ -255,7 +270,7 @@ func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t routedTarg
 	run := results.FairnessRun{
 		Dataplane: dp.Name(), Service: t.Name(), ClusterIP: t.Service.ClusterIP.String(), Mode: f.Mode,
 		Connections: sum.Connections, Requests: sum.Requests, Errors: sum.Errors, ConnPerSec: sum.ConnPerSec,
-		P50us: us(hist.Quantile(0.5)), P99us: us(hist.Quantile(0.99)),
+		P50us: stats.Micros(hist.Quantile(0.5)), P99us: stats.Micros(hist.Quantile(0.99)),
 		Address: spec.Target.String(), ExpectDropped: t.route.Dropped,
 	}
 	if spec.Source.IsValid() {
@@ -289,7 +304,7 @@ func measureSplit(ctx context.Context, lab Lab, dp apply.Dataplane, t routedTarg
 // leftOut returns the target's endpoints that are not among eps (those the
 // rules route the traffic to) and have a pod in the lab, with what each
 // pod served.
-func leftOut(t routedTarget, eps []string, lab Lab, before, after map[string]podserver.Stats, mode string) []results.Endpoint {
+func leftOut(t routedTarget, eps []string, lab machine.Lab, before, after map[string]podserver.Stats, mode string) []results.Endpoint {
 	routed := map[string]bool{}
 	for _, ep := range eps {
 		routed[ep] = true
@@ -352,8 +367,6 @@ func fillFairness(run *results.FairnessRun, counts []uint64) error {
 	run.ConnChiSquareP = &cr.P
 	return nil
 }
-
-func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // programmedLine says who wrote the rules, which kube-proxy release's they
 // are, and what was loaded: "kube-proxy v1.37.2 wrote 2339 bytes in 41 ms"

@@ -1,4 +1,4 @@
-package runner
+package machine
 
 import (
 	"context"
@@ -8,10 +8,11 @@ import (
 	"github.com/svclab/svclab/lab/pktgen"
 	"github.com/svclab/svclab/lab/podserver"
 	"github.com/svclab/svclab/lab/traffic"
+	"github.com/svclab/svclab/sim/model"
 )
 
 // Machine is everything a run asks of the host: labs to build and the
-// machine-wide CPU and kernel memory readings. Kernel is the real one;
+// machine-wide CPU and kernel memory readings. lab/runner's Kernel is the real one;
 // lab/labfake has a simulated one, so whole runs are tested without root.
 type Machine interface {
 	// BuildLab builds the topology spec asks for and starts its pod
@@ -63,4 +64,30 @@ type Hold interface {
 	// Done ends the claim once the run has torn down; it returns err
 	// joined with anything the run could not remove, and how to remove it.
 	Done(err error) error
+}
+
+// LabSpec says what a lab must host.
+type LabSpec struct {
+	Prefix       string
+	Targets      model.Slice    // services whose endpoints become real pods
+	FillerCIDR   netip.Prefix   // owned by the sink pod when Fillers is true
+	Fillers      bool           // synthetic services exist
+	FillerPort   int            // the port synthetic endpoints listen on
+	ServiceCIDRs []netip.Prefix // for a client on the node
+	ClientOnNode bool
+	// NodeName is the node whose rules are rendered: endpoints of other
+	// nodes live behind a second node namespace (SecondNode).
+	NodeName   string
+	SecondNode bool
+	// NodeIP and NodeIPv6 are the node's addresses (zero: none).
+	NodeIP, NodeIPv6 netip.Addr
+	// ClientIPv6 is the client pod's IPv6 address.
+	ClientIPv6 netip.Addr
+	// ExternalIPs, when set, are the addresses of an external client on
+	// the node's uplink.
+	ExternalIPs []netip.Addr
+	// PlantRules, when positive, is a planted slowdown: that many
+	// never-matching rules every packet through the node passes
+	// (apply.Plant).
+	PlantRules int
 }

@@ -1,4 +1,4 @@
-package runner
+package fairness
 
 import (
 	"github.com/svclab/svclab/lab/apply"
