@@ -6,25 +6,21 @@ import (
 	moremath "github.com/aclements/go-moremath/stats"
 )
 
-// PairSpread is the robust standard deviation of the pairs' log-ratios
-// log(new/base): 1.4826 times their median absolute deviation, which a few
-// pairs disturbed by the machine do not inflate (the signed-rank interval
-// is as robust). NaN for fewer than 2 pairs or a non-positive value.
-func PairSpread(base, new []float64) float64 {
-	b, n := finitePairs(base, new)
-	if len(b) < 2 || !allPositive(b) || !allPositive(n) {
+// Spread is the standard deviation of the pairs' log-ratios log(new/base)
+// that the shift's interval implies: its half-width on the log scale times
+// √(3n/π) over the normal quantile of its level (the Hodges-Lehmann
+// estimate's standard error is σ/√(3n/π) for normal data). Read back from
+// the signed-rank interval, it carries what that interval saw, heavy tails
+// included, which a standard deviation of the pairs would over- or
+// understate. NaN for an unbounded interval or ratios that are not
+// log-scale (a bound at or below −100%).
+func (s PairedShift) Spread() float64 {
+	if !s.Bounded || s.LoPct <= -100 || s.Confidence <= 0 || s.Confidence >= 1 {
 		return math.NaN()
 	}
-	d := make([]float64, len(b))
-	for i := range b {
-		d[i] = math.Log(n[i]) - math.Log(b[i])
-	}
-	m := Median(d)
-	dev := make([]float64, len(d))
-	for i, x := range d {
-		dev[i] = math.Abs(x - m)
-	}
-	return 1.4826 * Median(dev)
+	half := (math.Log1p(s.HiPct/100) - math.Log1p(s.LoPct/100)) / 2
+	z := moremath.NormalDist{Mu: 0, Sigma: 1}.InvCDF(1 - (1-s.Confidence)/2)
+	return half * math.Sqrt(3*float64(s.N1)/math.Pi) / z
 }
 
 // minSignificantPairs is the fewest pairs whose exact two-sided

