@@ -119,7 +119,7 @@ func (d *iptablesDataplane) load(m *model.Model, noflush bool) (Sync, error) {
 		if err := ipt.EnsureJumps(iptables.ModelJumps(&mf, d.opts)); err != nil {
 			return Sync{}, fmt.Errorf("%s %s jump rules: %w", d.Name(), f, err)
 		}
-		sync.Payload, sync.Duration = addStats(sync.Payload, stats), sync.Duration+took
+		sync = sync.add(stats, took)
 	}
 	return sync, nil
 }
@@ -142,7 +142,7 @@ func (d *iptablesDataplane) Apply(_ context.Context, m *model.Model, c Change) (
 		if err != nil {
 			return Sync{}, fmt.Errorf("%s %s partial sync: %w", d.Name(), f, err)
 		}
-		sync.Payload, sync.Duration = addStats(sync.Payload, stats), sync.Duration+took
+		sync = sync.add(stats, took)
 	}
 	return sync, nil
 }

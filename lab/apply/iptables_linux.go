@@ -51,18 +51,19 @@ func (p *IPTables) ForFamily(f model.Family) *IPTables {
 }
 
 // Restore loads payload in one iptables-restore call and returns how long
-// the call took. With noflush, chains the payload does not declare are kept
-// (kube-proxy always uses --noflush).
-func (p *IPTables) Restore(payload []byte, noflush bool) (time.Duration, error) {
+// the call took (wall clock and the tool's CPU time). With noflush, chains
+// the payload does not declare are kept (kube-proxy always uses --noflush).
+func (p *IPTables) Restore(payload []byte, noflush bool) (Took, error) {
 	args := []string{p.tool("-restore"), "--counters"}
 	if noflush {
 		args = append(args, "--noflush")
 	}
 	start := time.Now()
-	if _, err := netns.Output(p.Netns, payload, args...); err != nil {
-		return 0, fmt.Errorf("load %d bytes of rules: %w", len(payload), err)
+	_, cpu, err := netns.OutputCPU(p.Netns, payload, args...)
+	if err != nil {
+		return Took{}, fmt.Errorf("load %d bytes of rules: %w", len(payload), err)
 	}
-	return time.Since(start), nil
+	return Took{Wall: time.Since(start), CPU: cpu}, nil
 }
 
 // Reset flushes the filter and nat tables and deletes their user chains

@@ -27,13 +27,15 @@ func (p *NFTables) table() string {
 	return p.Table
 }
 
-// Load runs the script as one `nft -f -` transaction and times it.
-func (p *NFTables) Load(script []byte) (time.Duration, error) {
+// Load runs the script as one `nft -f -` transaction and times it: wall
+// clock and nft's CPU time.
+func (p *NFTables) Load(script []byte) (Took, error) {
 	start := time.Now()
-	if _, err := netns.Output(p.Netns, script, "nft", "-f", "-"); err != nil {
-		return 0, fmt.Errorf("load %d bytes of nftables rules: %w", len(script), err)
+	_, cpu, err := netns.OutputCPU(p.Netns, script, "nft", "-f", "-")
+	if err != nil {
+		return Took{}, fmt.Errorf("load %d bytes of nftables rules: %w", len(script), err)
 	}
-	return time.Since(start), nil
+	return Took{Wall: time.Since(start), CPU: cpu}, nil
 }
 
 // Reset deletes the kube-proxy tables of both families (ip and ip6); a
@@ -90,7 +92,7 @@ func (p *NFTables) sync(m *model.Model) (Sync, error) {
 		if err != nil {
 			return Sync{}, fmt.Errorf("nftables %s full sync in netns %s: %w", f, p.Netns, err)
 		}
-		sync.Payload, sync.Duration = addStats(sync.Payload, stats), sync.Duration+took
+		sync = sync.add(stats, took)
 	}
 	return sync, nil
 }
@@ -109,5 +111,5 @@ func (p *NFTables) syncChange(m *model.Model, c Change) (Sync, error) {
 	if err != nil {
 		return Sync{}, fmt.Errorf("nftables %s incremental sync in netns %s: %w", f, p.Netns, err)
 	}
-	return Sync{Payload: stats, Duration: took}, nil
+	return Sync{}.add(stats, took), nil
 }

@@ -12,11 +12,25 @@ import (
 // Sync is the outcome of programming a model or applying one change: the
 // payload's size and how long the sync took. Engine is true when the
 // duration is the engine's own measurement (kube-proxy's syncProxyRules),
-// not svclab's timing of a tool it ran.
+// not svclab's timing of a tool it ran. CPU is the CPU time (user plus
+// system, from the processes' rusage) of the tools that applied the payload
+// (iptables-restore, nft -f): the sync's work without the time a busy
+// machine made it wait; 0 when no tool process applied it (netlink, BPF
+// maps, an engine).
 type Sync struct {
 	Payload  render.Stats
 	Duration time.Duration
+	CPU      time.Duration
 	Engine   bool
+}
+
+// Took is one tool run's wall-clock time and its process's CPU time.
+type Took struct{ Wall, CPU time.Duration }
+
+// add returns the sync with one more payload and tool run added.
+func (s Sync) add(stats render.Stats, t Took) Sync {
+	s.Payload, s.Duration, s.CPU = addStats(s.Payload, stats), s.Duration+t.Wall, s.CPU+t.CPU
+	return s
 }
 
 // Change is one change to a programmed model: Endpoint added to the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // Start starts cmd inside the named namespace: the child is forked from a
@@ -19,6 +20,14 @@ func Start(name string, cmd *exec.Cmd) error {
 // Output runs a command inside the named namespace with stdin as its input
 // and returns its standard output. A failure carries the command's stderr.
 func Output(name string, stdin []byte, argv ...string) ([]byte, error) {
+	out, _, err := OutputCPU(name, stdin, argv...)
+	return out, err
+}
+
+// OutputCPU is Output that also returns the CPU time (user plus system) the
+// command's process used, from its rusage: the work it did, whatever the
+// machine's load made it wait (wall-clock time counts the waiting too).
+func OutputCPU(name string, stdin []byte, argv ...string) ([]byte, time.Duration, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -26,10 +35,15 @@ func Output(name string, stdin []byte, argv ...string) ([]byte, error) {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	if err := Start(name, cmd); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if err := cmd.Wait(); err != nil {
-		return stdout.Bytes(), fmt.Errorf("%s in netns %s: %w: %s", strings.Join(argv, " "), name, err, strings.TrimSpace(stderr.String()))
+	err := cmd.Wait()
+	var cpu time.Duration
+	if cmd.ProcessState != nil {
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
-	return stdout.Bytes(), nil
+	if err != nil {
+		return stdout.Bytes(), cpu, fmt.Errorf("%s in netns %s: %w: %s", strings.Join(argv, " "), name, err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.Bytes(), cpu, nil
 }

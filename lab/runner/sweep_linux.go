@@ -145,7 +145,7 @@ func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options)
 	l.base = results.Point{Dataplane: l.plan.dataplane, Services: l.plan.services, Rules: sync.Payload.Rules,
 		Bytes: sync.Payload.Bytes, Lines: sync.Payload.Lines, KernelMemBytes: memAfter - memBefore}
 	if timed {
-		l.base.SyncFullS = sync.Duration.Seconds()
+		l.base.SyncFullS, l.base.SyncFullCPUS = sync.Duration.Seconds(), sync.CPU.Seconds()
 	}
 	incrementalTimed := true
 	if limit, ok := spec.IncrementalLimit[l.plan.dataplane]; ok && l.plan.services > limit {
@@ -153,8 +153,8 @@ func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options)
 	} else if err := l.incremental(ctx); err != nil {
 		return err
 	}
-	l.syncLine = fmt.Sprintf("%-16s %6d services: %d rules, %d bytes, full sync %s, incremental %s",
-		l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), seconds(l.base.SyncIncrementalS, incrementalTimed))
+	l.syncLine = fmt.Sprintf("%-16s %6d services: %d rules, %d bytes, full sync %s%s, incremental %s",
+		l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), cpuNote(l.base.SyncFullCPUS), seconds(l.base.SyncIncrementalS, incrementalTimed))
 	return nil
 }
 
@@ -202,6 +202,14 @@ func lastUsable(p netip.Prefix) netip.Addr {
 	host := uint32(1)<<(32-p.Bits()) - 2
 	v := (uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])) + host
 	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
+
+// cpuNote is the full sync's CPU time for the setup line, when measured.
+func cpuNote(cpu float64) string {
+	if cpu == 0 {
+		return ""
+	}
+	return " (CPU " + metric.FormatSeconds(cpu) + ")"
 }
 
 func seconds(s float64, measured bool) string {

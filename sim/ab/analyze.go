@@ -41,6 +41,15 @@ type Row struct {
 	Threshold float64         `json:"threshold_pct,omitempty"`
 	Outcome   compare.Outcome `json:"outcome,omitempty"`
 	Needed    int             `json:"needed,omitempty"`
+	// SpreadPct is how much the pairs' ratios spread: the standard
+	// deviation of their log-ratios that the interval implies
+	// (stats.PairedShift.Spread), as a percentage; 0 unknown.
+	// PairsForTwice, for a primary row, is about how many pairs would call
+	// a real change of twice the threshold a REGRESSION 9 times in 10 at
+	// that spread (stats.PairsToDetect at alpha over the primary count);
+	// -1 when the spread is unknown.
+	SpreadPct     float64 `json:"pair_spread_pct"`
+	PairsForTwice int     `json:"pairs_for_twice_threshold,omitempty"`
 
 	shift stats.PairedShift
 	dir   metric.Direction
@@ -116,6 +125,9 @@ func largestServices(s side) map[string]int {
 func newRow(m metric.Metric, k Point, b, n []float64, confidence float64) Row {
 	s := stats.PairedInterval(b, n, confidence)
 	r := Row{Metric: m.Name, Point: k, Pairs: s.N1, Ratio: 1 + s.EstPct/100, Bounded: s.Bounded, P: s.P, shift: s, dir: m.Direction}
+	if spread := s.Spread(); !math.IsNaN(spread) {
+		r.SpreadPct = math.Expm1(spread) * 100
+	}
 	if s.Bounded {
 		r.RatioLo, r.RatioHi = 1+s.LoPct/100, 1+s.HiPct/100
 	}
@@ -158,6 +170,7 @@ func (res *Result) decide(alpha float64) error {
 		r := &res.Rows[i]
 		r.Q = q[j]
 		r.Outcome, r.Needed = judge(*r, alpha)
+		r.PairsForTwice = stats.PairsToDetect(r.shift.Spread(), 2*r.Threshold, r.Threshold, alpha/float64(len(idx)), 0.9)
 		res.Detectable = math.Max(res.Detectable, r.shift.HalfWidthPct())
 		switch {
 		case r.Outcome == compare.Regression:

@@ -77,6 +77,12 @@ func TestAnalyze(t *testing.T) {
 					if r.Services != 1000 {
 						t.Errorf("%s gated at %d services, want the largest (1000)", r.Metric, r.Services)
 					}
+					// 2% noise on each side: the pairs spread at most about 2.8%
+					// (p10 averages 100 samples' noise), so the fewest pairs do.
+					bounded := tt.reps >= minPairs
+					if bounded && (r.SpreadPct <= 0 || r.SpreadPct > 4 || r.PairsForTwice != 7) || !bounded && r.PairsForTwice != -1 {
+						t.Errorf("%s: pairs spread %.1f%%, %d pairs for +10%%: want at most about 2.8%% and 7 (2/2⁷ ≤ 0.05/2); unknown (-1) without an interval", r.Metric, r.SpreadPct, r.PairsForTwice)
+					}
 				}
 			}
 			if len(got) != 2 {

@@ -79,6 +79,9 @@ func ratio(r Row) string {
 func (r Row) Line() string {
 	s := fmt.Sprintf("%s %s %s %d %s: new/base %s, p=%.3f q=%.3f, threshold %g%%",
 		r.Outcome, r.Metric, r.Dataplane, r.Services, r.Position, ratio(r), r.P, r.Q, r.Threshold)
+	if r.PairsForTwice > 0 {
+		s += fmt.Sprintf("; pairs spread ±%.1f%%: about %d pairs catch a +%g%% change 9 times in 10", r.SpreadPct, r.PairsForTwice, 2*r.Threshold)
+	}
 	if r.Outcome != compare.Inconclusive {
 		return s
 	}

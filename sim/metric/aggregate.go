@@ -100,6 +100,7 @@ func medianPoint(reps []results.Point) results.Point {
 	out.FlowsPerSec = med(func(p results.Point) float64 { return p.FlowsPerSec })
 	out.SyncFullS = med(func(p results.Point) float64 { return p.SyncFullS })
 	out.SyncIncrementalS = med(func(p results.Point) float64 { return p.SyncIncrementalS })
+	out.SyncFullCPUS = med(func(p results.Point) float64 { return p.SyncFullCPUS })
 	out.Rules = int(medInt(func(p results.Point) float64 { return float64(p.Rules) }))
 	out.Bytes = int(medInt(func(p results.Point) float64 { return float64(p.Bytes) }))
 	out.Lines = int(medInt(func(p results.Point) float64 { return float64(p.Lines) }))

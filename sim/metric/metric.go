@@ -83,6 +83,7 @@ const (
 	FlowsPerSec     = "flows_per_s"
 	SyncFull        = "sync_full_s"
 	SyncIncremental = "sync_incremental_s"
+	SyncFullCPU     = "sync_full_cpu_s"
 	Rules           = "rules"
 	Bytes           = "bytes"
 	Lines           = "lines"

@@ -164,32 +164,38 @@ type FairnessRun struct {
 // target position, one repetition (in results.jsonl) or the median over
 // repetitions (in summary.json).
 type Point struct {
-	Dataplane        string                  `json:"dataplane"`
-	Services         int                     `json:"services"`
-	Position         string                  `json:"position"`
-	Repetition       int                     `json:"repetition,omitempty"`
-	Repetitions      int                     `json:"repetitions,omitempty"`
-	Connections      int                     `json:"connections"`
-	Errors           int                     `json:"errors"`
-	P50us            float64                 `json:"p50_us"`
-	P90us            float64                 `json:"p90_us"`
-	P99us            float64                 `json:"p99_us"`
-	P999us           float64                 `json:"p999_us"`
-	MeanUs           float64                 `json:"mean_us"`
-	CPUusPerConn     float64                 `json:"cpu_us_per_conn"`
-	ConnPerSec       float64                 `json:"conn_per_s"`
-	FlowsPerSec      float64                 `json:"flows_per_s,omitempty"`
-	SyncFullS        float64                 `json:"sync_full_s"`
-	SyncIncrementalS float64                 `json:"sync_incremental_s"`
-	Rules            int                     `json:"rules"`
-	Bytes            int                     `json:"bytes"`
-	Lines            int                     `json:"lines"`
-	KernelMemBytes   int64                   `json:"kernel_mem_bytes"`
-	RulesEvaluated   int                     `json:"rules_evaluated,omitempty"` // per first packet, from the tracer
-	Histogram        *stats.LatencyHistogram `json:"histogram,omitempty"`
-	Payload          *RuleSetStats           `json:"payload,omitempty"`
-	Extra            map[string]float64      `json:"extra,omitempty"`
-	Raw              json.RawMessage         `json:"raw,omitempty"`
+	Dataplane        string  `json:"dataplane"`
+	Services         int     `json:"services"`
+	Position         string  `json:"position"`
+	Repetition       int     `json:"repetition,omitempty"`
+	Repetitions      int     `json:"repetitions,omitempty"`
+	Connections      int     `json:"connections"`
+	Errors           int     `json:"errors"`
+	P50us            float64 `json:"p50_us"`
+	P90us            float64 `json:"p90_us"`
+	P99us            float64 `json:"p99_us"`
+	P999us           float64 `json:"p999_us"`
+	MeanUs           float64 `json:"mean_us"`
+	CPUusPerConn     float64 `json:"cpu_us_per_conn"`
+	ConnPerSec       float64 `json:"conn_per_s"`
+	FlowsPerSec      float64 `json:"flows_per_s,omitempty"`
+	SyncFullS        float64 `json:"sync_full_s"`
+	SyncIncrementalS float64 `json:"sync_incremental_s"`
+	// SyncFullCPUS is the full sync's CPU time (user plus system) of the
+	// tool that applied it (nft -f, iptables-restore), from its rusage:
+	// what SyncFullS measures less the time a busy machine made the tool
+	// wait; 0 when no tool process applied the rules (IPVS, eBPF, the
+	// kube-proxy engine).
+	SyncFullCPUS   float64                 `json:"sync_full_cpu_s,omitempty"`
+	Rules          int                     `json:"rules"`
+	Bytes          int                     `json:"bytes"`
+	Lines          int                     `json:"lines"`
+	KernelMemBytes int64                   `json:"kernel_mem_bytes"`
+	RulesEvaluated int                     `json:"rules_evaluated,omitempty"` // per first packet, from the tracer
+	Histogram      *stats.LatencyHistogram `json:"histogram,omitempty"`
+	Payload        *RuleSetStats           `json:"payload,omitempty"`
+	Extra          map[string]float64      `json:"extra,omitempty"`
+	Raw            json.RawMessage         `json:"raw,omitempty"`
 }
 
 // Fit is a least-squares line of one metric against service count.
