@@ -209,11 +209,14 @@ func runABJob(arg string, sc *scenario.Scenario, f abFlags, stderr io.Writer) (s
 	if dir == "" {
 		dir = filepath.Join("results", "ab", sc.Name+"-"+time.Now().Format("20060102-150405"))
 	}
-	ctx, _, stop := interruptContext(stderr)
+	ctx, in, stop := interruptContext(stderr)
 	defer stop()
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "svclab ab: "+format+"\n", args...) }
 	logf("%s → %s", sc.Name, dir)
 	if err := abrun.Run(ctx, abrun.Options{Plan: plan, Dir: dir, Log: logf}); err != nil {
+		if ctx.Err() != nil { // SIGINT or SIGTERM: the running side removed its lab
+			return "", &exitError{code: in.exitCode(), msg: "interrupted: " + err.Error()}
+		}
 		return "", &exitError{code: 2, msg: err.Error()}
 	}
 	return dir, nil

@@ -7,6 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
 
 	"github.com/svclab/svclab/sim/ab"
 	"github.com/svclab/svclab/sim/results"
@@ -91,9 +94,12 @@ func runRepetition(ctx context.Context, opts Options, name string, rep int) erro
 	}
 	defer log.Close()
 	args := append([]string{"run", opts.Plan.Scenario, "--out", dir, "--repetitions", "1"}, side.Args...)
-	cmd := exec.CommandContext(ctx, side.Binary, args...)
+	cmd := repetitionCommand(ctx, side.Binary, args)
 	cmd.Env = append(os.Environ(), side.Env...)
 	cmd.Stdout, cmd.Stderr = log, log
+	// The child's death signal is tied to the thread that started it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
@@ -102,4 +108,21 @@ func runRepetition(ctx context.Context, opts Options, name string, rep int) erro
 		return fmt.Errorf("%s side, repetition %d: %w", name, rep, err)
 	}
 	return nil
+}
+
+// childTeardown is how long a repetition's svclab run has, once asked to
+// stop, to remove its lab before it is killed.
+const childTeardown = 2 * time.Minute
+
+// repetitionCommand is one side's `svclab run` of a repetition. When ctx
+// ends (svclab ab got SIGINT or SIGTERM) the child gets SIGTERM, so that it
+// removes its lab and records that it was interrupted, as a run does; if
+// svclab ab itself is killed, the kernel kills the child too, leaving its
+// lab to `svclab cleanup` as a killed run's is.
+func repetitionCommand(ctx context.Context, binary string, args []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = childTeardown
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return cmd
 }
