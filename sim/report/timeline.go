@@ -79,6 +79,8 @@ func TimelineFindings(r results.TimelineRun) []string {
 		}
 		bad := e.After.Blackholed + e.After.Misdelivered
 		switch {
+		case e.Probe == results.ProbeRestart:
+			out = append(out, restartOf(r, i).finding())
 		case !e.Converged && bad > 0:
 			out = append(out, fmt.Sprintf("After %q at %.0f s, %d packets or connections still reached deleted pods' addresses (%d) or removed endpoints (%d) until %.0f s: the old state was never left.",
 				e.What, e.AtS, bad, e.After.Blackholed, e.After.Misdelivered, end))

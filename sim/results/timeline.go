@@ -93,7 +93,11 @@ type TimelineSync struct {
 	AtS       float64 `json:"at_s"`
 	DurationS float64 `json:"duration_s"`
 	Full      bool    `json:"full"`
-	Services  int     `json:"services,omitempty"`
+	// Restart marks the first sync of a (re)started kube-proxy (the
+	// native engine: the sync a restart event made); Services is how many
+	// Services it programmed (native engine: every sync).
+	Restart  bool `json:"restart,omitempty"`
+	Services int  `json:"services,omitempty"`
 	// Programmed counts kube-proxy's network programming latency
 	// observations in this sync, ProgrammingS is their mean (kube-proxy
 	// engine only).
