@@ -148,3 +148,41 @@ func TestProbedStorm(t *testing.T) {
 		t.Errorf("probed %d, unconverged %d, latencies %d, p50 %v", probed, run.Unconverged, len(run.ChangeLatenciesS), run.ProbeLatencyP50S)
 	}
 }
+
+// TestRestartServedAgain: a restart's time to serve ends its longest run
+// of failed connections: one still served by the old rules just after the
+// event, and a stray timeout after the outage, do not move it; an outage
+// that lasts to the window's end never converges.
+func TestRestartServedAgain(t *testing.T) {
+	sc := parse(t, "    - {at: 4s, restartKubeProxy: {fresh: true}}")
+	p, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
+	served := func(ms int) Observation {
+		return Observation{At: at(ms), Traffic: 0, Kind: Delivered, Endpoint: ips("10.244.1.2")[0]}
+	}
+	failed := func(ms int) Observation { return Observation{At: at(ms), Traffic: 0, Kind: TimedOut} }
+	tests := []struct {
+		name string
+		obs  []Observation
+		want float64 // -1: never served again
+	}{
+		{"old rules, outage, stray timeout", []Observation{served(4010), served(4020), failed(4100), failed(4200), failed(4300), served(6500), failed(7000), served(7100)}, 2.5},
+		{"no outage", []Observation{served(4010), served(4500)}, 0.01},
+		{"outage to the end", []Observation{served(4010), failed(4100), served(4150), failed(4200), failed(4300)}, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := Aggregate(p, sc.Timeline, tt.obs)
+			l := run.Events[0].ProbeLatencyS
+			switch {
+			case tt.want < 0 && l != nil:
+				t.Errorf("served again after %v s, want never", *l)
+			case tt.want >= 0 && (l == nil || abs(*l-tt.want) > 1e-9):
+				t.Errorf("latency %v, want %v s", l, tt.want)
+			}
+		})
+	}
+}

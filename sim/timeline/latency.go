@@ -42,8 +42,7 @@ func (a *aggregation) latencyOf(i int, obs []Observation) (changeLatency, bool) 
 		j := slices.IndexFunc(after, func(o Observation) bool { return o.Traffic == ProbeTraffic && o.Change == i && o.Kind == Delivered })
 		return found(probeCreated, after, j, c.At), true
 	case c.Restart:
-		j := slices.IndexFunc(after, func(o Observation) bool { return o.Traffic >= 0 && a.classify(o).Served > 0 })
-		return found(probeRestart, after, j, c.At), true
+		return found(probeRestart, after, a.servedAgain(i, after), c.At), true
 	case len(c.Added) > 0 && a.generates(c.Service):
 		j := slices.IndexFunc(after, func(o Observation) bool { return mine(o) && slices.Contains(c.Added, o.Endpoint) })
 		return found(probeAdded, after, j, c.At), true
@@ -60,6 +59,54 @@ func (a *aggregation) latencyOf(i int, obs []Observation) (changeLatency, bool) 
 		return changeLatency{probe: probeRemoved, latency: last - c.At, converged: last < a.tl.Duration-endOfWindow}, true
 	}
 	return changeLatency{}, false
+}
+
+// servedAgain is the index in after (the observations from restart change
+// i on) of the first connection served after the restart's outage: the
+// longest run of connections not served before the next change, so that
+// connections still served by the old rules in the moment before they
+// were removed, and a stray timeout afterwards, do not count. With no
+// outage it is the first one served. Datagrams sent are not outcomes
+// (a UDP generator's outage shows only as missing deliveries), so for
+// UDP it is the first delivery after the restart. -1: never served.
+func (a *aggregation) servedAgain(i int, after []Observation) int {
+	end := a.tl.Duration
+	for _, c := range a.plan.Changes[i+1:] {
+		if c.At > a.plan.Changes[i].At {
+			end = c.At
+			break
+		}
+	}
+	first, best, runStart, runLen, bestLen := -1, -1, -1, 0, 0
+	for j, o := range after {
+		if o.At >= end {
+			break
+		}
+		if o.Traffic < 0 || o.Kind == Sent {
+			continue
+		}
+		if a.classify(o).Served == 0 {
+			if runLen == 0 {
+				runStart = j
+			}
+			runLen++
+			continue
+		}
+		if first < 0 {
+			first = j
+		}
+		if runLen > bestLen {
+			best, bestLen = j, runLen
+		}
+		runLen = 0
+	}
+	switch {
+	case runLen > bestLen && runStart >= 0:
+		return -1 // the longest outage lasted until the next change
+	case bestLen > 0:
+		return best
+	}
+	return first
 }
 
 // generates says some traffic generator sends to the service.
