@@ -47,3 +47,38 @@ func TestColdStartWords(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyClasses: per kind of event, the probe's changes and
+// kube-proxy's observations weighted by their counts; records without
+// per-change latencies or counts fall back to the event's largest and the
+// syncs' plain mean.
+func TestLatencyClasses(t *testing.T) {
+	one, two := 1.0, 2.0
+	run := results.TimelineRun{Events: []results.TimelineEvent{
+		{What: "rollingUpdate default/web", ProbeLatencyS: &two, LatenciesS: []float64{0.5, 1, 2}, KubeProxyLatencyS: []float64{0.2, 0.8}, KubeProxyObserved: 4, KubeProxyMeanS: 0.35},
+		{What: "rollingUpdate default/api", ProbeLatencyS: &one, KubeProxyLatencyS: []float64{1}, KubeProxyObserved: 1, KubeProxyMeanS: 1},
+		{What: "scale default/web to 0", ProbeLatencyS: &one, KubeProxyLatencyS: []float64{0.4, 0.6}},
+	}}
+	var b strings.Builder
+	writeLatencyClasses(&b, run)
+	for _, w := range []string{
+		"| rollingUpdate | 2 | 4 | 1.000 | 2.000 | 3 | 5 | 0.480 | 1.000 |",
+		"| scale | 1 | 1 | 1.000 | 1.000 | 2 | – | 0.500 | 0.600 |",
+	} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("table\n%s\nlacks %s", b.String(), w)
+		}
+	}
+}
+
+// TestLatencyClassesOldRecord: a record without per-event latencies whose
+// only probed event takes the run's change latencies.
+func TestLatencyClassesOldRecord(t *testing.T) {
+	worst := 1.6
+	run := results.TimelineRun{ChangeLatenciesS: []float64{0, 0.2, 1.6}, Events: []results.TimelineEvent{{What: "rollingUpdate default/web", ProbeLatencyS: &worst}}}
+	var b strings.Builder
+	writeLatencyClasses(&b, run)
+	if w := "| rollingUpdate | 1 | 3 | 0.200 | 1.600 | 0 | – | – | – |"; !strings.Contains(b.String(), w) {
+		t.Errorf("table\n%s\nlacks %s", b.String(), w)
+	}
+}

@@ -86,6 +86,14 @@ type TimelineEvent struct {
 	// (network_programming_duration_seconds), the mean of each sync from
 	// the event to the next that observed any (kube-proxy engine only).
 	KubeProxyLatencyS []float64 `json:"kube_proxy_latency_s,omitempty"`
+	// KubeProxyObserved counts the observations behind KubeProxyLatencyS
+	// (each sync's mean is of its own count); KubeProxyMeanS is the mean
+	// of them all.
+	KubeProxyObserved int     `json:"kube_proxy_observed,omitempty"`
+	KubeProxyMeanS    float64 `json:"kube_proxy_mean_s,omitempty"`
+	// LatenciesS are the probe latencies of each converged change of the
+	// event (ProbeLatencyS is their largest).
+	LatenciesS []float64 `json:"latencies_s,omitempty"`
 }
 
 // TimelineSync is one sync of the rules during a timeline run.

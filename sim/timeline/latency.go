@@ -158,6 +158,7 @@ func (a *aggregation) events(run *results.TimelineRun, obs []Observation) {
 			if l.converged {
 				worst = max(worst, l.latency)
 				all = append(all, l.latency.Seconds())
+				out.LatenciesS = append(out.LatenciesS, l.latency.Seconds())
 			} else {
 				run.Unconverged++
 			}
@@ -216,7 +217,12 @@ func AttachSyncs(run *results.TimelineRun, t *scenario.Timeline, syncs []results
 		for _, s := range syncs {
 			if at := time.Duration(s.AtS * float64(time.Second)); s.Programmed > 0 && at >= ev.At && at < end {
 				run.Events[e].KubeProxyLatencyS = append(run.Events[e].KubeProxyLatencyS, s.ProgrammingS)
+				run.Events[e].KubeProxyObserved += s.Programmed
+				run.Events[e].KubeProxyMeanS += s.ProgrammingS * float64(s.Programmed)
 			}
+		}
+		if n := run.Events[e].KubeProxyObserved; n > 0 {
+			run.Events[e].KubeProxyMeanS /= float64(n)
 		}
 	}
 }
