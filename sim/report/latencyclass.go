@@ -6,7 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/stats"
 )
 
 // latencyClass is the programming latencies of one kind of event in a
@@ -62,18 +65,11 @@ func (c *latencyClass) kubeProxyMean() float64 {
 		return 0
 	}
 	if c.observed == 0 {
-		return mean(c.kubeProxy)
+		return stat.Mean(c.kubeProxy, nil)
 	}
 	return c.weighted / float64(c.observed)
 }
 
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
 
 // writeLatencyClasses writes, per kind of event, svclab's probe beside
 // kube-proxy's own network_programming_duration_seconds.
@@ -87,7 +83,7 @@ func writeLatencyClasses(w io.Writer, r results.TimelineRun) {
 	for _, c := range classes {
 		probeP50, probeMax, kpMean, kpMax := "–", "–", "–", "–"
 		if len(c.probe) > 0 {
-			probeP50, probeMax = fmt.Sprintf("%.3f", median(c.probe)), fmt.Sprintf("%.3f", slices.Max(c.probe))
+			probeP50, probeMax = fmt.Sprintf("%.3f", stats.Median(c.probe)), fmt.Sprintf("%.3f", slices.Max(c.probe))
 		}
 		observed := "–"
 		if len(c.kubeProxy) > 0 {
@@ -101,15 +97,6 @@ func writeLatencyClasses(w io.Writer, r results.TimelineRun) {
 	fmt.Fprintln(w)
 }
 
-func median(xs []float64) float64 {
-	v := slices.Clone(xs)
-	slices.Sort(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
-}
 
 // onlyProbedEvent is the index of the one event with a probe latency in a
 // record made before events kept their changes' latencies (all of the
