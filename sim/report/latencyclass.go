@@ -70,7 +70,6 @@ func (c *latencyClass) kubeProxyMean() float64 {
 	return c.weighted / float64(c.observed)
 }
 
-
 // writeLatencyClasses writes, per kind of event, svclab's probe beside
 // kube-proxy's own network_programming_duration_seconds.
 func writeLatencyClasses(w io.Writer, r results.TimelineRun) {
@@ -96,7 +95,6 @@ func writeLatencyClasses(w io.Writer, r results.TimelineRun) {
 	}
 	fmt.Fprintln(w)
 }
-
 
 // onlyProbedEvent is the index of the one event with a probe latency in a
 // record made before events kept their changes' latencies (all of the
