@@ -10,8 +10,9 @@ import (
 // restart is what one kube-proxy restart of a timeline showed.
 type restart struct {
 	event results.TimelineEvent
-	// end is when the next event started (the window's end for the last).
-	end float64
+	// end is when the next event started (the window's end for the last);
+	// window is the window's end.
+	end, window float64
 	// fresh: the node had no rules (a cold start), not a restart with the
 	// rules in place.
 	fresh bool
@@ -34,7 +35,7 @@ func restarts(r results.TimelineRun) []restart {
 				break
 			}
 		}
-		rs := restart{event: e, end: end, fresh: strings.Contains(e.What, "without rules")}
+		rs := restart{event: e, end: end, window: r.DurationS, fresh: strings.Contains(e.What, "without rules")}
 		for j, s := range r.Syncs {
 			if s.Restart && s.AtS >= e.AtS {
 				rs.sync = &r.Syncs[j]
@@ -77,8 +78,8 @@ func (rs restart) finding() string {
 	}
 	lost := fmt.Sprintf("%d connections timed out and %d were refused until %.0f s", e.After.TimedOut, e.After.Refused, rs.end)
 	if e.ProbeLatencyS == nil {
-		return fmt.Sprintf("%s, the Service was not served again in the %.0f s left of the window: time to serve over %.0f s; %s; %s.",
-			head, rs.end-e.AtS, rs.end-e.AtS, sync, lost)
+		return fmt.Sprintf("%s, the Service was not served again before the window ended: time to serve over %.0f s; %s; %s.",
+			head, rs.window-e.AtS, sync, lost)
 	}
 	return fmt.Sprintf("%s, the Service was served again %.3f s later (time to serve); %s; %s.", head, *e.ProbeLatencyS, sync, lost)
 }
@@ -94,7 +95,7 @@ func coldStartLine(r results.TimelineRun) string {
 	}
 	var serve, syncs []string
 	for _, x := range rs {
-		s := fmt.Sprintf("over %.0f s", x.end-x.event.AtS)
+		s := fmt.Sprintf("over %.0f s", x.window-x.event.AtS)
 		if x.event.ProbeLatencyS != nil {
 			s = fmt.Sprintf("%.2f s", *x.event.ProbeLatencyS)
 		}
@@ -129,5 +130,5 @@ func restartOf(r results.TimelineRun, i int) restart {
 			return rs
 		}
 	}
-	return restart{event: r.Events[i], end: r.DurationS}
+	return restart{event: r.Events[i], end: r.DurationS, window: r.DurationS}
 }

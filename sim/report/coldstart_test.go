@@ -33,7 +33,7 @@ func TestColdStartWords(t *testing.T) {
 	}{
 		{"served", strings.Join(TimelineFindings(run), "\n"), []string{
 			`Cold start: after "restartKubeProxy on a node without rules (5,000 Services)" at 30 s, the Service was served again 3.250 s later (time to serve); its first sync of 5,001 Services took 3.100 s; 3 connections timed out and 0 were refused until 90 s.`,
-			`Cold start: after "restartKubeProxy on a node without rules (10,000 Services)" at 90 s, the Service was not served again in the 150 s left of the window: time to serve over 150 s; kube-proxy's first sync had not ended when the window did; 150 connections timed out`,
+			`Cold start: after "restartKubeProxy on a node without rules (10,000 Services)" at 90 s, the Service was not served again before the window ended: time to serve over 150 s; kube-proxy's first sync had not ended when the window did; 150 connections timed out`,
 		}},
 		{"headline", strings.Join(Headline(&results.Summary{Timelines: []results.TimelineRun{run}}, nil), "\n"), []string{
 			"cold start on nftables (engine kube-proxy 1.37): time to serve after kube-proxy's restart 3.25 s at 5,001 Services, over 150 s (its first sync 3.10 / – s)",

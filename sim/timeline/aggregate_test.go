@@ -186,3 +186,23 @@ func TestRestartServedAgain(t *testing.T) {
 		})
 	}
 }
+
+// TestRestartServedAfterNextEvent: an outage that outlasts the next
+// restart's time (which waits for this one's first sync) ends at the
+// first connection served after it.
+func TestRestartServedAfterNextEvent(t *testing.T) {
+	sc := parse(t, "    - {at: 4s, restartKubeProxy: {fresh: true}}\n    - {at: 6s, restartKubeProxy: {fresh: true}}")
+	p, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obs []Observation
+	for ms := 4100; ms < 6500; ms += 100 {
+		obs = append(obs, Observation{At: time.Duration(ms) * time.Millisecond, Traffic: 0, Kind: TimedOut})
+	}
+	obs = append(obs, Observation{At: 6600 * time.Millisecond, Traffic: 0, Kind: Delivered, Endpoint: ips("10.244.1.2")[0]})
+	run := Aggregate(p, sc.Timeline, obs)
+	if l := run.Events[0].ProbeLatencyS; l == nil || abs(*l-2.6) > 1e-9 {
+		t.Errorf("first restart served again after %v, want 2.6 s", l)
+	}
+}

@@ -65,8 +65,9 @@ func (a *aggregation) latencyOf(i int, obs []Observation) (changeLatency, bool) 
 // i on) of the first connection served after the restart's outage: the
 // longest run of connections not served before the next change, so that
 // connections still served by the old rules in the moment before they
-// were removed, and a stray timeout afterwards, do not count. With no
-// outage it is the first one served. Datagrams sent are not outcomes
+// were removed, and a stray timeout afterwards, do not count (an outage
+// that lasts past the next change ends at the first connection served,
+// whenever that is). With no outage it is the first one served. Datagrams sent are not outcomes
 // (a UDP generator's outage shows only as missing deliveries), so for
 // UDP it is the first delivery after the restart. -1: never served.
 func (a *aggregation) servedAgain(i int, after []Observation) int {
@@ -102,7 +103,15 @@ func (a *aggregation) servedAgain(i int, after []Observation) int {
 	}
 	switch {
 	case runLen > bestLen && runStart >= 0:
-		return -1 // the longest outage lasted until the next change
+		// The longest outage lasted until the next change: that one was
+		// applied once this restart's first sync ended (a restart waits
+		// for it), so the first connection served after is this one's.
+		for j := runStart; j < len(after); j++ {
+			if o := after[j]; o.Traffic >= 0 && o.Kind != Sent && a.classify(o).Served > 0 {
+				return j
+			}
+		}
+		return -1
 	case bestLen > 0:
 		return best
 	}
