@@ -69,6 +69,9 @@ func (rs restart) services() string {
 func (rs restart) finding() string {
 	e := rs.event
 	head := fmt.Sprintf("%s: after %q at %.0f s", capitalize(rs.kind()), e.What, e.AtS)
+	if e.AppliedLateS > 0 {
+		head += fmt.Sprintf(" (restarted %.1f s late, when the previous restart's first sync ended; counted from then)", e.AppliedLateS)
+	}
 	sync := "kube-proxy's first sync had not ended when the window did"
 	if rs.sync != nil {
 		sync = fmt.Sprintf("its first sync took %.3f s", rs.sync.DurationS)

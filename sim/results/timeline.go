@@ -91,6 +91,10 @@ type TimelineEvent struct {
 	// of them all.
 	KubeProxyObserved int     `json:"kube_proxy_observed,omitempty"`
 	KubeProxyMeanS    float64 `json:"kube_proxy_mean_s,omitempty"`
+	// AppliedLateS is how long after its time the lab applied the event,
+	// when it had to wait (a restart waits for the previous restart's
+	// first sync); a restart's probe latency is counted from then.
+	AppliedLateS float64 `json:"applied_late_s,omitempty"`
 	// LatenciesS are the probe latencies of each converged change of the
 	// event (ProbeLatencyS is their largest).
 	LatenciesS []float64 `json:"latencies_s,omitempty"`

@@ -189,7 +189,8 @@ func TestRestartServedAgain(t *testing.T) {
 
 // TestRestartServedAfterNextEvent: an outage that outlasts the next
 // restart's time (which waits for this one's first sync) ends at the
-// first connection served after it.
+// first connection served after it; the next restart's is counted from
+// when the lab applied it.
 func TestRestartServedAfterNextEvent(t *testing.T) {
 	sc := parse(t, "    - {at: 4s, restartKubeProxy: {fresh: true}}\n    - {at: 6s, restartKubeProxy: {fresh: true}}")
 	p, err := Build(sc)
@@ -200,9 +201,16 @@ func TestRestartServedAfterNextEvent(t *testing.T) {
 	for ms := 4100; ms < 6500; ms += 100 {
 		obs = append(obs, Observation{At: time.Duration(ms) * time.Millisecond, Traffic: 0, Kind: TimedOut})
 	}
-	obs = append(obs, Observation{At: 6600 * time.Millisecond, Traffic: 0, Kind: Delivered, Endpoint: ips("10.244.1.2")[0]})
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	obs = append(obs, Observation{At: ms(6600), Traffic: 0, Kind: Delivered, Endpoint: ips("10.244.1.2")[0]},
+		Observation{At: ms(6700), Traffic: ProbeTraffic, Change: 1, Kind: Applied},
+		Observation{At: ms(6800), Traffic: 0, Kind: TimedOut}, Observation{At: ms(7500), Traffic: 0, Kind: TimedOut},
+		Observation{At: ms(8000), Traffic: 0, Kind: Delivered, Endpoint: ips("10.244.1.2")[0]})
 	run := Aggregate(p, sc.Timeline, obs)
 	if l := run.Events[0].ProbeLatencyS; l == nil || abs(*l-2.6) > 1e-9 {
 		t.Errorf("first restart served again after %v, want 2.6 s", l)
+	}
+	if l := run.Events[1].ProbeLatencyS; l == nil || abs(*l-1.3) > 1e-9 || abs(run.Events[1].AppliedLateS-0.7) > 1e-9 {
+		t.Errorf("second restart (applied 0.7 s late) served again after %v, late %v; want 1.3 s from when it was applied", l, run.Events[1].AppliedLateS)
 	}
 }

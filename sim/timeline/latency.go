@@ -23,6 +23,10 @@ type changeLatency struct {
 	converged bool
 }
 
+// lateApply: a restart applied this long after its time is said to be
+// late (the kill and the rules' removal take less).
+const lateApply = 500 * time.Millisecond
+
 // endOfWindow: a removed endpoint still reached in the window's last
 // second has not stopped being reached.
 const endOfWindow = time.Second
@@ -42,7 +46,9 @@ func (a *aggregation) latencyOf(i int, obs []Observation) (changeLatency, bool) 
 		j := slices.IndexFunc(after, func(o Observation) bool { return o.Traffic == ProbeTraffic && o.Change == i && o.Kind == Delivered })
 		return found(probeCreated, after, j, c.At), true
 	case c.Restart:
-		return found(probeRestart, after, a.servedAgain(i, after), c.At), true
+		t0 := a.appliedAt(i, obs)
+		from := obs[firstAt(obs, t0):]
+		return found(probeRestart, from, a.servedAgain(i, from), t0), true
 	case len(c.Added) > 0 && a.generates(c.Service):
 		j := slices.IndexFunc(after, func(o Observation) bool { return mine(o) && slices.Contains(c.Added, o.Endpoint) })
 		return found(probeAdded, after, j, c.At), true
@@ -61,8 +67,8 @@ func (a *aggregation) latencyOf(i int, obs []Observation) (changeLatency, bool) 
 	return changeLatency{}, false
 }
 
-// servedAgain is the index in after (the observations from restart change
-// i on) of the first connection served after the restart's outage: the
+// servedAgain is the index in after (the observations from when restart
+// change i was applied on) of the first connection served after the restart's outage: the
 // longest run of connections not served before the next change, so that
 // connections still served by the old rules in the moment before they
 // were removed, and a stray timeout afterwards, do not count (an outage
@@ -72,9 +78,9 @@ func (a *aggregation) latencyOf(i int, obs []Observation) (changeLatency, bool) 
 // UDP it is the first delivery after the restart. -1: never served.
 func (a *aggregation) servedAgain(i int, after []Observation) int {
 	end := a.tl.Duration
-	for _, c := range a.plan.Changes[i+1:] {
+	for j, c := range a.plan.Changes[i+1:] {
 		if c.At > a.plan.Changes[i].At {
-			end = c.At
+			end = a.appliedAt(i+1+j, a.obs)
 			break
 		}
 	}
@@ -118,6 +124,17 @@ func (a *aggregation) servedAgain(i int, after []Observation) int {
 	return first
 }
 
+// appliedAt is when the lab applied change i (its Applied observation),
+// or its planned time when none was recorded.
+func (a *aggregation) appliedAt(i int, obs []Observation) time.Duration {
+	for _, o := range obs[firstAt(obs, a.plan.Changes[i].At):] {
+		if o.Kind == Applied && o.Change == i {
+			return o.At
+		}
+	}
+	return a.plan.Changes[i].At
+}
+
 // generates says some traffic generator sends to the service.
 func (a *aggregation) generates(svc string) bool {
 	return svc != "" && slices.ContainsFunc(a.tl.Traffic, func(t scenario.Traffic) bool { return t.Service == svc })
@@ -158,6 +175,9 @@ func (a *aggregation) events(run *results.TimelineRun, obs []Observation) {
 			l, ok := a.latencyOf(i, obs)
 			if !ok {
 				continue
+			}
+			if late := a.appliedAt(i, obs) - a.plan.Changes[i].At; a.plan.Changes[i].Restart && late > lateApply {
+				out.AppliedLateS = late.Seconds()
 			}
 			if !probed {
 				out.Probe = l.probe
