@@ -216,12 +216,13 @@ func (l *Loop) Stop(ctx context.Context) (kube.Metrics, error) {
 	return m, l.p.removeDir(nil)
 }
 
-// Kill ends the driver at once (SIGKILL), as a crashed or restarted
-// kube-proxy ends: no final snapshot, the rules stay.
+// Kill ends the driver and the tools it runs at once (SIGKILL), as a
+// crashed or restarted kube-proxy ends: no final snapshot, the rules stay
+// (a transaction in progress is not committed).
 func (l *Loop) Kill() error { return l.kill(nil) }
 
 func (l *Loop) kill(err error) error {
-	_ = l.p.cmd.Process.Kill()
+	_ = l.p.killGroup()
 	_ = l.p.stdin.Close()
 	_ = l.wait()
 	if err != nil {

@@ -41,7 +41,11 @@ type proc struct {
 // spawn starts bin's subcommand sub inside namespace ns, with kube-proxy's
 // iptables commands bound to variant ("legacy", "nft", or "" for the
 // system's). The driver gets SIGKILL when the thread that started it
-// (hence svclab) dies, however svclab dies.
+// (hence svclab) dies, however svclab dies. It leads its own process
+// group, so that killing it (ctx ending, Loop.Kill) kills the tools it is
+// running too, as killing kube-proxy's container does: an
+// iptables-nft-restore of 10,000 Services outlived its killed driver by
+// minutes.
 func spawn(ctx context.Context, ns, bin, variant, sub string) (*proc, error) {
 	p := &proc{ns: ns, bin: bin, sub: sub, cmd: exec.CommandContext(ctx, bin, sub)}
 	if variant != "" {
@@ -52,7 +56,8 @@ func spawn(ctx context.Context, ns, bin, variant, sub string) (*proc, error) {
 		p.dir, p.cmd.Env = dir, pathEnv(dir)
 	}
 	p.cmd.Stderr = &p.stderr
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	p.cmd.Cancel = p.killGroup
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		return nil, p.removeDir(p.wrap(err))
@@ -127,6 +132,18 @@ func (p *Process) Close() error {
 }
 
 // fail stops a driver that broke off and returns err with its stderr.
+// killGroup sends SIGKILL to the driver's process group: the driver and
+// the iptables, nft or conntrack it runs.
+func (p *proc) killGroup() error {
+	if p.cmd.Process == nil {
+		return nil
+	}
+	if err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return p.cmd.Process.Kill()
+	}
+	return nil
+}
+
 func (p *proc) fail(err error) error {
 	_ = p.stdin.Close()
 	_ = p.cmd.Wait()

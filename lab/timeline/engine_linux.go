@@ -37,10 +37,11 @@ type timedSync struct {
 	at       time.Time
 	took     time.Duration
 	services int
+	restart  bool
 }
 
 // Start loads the first state.
-func (n *Native) Start(ctx context.Context, m *model.Model) error { return n.sync(ctx, m) }
+func (n *Native) Start(ctx context.Context, m *model.Model) error { return n.sync(ctx, m, true) }
 
 // Apply loads next in full; a fresh restart removes the rules first.
 func (n *Native) Apply(ctx context.Context, _, next *model.Model, _ time.Time, restart, fresh bool) error {
@@ -49,16 +50,16 @@ func (n *Native) Apply(ctx context.Context, _, next *model.Model, _ time.Time, r
 			return fmt.Errorf("%s: reset for a fresh restart: %w", n.DP.Name(), err)
 		}
 	}
-	return n.sync(ctx, next)
+	return n.sync(ctx, next, restart)
 }
 
-func (n *Native) sync(ctx context.Context, m *model.Model) error {
+func (n *Native) sync(ctx context.Context, m *model.Model, restart bool) error {
 	at := time.Now()
 	s, err := n.DP.FullSync(ctx, m)
 	if err != nil {
 		return fmt.Errorf("%s full sync of %d services: %w", n.DP.Name(), m.Services.Len(), err)
 	}
-	n.syncs = append(n.syncs, timedSync{at: at, took: s.Duration, services: m.Services.Len()})
+	n.syncs = append(n.syncs, timedSync{at: at, took: s.Duration, services: m.Services.Len(), restart: restart})
 	return nil
 }
 
@@ -66,7 +67,7 @@ func (n *Native) sync(ctx context.Context, m *model.Model) error {
 func (n *Native) Syncs(start time.Time) []results.TimelineSync {
 	var out []results.TimelineSync
 	for _, s := range n.syncs {
-		out = append(out, results.TimelineSync{AtS: s.at.Sub(start).Seconds(), DurationS: s.took.Seconds(), Full: true, Services: s.services})
+		out = append(out, results.TimelineSync{AtS: s.at.Sub(start).Seconds(), DurationS: s.took.Seconds(), Full: true, Services: s.services, Restart: s.restart})
 	}
 	return out
 }

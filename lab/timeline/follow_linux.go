@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/sim/model"
+	tl "github.com/svclab/svclab/sim/timeline"
 )
 
 // follow applies the plan's changes at their times until the window ends.
@@ -29,9 +30,11 @@ func (x *execution) follow(window context.Context, m0 *model.Model) error {
 		}
 		due := max(x.plan.At(x.rec.since(time.Now())), applied+1)
 		restart, fresh := false, false
+		now := x.rec.since(time.Now())
 		for i := applied + 1; i <= due; i++ {
 			restart, fresh = restart || changes[i].Restart, fresh || changes[i].Fresh
 			x.probeCreated(window, i, created)
+			x.rec.add(tl.Observation{At: now, Traffic: tl.ProbeTraffic, Change: i, Kind: tl.Applied})
 		}
 		next, err := x.plan.Model(x.sc, due)
 		if err != nil {

@@ -29,6 +29,8 @@ type KubeProxy struct {
 	loop *kubeproxy.Loop
 	// done are the syncs of loops already ended (restarts).
 	done []kube.LoopSync
+	// started is the Service count of each loop's first state, in order.
+	started []int
 }
 
 // Start starts kube-proxy on the first state and waits for its first sync.
@@ -38,6 +40,7 @@ func (k *KubeProxy) Start(ctx context.Context, m *model.Model) error {
 		return err
 	}
 	lr := &kube.LoopRequest{Request: *req, MinSyncPeriod: metav1.Duration{Duration: k.MinSyncPeriod}, SyncPeriod: metav1.Duration{Duration: k.SyncPeriod}}
+	k.started = append(k.started, m.Services.Len())
 	k.loop, err = kubeproxy.StartLoop(ctx, k.Opt, lr)
 	return err
 }
@@ -67,17 +70,26 @@ func (k *KubeProxy) Apply(ctx context.Context, prev, next *model.Model, trigger 
 }
 
 // Syncs are kube-proxy's syncs, with the mean network programming latency
-// each observed.
+// each observed; each process's first sync is marked Restart with the
+// Services it started with.
 func (k *KubeProxy) Syncs(start time.Time) []results.TimelineSync {
 	all := k.done
 	if k.loop != nil {
 		all = append(all, k.loop.Syncs()...)
 	}
 	var out []results.TimelineSync
+	loops := 0
 	for _, s := range all {
 		ts := results.TimelineSync{AtS: s.Start.Sub(start).Seconds(), DurationS: s.Duration().Seconds(), Full: s.Full, Programmed: int(s.Programmed)}
 		if s.Programmed > 0 {
 			ts.ProgrammingS = s.ProgrammedSeconds / float64(s.Programmed)
+		}
+		if s.Index == 0 {
+			ts.Restart = true
+			if loops < len(k.started) {
+				ts.Services = k.started[loops]
+			}
+			loops++
 		}
 		out = append(out, ts)
 	}

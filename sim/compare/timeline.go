@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -13,8 +14,11 @@ import (
 // Timeline gate thresholds: a timeline run regresses when a larger share
 // of its traffic reached deleted pods or removed endpoints (by more than
 // StaleSharePct percentage points, significantly), when more of its
-// changes never converged, or when its changes' probe latencies grew by
-// more than ProbeLatencyPct percent (significantly).
+// changes never converged, when its changes' probe latencies grew by
+// more than ProbeLatencyPct percent (significantly), or when their p99
+// grew by more than ProbeLatencyPct percent with significantly many
+// changes slower than base's slowest (the tail, which a shift of the
+// median does not show).
 const (
 	StaleSharePct   = 0.1
 	ProbeLatencyPct = 20
@@ -30,6 +34,11 @@ type TimelineComparison struct {
 	// Latency compares the changes' probe latencies (empty when a side
 	// has none).
 	Latency stats.Comparison
+	// TailK of new's changes were slower than base's slowest; TailP is
+	// the exact one-sided p-value of that many or more when both sides
+	// come from one distribution (tailP).
+	TailK int
+	TailP float64
 }
 
 // TimelineFailure is one timeline regression.
@@ -54,6 +63,9 @@ func (f TimelineFailure) detail() string {
 			bs, bt, ns, nt, f.Comparison.StaleP, StaleSharePct)
 	case "unconverged":
 		return fmt.Sprintf("%d → %d changes never reached their new state in the window", b.Unconverged, n.Unconverged)
+	case "probe_latency_p99_s":
+		return fmt.Sprintf("probe latency p99 %.3f s → %.3f s (threshold +%d%%); %d of %d changes slower than base's slowest (p=%.3g)",
+			b.ProbeLatencyP99S, n.ProbeLatencyP99S, ProbeLatencyPct, f.Comparison.TailK, len(n.ChangeLatenciesS), f.Comparison.TailP)
 	}
 	return fmt.Sprintf("probe latency %+.1f%% (p=%.3g, threshold %d%%), p99 %.3f s → %.3f s",
 		f.Comparison.Latency.DeltaPct, f.Comparison.Latency.P, ProbeLatencyPct, b.ProbeLatencyP99S, n.ProbeLatencyP99S)
@@ -76,9 +88,10 @@ func compareTimelines(base, new []results.Record, alpha float64) []TimelineCompa
 			if b.Dataplane != n.Dataplane {
 				continue
 			}
-			c := TimelineComparison{Dataplane: b.Dataplane, Base: b, New: n, StaleP: staleP(b, n)}
+			c := TimelineComparison{Dataplane: b.Dataplane, Base: b, New: n, StaleP: staleP(b, n), TailP: 1}
 			if len(b.ChangeLatenciesS) > 0 && len(n.ChangeLatenciesS) > 0 {
 				c.Latency = stats.Compare(b.ChangeLatenciesS, n.ChangeLatenciesS, alpha)
+				c.TailK, c.TailP = tailP(b.ChangeLatenciesS, n.ChangeLatenciesS)
 			}
 			out = append(out, c)
 		}
@@ -128,6 +141,28 @@ func timelineFailures(cs []TimelineComparison, alpha float64) []TimelineFailure 
 		if c.Latency.Significant && c.Latency.DeltaPct > ProbeLatencyPct {
 			out = append(out, TimelineFailure{Comparison: c, What: "probe_latency_s"})
 		}
+		if c.TailK > 0 && c.TailP <= alpha && c.New.ProbeLatencyP99S > c.Base.ProbeLatencyP99S*(1+ProbeLatencyPct/100.0) {
+			out = append(out, TimelineFailure{Comparison: c, What: "probe_latency_p99_s"})
+		}
 	}
 	return out
+}
+
+// tailP counts new's samples above base's largest (k) and returns the
+// exact probability of k or more when base and new are exchangeable (one
+// distribution, no ties): that the k largest of the pooled samples are all
+// new's, C(m,k)/C(n+m,k) for n base and m new samples.
+func tailP(base, new []float64) (k int, p float64) {
+	top := slices.Max(base)
+	for _, x := range new {
+		if x > top {
+			k++
+		}
+	}
+	n, m := float64(len(base)), float64(len(new))
+	p = 1
+	for i := range k {
+		p *= (m - float64(i)) / (n + m - float64(i))
+	}
+	return k, p
 }

@@ -20,8 +20,9 @@ const FlatNsPerService = 1.0
 // Headline is what a run found, in a few lines for the first screen: who
 // wrote the rules (engine and kube-proxy release), per dataplane the split
 // verdict with the kernel's witness, and for a sweep the slope of
-// first-packet latency per dataplane with its interval, and the full sync
-// time at the largest count. meta may be nil.
+// first-packet latency per dataplane with its interval, the full sync
+// time at the largest count, and for a timeline with kube-proxy restarts
+// the time to serve after each. meta may be nil.
 func Headline(s *results.Summary, meta *results.Meta) []string {
 	var lines []string
 	if meta != nil {
@@ -35,6 +36,11 @@ func Headline(s *results.Summary, meta *results.Meta) []string {
 	}
 	if line := syncLine(s.Points); line != "" {
 		lines = append(lines, line)
+	}
+	for _, t := range s.Timelines {
+		if line := coldStartLine(t); line != "" {
+			lines = append(lines, line)
+		}
 	}
 	return lines
 }

@@ -35,7 +35,9 @@ func writeTimelines(w io.Writer, runs []results.TimelineRun, plots map[int]plotF
 			fmt.Fprintf(w, "| %.1f | %s | %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", e.AtS, cell(e.What), cell(e.Probe), latencyCell(e),
 				kubeProxyCell(e.KubeProxyLatencyS), o.Served, o.Refused, o.TimedOut, o.Lost, o.Blackholed, o.Misdelivered)
 		}
-		fmt.Fprintf(w, "\n| traffic | served | refused | timed out | lost | blackholed | misdelivered |\n|---|---|---|---|---|---|---|\n")
+		fmt.Fprintln(w)
+		writeLatencyClasses(w, r)
+		fmt.Fprintf(w, "| traffic | served | refused | timed out | lost | blackholed | misdelivered |\n|---|---|---|---|---|---|---|\n")
 		for g, t := range r.Totals {
 			fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %d |\n", cell(r.Traffic[g]), t.Served, t.Refused, t.TimedOut, t.Lost, t.Blackholed, t.Misdelivered)
 		}
@@ -79,6 +81,8 @@ func TimelineFindings(r results.TimelineRun) []string {
 		}
 		bad := e.After.Blackholed + e.After.Misdelivered
 		switch {
+		case e.Probe == results.ProbeRestart:
+			out = append(out, restartOf(r, i).finding())
 		case !e.Converged && bad > 0:
 			out = append(out, fmt.Sprintf("After %q at %.0f s, %d packets or connections still reached deleted pods' addresses (%d) or removed endpoints (%d) until %.0f s: the old state was never left.",
 				e.What, e.AtS, bad, e.After.Blackholed, e.After.Misdelivered, end))

@@ -86,6 +86,18 @@ type TimelineEvent struct {
 	// (network_programming_duration_seconds), the mean of each sync from
 	// the event to the next that observed any (kube-proxy engine only).
 	KubeProxyLatencyS []float64 `json:"kube_proxy_latency_s,omitempty"`
+	// KubeProxyObserved counts the observations behind KubeProxyLatencyS
+	// (each sync's mean is of its own count); KubeProxyMeanS is the mean
+	// of them all.
+	KubeProxyObserved int     `json:"kube_proxy_observed,omitempty"`
+	KubeProxyMeanS    float64 `json:"kube_proxy_mean_s,omitempty"`
+	// AppliedLateS is how long after its time the lab applied the event,
+	// when it had to wait (a restart waits for the previous restart's
+	// first sync); a restart's probe latency is counted from then.
+	AppliedLateS float64 `json:"applied_late_s,omitempty"`
+	// LatenciesS are the probe latencies of each converged change of the
+	// event (ProbeLatencyS is their largest).
+	LatenciesS []float64 `json:"latencies_s,omitempty"`
 }
 
 // TimelineSync is one sync of the rules during a timeline run.
@@ -93,7 +105,11 @@ type TimelineSync struct {
 	AtS       float64 `json:"at_s"`
 	DurationS float64 `json:"duration_s"`
 	Full      bool    `json:"full"`
-	Services  int     `json:"services,omitempty"`
+	// Restart marks the first sync of a (re)started kube-proxy (the
+	// native engine: the sync a restart event made); Services is how many
+	// Services it programmed (native engine: every sync).
+	Restart  bool `json:"restart,omitempty"`
+	Services int  `json:"services,omitempty"`
 	// Programmed counts kube-proxy's network programming latency
 	// observations in this sync, ProgrammingS is their mean (kube-proxy
 	// engine only).

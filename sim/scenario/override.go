@@ -27,9 +27,10 @@ func (s *Scenario) with(o override) (*Scenario, error) {
 
 var errNoRunSection = errors.New("the scenario has neither a fairness: nor a sweep: section")
 
-// WithDataplanes returns the scenario with its fairness and sweep sections
-// measuring exactly list (e.g. from --dataplane). An empty list, an empty
-// or unknown name, or a scenario with nothing to run is an error.
+// WithDataplanes returns the scenario with its fairness, sweep and
+// timeline sections measuring exactly list (e.g. from --dataplane). An
+// empty list, an empty or unknown name, or a scenario with nothing to run
+// is an error.
 func (s *Scenario) WithDataplanes(list []string) (*Scenario, error) {
 	if len(list) == 0 {
 		return nil, &FieldError{File: s.Source, Field: "dataplanes", Msg: "no dataplane given", Hint: "use " + strings.Join(dataplane.Names(), ", ")}
@@ -41,7 +42,7 @@ func (s *Scenario) WithDataplanes(list []string) (*Scenario, error) {
 	}
 	list = slices.Clone(list)
 	return s.with(override{field: "dataplanes", desc: "dataplanes=" + strings.Join(list, ","), apply: func(f *file) error {
-		if f.Fairness == nil && f.Sweep == nil {
+		if f.Fairness == nil && f.Sweep == nil && f.Timeline == nil {
 			return errNoRunSection
 		}
 		if f.Fairness != nil {
@@ -49,6 +50,9 @@ func (s *Scenario) WithDataplanes(list []string) (*Scenario, error) {
 		}
 		if f.Sweep != nil {
 			f.Sweep.Dataplanes = slices.Clone(list)
+		}
+		if f.Timeline != nil {
+			f.Timeline.Dataplanes = slices.Clone(list)
 		}
 		return nil
 	}})

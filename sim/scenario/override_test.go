@@ -100,3 +100,22 @@ func TestWithRepetitions(t *testing.T) {
 		t.Errorf("WithRepetitions of a fairness-only scenario: err = %v", err)
 	}
 }
+
+// TestTimelineDataplanesOverride: --dataplane picks a timeline's
+// dataplanes as it picks a sweep's.
+func TestTimelineDataplanesOverride(t *testing.T) {
+	sc, err := Load("cold-start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := sc.WithDataplanes([]string{"nftables"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got.Timeline.Dataplanes, ",") != "nftables" || len(sc.Timeline.Dataplanes) != 2 {
+		t.Errorf("timeline dataplanes %v (the file's now %v)", got.Timeline.Dataplanes, sc.Timeline.Dataplanes)
+	}
+	if got.Hash() == sc.Hash() {
+		t.Error("an overridden timeline has the file's hash")
+	}
+}

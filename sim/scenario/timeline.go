@@ -97,6 +97,8 @@ func (e Event) String() string {
 		return string(e.Kind) + " " + e.Service
 	case e.IP.IsValid():
 		return string(e.Kind) + " " + e.IP.String()
+	case e.Kind == EventRestart && e.Fresh:
+		return string(e.Kind) + " on a node without rules"
 	}
 	return string(e.Kind)
 }

@@ -13,6 +13,7 @@ import (
 
 // aggregation classifies observations against a plan.
 type aggregation struct {
+	obs     []Observation // in time order
 	plan    *Plan
 	tl      *scenario.Timeline
 	deleted map[netip.Addr]time.Duration // pod → when it was deleted
@@ -25,6 +26,7 @@ func Aggregate(plan *Plan, tl *scenario.Timeline, obs []Observation) results.Tim
 	a := aggregation{plan: plan, tl: tl, deleted: plan.DeletedBy(len(plan.Changes) - 1)}
 	obs = slices.Clone(obs)
 	slices.SortStableFunc(obs, func(x, y Observation) int { return int(x.At - y.At) })
+	a.obs = obs
 	seconds := int((tl.Duration + time.Second - 1) / time.Second)
 	run := results.TimelineRun{DurationS: tl.Duration.Seconds(), Totals: make([]results.Outcome, len(tl.Traffic))}
 	for _, t := range tl.Traffic {

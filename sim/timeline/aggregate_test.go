@@ -148,3 +148,69 @@ func TestProbedStorm(t *testing.T) {
 		t.Errorf("probed %d, unconverged %d, latencies %d, p50 %v", probed, run.Unconverged, len(run.ChangeLatenciesS), run.ProbeLatencyP50S)
 	}
 }
+
+// TestRestartServedAgain: a restart's time to serve ends its longest run
+// of failed connections: one still served by the old rules just after the
+// event, and a stray timeout after the outage, do not move it; an outage
+// that lasts to the window's end never converges.
+func TestRestartServedAgain(t *testing.T) {
+	sc := parse(t, "    - {at: 4s, restartKubeProxy: {fresh: true}}")
+	p, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
+	served := func(ms int) Observation {
+		return Observation{At: at(ms), Traffic: 0, Kind: Delivered, Endpoint: ips("10.244.1.2")[0]}
+	}
+	failed := func(ms int) Observation { return Observation{At: at(ms), Traffic: 0, Kind: TimedOut} }
+	tests := []struct {
+		name string
+		obs  []Observation
+		want float64 // -1: never served again
+	}{
+		{"old rules, outage, stray timeout", []Observation{served(4010), served(4020), failed(4100), failed(4200), failed(4300), served(6500), failed(7000), served(7100)}, 2.5},
+		{"no outage", []Observation{served(4010), served(4500)}, 0.01},
+		{"outage to the end", []Observation{served(4010), failed(4100), served(4150), failed(4200), failed(4300)}, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := Aggregate(p, sc.Timeline, tt.obs)
+			l := run.Events[0].ProbeLatencyS
+			switch {
+			case tt.want < 0 && l != nil:
+				t.Errorf("served again after %v s, want never", *l)
+			case tt.want >= 0 && (l == nil || abs(*l-tt.want) > 1e-9):
+				t.Errorf("latency %v, want %v s", l, tt.want)
+			}
+		})
+	}
+}
+
+// TestRestartServedAfterNextEvent: an outage that outlasts the next
+// restart's time (which waits for this one's first sync) ends at the
+// first connection served after it; the next restart's is counted from
+// when the lab applied it.
+func TestRestartServedAfterNextEvent(t *testing.T) {
+	sc := parse(t, "    - {at: 4s, restartKubeProxy: {fresh: true}}\n    - {at: 6s, restartKubeProxy: {fresh: true}}")
+	p, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obs []Observation
+	for ms := 4100; ms < 6500; ms += 100 {
+		obs = append(obs, Observation{At: time.Duration(ms) * time.Millisecond, Traffic: 0, Kind: TimedOut})
+	}
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	obs = append(obs, Observation{At: ms(6600), Traffic: 0, Kind: Delivered, Endpoint: ips("10.244.1.2")[0]},
+		Observation{At: ms(6700), Traffic: ProbeTraffic, Change: 1, Kind: Applied},
+		Observation{At: ms(6800), Traffic: 0, Kind: TimedOut}, Observation{At: ms(7500), Traffic: 0, Kind: TimedOut},
+		Observation{At: ms(8000), Traffic: 0, Kind: Delivered, Endpoint: ips("10.244.1.2")[0]})
+	run := Aggregate(p, sc.Timeline, obs)
+	if l := run.Events[0].ProbeLatencyS; l == nil || abs(*l-2.6) > 1e-9 {
+		t.Errorf("first restart served again after %v, want 2.6 s", l)
+	}
+	if l := run.Events[1].ProbeLatencyS; l == nil || abs(*l-1.3) > 1e-9 || abs(run.Events[1].AppliedLateS-0.7) > 1e-9 {
+		t.Errorf("second restart (applied 0.7 s late) served again after %v, late %v; want 1.3 s from when it was applied", l, run.Events[1].AppliedLateS)
+	}
+}

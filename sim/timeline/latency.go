@@ -23,6 +23,10 @@ type changeLatency struct {
 	converged bool
 }
 
+// lateApply: a restart applied this long after its time is said to be
+// late (the kill and the rules' removal take less).
+const lateApply = 500 * time.Millisecond
+
 // endOfWindow: a removed endpoint still reached in the window's last
 // second has not stopped being reached.
 const endOfWindow = time.Second
@@ -42,8 +46,9 @@ func (a *aggregation) latencyOf(i int, obs []Observation) (changeLatency, bool) 
 		j := slices.IndexFunc(after, func(o Observation) bool { return o.Traffic == ProbeTraffic && o.Change == i && o.Kind == Delivered })
 		return found(probeCreated, after, j, c.At), true
 	case c.Restart:
-		j := slices.IndexFunc(after, func(o Observation) bool { return o.Traffic >= 0 && a.classify(o).Served > 0 })
-		return found(probeRestart, after, j, c.At), true
+		t0 := a.appliedAt(i, obs)
+		from := obs[firstAt(obs, t0):]
+		return found(probeRestart, from, a.servedAgain(i, from), t0), true
 	case len(c.Added) > 0 && a.generates(c.Service):
 		j := slices.IndexFunc(after, func(o Observation) bool { return mine(o) && slices.Contains(c.Added, o.Endpoint) })
 		return found(probeAdded, after, j, c.At), true
@@ -60,6 +65,74 @@ func (a *aggregation) latencyOf(i int, obs []Observation) (changeLatency, bool) 
 		return changeLatency{probe: probeRemoved, latency: last - c.At, converged: last < a.tl.Duration-endOfWindow}, true
 	}
 	return changeLatency{}, false
+}
+
+// servedAgain is the index in after (the observations from when restart
+// change i was applied on) of the first connection served after the restart's outage: the
+// longest run of connections not served before the next change, so that
+// connections still served by the old rules in the moment before they
+// were removed, and a stray timeout afterwards, do not count (an outage
+// that lasts past the next change ends at the first connection served,
+// whenever that is). With no outage it is the first one served. Datagrams sent are not outcomes
+// (a UDP generator's outage shows only as missing deliveries), so for
+// UDP it is the first delivery after the restart. -1: never served.
+func (a *aggregation) servedAgain(i int, after []Observation) int {
+	end := a.tl.Duration
+	for j, c := range a.plan.Changes[i+1:] {
+		if c.At > a.plan.Changes[i].At {
+			end = a.appliedAt(i+1+j, a.obs)
+			break
+		}
+	}
+	first, best, runStart, runLen, bestLen := -1, -1, -1, 0, 0
+	for j, o := range after {
+		if o.At >= end {
+			break
+		}
+		if o.Traffic < 0 || o.Kind == Sent {
+			continue
+		}
+		if a.classify(o).Served == 0 {
+			if runLen == 0 {
+				runStart = j
+			}
+			runLen++
+			continue
+		}
+		if first < 0 {
+			first = j
+		}
+		if runLen > bestLen {
+			best, bestLen = j, runLen
+		}
+		runLen = 0
+	}
+	switch {
+	case runLen > bestLen && runStart >= 0:
+		// The longest outage lasted until the next change: that one was
+		// applied once this restart's first sync ended (a restart waits
+		// for it), so the first connection served after is this one's.
+		for j := runStart; j < len(after); j++ {
+			if o := after[j]; o.Traffic >= 0 && o.Kind != Sent && a.classify(o).Served > 0 {
+				return j
+			}
+		}
+		return -1
+	case bestLen > 0:
+		return best
+	}
+	return first
+}
+
+// appliedAt is when the lab applied change i (its Applied observation),
+// or its planned time when none was recorded.
+func (a *aggregation) appliedAt(i int, obs []Observation) time.Duration {
+	for _, o := range obs[firstAt(obs, a.plan.Changes[i].At):] {
+		if o.Kind == Applied && o.Change == i {
+			return o.At
+		}
+	}
+	return a.plan.Changes[i].At
 }
 
 // generates says some traffic generator sends to the service.
@@ -103,6 +176,9 @@ func (a *aggregation) events(run *results.TimelineRun, obs []Observation) {
 			if !ok {
 				continue
 			}
+			if late := a.appliedAt(i, obs) - a.plan.Changes[i].At; a.plan.Changes[i].Restart && late > lateApply {
+				out.AppliedLateS = late.Seconds()
+			}
 			if !probed {
 				out.Probe = l.probe
 			}
@@ -111,6 +187,7 @@ func (a *aggregation) events(run *results.TimelineRun, obs []Observation) {
 			if l.converged {
 				worst = max(worst, l.latency)
 				all = append(all, l.latency.Seconds())
+				out.LatenciesS = append(out.LatenciesS, l.latency.Seconds())
 			} else {
 				run.Unconverged++
 			}
@@ -169,7 +246,12 @@ func AttachSyncs(run *results.TimelineRun, t *scenario.Timeline, syncs []results
 		for _, s := range syncs {
 			if at := time.Duration(s.AtS * float64(time.Second)); s.Programmed > 0 && at >= ev.At && at < end {
 				run.Events[e].KubeProxyLatencyS = append(run.Events[e].KubeProxyLatencyS, s.ProgrammingS)
+				run.Events[e].KubeProxyObserved += s.Programmed
+				run.Events[e].KubeProxyMeanS += s.ProgrammingS * float64(s.Programmed)
 			}
+		}
+		if n := run.Events[e].KubeProxyObserved; n > 0 {
+			run.Events[e].KubeProxyMeanS /= float64(n)
 		}
 	}
 }

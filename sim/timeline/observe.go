@@ -20,6 +20,10 @@ const (
 	TimedOut
 	// Sent: a datagram sent (its arrival, if any, is a Delivered).
 	Sent
+	// Applied: the lab applied change Change (Traffic ProbeTraffic): a
+	// change comes due while the engine is busy (a restart waits for the
+	// previous restart's first sync) is applied late.
+	Applied
 )
 
 // ProbeTraffic is the Traffic of an observation made by a probe of a
