@@ -9,9 +9,7 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/lab/kubeproxy"
-	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/migrate"
-	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
@@ -207,7 +205,7 @@ func migrateInput(f migrateFlags, rest []string) (migrate.Input, error) {
 	in.Node = migrate.Node{Other: f.nodeAddrs}
 	switch f.engine {
 	case scenario.EngineKubeProxy:
-		in.Rules = kubeProxyRules
+		in.Rules = kubeproxy.MigrateRules
 	case scenario.EngineNative:
 		in.Rules = migrate.NativeRules
 	default:
@@ -242,14 +240,4 @@ func sideOf(sc *scenario.Scenario, name, spec string, flags sideFlags, engine st
 	side.Proxy = m.Cluster.Proxy
 	side.LocalhostNodePortsGate = s.KubeProxy.FeatureGate(scenario.FeatureGateNFTablesLocalhostNodePorts)
 	return side, nil
-}
-
-// kubeProxyRules runs kube-proxy's own proxier of the side's mode and
-// version on m and loads what it wrote.
-func kubeProxyRules(side migrate.Side, m *model.Model) (*analyze.Dump, error) {
-	s, err := kubeproxy.RenderFirst(context.Background(), string(side.Mode), side.Version, m)
-	if err != nil {
-		return nil, err
-	}
-	return migrate.SyncRules(side.Mode, s, m)
 }

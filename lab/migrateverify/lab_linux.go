@@ -74,7 +74,11 @@ func (l *lab) create(pl labPlan) error {
 		l.created = append(l.created, ns)
 	}
 	if err := l.sysctl(l.node, "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0",
-		"net.ipv4.conf.all.send_redirects=0", "net.ipv4.conf.default.send_redirects=0"); err != nil {
+		"net.ipv4.conf.all.send_redirects=0", "net.ipv4.conf.default.send_redirects=0",
+		// REJECT's ICMP errors are rate-limited per client (about six in a
+		// burst, then one a second): many probes from one client would
+		// see the rest as timeouts.
+		"net.ipv4.icmp_ratelimit=0", "net.ipv4.icmp_msgs_per_sec=100000", "net.ipv4.icmp_msgs_burst=100000"); err != nil {
 		return err
 	}
 	var node []string

@@ -18,6 +18,10 @@ type Input struct {
 	// Rules writes each side's rules (NativeRules, or kube-proxy's own
 	// through SyncRules).
 	Rules RulesSource
+	// Sample is how many paths, drawn at random (seeded by SampleSeed)
+	// whatever their outcome, Result.Sampled keeps for the kernel to check.
+	Sample     int
+	SampleSeed uint64
 }
 
 // Difference is one path whose outcome differs.
@@ -40,6 +44,8 @@ type Result struct {
 	// Controls are a few paths both sides treat the same, one of each
 	// kind and family (VerifyProbes' controls).
 	Controls []Difference
+	// Sampled are Input.Sample paths drawn at random, with both outcomes.
+	Sampled []Difference
 	// Model is the compared model, with the node's addresses (what
 	// --verify programs into the lab's node); Node the node's other
 	// addresses the paths used.
@@ -90,6 +96,7 @@ func Compare(in Input) (*Result, error) {
 		}
 	}
 	res.Controls = controls(paths, before, after)
+	res.Sampled = sample(paths, before, after, in.Sample, in.SampleSeed)
 	if res.Classes, err = classify(res.Differences, from, to); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"slices"
 	"strings"
@@ -19,8 +20,12 @@ type Probe struct {
 	From, To Outcome
 }
 
-// Control is Probe.Class of a path that behaves the same on both sides.
-const Control = -1
+// Control is Probe.Class of a path that behaves the same on both sides;
+// Sampled of a path drawn at random (Input.Sample).
+const (
+	Control = -1
+	Sampled = -2
+)
 
 // maxControls is how many unchanged paths are probed as controls.
 const maxControls = 8
@@ -60,6 +65,22 @@ func VerifyProbes(r *Result) []Probe {
 	}
 	for _, d := range r.Controls {
 		out = append(out, Probe{Class: Control, Path: d.Path, From: d.From, To: d.To})
+	}
+	for _, d := range r.Sampled {
+		out = append(out, Probe{Class: Sampled, Path: d.Path, From: d.From, To: d.To})
+	}
+	return out
+}
+
+// sample draws n of the paths at random, seeded, with both outcomes.
+func sample(paths []Path, before, after []Outcome, n int, seed uint64) []Difference {
+	if n <= 0 {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5a3d))
+	var out []Difference
+	for _, i := range rng.Perm(len(paths))[:min(n, len(paths))] {
+		out = append(out, Difference{Path: paths[i], From: before[i], To: after[i], Change: Change(before[i], after[i])})
 	}
 	return out
 }
@@ -251,11 +272,13 @@ func Judge(r *Result, probes []Probe, kernels []Kernel) *Verification {
 		}
 		v.Kernels = append(v.Kernels, name)
 	}
-	for ci := range len(r.Classes) + 1 {
-		class := Control
-		title := "controls (paths that behave the same)"
-		if ci < len(r.Classes) {
+	for ci := range len(r.Classes) + 2 {
+		class, title := Control, "controls (paths that behave the same)"
+		switch {
+		case ci < len(r.Classes):
 			class, title = ci, classTitle(r.Classes[ci])
+		case ci == len(r.Classes)+1:
+			class, title = Sampled, "paths drawn at random"
 		}
 		d := Verdict{Class: title}
 		for pi, p := range probes {
@@ -267,7 +290,7 @@ func Judge(r *Result, probes []Probe, kernels []Kernel) *Verification {
 			}
 		}
 		d.State, d.Reason = stateOf(d.Checks)
-		if class == Control && len(d.Checks) == 0 {
+		if class < 0 && len(d.Checks) == 0 {
 			continue
 		}
 		v.Verdicts = append(v.Verdicts, d)
