@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -156,12 +154,6 @@ func runMigrate(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "svclab migrate: %d Services, %s → %s (%s engine)\n", in.Model.Services.Len(), in.From, in.To, f.engine)
 	if f.verify && verifyKernel == nil {
 		return &exitError{code: 2, msg: "svclab migrate --verify needs Linux (network namespaces) and root"}
-	}
-	// Comparing builds large, long-lived rule sets and traces: the
-	// collector runs at 4x the live heap instead of 2x, unless GOGC says
-	// otherwise (results/migrate-5000 measured both).
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
 	res, err := migrate.Compare(in)
 	if err != nil {

@@ -1,6 +1,7 @@
 package migrateverify
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	_ "github.com/svclab/svclab/lab/kubeproxy" // the kube-proxy engine of lab/apply.Open
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/migrate"
+	"github.com/svclab/svclab/sim/model"
 )
 
 // Options of a verification.
@@ -88,7 +90,7 @@ func runSide(ctx context.Context, r *migrate.Result, side migrate.Side, name dat
 	}
 	m := *r.Model
 	m.Cluster.Proxy = side.Proxy
-	_, err = dp.Program(ctx, &m)
+	err = program(ctx, dp, l.node, name, &m)
 	if err == nil {
 		err = l.sysctl(l.node, "net.ipv4.conf.all.route_localnet="+routeLocalnet(side))
 	}
@@ -146,4 +148,51 @@ func (l *lab) sendAll(probes []migrate.Probe, opts Options) ([][]migrate.Observa
 	}
 	wg.Wait()
 	return seen, unsent, errors.Join(errs...)
+}
+
+// programAttempts is how often a node is programmed before its rules are
+// given up on.
+const programAttempts = 3
+
+// program has dp program m into the node, and checks that the rules
+// reached the kernel: kube-proxy's sync can end without them when the
+// xtables lock (one for every namespace) is held by another process past
+// its wait. It tries again from a reset node before giving up.
+func program(ctx context.Context, dp apply.Dataplane, ns string, name dataplane.Name, m *model.Model) error {
+	var err error
+	for range programAttempts {
+		if _, err = dp.Program(ctx, m); err == nil {
+			var ok bool
+			if ok, err = programmed(ns, name); ok {
+				return nil
+			}
+			if err == nil {
+				err = fmt.Errorf("the node lacks kube-proxy's rules after programming (xtables lock held elsewhere?)")
+			}
+		}
+		if rerr := dp.Reset(ctx); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+	}
+	return fmt.Errorf("%s after %d attempts: %w", name, programAttempts, err)
+}
+
+// programmed reports whether the node holds the IPv4 service rules of
+// the dataplane called name: KUBE-SERVICES in the nat table, or nftables'
+// service-ips map.
+func programmed(ns string, name dataplane.Name) (bool, error) {
+	info, err := dataplane.Parse(string(name))
+	if err != nil {
+		return false, err
+	}
+	if info.IPTablesBackend != "" {
+		ipt, err := apply.NewIPTables(ns, string(name))
+		if err != nil {
+			return false, err
+		}
+		out, err := ipt.Save("nat")
+		return bytes.Contains(out, []byte("-A KUBE-SERVICES")), err
+	}
+	out, err := (&apply.NFTables{Netns: ns}).List()
+	return err == nil && bytes.Contains(out, []byte("service-ips")), nil
 }
