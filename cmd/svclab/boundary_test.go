@@ -71,7 +71,7 @@ func TestPrivilegeBoundary(t *testing.T) {
 // cliLab are the lab packages the command may import, each for its
 // commands: runs (runner, and guest for where a run goes and its guest
 // side), the guest's init (uml), up, down and cleanup (session), doctor
-// (host), verify-trace (verifytrace), ab (abrun), and render --engine kube-proxy
+// (host), verify-trace (verifytrace), migrate --verify (migrateverify), ab (abrun), and render --engine kube-proxy
 // (kubeproxy, whose render mode builds on every OS). The rest of the lab is
 // reached through them.
 var cliLab = []string{
@@ -80,6 +80,7 @@ var cliLab = []string{
 	"github.com/svclab/svclab/lab/guest",
 	"github.com/svclab/svclab/lab/host",
 	"github.com/svclab/svclab/lab/kubeproxy",
+	"github.com/svclab/svclab/lab/migrateverify",
 	"github.com/svclab/svclab/lab/runner",
 	"github.com/svclab/svclab/lab/session",
 	"github.com/svclab/svclab/lab/uml",

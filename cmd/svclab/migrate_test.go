@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/svclab/svclab/sim/golden"
+	"github.com/svclab/svclab/sim/migrate"
 )
 
 const migrationExample = "../../scenarios/objects/migration-example.yaml"
@@ -119,5 +123,53 @@ func TestMigrateKubeProxyEngine(t *testing.T) {
 func TestMigrateHelp(t *testing.T) {
 	if u := commands["migrate"].usage; !strings.Contains(u, "Examples:") || !strings.Contains(u, "--from iptables --to nftables") {
 		t.Errorf("migrate's help lacks its examples:\n%s", u)
+	}
+}
+
+// TestMigrateVerifyExitCodes: --verify exits 5 when the kernel contradicts
+// a class, and keeps migrate's own code when it confirms them; the report
+// has the verdicts (a kernel stand-in, so no lab is needed).
+func TestMigrateVerifyExitCodes(t *testing.T) {
+	saved := verifyKernel
+	t.Cleanup(func() { verifyKernel = saved })
+	for _, tt := range []struct {
+		name     string
+		faithful bool
+		wantCode int
+		want     string
+	}{
+		{"kernel agrees", true, 1, "CONFIRMED: nodeport-addresses"},
+		{"kernel contradicts", false, exitContradicted, "CONTRADICTED: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			verifyKernel = func(_ context.Context, r *migrate.Result, probes []migrate.Probe, _ string, _ io.Writer) ([]migrate.Kernel, error) {
+				k := migrate.Kernel{Side: migrate.SideTo, Dataplane: "stand-in", Seen: make([][]migrate.Observation, len(probes))}
+				for i, p := range probes {
+					o := migrate.Observation{Seen: migrate.SeenTimeout}
+					if p.To.Handling == migrate.Served {
+						o = migrate.Observation{Seen: migrate.SeenEndpoint, Endpoint: p.To.Endpoints[0].Endpoint, Source: p.Path.Query.Src}
+						if p.To.Endpoints[0].Sees == "node" {
+							o.Source = netip.MustParseAddr("192.168.99.1")
+						}
+					}
+					switch p.To.Handling {
+					case migrate.Rejected:
+						o.Seen = migrate.SeenRefused
+					case migrate.Untouched:
+						o.Seen = migrate.SeenUntouched
+					}
+					if !tt.faithful {
+						o = migrate.Observation{Seen: "failed"}
+					}
+					k.Seen[i] = []migrate.Observation{o}
+				}
+				return []migrate.Kernel{k}, nil
+			}
+			var stdout, stderr bytes.Buffer
+			code := dispatch([]string{"migrate", "--verify", "--engine", "native", "--node-address", "192.168.100.1", "--from", "iptables", "--to", "nftables", migrationExample}, &stdout, &stderr)
+			if code != tt.wantCode || !strings.Contains(stdout.String(), tt.want) {
+				t.Fatalf("exit %d, want %d; report has %q: %v\n%s", code, tt.wantCode, tt.want, strings.Contains(stdout.String(), tt.want), stdout.String())
+			}
+		})
 	}
 }

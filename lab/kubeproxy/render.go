@@ -22,14 +22,26 @@ func Render(ctx context.Context, bin string, req *kube.Request) ([]kube.Sync, er
 	}
 	cmd := exec.CommandContext(ctx, bin, "render")
 	cmd.Stdin = bytes.NewReader(in)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%s render (%s mode): %w: %s", bin, req.Mode, err, strings.TrimSpace(stderr.String()))
-	}
-	syncs, err := ReadSyncs(&stdout)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	// The reports are read as the driver writes them, not buffered whole
+	// first (a 5,000-Service payload is tens of MB).
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, fmt.Errorf("%s render (%s mode): %w", bin, req.Mode, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s render (%s mode): %w", bin, req.Mode, err)
+	}
+	syncs, readErr := ReadSyncs(stdout)
+	if readErr != nil {
+		_, _ = io.Copy(io.Discard, stdout)
+	}
+	if err := cmd.Wait(); err != nil {
+		return nil, fmt.Errorf("%s render (%s mode): %w: %s", bin, req.Mode, err, strings.TrimSpace(stderr.String()))
+	}
+	if readErr != nil {
+		return nil, fmt.Errorf("%s render (%s mode): %w", bin, req.Mode, readErr)
 	}
 	if want := 1 + len(req.Steps); len(syncs) != want {
 		return nil, fmt.Errorf("%s render (%s mode): %d syncs reported, want %d", bin, req.Mode, len(syncs), want)

@@ -18,6 +18,10 @@ type Input struct {
 	// Rules writes each side's rules (NativeRules, or kube-proxy's own
 	// through SyncRules).
 	Rules RulesSource
+	// Sample is how many paths, drawn at random (seeded by SampleSeed)
+	// whatever their outcome, Result.Sampled keeps for the kernel to check.
+	Sample     int
+	SampleSeed uint64
 }
 
 // Difference is one path whose outcome differs.
@@ -37,6 +41,18 @@ type Result struct {
 	Classes     []Class
 	// Notes say what was not compared, and why.
 	Notes []string
+	// Controls are a few paths both sides treat the same, one of each
+	// kind and family (VerifyProbes' controls).
+	Controls []Difference
+	// Sampled are Input.Sample paths drawn at random, with both outcomes.
+	Sampled []Difference
+	// Model is the compared model, with the node's addresses (what
+	// --verify programs into the lab's node); Node the node's other
+	// addresses the paths used.
+	Model *model.Model
+	Node  Node
+	// Verification is the kernel's verdict on each class (--verify).
+	Verification *Verification
 }
 
 // sideRules is one side's rules, per family, and its oracle.
@@ -60,13 +76,13 @@ func Compare(in Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{From: in.From, To: in.To, Services: in.Model.Services.Len(), Notes: notes}
+	res := &Result{From: in.From, To: in.To, Services: in.Model.Services.Len(), Notes: notes, Model: in.Model}
 	if len(in.Node.Other) > 0 && (in.From.Mode == dataplane.ModeIPVS || in.To.Mode == dataplane.ModeIPVS) {
 		in.Node.Other = nil
 		res.Notes = append(res.Notes, "NodePorts on the node's other addresses are not compared under IPVS: kube-proxy's IPVS mode binds them to the addresses it finds on the node's interfaces, which the rules here are not written for")
 	}
 	paths := Paths(in.Model, in.Node)
-	res.Paths = len(paths)
+	res.Paths, res.Node = len(paths), in.Node
 	var before, after []Outcome
 	err = both(
 		func() (err error) { before, err = routeAll(from, paths); return wrapSide("--from", in.From, err) },
@@ -79,6 +95,8 @@ func Compare(in Input) (*Result, error) {
 			res.Differences = append(res.Differences, Difference{Path: p, From: before[i], To: after[i], Change: c})
 		}
 	}
+	res.Controls = controls(paths, before, after)
+	res.Sampled = sample(paths, before, after, in.Sample, in.SampleSeed)
 	if res.Classes, err = classify(res.Differences, from, to); err != nil {
 		return nil, err
 	}

@@ -60,6 +60,7 @@ func writeText(w io.Writer, r *Result) error {
 		}
 		fmt.Fprintf(&b, "   Services: %s\n", someServices(c.Services))
 	}
+	verificationText(&b, r.Verification)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -93,6 +94,7 @@ func writeMarkdown(w io.Writer, r *Result) error {
 			b.WriteString("```\n</details>\n")
 		}
 	}
+	verificationMarkdown(&b, r.Verification)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -107,14 +109,15 @@ type jsonClass struct {
 
 func writeJSON(w io.Writer, r *Result) error {
 	out := struct {
-		From        string      `json:"from"`
-		To          string      `json:"to"`
-		Services    int         `json:"services"`
-		Paths       int         `json:"paths"`
-		Differences int         `json:"differences"`
-		Notes       []string    `json:"notes,omitempty"`
-		Classes     []jsonClass `json:"classes"`
-	}{From: r.From.String(), To: r.To.String(), Services: r.Services, Paths: r.Paths, Differences: len(r.Differences), Notes: r.Notes, Classes: []jsonClass{}}
+		From        string        `json:"from"`
+		To          string        `json:"to"`
+		Services    int           `json:"services"`
+		Paths       int           `json:"paths"`
+		Differences int           `json:"differences"`
+		Notes       []string      `json:"notes,omitempty"`
+		Classes     []jsonClass   `json:"classes"`
+		Verify      *Verification `json:"verify,omitempty"`
+	}{Verify: r.Verification, From: r.From.String(), To: r.To.String(), Services: r.Services, Paths: r.Paths, Differences: len(r.Differences), Notes: r.Notes, Classes: []jsonClass{}}
 	for _, c := range r.Classes {
 		out.Classes = append(out.Classes, jsonClass{Cause: c.Cause, Paths: c.Count, Services: c.Services, Groups: c.Groups})
 	}
