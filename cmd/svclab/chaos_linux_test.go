@@ -81,11 +81,15 @@ func chaosKinds(t *testing.T) []chaosKind {
 		// An A/B job: the signal lands on svclab ab alone, whose child
 		// svclab run holds the lab.
 		{"ab", func(out string) []string { return []string{"ab", sweep, "--out", out} }, 6 * time.Second, nil},
+		// migrate --verify: the scratch labs of each side's kernel run.
+		{"migrate-verify", func(string) []string {
+			return []string{"migrate", "--verify", "--engine", "native", "--from", "iptables", "--to", "nftables", "--node-address", "192.168.100.1", "../../scenarios/objects/migration-example.yaml"}
+		}, 6 * time.Second, nil},
 	}
 }
 
 // TestChaos starts runs (fairness, sweep, IPVS in the guest, a 2,000-pod
-// build, timelines with both engines, an A/B job), verify-trace and `up` labs (native
+// build, timelines with both engines, an A/B job, migrate --verify), verify-trace and `up` labs (native
 // and kube-proxy engine),
 // delivers SIGINT, SIGTERM or SIGKILL at a random moment, runs `svclab
 // cleanup` after SIGKILL, and checks that nothing is left (namespaces,
@@ -97,11 +101,11 @@ func TestChaos(t *testing.T) {
 	t.Logf("chaos seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 10))
 	kinds := chaosKinds(t)
-	// 45 trials (issue 10 asks for at least 40): each kind meets each of
+	// 48 trials (issue 10 asks for at least 40): each kind meets each of
 	// the three signals at least once; the kinds with the most moving
 	// parts (fairness, sweep, up, the timelines) twice.
 	plan := []int{0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 4, 4, 4,
-		5, 5, 5, 6, 6, 6, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 9, 9, 9}
+		5, 5, 5, 6, 6, 6, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 9, 9, 9, 10, 10, 10}
 	sigs := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL}
 	before := hostState{root: rootSnapshot(t), svclab: svclabObjects(t)}
 	start := time.Now()

@@ -10,6 +10,14 @@ import (
 
 func init() {
 	verifyKernel = func(ctx context.Context, r *migrate.Result, probes []migrate.Probe, engine string, progress io.Writer) ([]migrate.Kernel, error) {
-		return migrateverify.Verify(ctx, r, probes, migrateverify.Options{Engine: engine, Log: progress})
+		// SIGINT or SIGTERM stop the probes; the lab in use is removed
+		// before Verify returns, and the exit code says which signal.
+		ctx, in, stop := interruptContext(progress)
+		defer stop()
+		kernels, err := migrateverify.Verify(ctx, r, probes, migrateverify.Options{Engine: engine, Log: progress})
+		if err != nil && ctx.Err() != nil {
+			return nil, &exitError{code: in.exitCode(), msg: "migrate --verify interrupted; its labs were removed"}
+		}
+		return kernels, err
 	}
 }

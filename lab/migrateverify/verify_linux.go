@@ -15,6 +15,7 @@ import (
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/migrate"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // Options of a verification.
@@ -63,6 +64,9 @@ func Verify(ctx context.Context, r *migrate.Result, probes []migrate.Probe, opts
 				out = append(out, k)
 				continue
 			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			start := time.Now()
 			var err error
 			if k.Seen, k.Unsent, err = runSide(ctx, r, s.side, d.Name, probes, opts); err != nil {
@@ -84,7 +88,7 @@ func runSide(ctx context.Context, r *migrate.Result, side migrate.Side, name dat
 		return nil, nil, err
 	}
 	defer l.close()
-	dp, err := apply.Open(string(name), apply.Node{Netns: l.node}, apply.Settings{Version: side.Version, Engine: opts.Engine, LocalhostNodePortsGate: side.LocalhostNodePortsGate})
+	dp, err := apply.Open(string(name), apply.Node{Netns: l.node}, apply.Settings{Config: render.Config{Version: side.Version, LocalhostNodePortsGate: side.LocalhostNodePortsGate}, Engine: opts.Engine})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -100,7 +104,7 @@ func runSide(ctx context.Context, r *migrate.Result, side migrate.Side, name dat
 	if err != nil {
 		return nil, nil, errors.Join(err, dp.Close())
 	}
-	seen, unsent, err := l.sendAll(probes, opts)
+	seen, unsent, err := l.sendAll(ctx, probes, opts)
 	return seen, unsent, errors.Join(err, dp.Close())
 }
 
@@ -125,13 +129,17 @@ func routeLocalnet(s migrate.Side) string {
 const maxInFlight = 16
 
 // sendAll sends every probe the lab supports, several at once.
-func (l *lab) sendAll(probes []migrate.Probe, opts Options) ([][]migrate.Observation, []string, error) {
+// It stops starting probes once ctx ends, and then returns ctx's error.
+func (l *lab) sendAll(ctx context.Context, probes []migrate.Probe, opts Options) ([][]migrate.Observation, []string, error) {
 	seen := make([][]migrate.Observation, len(probes))
 	unsent := make([]string, len(probes))
 	errs := make([]error, len(probes))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, maxInFlight)
 	for i, p := range probes {
+		if ctx.Err() != nil {
+			break
+		}
 		if why := unsupported(p); why != "" {
 			unsent[i] = why
 			continue
@@ -147,6 +155,9 @@ func (l *lab) sendAll(probes []migrate.Probe, opts Options) ([][]migrate.Observa
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	return seen, unsent, errors.Join(errs...)
 }
 
