@@ -55,6 +55,10 @@ if [ "${1:-}" = --inside ]; then
 		for m in "${mounts[@]}"; do umount -l "$m" 2>/dev/null || true; done
 	}
 	trap unmount_all EXIT
+	# The chroot's / is a mount point, as a real root is: `ip netns exec`
+	# and `unshare --propagation` change /'s propagation and fail on a
+	# directory that is not one (curl into an `up` lab, the full-disk tests).
+	mnt / --bind "$root"
 	mnt /proc -t proc proc
 	mnt /sys -t sysfs sysfs
 	mnt /sys/fs/cgroup -t cgroup2 cgroup2
