@@ -15,11 +15,19 @@ func FitValue(m Metric, fit results.Fit, n float64) float64 {
 	return (fit.InterceptUs*1e3 + fit.SlopeNsPerService*n) / m.NsPerUnit
 }
 
-// FormatSlope formats a fit's slope and its 95% interval, e.g.
-// "21.3 ns/service [19.8, 22.9]".
+// FormatSlope formats a fit's slope and its 95% interval in the unit the
+// slope reads best in, e.g. "21.3 ns/service [19.8, 22.9]", or for a sync
+// time "56.4 µs/service [43.1, 69.7]".
 func FormatSlope(fit results.Fit) string {
-	return fmt.Sprintf("%s ns/service [%s, %s]",
-		FormatNumber(fit.SlopeNsPerService), FormatNumber(fit.SlopeCI95[0]), FormatNumber(fit.SlopeCI95[1]))
+	unit, scale := "ns", 1.0
+	switch a := math.Abs(fit.SlopeNsPerService); {
+	case a >= 1e6:
+		unit, scale = "ms", 1e6
+	case a >= 1e3:
+		unit, scale = "µs", 1e3
+	}
+	return fmt.Sprintf("%s %s/service [%s, %s]", FormatNumber(fit.SlopeNsPerService/scale), unit,
+		FormatNumber(fit.SlopeCI95[0]/scale), FormatNumber(fit.SlopeCI95[1]/scale))
 }
 
 // FormatNumber prints a measured value with a precision that suits its

@@ -20,9 +20,18 @@ func TestFormatNumberAndSlope(t *testing.T) {
 			t.Errorf("FormatNumber(%v) = %q, want %q", tc.v, got, tc.want)
 		}
 	}
-	fit := results.Fit{SlopeNsPerService: 21.3, SlopeCI95: [2]float64{19.8, 22.9}}
-	if got, want := FormatSlope(fit), "21.3 ns/service [19.8, 22.9]"; got != want {
-		t.Errorf("FormatSlope = %q, want %q", got, want)
+	for _, tc := range []struct {
+		fit  results.Fit
+		want string
+	}{
+		{results.Fit{SlopeNsPerService: 21.3, SlopeCI95: [2]float64{19.8, 22.9}}, "21.3 ns/service [19.8, 22.9]"},
+		{results.Fit{SlopeNsPerService: 56395, SlopeCI95: [2]float64{43089, 69700}}, "56.4 µs/service [43.1, 69.7]"},
+		{results.Fit{SlopeNsPerService: 854903, SlopeCI95: [2]float64{-2426814, 4136620}}, "855 µs/service [-2427, 4137]"},
+		{results.Fit{SlopeNsPerService: 2.5e6, SlopeCI95: [2]float64{2e6, 3e6}}, "2.50 ms/service [2.00, 3.00]"},
+	} {
+		if got := FormatSlope(tc.fit); got != tc.want {
+			t.Errorf("FormatSlope(%v) = %q, want %q", tc.fit.SlopeNsPerService, got, tc.want)
+		}
 	}
 }
 

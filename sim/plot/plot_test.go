@@ -117,7 +117,7 @@ func TestLegendAndTitleText(t *testing.T) {
 		{"all positions", func() (*gplot.Plot, error) { return LatencyVsServices(s, recs, "p50_us", "") },
 			[]string{"iptables-nft last: 21.3 ns/service", "iptables-nft first<", "nftables first (overlaps iptables-nft first)<"}},
 		{"sync", func() (*gplot.Plot, error) { return SyncVsServices(s, recs) },
-			[]string{"iptables-nft full: 20000 ns/service [19000, 21000]", "nftables incremental"}},
+			[]string{"iptables-nft full: 20.0 µs/service [19.0, 21.0]", "nftables incremental"}},
 		{"fairness", func() (*gplot.Plot, error) { return FairnessBars(fairnessRun(2, false)) },
 			[]string{"iptables-legacy, demo/web:http", "chi-square p = 0.432", "expected share"}},
 	}
