@@ -145,7 +145,7 @@ func renderRules(stdout io.Writer, f renderFlags, m *model.Model, kp scenario.Ku
 		if kp.Engine == scenario.EngineKubeProxy {
 			whole := *m
 			whole.Family = fam
-			if err := renderWithKubeProxy(stdout, f.mode, &whole, kp.Version); err != nil {
+			if err := renderWithKubeProxy(stdout, f.mode, &whole, kp.Config("")); err != nil {
 				return err
 			}
 			continue

@@ -12,10 +12,10 @@ import (
 )
 
 // renderWithKubeProxy prints what kube-proxy itself hands the kernel tools
-// on its first sync of m; IPVS mode in the same three sections as the
-// native renderer.
-func renderWithKubeProxy(w io.Writer, mode string, m *model.Model, v render.KubeProxyVersion) error {
-	s, err := kubeproxy.RenderFirst(context.Background(), mode, v, m)
+// on its first sync of m with cfg's release and flags; IPVS mode in the
+// same three sections as the native renderer.
+func renderWithKubeProxy(w io.Writer, mode string, m *model.Model, cfg render.Config) error {
+	s, err := kubeproxy.RenderFirst(context.Background(), mode, cfg, m)
 	if err != nil {
 		return err
 	}

@@ -23,9 +23,12 @@ import (
 // Dataplane is a validating fake dataplane. Every model it programs is
 // rendered, and the payload checked as the kernel tool would check it.
 type Dataplane struct {
-	name  string
-	mode  dataplane.Mode // the kube-proxy mode whose payload it validates (sim/dataplane)
-	lab   *Lab
+	name string
+	mode dataplane.Mode // the kube-proxy mode whose payload it validates (sim/dataplane)
+	lab  *Lab
+	// cfg is the kube-proxy configuration it renders with: the
+	// settings' flags, the newest release with its defaults otherwise.
+	cfg   render.Config
 	model *model.Model
 	dumps [2]*simipt.Dump // iptables dataplanes: each family's tables after the restores
 	// rules are each family's validated state as the tracers read it
@@ -132,7 +135,7 @@ func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool,
 	case d.mode == dataplane.ModeIPTables:
 		return d.validateIPTables(m, current, noflush, partial)
 	case d.mode == dataplane.ModeNFTables:
-		stats, err := route.Render(&payload, m, route.Config{Mode: route.NFTables})
+		stats, err := route.Render(&payload, m, route.Config{Mode: route.NFTables, Config: d.cfg})
 		if err != nil {
 			return stats, nil, nil, err
 		}
@@ -142,7 +145,7 @@ func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool,
 		}
 		return stats, nil, &analyze.Dump{Kind: analyze.KindNFTables, NFT: rs}, nil
 	case d.mode == dataplane.ModeIPVS:
-		stats, err := route.Render(&payload, m, route.Config{Mode: route.IPVS})
+		stats, err := route.Render(&payload, m, route.Config{Mode: route.IPVS, Config: d.cfg})
 		if err != nil {
 			return stats, nil, nil, err
 		}
@@ -168,7 +171,7 @@ func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool,
 // restore: the copy is what the tracers read.
 func (d *Dataplane) validateIPTables(m *model.Model, current *simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, *simipt.Dump, *analyze.Dump, error) {
 	var payload, jumps bytes.Buffer
-	opts := iptables.DefaultOptions()
+	opts := iptables.OptionsFor(d.cfg)
 	var stats render.Stats
 	var err error
 	if partial != nil {

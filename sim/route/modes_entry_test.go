@@ -28,7 +28,7 @@ func TestEveryModeHasAnEntry(t *testing.T) {
 	if _, err := Rules(m, Config{Mode: "userspace"}); err == nil {
 		t.Error("Rules of an unknown mode: no error")
 	}
-	if _, err := LoadSync(m, "userspace", kube.Sync{}); err == nil {
+	if _, err := LoadSync(m, Config{Mode: "userspace"}, kube.Sync{}); err == nil {
 		t.Error("LoadSync of an unknown mode: no error")
 	}
 }
