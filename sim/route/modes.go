@@ -31,6 +31,9 @@ type mode struct {
 	// loadSync reads kube-proxy's own first sync of m (whole model, the
 	// proxier's family in m.Family) with cfg into the tracers' dump.
 	loadSync func(m *model.Model, cfg render.Config, s kube.Sync) (*analyze.Dump, error)
+	// size predicts the payload's rules, chains and elements for n
+	// synthetic services with m endpoints each (PayloadSize).
+	size func(n, m int) render.Stats
 }
 
 // modes is every kube-proxy mode's entry.
@@ -40,6 +43,7 @@ var modes = map[Mode]mode{
 			return iptables.Render(w, m, iptables.OptionsFor(cfg))
 		},
 		load: LoadIPTables,
+		size: iptablesSize,
 		loadSync: func(m *model.Model, cfg render.Config, s kube.Sync) (*analyze.Dump, error) {
 			mf := model.ForFamily(*m, m.Family)
 			return LoadIPTables(strings.NewReader(s.Payload), &mf, cfg)
@@ -51,6 +55,7 @@ var modes = map[Mode]mode{
 		},
 		load:     loadPayload,
 		loadSync: loadNFTablesSync,
+		size:     nftablesSize,
 	},
 	IPVS: {
 		render: func(w io.Writer, m *model.Model, cfg render.Config) (render.Stats, error) {
@@ -65,6 +70,7 @@ var modes = map[Mode]mode{
 			return d, AddIPVSJumps(d)
 		},
 		loadSync: loadIPVSSync,
+		size:     ipvsSize,
 	},
 }
 

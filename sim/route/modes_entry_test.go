@@ -14,8 +14,8 @@ import (
 func TestEveryModeHasAnEntry(t *testing.T) {
 	for _, md := range Modes() {
 		e, ok := modes[md]
-		if !ok || e.render == nil || e.load == nil || e.loadSync == nil {
-			t.Errorf("mode %s has no complete entry in modes (render, load, loadSync)", md)
+		if !ok || e.render == nil || e.load == nil || e.loadSync == nil || e.size == nil {
+			t.Errorf("mode %s has no complete entry in modes (render, load, loadSync, size)", md)
 		}
 	}
 	if len(modes) != len(Modes()) {
@@ -30,5 +30,8 @@ func TestEveryModeHasAnEntry(t *testing.T) {
 	}
 	if _, err := LoadSync(m, Config{Mode: "userspace"}, kube.Sync{}); err == nil {
 		t.Error("LoadSync of an unknown mode: no error")
+	}
+	if _, err := PayloadSize("userspace", 1, 1); err == nil {
+		t.Error("PayloadSize of an unknown mode: no error")
 	}
 }
