@@ -130,15 +130,15 @@ func checkDump(mode dataplane.Mode, d *analyze.Dump) error {
 	if d == nil {
 		return fmt.Errorf("%w: no dump", ErrInput)
 	}
-	want := map[dataplane.Mode]string{dataplane.ModeIPTables: analyze.KindIPTables, dataplane.ModeNFTables: analyze.KindNFTables, dataplane.ModeIPVS: analyze.KindIPVS}[mode]
-	if want == "" {
-		return fmt.Errorf("%w: mode %q: want %s, %s or %s", ErrInput, mode, dataplane.ModeIPTables, dataplane.ModeNFTables, dataplane.ModeIPVS)
+	e, err := auditModeOf(mode)
+	if err != nil {
+		return err
 	}
-	if d.Kind != want {
+	if d.Kind != e.kind {
 		return fmt.Errorf("%w: the dump holds %s rules, the node's mode is %s (give the mode's dump, or --mode %s)", ErrInput, d.Kind, mode, d.Kind)
 	}
-	if mode == dataplane.ModeIPVS && d.IPT == nil {
-		return fmt.Errorf("%w: an IPVS node needs its iptables-save too (kube-proxy's IPVS mode writes iptables rules beside the virtual servers)", ErrInput)
+	if e.check != nil {
+		return e.check(d)
 	}
 	return nil
 }
