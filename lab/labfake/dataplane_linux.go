@@ -128,41 +128,65 @@ func (d *Dataplane) validateFamilies(m *model.Model, current [2]*simipt.Dump, no
 
 // validate renders m as the real dataplane would, checks the payload, and
 // returns the iptables tables after the restore and the rules as the
-// tracers read them.
+// tracers read them (its mode's validator; a dataplane without a
+// kube-proxy mode, eBPF, only counts the endpoints).
 func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, *simipt.Dump, *analyze.Dump, error) {
-	var payload bytes.Buffer
-	switch {
-	case d.mode == dataplane.ModeIPTables:
-		return d.validateIPTables(m, current, noflush, partial)
-	case d.mode == dataplane.ModeNFTables:
-		stats, err := route.Render(&payload, m, route.Config{Mode: route.NFTables, Config: d.cfg})
-		if err != nil {
-			return stats, nil, nil, err
-		}
-		rs, err := nftables.Parse(bytes.NewReader(payload.Bytes()))
-		if err != nil {
-			return stats, nil, nil, fmt.Errorf("fake nftables: nft would refuse the script: %w", err)
-		}
-		return stats, nil, &analyze.Dump{Kind: analyze.KindNFTables, NFT: rs}, nil
-	case d.mode == dataplane.ModeIPVS:
-		stats, err := route.Render(&payload, m, route.Config{Mode: route.IPVS, Config: d.cfg})
-		if err != nil {
-			return stats, nil, nil, err
-		}
-		rules, err := analyze.Load(&payload)
-		if err == nil && rules.Kind != analyze.KindIPVS {
-			err = fmt.Errorf("a %s dump, want ipvs", rules.Kind)
-		}
-		if err != nil {
-			return stats, nil, nil, fmt.Errorf("fake ipvs: ipvsadm -R, ipset restore or iptables-restore would refuse the payload: %w", err)
-		}
-		return stats, nil, rules, nil
+	if v, ok := validators[d.mode]; ok {
+		return v(d, m, current, noflush, partial)
 	}
 	n := 0
 	for i := 0; i < m.Services.Len(); i++ {
 		n += len(m.Services.At(i).Endpoints)
 	}
 	return render.Stats{Rules: n, Lines: n}, nil, nil, nil
+}
+
+// validator checks one kube-proxy mode's payload of m as its tools would
+// (see validate).
+type validator func(d *Dataplane, m *model.Model, current *simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, *simipt.Dump, *analyze.Dump, error)
+
+// validators are each kube-proxy mode's; TestEveryModeHasAValidator
+// fails on a mode sim/dataplane names without one.
+var validators = map[dataplane.Mode]validator{
+	dataplane.ModeIPTables: (*Dataplane).validateIPTables,
+	dataplane.ModeNFTables: func(d *Dataplane, m *model.Model, _ *simipt.Dump, _ bool, _ func(int) bool) (render.Stats, *simipt.Dump, *analyze.Dump, error) {
+		return d.validateNFTables(m)
+	},
+	dataplane.ModeIPVS: func(d *Dataplane, m *model.Model, _ *simipt.Dump, _ bool, _ func(int) bool) (render.Stats, *simipt.Dump, *analyze.Dump, error) {
+		return d.validateIPVS(m)
+	},
+}
+
+// validateNFTables renders the nft script and parses it as nft would.
+func (d *Dataplane) validateNFTables(m *model.Model) (render.Stats, *simipt.Dump, *analyze.Dump, error) {
+	var payload bytes.Buffer
+	stats, err := route.Render(&payload, m, route.Config{Mode: route.NFTables, Config: d.cfg})
+	if err != nil {
+		return stats, nil, nil, err
+	}
+	rs, err := nftables.Parse(bytes.NewReader(payload.Bytes()))
+	if err != nil {
+		return stats, nil, nil, fmt.Errorf("fake nftables: nft would refuse the script: %w", err)
+	}
+	return stats, nil, &analyze.Dump{Kind: analyze.KindNFTables, NFT: rs}, nil
+}
+
+// validateIPVS renders IPVS mode's three parts and loads them as
+// ipvsadm -R, ipset restore and iptables-restore would.
+func (d *Dataplane) validateIPVS(m *model.Model) (render.Stats, *simipt.Dump, *analyze.Dump, error) {
+	var payload bytes.Buffer
+	stats, err := route.Render(&payload, m, route.Config{Mode: route.IPVS, Config: d.cfg})
+	if err != nil {
+		return stats, nil, nil, err
+	}
+	rules, err := analyze.Load(&payload)
+	if err == nil && rules.Kind != analyze.KindIPVS {
+		err = fmt.Errorf("a %s dump, want ipvs", rules.Kind)
+	}
+	if err != nil {
+		return stats, nil, nil, fmt.Errorf("fake ipvs: ipvsadm -R, ipset restore or iptables-restore would refuse the payload: %w", err)
+	}
+	return stats, nil, rules, nil
 }
 
 // validateIPTables restores the (partial) payload onto current as
