@@ -17,8 +17,9 @@ import (
 // it into it (see Diff). The node and cluster settings come from m, for the
 // proxier of m.Family: m is the whole (not projected) model, since
 // kube-proxy's per-family proxier filters the objects itself. kube-proxy's
-// flags are cfg's (its release is the driver binary's, and the driver
-// takes no feature gates or host facts).
+// flags are cfg's, and of its host facts whether iptables has
+// --random-fully (render mode); its release is the driver binary's, and the
+// driver takes no feature gates.
 func NewRequest(mode string, cfg render.Config, m *model.Model, next ...*model.Model) (*Request, error) {
 	if m == nil || m.Services == nil {
 		return nil, fmt.Errorf("kube request: no model")
@@ -33,6 +34,7 @@ func NewRequest(mode string, cfg render.Config, m *model.Model, next ...*model.M
 		NodeName:      c.NodeName,
 		ClusterCIDR:   c.ClusterCIDR.String(),
 		MasqueradeBit: c.MasqueradeBit,
+		NoRandomFully: cfg.Host.NoRandomFully,
 		Objects:       v1.List{TypeMeta: listMeta},
 	}
 	setProxyConfig(req, c, cfg.Flags)
