@@ -25,7 +25,11 @@ import (
 type Dataplane struct {
 	name string
 	mode dataplane.Mode // the kube-proxy mode whose payload it validates (sim/dataplane)
-	lab  *Lab
+	// lookup is how the dataplane finds a service (sim/dataplane's
+	// Lookup): the fake's lookup cost grows with the position for a
+	// linear walk.
+	lookup dataplane.LookupKind
+	lab    *Lab
 	// cfg is the kube-proxy configuration it renders with: the
 	// settings' flags, the newest release with its defaults otherwise.
 	cfg   render.Config
@@ -234,10 +238,10 @@ func (d *Dataplane) load(m *model.Model, state kernelState) {
 }
 
 // costMicros is the fake first-packet cost: 20 µs plus 20 ns per rule an
-// iptables lookup walks before it reaches the service.
+// linear lookup (iptables) walks before it reaches the service.
 func (d *Dataplane) costMicros(target netip.AddrPort) float64 {
 	position, ok := d.index[target]
-	if !ok || d.mode != dataplane.ModeIPTables {
+	if !ok || d.lookup != dataplane.LinearWalk {
 		return 20
 	}
 	return 20 + 0.02*float64(position+1)

@@ -99,7 +99,7 @@ func (l *Lab) Dataplane(name string, s apply.Settings) (apply.Dataplane, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Dataplane{name: name, mode: info.Mode, lab: l, cfg: render.Config{Flags: s.Flags.Clone()}}, nil
+	return &Dataplane{name: name, mode: info.Mode, lookup: info.Lookup, lab: l, cfg: render.Config{Flags: s.Flags.Clone()}}, nil
 }
 
 // ServerStats is what the fake pod servers counted.

@@ -34,6 +34,9 @@ type mode struct {
 	// size predicts the payload's rules, chains and elements for n
 	// synthetic services with m endpoints each (PayloadSize).
 	size func(n, m int) render.Stats
+	// syncPayload is kube-proxy's own sync as render writes the payload
+	// (SyncPayload; nil: the sync's payload as it is).
+	syncPayload func(s kube.Sync) string
 }
 
 // modes is every kube-proxy mode's entry.
@@ -70,7 +73,10 @@ var modes = map[Mode]mode{
 			return d, AddIPVSJumps(d)
 		},
 		loadSync: loadIPVSSync,
-		size:     ipvsSize,
+		syncPayload: func(s kube.Sync) string {
+			return ipvs.CombinedFromState(s.IPVS, s.IPSet, s.Payload)
+		},
+		size: ipvsSize,
 	},
 }
 
@@ -104,6 +110,20 @@ func LoadSync(m *model.Model, cfg Config, s kube.Sync) (*analyze.Dump, error) {
 		return nil, err
 	}
 	return e.loadSync(m, cfg.Config, s)
+}
+
+// SyncPayload is kube-proxy's own sync of mode md as svclab's renderer
+// writes that mode's payload (IPVS mode: its ipvsadm, ipset and iptables
+// parts in the three sections of Render).
+func SyncPayload(md Mode, s kube.Sync) (string, error) {
+	e, err := modeEntry(md)
+	if err != nil {
+		return "", err
+	}
+	if e.syncPayload == nil {
+		return s.Payload, nil
+	}
+	return e.syncPayload(s), nil
 }
 
 // loadNFTablesSync parses kube-proxy's nft transaction.

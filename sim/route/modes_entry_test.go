@@ -31,6 +31,9 @@ func TestEveryModeHasAnEntry(t *testing.T) {
 	if _, err := LoadSync(m, Config{Mode: "userspace"}, kube.Sync{}); err == nil {
 		t.Error("LoadSync of an unknown mode: no error")
 	}
+	if _, err := SyncPayload("userspace", kube.Sync{}); err == nil {
+		t.Error("SyncPayload of an unknown mode: no error")
+	}
 	if _, err := PayloadSize("userspace", 1, 1); err == nil {
 		t.Error("PayloadSize of an unknown mode: no error")
 	}
