@@ -158,6 +158,7 @@ func auditInput(f auditFlags) (audit.Input, error) {
 	if in.Cluster, err = auditCluster(f); err != nil {
 		return in, err
 	}
+	in.Flags.MasqueradeAll = f.masqueradeAll
 	in.OtherVersions = render.KubeProxyVersions
 	in.Node = f.node
 	if f.nodeIP != "" {
@@ -189,7 +190,7 @@ func auditFamily(s string) (model.Family, error) {
 	return 0, usagef("--family %q: want ipv4 or ipv6", s)
 }
 
-// auditCluster is kube-proxy's settings from the flags.
+// auditCluster is the cluster's settings from the flags.
 func auditCluster(f auditFlags) (*model.Cluster, error) {
 	c := model.DefaultCluster()
 	for _, p := range []struct {
@@ -205,7 +206,6 @@ func auditCluster(f auditFlags) (*model.Cluster, error) {
 		}
 		*p.dst = v.Masked()
 	}
-	c.Proxy.MasqueradeAll = f.masqueradeAll
 	return &c, nil
 }
 

@@ -233,11 +233,6 @@ func sideOf(sc *scenario.Scenario, name, spec string, flags sideFlags, engine st
 	if err != nil {
 		return side, usagef("%s %s: %v", name, spec, err)
 	}
-	m, err := scenarioModel(s, renderFlags{services: 0, endpoints: 0, seed: 1})
-	if err != nil {
-		return side, err
-	}
-	side.Proxy = m.Cluster.Proxy
-	side.LocalhostNodePortsGate = s.KubeProxy.FeatureGate(scenario.FeatureGateNFTablesLocalhostNodePorts)
+	side.Config = s.KubeProxy.Config("")
 	return side, nil
 }

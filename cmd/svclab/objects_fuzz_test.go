@@ -66,7 +66,7 @@ func renderAll(t *testing.T, raw []byte, driver bool) map[string]string {
 			continue
 		}
 		b.Reset()
-		if err := renderWithKubeProxy(&b, mode, m, render.LatestKubeProxy); err != nil {
+		if err := renderWithKubeProxy(&b, mode, m, render.Config{Version: render.LatestKubeProxy}); err != nil {
 			t.Fatalf("render --engine kube-proxy %s: %v", mode, err)
 		}
 		out["kube-proxy "+mode] = b.String()

@@ -46,8 +46,8 @@ Options:
   --jumps                         iptables: also print the jump rules from the built-in chains
   --nfacct                        iptables: write kube-proxy's nfacct counter matches, as it does
                                   on a kernel with xt_nfacct and its counters created
-  --random-fully=false            iptables: an iptables without MASQUERADE --random-fully
-                                  (kube-proxy v1.35 probes for it; v1.37 always writes it)
+  --random-fully=false            iptables and ipvs: an iptables without MASQUERADE --random-fully
+                                  (kube-proxy up to v1.36 probes for it; v1.37 always writes it)
   --family ipv4|ipv6              print only that family's proxier's payload (default every
                                   family the services use; a dual-stack model prints IPv4's,
                                   then IPv6's, each after a "# svclab: ..." comment line)
@@ -145,7 +145,7 @@ func renderRules(stdout io.Writer, f renderFlags, m *model.Model, kp scenario.Ku
 		if kp.Engine == scenario.EngineKubeProxy {
 			whole := *m
 			whole.Family = fam
-			if err := renderWithKubeProxy(stdout, f.mode, &whole, kp.Version); err != nil {
+			if err := renderWithKubeProxy(stdout, f.mode, &whole, renderConfig(kp, f.nfacct, f.randomFully)); err != nil {
 				return err
 			}
 			continue
@@ -277,15 +277,13 @@ func renderConfig(kp scenario.KubeProxy, nfacct bool, randomFully *bool) render.
 
 // renderMode writes one mode's payload as the kube-proxy cfg describes
 // writes it (route.Render, one entry per mode), and with jumps the
-// iptables mode's jump rules after it. --jumps, --nfacct and
-// --random-fully are iptables mode's flags (see renderUsage).
+// iptables mode's jump rules after it. --jumps and --nfacct are iptables
+// mode's flags, --random-fully iptables and IPVS mode's (see renderUsage;
+// each renderer's OptionsFor takes the host facts its mode reads).
 func renderMode(w io.Writer, mode string, m *model.Model, cfg render.Config, jumps bool) (render.Stats, error) {
 	md, err := dataplane.ParseMode(mode)
 	if err != nil {
 		return render.Stats{}, usagef("--%v", err)
-	}
-	if md != dataplane.ModeIPTables {
-		cfg.Host = render.HostFacts{}
 	}
 	stats, err := route.Render(w, m, route.Config{Mode: md, Config: cfg})
 	if err != nil || !jumps || md != dataplane.ModeIPTables {

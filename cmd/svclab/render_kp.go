@@ -8,21 +8,21 @@ import (
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
-	"github.com/svclab/svclab/sim/render/ipvs"
+	"github.com/svclab/svclab/sim/route"
 )
 
 // renderWithKubeProxy prints what kube-proxy itself hands the kernel tools
-// on its first sync of m; IPVS mode in the same three sections as the
-// native renderer.
-func renderWithKubeProxy(w io.Writer, mode string, m *model.Model, v render.KubeProxyVersion) error {
-	s, err := kubeproxy.RenderFirst(context.Background(), mode, v, m)
+// on its first sync of m with cfg's release, flags and host facts, as the
+// native renderer prints the mode's payload (route.SyncPayload).
+func renderWithKubeProxy(w io.Writer, mode string, m *model.Model, cfg render.Config) error {
+	s, err := kubeproxy.RenderFirst(context.Background(), mode, cfg, m)
 	if err != nil {
 		return err
 	}
-	if dataplane.Mode(mode) != dataplane.ModeIPVS {
-		_, err = io.WriteString(w, s.Payload)
+	text, err := route.SyncPayload(dataplane.Mode(mode), s)
+	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(w, ipvs.CombinedFromState(s.IPVS, s.IPSet, s.Payload))
+	_, err = io.WriteString(w, text)
 	return err
 }

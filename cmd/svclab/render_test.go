@@ -64,3 +64,36 @@ func TestHelpHasExamplesForEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderRandomFully: --random-fully=false is a host fact of iptables
+// and IPVS mode (kube-proxy's IPVS proxier asks iptables too): releases
+// that probe for it then write MASQUERADE without it, v1.37 always with it.
+func TestRenderRandomFully(t *testing.T) {
+	for _, mode := range []string{"iptables", "ipvs"} {
+		for _, tt := range []struct {
+			version, flag string
+			want          bool
+		}{
+			{"1.35", "--random-fully=true", true},
+			{"1.35", "--random-fully=false", false},
+			{"1.37", "--random-fully=false", true},
+		} {
+			t.Run(mode+"/"+tt.version+tt.flag, func(t *testing.T) {
+				var stdout, stderr bytes.Buffer
+				args := []string{"render", "--mode", mode, "--services", "1", "--kube-proxy-version", tt.version, tt.flag}
+				if code := dispatch(args, &stdout, &stderr); code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr.String())
+				}
+				masq := ""
+				for _, l := range strings.Split(stdout.String(), "\n") {
+					if strings.Contains(l, "requiring SNAT") && strings.Contains(l, "-j MASQUERADE") {
+						masq = l
+					}
+				}
+				if masq == "" || strings.Contains(masq, "--random-fully") != tt.want {
+					t.Errorf("MASQUERADE rule %q, want --random-fully: %v", masq, tt.want)
+				}
+			})
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 	rendipt "github.com/svclab/svclab/sim/render/iptables"
 )
 
@@ -14,11 +15,10 @@ import (
 // renderer: with masquerade-all switched on natively (kube-proxy runs
 // without it) the first cases must differ.
 func TestSuiteCanFail(t *testing.T) {
-	wrong := func(ms []*model.Model, kp []kube.Sync) (string, error) {
-		m := *ms[0]
-		m.Cluster.Proxy.MasqueradeAll = true
+	wrong := func(ms []*model.Model, flags render.Flags, kp []kube.Sync) (string, error) {
+		flags.MasqueradeAll = true
 		var buf bytes.Buffer
-		if _, err := rendipt.Render(&buf, &m, iptablesOptions()); err != nil {
+		if _, err := rendipt.Render(&buf, ms[0], iptablesOptions(flags)); err != nil {
 			return "", err
 		}
 		d, err := diffRestore(kp[0].Payload, buf.String())

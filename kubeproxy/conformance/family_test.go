@@ -7,6 +7,7 @@ import (
 
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // TestDriverRendersEachFamily checks the driver's per-family proxiers: a
@@ -34,7 +35,7 @@ func TestDriverRendersEachFamily(t *testing.T) {
 		} {
 			t.Run(mode+"/"+tt.f.String(), func(t *testing.T) {
 				m := &model.Model{Cluster: c, Services: model.Slice{svc}, Family: tt.f}
-				req, err := kube.NewRequest(mode, m)
+				req, err := kube.NewRequest(mode, render.Config{}, m)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // Features is a set of Service features the generator mixes into the
@@ -140,31 +141,32 @@ func newDecorator(seed uint64, f Features) *decorator {
 	return d
 }
 
-// cluster returns the case's cluster: the default one, the node's
-// addresses of both families, and with FeatOptions or FeatTopology some
-// kube-proxy flags and the node's zone.
-func (d *decorator) cluster() model.Cluster {
+// cluster returns the case's cluster and kube-proxy flags: the default
+// cluster with the node's addresses of both families, with FeatTopology
+// the node's zone, and with FeatOptions some flags.
+func (d *decorator) cluster() (model.Cluster, render.Flags) {
 	c := model.DefaultCluster()
 	c.NodeIP, c.NodeIPv6 = nodeIP, nodeIPv6
 	c.ClusterCIDRv6, c.ServiceCIDRv6 = clusterCIDR6, serviceCIDR6
 	if d.f&FeatTopology != 0 && d.r.IntN(3) > 0 {
 		c.NodeZone = zones[c.NodeName]
 	}
+	var p render.Flags
 	if d.f&FeatOptions != 0 {
-		c.Proxy.MasqueradeAll = d.r.IntN(6) == 0
-		c.Proxy.NoLocalhostNodePorts = d.r.IntN(6) == 0
+		p.MasqueradeAll = d.r.IntN(6) == 0
+		p.NoLocalhostNodePorts = d.r.IntN(6) == 0
 		switch d.r.IntN(6) {
 		case 0:
-			c.Proxy.NodePortAddresses = []netip.Prefix{netip.MustParsePrefix("192.168.0.0/24"), netip.MustParsePrefix("fd00:1::/64")}
+			p.NodePortAddresses = []netip.Prefix{netip.MustParsePrefix("192.168.0.0/24"), netip.MustParsePrefix("fd00:1::/64")}
 		case 1:
-			c.Proxy.NodePortPrimary = true
+			p.NodePortPrimary = true
 		case 2:
-			c.Proxy.NodePortAddresses = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("192.168.0.2/32")}
+			p.NodePortAddresses = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("192.168.0.2/32")}
 		case 3:
-			c.Proxy.NodePortAddresses = []netip.Prefix{netip.MustParsePrefix("10.250.0.0/16")}
+			p.NodePortAddresses = []netip.Prefix{netip.MustParsePrefix("10.250.0.0/16")}
 		}
 	}
-	return c
+	return c, p
 }
 
 // families returns the families the case's proxiers run for.

@@ -2,8 +2,10 @@ package conformance
 
 import (
 	"net/netip"
+	"reflect"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // iptFeatureRows is the iptables feature table: one row per Service
@@ -113,31 +115,26 @@ func iptFeatureRows() []iptFeatureRow {
 				model.Port{Name: "sctp", Protocol: model.SCTP, Port: 9, TargetPort: 9, NodePort: 30009})
 		})}, want: []string{"-m udp -p udp", "-m sctp -p sctp"}},
 		{name: "masquerade-all", services: model.Slice{iptSvc("a", 1, model.NodePort, two...)},
-			cluster: func(c *model.Cluster) { c.Proxy.MasqueradeAll = true },
-			want:    []string{"--dport 80 -j KUBE-MARK-MASQ"}},
+			flags: render.Flags{MasqueradeAll: true},
+			want:  []string{"--dport 80 -j KUBE-MARK-MASQ"}},
 		{name: "no-localhost-nodeports", services: model.Slice{iptSvc("a", 1, model.NodePort, two...)},
-			cluster: func(c *model.Cluster) { c.Proxy.NoLocalhostNodePorts = true },
-			want:    []string{"! -d 127.0.0.0/8 -j KUBE-NODEPORTS"}},
+			flags: render.Flags{NoLocalhostNodePorts: true},
+			want:  []string{"! -d 127.0.0.0/8 -j KUBE-NODEPORTS"}},
 		{name: "nodeport-addresses", services: model.Slice{iptSvc("a", 1, model.NodePort, two...)},
-			cluster: func(c *model.Cluster) { c.Proxy.NodePortAddresses = iptPrefixes("192.168.0.0/24", "fd00:1::/64") },
-			want:    []string{"-d 192.168.0.2 -j KUBE-NODEPORTS"}},
+			flags: render.Flags{NodePortAddresses: iptPrefixes("192.168.0.0/24", "fd00:1::/64")},
+			want:  []string{"-d 192.168.0.2 -j KUBE-NODEPORTS"}},
 		{name: "nodeport-addresses-loopback", services: model.Slice{iptSvc("a", 1, model.NodePort, two...)},
-			cluster: func(c *model.Cluster) {
-				c.Proxy.NodePortAddresses = iptPrefixes("127.0.0.0/8", "192.168.0.2/32", "::1/128")
-			},
-			want: []string{"-d 127.0.0.1 -j KUBE-NODEPORTS", "KUBE-FIREWALL"}},
+			flags: render.Flags{NodePortAddresses: iptPrefixes("127.0.0.0/8", "192.168.0.2/32", "::1/128")},
+			want:  []string{"-d 127.0.0.1 -j KUBE-NODEPORTS", "KUBE-FIREWALL"}},
 		{name: "nodeport-addresses-loopback-off", services: model.Slice{iptSvc("a", 1, model.NodePort, two...)},
-			cluster: func(c *model.Cluster) {
-				c.Proxy.NodePortAddresses = iptPrefixes("127.0.0.0/8", "192.168.0.2/32")
-				c.Proxy.NoLocalhostNodePorts = true
-			},
-			want: []string{"-d 192.168.0.2 -j KUBE-NODEPORTS"}},
+			flags: render.Flags{NodePortAddresses: iptPrefixes("127.0.0.0/8", "192.168.0.2/32"), NoLocalhostNodePorts: true},
+			want:  []string{"-d 192.168.0.2 -j KUBE-NODEPORTS"}},
 		{name: "nodeport-addresses-zero", services: model.Slice{iptSvc("a", 1, model.NodePort, two...)},
-			cluster: func(c *model.Cluster) { c.Proxy.NodePortAddresses = iptPrefixes("10.0.0.0/8", "0.0.0.0/0") },
-			want:    []string{"--dst-type LOCAL -j KUBE-NODEPORTS"}},
+			flags: render.Flags{NodePortAddresses: iptPrefixes("10.0.0.0/8", "0.0.0.0/0")},
+			want:  []string{"--dst-type LOCAL -j KUBE-NODEPORTS"}},
 		{name: "nodeport-addresses-primary", services: model.Slice{iptSvc("a", 1, model.NodePort, two...)},
-			cluster: func(c *model.Cluster) { c.Proxy.NodePortPrimary = true },
-			want:    []string{"-d 192.168.0.2 -j KUBE-NODEPORTS"}},
+			flags: render.Flags{NodePortPrimary: true},
+			want:  []string{"-d 192.168.0.2 -j KUBE-NODEPORTS"}},
 		{name: "no-node-zone", services: model.Slice{iptSvc("a", 1, model.ClusterIP, iptJoin(iptHinted(iptEP(1, local), []string{"zone-a"}, nil), iptHinted(iptEP(2, remote), []string{"zone-b"}, nil))...)},
 			cluster: func(c *model.Cluster) { c.NodeZone = "" },
 			want:    []string{"10.244.0.1:8080", "10.244.0.2:8080"}},
@@ -146,11 +143,11 @@ func iptFeatureRows() []iptFeatureRow {
 }
 
 // iptFeatureMix is one cluster holding the services of every row that
-// keeps the default cluster settings, renamed and renumbered.
+// keeps the default cluster settings and flags, renamed and renumbered.
 func iptFeatureMix(rows []iptFeatureRow) iptFeatureRow {
 	var mix model.Slice
 	for _, r := range rows {
-		if r.cluster != nil {
+		if r.cluster != nil || !reflect.DeepEqual(r.flags, render.Flags{}) {
 			continue
 		}
 		for _, s := range r.services {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 	rendipt "github.com/svclab/svclab/sim/render/iptables"
 )
 
@@ -19,6 +20,7 @@ type iptFeatureRow struct {
 	name     string
 	services model.Slice
 	cluster  func(*model.Cluster)
+	flags    render.Flags
 	want     []string
 }
 
@@ -29,7 +31,7 @@ func TestIPTablesFeatures(t *testing.T) {
 		for _, f := range []model.Family{model.IPv4, model.IPv6} {
 			t.Run(row.name+"/"+f.String(), func(t *testing.T) {
 				m := iptFeatureModel(row, f)
-				kp, native := iptRenderBoth(t, m)
+				kp, native := iptRenderBoth(t, m, row.flags)
 				if f == model.IPv4 {
 					for _, w := range row.want {
 						if !strings.Contains(kp, w) {
@@ -59,10 +61,10 @@ func iptFeatureModel(row iptFeatureRow, f model.Family) *model.Model {
 }
 
 // iptRenderBoth returns kube-proxy's first-sync payload for m and the native
-// renderer's for m's projection onto its family.
-func iptRenderBoth(t *testing.T, m *model.Model) (string, string) {
+// renderer's for m's projection onto its family, both with flags.
+func iptRenderBoth(t *testing.T, m *model.Model, flags render.Flags) (string, string) {
 	t.Helper()
-	req, err := kube.NewRequest(kube.ModeIPTables, m)
+	req, err := kube.NewRequest(kube.ModeIPTables, render.Config{Flags: flags}, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func iptRenderBoth(t *testing.T, m *model.Model) (string, string) {
 	}
 	p := model.ForFamily(*m, m.Family)
 	var buf bytes.Buffer
-	if _, err := rendipt.Render(&buf, &p, iptablesOptions()); err != nil {
+	if _, err := rendipt.Render(&buf, &p, iptablesOptions(flags)); err != nil {
 		t.Fatal(err)
 	}
 	return syncs[0].Payload, buf.String()

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // basicCases: service types, addresses and kube-proxy flags.
@@ -30,13 +31,13 @@ func basicCases() []featureCase {
 			s.Ports = append(s.Ports, model.Port{Name: "dns", Protocol: model.UDP, Port: 53, TargetPort: 5353, NodePort: 31053},
 				model.Port{Name: "sctp", Protocol: model.SCTP, Port: 9, TargetPort: 9, NodePort: 31009})
 		})},
-		{"headless-and-externalname", func() model.Model {
+		{"headless-and-externalname", func() featureModel {
 			h := dual(4, model.ClusterIP)
 			h.ClusterIP, h.SecondaryClusterIP, h.Endpoints = netip.Addr{}, netip.Addr{}, eps(4, "node-1")
 			x := dual(5, model.ExternalName)
 			x.ClusterIP, x.SecondaryClusterIP = netip.Addr{}, netip.Addr{}
 			c := dual(6, model.ClusterIP)
-			return model.Model{Cluster: featureCluster(), Services: model.Slice{h, x, c}}
+			return featureModel{Model: model.Model{Cluster: featureCluster(), Services: model.Slice{h, x, c}}}
 		}},
 		{"single-stack-ipv4-service", with(7, model.NodePort, func(s *model.Service) { s.SecondaryClusterIP = netip.Addr{} })},
 		{"externalips", with(8, model.ClusterIP, ext)},
@@ -55,7 +56,7 @@ func basicCases() []featureCase {
 		{"source-ranges-without-node", with(14, model.LoadBalancer, ranges("203.0.113.0/24", "10.20.0.0/16", "2001:db8:9::/48"))},
 		{"source-ranges-with-node", with(15, model.LoadBalancer, ranges("192.168.0.0/24", "fd00:192:168::/64", "203.0.113.0/24"))},
 		{"source-range-any", with(16, model.LoadBalancer, ranges("0.0.0.0/0", "::/0"))},
-		{"shared-loadbalancer-ip", func() model.Model {
+		{"shared-loadbalancer-ip", func() featureModel {
 			s1, s2 := dual(17, model.LoadBalancer), dual(18, model.LoadBalancer)
 			s2.Ports[0].Port = 443
 			for _, s := range []*model.Service{&s1, &s2} {
@@ -63,28 +64,23 @@ func basicCases() []featureCase {
 				s.Endpoints = eps(17, "node-1")
 			}
 			s2.Endpoints = eps(18, "node-2")
-			return model.Model{Cluster: featureCluster(), Services: model.Slice{s1, s2}}
+			return featureModel{Model: model.Model{Cluster: featureCluster(), Services: model.Slice{s1, s2}}}
 		}},
 		{"externalip-and-loadbalancer-two-ports", with(19, model.LoadBalancer, func(s *model.Service) {
 			lb(s)
 			ext(s)
 			s.Ports = append(s.Ports, model.Port{Name: "dns", Protocol: model.UDP, Port: 53, TargetPort: 5353, NodePort: 31119})
 		})},
-		{"masquerade-all", onCluster(with(20, model.NodePort, ext), func(c *model.Cluster) { c.Proxy.MasqueradeAll = true })},
-		{"nodeport-addresses-match", onCluster(with(21, model.NodePort, nil), func(c *model.Cluster) {
-			c.Proxy.NodePortAddresses = []netip.Prefix{prefix("192.168.0.0/16"), prefix("fd00:192:168::/48")}
-		})},
-		{"nodeport-addresses-miss", onCluster(with(22, model.LoadBalancer, func(s *model.Service) {
+		{"masquerade-all", withFlags(with(20, model.NodePort, ext), render.Flags{MasqueradeAll: true})},
+		{"nodeport-addresses-match", withFlags(with(21, model.NodePort, nil),
+			render.Flags{NodePortAddresses: []netip.Prefix{prefix("192.168.0.0/16"), prefix("fd00:192:168::/48")}})},
+		{"nodeport-addresses-miss", withFlags(with(22, model.LoadBalancer, func(s *model.Service) {
 			lb(s)
 			s.ExternalPolicyLocal, s.HealthCheckNodePort = true, 32022
-		}), func(c *model.Cluster) {
-			c.Proxy.NodePortAddresses = []netip.Prefix{prefix("10.99.0.0/16"), prefix("fd00:99::/64")}
-		})},
-		{"nodeport-addresses-one-family", onCluster(with(23, model.NodePort, nil), func(c *model.Cluster) {
-			c.Proxy.NodePortAddresses = []netip.Prefix{prefix("10.99.0.0/16")}
-		})},
-		{"nodeport-addresses-primary", onCluster(with(24, model.NodePort, nil), func(c *model.Cluster) { c.Proxy.NodePortPrimary = true })},
-		{"no-localhost-nodeports", onCluster(with(25, model.NodePort, nil), func(c *model.Cluster) { c.Proxy.NoLocalhostNodePorts = true })},
+		}), render.Flags{NodePortAddresses: []netip.Prefix{prefix("10.99.0.0/16"), prefix("fd00:99::/64")}})},
+		{"nodeport-addresses-one-family", withFlags(with(23, model.NodePort, nil), render.Flags{NodePortAddresses: []netip.Prefix{prefix("10.99.0.0/16")}})},
+		{"nodeport-addresses-primary", withFlags(with(24, model.NodePort, nil), render.Flags{NodePortPrimary: true})},
+		{"no-localhost-nodeports", withFlags(with(25, model.NodePort, nil), render.Flags{NoLocalhostNodePorts: true})},
 		{"scheduler-default-mark-bit", onCluster(with(26, model.ClusterIP, nil), func(c *model.Cluster) { c.MasqueradeBit = 5 })},
 	}
 }

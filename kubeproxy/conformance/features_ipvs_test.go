@@ -7,6 +7,7 @@ import (
 	"github.com/svclab/svclab/kubeproxy/driver"
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 	rendipvs "github.com/svclab/svclab/sim/render/ipvs"
 )
 
@@ -20,7 +21,7 @@ func TestIPVSFeatures(t *testing.T) {
 			t.Run(tc.name+"/"+f.String(), func(t *testing.T) {
 				m := tc.model()
 				m.Family = f
-				if d := diffIPVSModel(t, &m); d != "" {
+				if d := diffIPVSModel(t, &m.Model, m.Flags); d != "" {
 					t.Errorf("%s %s: native IPVS mode differs from kube-proxy %s:\n%s", tc.name, f, driver.Version(), d)
 				}
 			})
@@ -29,10 +30,11 @@ func TestIPVSFeatures(t *testing.T) {
 }
 
 // diffIPVSModel renders m (the whole model, m.Family selecting the
-// proxier) with kube-proxy and its projection natively; "" when equal.
-func diffIPVSModel(t *testing.T, m *model.Model) string {
+// proxier) with kube-proxy and its projection natively, both with flags;
+// "" when equal.
+func diffIPVSModel(t *testing.T, m *model.Model, flags render.Flags) string {
 	t.Helper()
-	req, err := kube.NewRequest(kube.ModeIPVS, m)
+	req, err := kube.NewRequest(kube.ModeIPVS, render.Config{Flags: flags}, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,25 +43,29 @@ func diffIPVSModel(t *testing.T, m *model.Model) string {
 		t.Fatal(err)
 	}
 	p := model.ForFamily(*m, m.Family)
-	d, err := compareIPVSWith([]*model.Model{&p}, kp, featureIPVSOptions())
+	d, err := compareIPVSWith([]*model.Model{&p}, kp, featureIPVSOptions(flags))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
 }
 
-// featureIPVSOptions are the native options matching the driver: rr,
-// --random-fully; the node's addresses come from the model.
-func featureIPVSOptions() rendipvs.Options {
-	o := rendipvs.DefaultOptions()
-	o.Version = nativeVersion()
-	return o
+// featureIPVSOptions are the native options matching the driver with
+// flags: rr, --random-fully; the node's addresses come from the model.
+func featureIPVSOptions(flags render.Flags) rendipvs.Options {
+	return rendipvs.OptionsFor(render.Config{Version: nativeVersion(), Flags: flags})
 }
 
 // featureCase is one row: a name and a cluster.
 type featureCase struct {
 	name  string
-	model func() model.Model
+	model func() featureModel
+}
+
+// featureModel is a row's cluster and kube-proxy's flags.
+type featureModel struct {
+	model.Model
+	Flags render.Flags
 }
 
 var (
@@ -108,22 +114,31 @@ func eps(n int, nodes ...string) []model.Endpoint {
 
 // with returns a one-service model built by edit from dual(n, typ) with
 // endpoints on node-1 and node-2.
-func with(n int, typ model.ServiceType, edit func(*model.Service)) func() model.Model {
-	return func() model.Model {
+func with(n int, typ model.ServiceType, edit func(*model.Service)) func() featureModel {
+	return func() featureModel {
 		s := dual(n, typ)
 		s.Endpoints = eps(n, "node-1", "node-2")
 		if edit != nil {
 			edit(&s)
 		}
-		return model.Model{Cluster: featureCluster(), Services: model.Slice{s}}
+		return featureModel{Model: model.Model{Cluster: featureCluster(), Services: model.Slice{s}}}
 	}
 }
 
 // onCluster returns mk's model with edit applied to its cluster.
-func onCluster(mk func() model.Model, edit func(*model.Cluster)) func() model.Model {
-	return func() model.Model {
+func onCluster(mk func() featureModel, edit func(*model.Cluster)) func() featureModel {
+	return func() featureModel {
 		m := mk()
 		edit(&m.Cluster)
+		return m
+	}
+}
+
+// withFlags returns mk's model with kube-proxy's flags.
+func withFlags(mk func() featureModel, flags render.Flags) func() featureModel {
+	return func() featureModel {
+		m := mk()
+		m.Flags = flags
 		return m
 	}
 }
@@ -142,22 +157,23 @@ func TestIPVSFeaturesCanFail(t *testing.T) {
 	}
 	tests := []struct {
 		row    string
-		mutate func(*model.Model)
+		mutate func(*model.Model, *render.Flags)
 	}{
-		{"external-local", func(m *model.Model) { firstService(m).ExternalPolicyLocal = false }},
-		{"internal-local", func(m *model.Model) { firstService(m).InternalPolicyLocal = false }},
-		{"source-ranges-without-node", func(m *model.Model) { firstService(m).LoadBalancerSourceRanges = nil }},
-		{"source-ranges-with-node", func(m *model.Model) { m.Cluster.NodeIP = a("192.0.2.1") }},
-		{"zone-hints", func(m *model.Model) { m.Cluster.NodeZone = "zone-b" }},
-		{"terminating-fallback", func(m *model.Model) { firstService(m).Endpoints[0].Serving = false }},
-		{"externalip-is-node-ip", func(m *model.Model) { m.Cluster.NodeIP = a("192.0.2.1") }},
-		{"nodeport-addresses-miss", func(m *model.Model) { m.Cluster.Proxy.NodePortAddresses = nil }},
-		{"masquerade-all", func(m *model.Model) { m.Cluster.Proxy.MasqueradeAll = false }},
+		{"external-local", func(m *model.Model, _ *render.Flags) { firstService(m).ExternalPolicyLocal = false }},
+		{"internal-local", func(m *model.Model, _ *render.Flags) { firstService(m).InternalPolicyLocal = false }},
+		{"source-ranges-without-node", func(m *model.Model, _ *render.Flags) { firstService(m).LoadBalancerSourceRanges = nil }},
+		{"source-ranges-with-node", func(m *model.Model, _ *render.Flags) { m.Cluster.NodeIP = a("192.0.2.1") }},
+		{"zone-hints", func(m *model.Model, _ *render.Flags) { m.Cluster.NodeZone = "zone-b" }},
+		{"terminating-fallback", func(m *model.Model, _ *render.Flags) { firstService(m).Endpoints[0].Serving = false }},
+		{"externalip-is-node-ip", func(m *model.Model, _ *render.Flags) { m.Cluster.NodeIP = a("192.0.2.1") }},
+		{"nodeport-addresses-miss", func(_ *model.Model, f *render.Flags) { f.NodePortAddresses = nil }},
+		{"masquerade-all", func(_ *model.Model, f *render.Flags) { f.MasqueradeAll = false }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.row, func(t *testing.T) {
-			m := byName[tt.row].model()
-			req, err := kube.NewRequest(kube.ModeIPVS, &m)
+			fm := byName[tt.row].model()
+			m, flags := fm.Model, fm.Flags
+			req, err := kube.NewRequest(kube.ModeIPVS, render.Config{Flags: flags}, &m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -171,8 +187,8 @@ func TestIPVSFeaturesCanFail(t *testing.T) {
 				svcs = append(svcs, *p.Services.At(i))
 			}
 			p.Services = svcs
-			tt.mutate(&p)
-			d, err := compareIPVSWith([]*model.Model{&p}, kp, featureIPVSOptions())
+			tt.mutate(&p, &flags)
+			d, err := compareIPVSWith([]*model.Model{&p}, kp, featureIPVSOptions(flags))
 			if err != nil {
 				t.Fatal(err)
 			}

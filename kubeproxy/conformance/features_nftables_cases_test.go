@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // nftFeatureCases are TestNFTablesFeatures' clusters: one per feature and
@@ -115,23 +116,24 @@ func nftFlagCases() []nftFeatureCase {
 		}
 		return out
 	}
-	flag := func(name string, set func(*model.ProxyConfig)) nftFeatureCase {
-		c := nftFeatureCluster()
-		set(&c.Proxy)
-		return nftOne(name, c, mixed...)
+	flag := func(name string, set func(*render.Flags)) nftFeatureCase {
+		tc := nftOne(name, nftFeatureCluster(), mixed...)
+		set(&tc.flags)
+		return tc
 	}
 	noNodeIP := nftFeatureCluster()
 	noNodeIP.NodeIP, noNodeIP.NodeIPv6 = netip.Addr{}, netip.Addr{}
-	noNodeIP.Proxy.NodePortAddresses = prefixes("192.168.0.0/24", "2001:db8::/64")
+	withoutNodeIP := nftOne("nodeport-addresses-without-node-ip", noNodeIP, mixed...)
+	withoutNodeIP.flags.NodePortAddresses = prefixes("192.168.0.0/24", "2001:db8::/64")
 	return []nftFeatureCase{
-		flag("masquerade-all", func(p *model.ProxyConfig) { p.MasqueradeAll = true }),
-		flag("nodeport-addresses-node", func(p *model.ProxyConfig) { p.NodePortAddresses = prefixes("192.168.0.0/24", "2001:db8::/64") }),
-		flag("nodeport-addresses-elsewhere", func(p *model.ProxyConfig) { p.NodePortAddresses = prefixes("10.1.0.0/16", "fd00:1::/64") }),
-		flag("nodeport-addresses-one-family", func(p *model.ProxyConfig) { p.NodePortAddresses = prefixes("192.168.0.2/32") }),
-		flag("nodeport-addresses-loopback", func(p *model.ProxyConfig) { p.NodePortAddresses = prefixes("127.0.0.0/8", "::1/128", "192.168.0.0/24") }),
-		flag("nodeport-addresses-zero", func(p *model.ProxyConfig) { p.NodePortAddresses = prefixes("192.168.0.0/24", "0.0.0.0/0", "::/0") }),
-		flag("nodeport-addresses-primary", func(p *model.ProxyConfig) { p.NodePortPrimary = true }),
-		flag("no-localhost-nodeports", func(p *model.ProxyConfig) { p.NoLocalhostNodePorts = true }),
-		nftOne("nodeport-addresses-without-node-ip", noNodeIP, mixed...),
+		flag("masquerade-all", func(p *render.Flags) { p.MasqueradeAll = true }),
+		flag("nodeport-addresses-node", func(p *render.Flags) { p.NodePortAddresses = prefixes("192.168.0.0/24", "2001:db8::/64") }),
+		flag("nodeport-addresses-elsewhere", func(p *render.Flags) { p.NodePortAddresses = prefixes("10.1.0.0/16", "fd00:1::/64") }),
+		flag("nodeport-addresses-one-family", func(p *render.Flags) { p.NodePortAddresses = prefixes("192.168.0.2/32") }),
+		flag("nodeport-addresses-loopback", func(p *render.Flags) { p.NodePortAddresses = prefixes("127.0.0.0/8", "::1/128", "192.168.0.0/24") }),
+		flag("nodeport-addresses-zero", func(p *render.Flags) { p.NodePortAddresses = prefixes("192.168.0.0/24", "0.0.0.0/0", "::/0") }),
+		flag("nodeport-addresses-primary", func(p *render.Flags) { p.NodePortPrimary = true }),
+		flag("no-localhost-nodeports", func(p *render.Flags) { p.NoLocalhostNodePorts = true }),
+		withoutNodeIP,
 	}
 }

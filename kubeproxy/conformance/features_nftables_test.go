@@ -8,6 +8,7 @@ import (
 
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // TestNFTablesFeatures renders one hand-made cluster per Service feature
@@ -27,7 +28,7 @@ func TestNFTablesFeatures(t *testing.T) {
 					p := model.ForFamily(*raw[i], f)
 					native[i] = &p
 				}
-				req, err := kube.NewRequest(kube.ModeNFTables, raw[0], raw[1:]...)
+				req, err := kube.NewRequest(kube.ModeNFTables, render.Config{Flags: tc.flags}, raw[0], raw[1:]...)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -35,7 +36,7 @@ func TestNFTablesFeatures(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				d, err := compareNFTables(native, kp)
+				d, err := compareNFTables(native, tc.flags, kp)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -47,10 +48,12 @@ func TestNFTablesFeatures(t *testing.T) {
 	}
 }
 
-// nftFeatureCase is one cluster: its settings and its successive states.
+// nftFeatureCase is one cluster: its settings, kube-proxy's flags and its
+// successive states.
 type nftFeatureCase struct {
 	name    string
 	cluster model.Cluster
+	flags   render.Flags
 	states  []model.Slice
 }
 

@@ -56,7 +56,7 @@ func countCluster(seen map[string]int, tc *Case) {
 	case tc.Families[0] == model.IPv6:
 		seen["IPv6-only cluster"]++
 	}
-	p := tc.Cluster.Proxy
+	p := tc.Flags
 	for name, on := range map[string]bool{
 		"masquerade-all": p.MasqueradeAll, "nodeport-addresses CIDRs": len(p.NodePortAddresses) > 0,
 		"nodeport-addresses primary": p.NodePortPrimary, "localhost NodePorts off": p.NoLocalhostNodePorts,

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // Case is one generated cluster and the changes applied to it, one sync
@@ -13,9 +14,10 @@ import (
 type Case struct {
 	Seed     uint64
 	Features Features
-	// Cluster is the node and kube-proxy flags; Families the proxiers
-	// (IPv4, IPv6 or both) each sync is compared for.
+	// Cluster is the node, Flags kube-proxy's flags; Families the
+	// proxiers (IPv4, IPv6 or both) each sync is compared for.
 	Cluster  model.Cluster
+	Flags    render.Flags
 	Families []model.Family
 	Services model.Slice
 	Changes  []Change
@@ -127,7 +129,8 @@ type gen struct {
 // none, a case is the same as before features existed.
 func Generate(seed uint64, f Features) *Case {
 	g := &gen{r: rand.New(rand.NewPCG(seed, 0x6b7072)), nodeNames: []string{"node-1", "node-2", "node-3"}, deco: newDecorator(seed, f)}
-	tc := &Case{Seed: seed, Features: f, Cluster: g.deco.cluster(), Families: g.deco.caseFamilies()}
+	c, flags := g.deco.cluster()
+	tc := &Case{Seed: seed, Features: f, Cluster: c, Flags: flags, Families: g.deco.caseFamilies()}
 	if g.r.IntN(8) == 0 {
 		target := 900 + g.r.IntN(200)
 		total := 0

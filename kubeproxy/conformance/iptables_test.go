@@ -9,14 +9,15 @@ import (
 	simipt "github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 	rendipt "github.com/svclab/svclab/sim/render/iptables"
 )
 
 // TestIPTables: iptables mode, every sync's iptables-restore payload.
 func TestIPTables(t *testing.T) { runSuite(t, kube.ModeIPTables, compareIPTables) }
 
-func compareIPTables(ms []*model.Model, kp []kube.Sync) (string, error) {
-	syncer := rendipt.NewSyncer(iptablesOptions())
+func compareIPTables(ms []*model.Model, flags render.Flags, kp []kube.Sync) (string, error) {
+	syncer := rendipt.NewSyncer(iptablesOptions(flags))
 	for i, s := range kp {
 		var buf bytes.Buffer
 		var err error

@@ -9,6 +9,7 @@ import (
 
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 	rendipvs "github.com/svclab/svclab/sim/render/ipvs"
 )
 
@@ -17,8 +18,8 @@ import (
 // kube-proxy's fakes hold.
 func TestIPVS(t *testing.T) { runSuite(t, kube.ModeIPVS, compareIPVS) }
 
-func compareIPVS(ms []*model.Model, kp []kube.Sync) (string, error) {
-	return compareIPVSWith(ms, kp, ipvsOptions())
+func compareIPVS(ms []*model.Model, flags render.Flags, kp []kube.Sync) (string, error) {
+	return compareIPVSWith(ms, kp, ipvsOptions(flags))
 }
 
 // compareIPVSWith compares every sync of kube-proxy with the native

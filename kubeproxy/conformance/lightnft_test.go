@@ -7,6 +7,7 @@ import (
 
 	"github.com/svclab/svclab/kubeproxy/driver"
 	"github.com/svclab/svclab/sim/kube"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // TestLightNFTMatchesFake: the driver's record-only nftables table
@@ -21,7 +22,7 @@ func TestLightNFTMatchesFake(t *testing.T) {
 	for seed := range uint64(n) {
 		tc := Generate(seed, modeFeatures[kube.ModeNFTables])
 		ms := models(tc, families(tc)[len(families(tc))-1])
-		req, err := kube.NewRequest(kube.ModeNFTables, ms[0], ms[1:]...)
+		req, err := kube.NewRequest(kube.ModeNFTables, render.Config{Flags: tc.Flags}, ms[0], ms[1:]...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
 	simnft "github.com/svclab/svclab/sim/nftables"
+	"github.com/svclab/svclab/sim/render"
 	rendnft "github.com/svclab/svclab/sim/render/nftables"
 )
 
@@ -17,8 +18,8 @@ import (
 // the state the transactions so far leave in the table.
 func TestNFTables(t *testing.T) { runSuite(t, kube.ModeNFTables, compareNFTables) }
 
-func compareNFTables(ms []*model.Model, kp []kube.Sync) (string, error) {
-	syncer := rendnft.NewSyncer(nftablesOptions())
+func compareNFTables(ms []*model.Model, flags render.Flags, kp []kube.Sync) (string, error) {
+	syncer := rendnft.NewSyncer(nftablesOptions(flags))
 	var want, got simnft.TransactionState
 	for i, s := range kp {
 		var buf bytes.Buffer

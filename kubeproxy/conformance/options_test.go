@@ -16,12 +16,10 @@ import (
 )
 
 // iptablesOptions are the native renderer's options matching the driver's
-// kube-proxy flags (no nfacct in render mode, --random-fully, localhost
-// NodePorts, threshold 1000).
-func iptablesOptions() rendipt.Options {
-	o := rendipt.DefaultOptions()
-	o.Version = nativeVersion()
-	return o
+// kube-proxy with flags (no nfacct in render mode, --random-fully,
+// threshold 1000).
+func iptablesOptions(flags render.Flags) rendipt.Options {
+	return rendipt.OptionsFor(render.Config{Version: nativeVersion(), Flags: flags})
 }
 
 func decodeRaw(op kube.Op, into any) error {
@@ -44,9 +42,11 @@ func sliceService(op kube.Op) (string, bool) {
 	return es.Namespace + "/" + es.Labels[discoveryv1.LabelServiceName], true
 }
 
-// nftablesOptions match the driver's kube-proxy: NodePorts on every local
-// address, no --masquerade-all, first sync after start.
-func nftablesOptions() rendnft.Options { return rendnft.Options{Version: nativeVersion()} }
+// nftablesOptions match the driver's kube-proxy with flags, first sync
+// after start.
+func nftablesOptions(flags render.Flags) rendnft.Options {
+	return rendnft.OptionsFor(render.Config{Version: nativeVersion(), Flags: flags})
+}
 
 // nativeVersion is the native renderers' version matching the driver's
 // kube-proxy.
@@ -62,11 +62,9 @@ func nativeVersion() render.KubeProxyVersion {
 	return v
 }
 
-// ipvsOptions match the driver's kube-proxy: rr, --random-fully, the
-// node's one address for NodePorts.
-func ipvsOptions() rendipvs.Options {
-	o := rendipvs.DefaultOptions()
-	o.Version = nativeVersion()
-	o.NodeIPs = []netip.Addr{nodeIP}
-	return o
+// ipvsOptions match the driver's kube-proxy with flags: rr,
+// --random-fully, the node's one address for NodePorts.
+func ipvsOptions(flags render.Flags) rendipvs.Options {
+	return rendipvs.OptionsFor(render.Config{Version: nativeVersion(), Flags: flags,
+		Host: render.HostFacts{NodeIPs: []netip.Addr{nodeIP}}})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/objects"
+	"github.com/svclab/svclab/sim/render"
 	rendipt "github.com/svclab/svclab/sim/render/iptables"
 )
 
@@ -43,7 +44,7 @@ func TestIPTablesKubeProxyExpectations(t *testing.T) {
 			path := filepath.Join("testdata", "overall", tc.objects)
 			m := iptDecode(t, path)
 
-			opts := iptablesOptions()
+			opts := iptablesOptions(render.Flags{})
 			opts.NFAcct, opts.RandomFully = true, false // the test's fake iptables: without AlwaysRandomFully, no --random-fully
 			native := strings.ReplaceAll(iptRender(t, m, opts), "0x00004000", "0x4000")
 			iptSameCanonical(t, "native (test host)", expected, native)
@@ -51,7 +52,7 @@ func TestIPTablesKubeProxyExpectations(t *testing.T) {
 			kp := iptDriverFromObjects(t, path)
 			iptSameCanonical(t, "kube-proxy (driver host)", iptOnDriverHost(expected), kp)
 
-			d, err := diffRestore(kp, iptRender(t, m, iptablesOptions()))
+			d, err := diffRestore(kp, iptRender(t, m, iptablesOptions(render.Flags{})))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 	rendnft "github.com/svclab/svclab/sim/render/nftables"
 )
 
@@ -42,7 +43,7 @@ func TestOverallNFTablesRules(t *testing.T) {
 			want := simnft.SortTransaction(readTestdata(t, tt.want))
 			m := overallModel(t, tt.objects, tt.ipv6)
 			var tx bytes.Buffer
-			opts := nftablesOptions()
+			opts := nftablesOptions(overallFlags())
 			opts.LocalhostNodePortsGate = gate
 			if _, err := rendnft.Render(&tx, m, opts); err != nil {
 				t.Fatal(err)
@@ -65,6 +66,13 @@ func TestOverallNFTablesRules(t *testing.T) {
 	}
 }
 
+// overallFlags are the test's NewFakeProxier flags: --nodeport-addresses
+// the node's two addresses.
+func overallFlags() render.Flags {
+	p := netip.MustParsePrefix
+	return render.Flags{NodePortAddresses: []netip.Prefix{p("192.168.0.2/32"), p("2001:db8::1/128")}}
+}
+
 // overallModel is the test's NewFakeProxier node and its six services,
 // read from the objects file, as a model of the family.
 func overallModel(t *testing.T, file string, ipv6 bool) *model.Model {
@@ -72,7 +80,6 @@ func overallModel(t *testing.T, file string, ipv6 bool) *model.Model {
 	c := model.Cluster{ClusterCIDR: p("10.0.0.0/8"), ServiceCIDR: p("172.30.0.0/16"), MasqueradeBit: 14, NodeName: "test-node",
 		NodeIP: a("192.168.0.2"), NodeIPv6: a("2001:db8::1"),
 		ClusterCIDRv6: p("fd00:10::/64"), ServiceCIDRv6: p("fd00:10:96::/112")}
-	c.Proxy.NodePortAddresses = []netip.Prefix{p("192.168.0.2/32"), p("2001:db8::1/128")}
 	f := model.IPv4
 	if ipv6 {
 		f = model.IPv6
@@ -86,7 +93,7 @@ func overallModel(t *testing.T, file string, ipv6 bool) *model.Model {
 // m (sim/kube's, as for any model) with the Services and EndpointSlices of
 // file instead of m's own.
 func overallRequest(t *testing.T, file string, m *model.Model) (*kube.Request, error) {
-	req, err := kube.NewRequest(kube.ModeNFTables, &model.Model{Cluster: m.Cluster, Services: model.Slice{}, Family: m.Family})
+	req, err := kube.NewRequest(kube.ModeNFTables, render.Config{Flags: overallFlags()}, &model.Model{Cluster: m.Cluster, Services: model.Slice{}, Family: m.Family})
 	if err != nil {
 		return nil, err
 	}

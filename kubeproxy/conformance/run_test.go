@@ -17,6 +17,7 @@ import (
 	"github.com/svclab/svclab/kubeproxy/driver"
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // nodeIP is the node address both engines are given (IPVS NodePorts).
@@ -67,10 +68,10 @@ func families(tc *Case) []model.Family {
 	return tc.Families
 }
 
-// kubeProxy renders tc with kube-proxy's own proxier in mode: one Sync
-// for the first sync and one per change.
-func kubeProxy(mode string, ms []*model.Model) ([]kube.Sync, error) {
-	req, err := kube.NewRequest(mode, ms[0], ms[1:]...)
+// kubeProxy renders the models with kube-proxy's own proxier in mode and
+// flags: one Sync for the first sync and one per change.
+func kubeProxy(mode string, flags render.Flags, ms []*model.Model) ([]kube.Sync, error) {
+	req, err := kube.NewRequest(mode, render.Config{Flags: flags}, ms[0], ms[1:]...)
 	if err != nil {
 		return nil, err
 	}
@@ -119,9 +120,9 @@ func enabled(mode string) bool {
 }
 
 // comparer compares kube-proxy's syncs of a case with the native
-// renderer's: "" when they agree, else a description and diff of the
-// first sync that differs.
-type comparer func(ms []*model.Model, kp []kube.Sync) (string, error)
+// renderer's (of the models with kube-proxy's flags): "" when they agree,
+// else a description and diff of the first sync that differs.
+type comparer func(ms []*model.Model, flags render.Flags, kp []kube.Sync) (string, error)
 
 // check runs one case through both engines, for each of its families:
 // kube-proxy's proxier of that family is given the whole objects, the
@@ -130,12 +131,12 @@ func check(mode string, cmp comparer, tc *Case) (string, int, error) {
 	syncs := 0
 	for _, f := range families(tc) {
 		ms := models(tc, f)
-		kp, err := kubeProxy(mode, ms)
+		kp, err := kubeProxy(mode, tc.Flags, ms)
 		if err != nil {
 			return "", syncs, fmt.Errorf("kube-proxy %s %s: %w", mode, f, err)
 		}
 		syncs += len(kp)
-		d, err := cmp(project(ms), kp)
+		d, err := cmp(project(ms), tc.Flags, kp)
 		if err != nil || d != "" {
 			if d != "" && len(families(tc)) > 1 {
 				d = strings.Replace(d, "\n", fmt.Sprintf(" [%s proxier]\n", f), 1)
@@ -234,7 +235,7 @@ func firstLine(s string) string {
 func describeCase(tc *Case) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "seed %d, features %s, families %v, %d services:\n", tc.Seed, tc.Features, families(tc), len(tc.Services))
-	if p := tc.Cluster.Proxy; p.MasqueradeAll || p.NoLocalhostNodePorts || p.NodePortPrimary || len(p.NodePortAddresses) > 0 || tc.Cluster.NodeZone != "" {
+	if p := tc.Flags; p.MasqueradeAll || p.NoLocalhostNodePorts || p.NodePortPrimary || len(p.NodePortAddresses) > 0 || tc.Cluster.NodeZone != "" {
 		fmt.Fprintf(&b, "  kube-proxy: masqueradeAll=%v localhostNodePorts=%v nodePortAddresses=%v primary=%v nodeZone=%q\n",
 			p.MasqueradeAll, !p.NoLocalhostNodePorts, p.NodePortAddresses, p.NodePortPrimary, tc.Cluster.NodeZone)
 	}

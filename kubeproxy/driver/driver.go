@@ -63,15 +63,17 @@ type Driver struct {
 	render bool
 	// validating selects knftables' Fake over lightNFT in render mode.
 	validating bool
-	proxier    proxy.Provider
-	ipt        *recIPTables
-	nft        *recNFT
-	fakeIPVS   *ipvstest.FakeIPVS
-	fakeSet    *ipsettest.FakeIPSet
-	store      *store
-	syncs      int
-	family     v1.IPFamily
-	topology   map[string]string
+	// noRandomFully: render mode's iptables lacks --random-fully.
+	noRandomFully bool
+	proxier       proxy.Provider
+	ipt           *recIPTables
+	nft           *recNFT
+	fakeIPVS      *ipvstest.FakeIPVS
+	fakeSet       *ipsettest.FakeIPSet
+	store         *store
+	syncs         int
+	family        v1.IPFamily
+	topology      map[string]string
 }
 
 // New builds the proxier for req.Mode. With render set nothing touches the
@@ -88,7 +90,7 @@ func New(ctx context.Context, req *kube.Request, render bool) (*Driver, error) {
 // build constructs the proxier for req.Mode with the settings s.
 func build(ctx context.Context, req *kube.Request, render bool, s settings) (*Driver, error) {
 	var err error
-	d := &Driver{mode: req.Mode, render: render, validating: req.ValidatingFake, store: newStore(), family: s.family}
+	d := &Driver{mode: req.Mode, render: render, validating: req.ValidatingFake, noRandomFully: req.NoRandomFully, store: newStore(), family: s.family}
 	h := d.host(render)
 	switch req.Mode {
 	case kube.ModeIPTables:
@@ -168,6 +170,7 @@ func (d *Driver) host(render bool) host {
 			fake = ipttest.NewIPv6Fake()
 		}
 		d.ipt = newRecIPTables(fake, true)
+		d.ipt.noRandomFully = d.noRandomFully
 		d.fakeIPVS = ipvstest.NewFake()
 		d.fakeSet = ipsettest.NewFake("7.17")
 		return host{ipt: d.ipt, ipvs: d.fakeIPVS, ipset: d.fakeSet, sysctl: sysctltest.NewFake()}

@@ -19,11 +19,13 @@ import (
 // iptables mode's canary monitor call it from their own goroutines.
 type recIPTables struct {
 	utiliptables.Interface
-	mu       sync.Mutex
-	fake     bool
-	chains   map[utiliptables.Table]map[string]bool
-	payloads [][]byte
-	err      error
+	mu   sync.Mutex
+	fake bool
+	// noRandomFully is the render-mode fake's answer to HasRandomFully.
+	noRandomFully bool
+	chains        map[utiliptables.Table]map[string]bool
+	payloads      [][]byte
+	err           error
 }
 
 func newRecIPTables(inner utiliptables.Interface, fake bool) *recIPTables {
@@ -133,11 +135,12 @@ func (r *recIPTables) track(table utiliptables.Table, data []byte) {
 
 // HasRandomFully answers kube-proxy up to v1.36, which asks the iptables
 // interface whether MASQUERADE --random-fully is supported (v1.37's
-// interface has no such method). The render-mode fake answers as this
-// machine's iptables (1.8) would; sync mode asks the real one.
+// interface has no such method). The render-mode fake answers as the
+// request says (kube.Request.NoRandomFully; by default as this machine's
+// iptables, 1.8, would); sync mode asks the real one.
 func (r *recIPTables) HasRandomFully() bool {
 	if h, ok := r.Interface.(interface{ HasRandomFully() bool }); ok && !r.fake {
 		return h.HasRandomFully()
 	}
-	return true
+	return !r.noRandomFully
 }

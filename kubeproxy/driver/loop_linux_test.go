@@ -52,7 +52,7 @@ func udpService(ips ...string) *model.Service {
 func startLoop(t *testing.T, mode, variant string, s *model.Service, minSync time.Duration) (*kubeproxy.Loop, string) {
 	t.Helper()
 	ns := labtest.ScratchNetns(t)
-	req, err := kube.NewRequest(mode, &model.Model{Cluster: model.DefaultCluster(), Services: model.Slice{*s}})
+	req, err := kube.NewRequest(mode, render.Config{}, &model.Model{Cluster: model.DefaultCluster(), Services: model.Slice{*s}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // syncChild makes the test binary act as `kube-proxy-driver sync` when
@@ -76,7 +77,7 @@ func TestSyncInNamespace(t *testing.T) {
 			m := twoEndpoints()
 			next := &model.Model{Cluster: m.Cluster, Services: kube.AddEndpoint(m.Services, 0,
 				model.Endpoint{IP: netip.MustParseAddr("10.0.3.4"), Ready: true, Serving: true, Node: "node-1"})}
-			req, err := kube.NewRequest(tc.mode, m, next)
+			req, err := kube.NewRequest(tc.mode, render.Config{}, m, next)
 			if err != nil {
 				t.Fatal(err)
 			}

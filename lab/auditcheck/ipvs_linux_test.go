@@ -23,7 +23,7 @@ func ipvsNodeText(t *testing.T, o *objects.Objects, v render.KubeProxyVersion, r
 		driver(t, v)
 		renderer = audit.KubeProxy(context.Background(), kubeproxy.RenderFirst)
 	}
-	d, err := renderer(modelOf(o), dataplane.ModeIPVS, v)
+	d, err := renderer(modelOf(o), dataplane.ModeIPVS, render.Config{Version: v})
 	labtest.Require(t, err)
 	return audit.DumpText(d)
 }

@@ -60,11 +60,11 @@ func programNode(t *testing.T, n kernelNode, v render.KubeProxyVersion, o *objec
 	bin := driver(t, v)
 	ns := labtest.ScratchNetns(t)
 	m := modelOf(o)
-	m.Cluster.Proxy.MasqueradeAll = masqueradeAll
 	labtest.IP(t, ns, "link", "add", "eth0", "type", "veth", "peer", "name", "eth1")
 	labtest.IP(t, ns, "addr", "add", m.Cluster.NodeIP.String()+"/24", "dev", "eth0")
 	labtest.IP(t, ns, "link", "set", "eth0", "up")
-	e := &kubeproxy.Engine{NS: ns, Bin: bin, Mode: string(n.mode), IPTables: n.variant}
+	e := &kubeproxy.Engine{NS: ns, Bin: bin, Mode: string(n.mode), IPTables: n.variant,
+		Config: render.Config{Flags: render.Flags{MasqueradeAll: masqueradeAll}}}
 	var synced error
 	for range 3 {
 		if synced = syncOnce(e, m); synced == nil && strings.Contains(listing(t, ns, n), n.programmed) {
@@ -105,7 +105,7 @@ func auditNode(t *testing.T, o *objects.Objects, mode dataplane.Mode, v render.K
 	if err != nil {
 		t.Fatalf("load the node's listing: %v", err)
 	}
-	rep, err := audit.Run(audit.Input{Objects: o, Mode: mode, Version: v, Dump: d, OtherVersions: render.KubeProxyVersions,
+	rep, err := audit.Run(audit.Input{Objects: o, Mode: mode, Config: render.Config{Version: v}, Dump: d, OtherVersions: render.KubeProxyVersions,
 		Expected: audit.KubeProxy(context.Background(), kubeproxy.RenderFirst)})
 	if err != nil {
 		t.Fatal(err)

@@ -30,15 +30,25 @@ func NodeRules(ctx context.Context, mode dataplane.Mode, fam model.Family, backe
 		save += "-" + backend
 	}
 	save += "-save"
-	switch mode {
-	case dataplane.ModeIPTables:
-		return readLoad(ctx, mode, save)
-	case dataplane.ModeNFTables:
-		return readLoad(ctx, mode, "nft", "list", "ruleset")
-	case dataplane.ModeIPVS:
-		return readIPVS(ctx, save)
+	read, ok := ruleReaders[mode]
+	if !ok {
+		return nil, fmt.Errorf("read the node's rules: unknown mode %q", mode)
 	}
-	return nil, fmt.Errorf("read the node's rules: unknown mode %q", mode)
+	return read(ctx, save)
+}
+
+// ruleReaders read each kube-proxy mode's rules with its tools (save is
+// the iptables-save of the family and backend asked for);
+// TestEveryModeHasARuleReader fails on a mode sim/dataplane names without
+// one.
+var ruleReaders = map[dataplane.Mode]func(ctx context.Context, save string) (*analyze.Dump, error){
+	dataplane.ModeIPTables: func(ctx context.Context, save string) (*analyze.Dump, error) {
+		return readLoad(ctx, dataplane.ModeIPTables, save)
+	},
+	dataplane.ModeNFTables: func(ctx context.Context, _ string) (*analyze.Dump, error) {
+		return readLoad(ctx, dataplane.ModeNFTables, "nft", "list", "ruleset")
+	},
+	dataplane.ModeIPVS: readIPVS,
 }
 
 // readIPVS reads IPVS mode's three parts.

@@ -62,7 +62,7 @@ func newDataplane(name dataplane.Name, n apply.Node, s apply.Settings) (apply.Da
 		d.ip6 = (&apply.IPTables{Netns: n.Netns, Backend: info.IPTablesBackend}).ForFamily(model.IPv6)
 	}
 	for i := range d.engines {
-		d.engines[i] = &Engine{NS: n.Netns, Bin: bin, Mode: string(info.Mode), IPTables: info.IPTablesBackend}
+		d.engines[i] = &Engine{NS: n.Netns, Bin: bin, Mode: string(info.Mode), IPTables: info.IPTablesBackend, Config: s.Config}
 	}
 	return d, nil
 }

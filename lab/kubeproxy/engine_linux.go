@@ -6,6 +6,7 @@ import (
 
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // Engine programs a lab namespace with kube-proxy itself. Its methods
@@ -16,7 +17,10 @@ type Engine struct {
 	NS, Bin, Mode string
 	// IPTables is the iptables variant in iptables mode: "legacy" or "nft".
 	IPTables string
-	proc     *Process
+	// Config is the kube-proxy configuration it runs with (its flags;
+	// the release is Bin's).
+	Config render.Config
+	proc   *Process
 }
 
 // FullSync starts a fresh kube-proxy in the namespace and programs m: the
@@ -25,7 +29,7 @@ func (e *Engine) FullSync(ctx context.Context, m *model.Model) (kube.Sync, error
 	if err := e.Close(); err != nil {
 		return kube.Sync{}, err
 	}
-	req, err := kube.NewRequest(e.Mode, m)
+	req, err := kube.NewRequest(e.Mode, e.Config, m)
 	if err != nil {
 		return kube.Sync{}, err
 	}

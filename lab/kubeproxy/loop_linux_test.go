@@ -32,7 +32,7 @@ func TestLoopClient(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			bin := driver(t, v)
 			ns := labtest.ScratchNetns(t)
-			req, err := kube.NewRequest(kube.ModeNFTables, &model.Model{Cluster: model.DefaultCluster(), Services: model.Slice{*svc("10.0.3.2")}})
+			req, err := kube.NewRequest(kube.ModeNFTables, render.Config{}, &model.Model{Cluster: model.DefaultCluster(), Services: model.Slice{*svc("10.0.3.2")}})
 			if err != nil {
 				t.Fatal(err)
 			}

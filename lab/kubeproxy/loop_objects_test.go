@@ -8,6 +8,7 @@ import (
 
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // TestObjectSetKeepsCurrentState: a restarted kube-proxy starts from the
@@ -22,7 +23,7 @@ func TestObjectSetKeepsCurrentState(t *testing.T) {
 		}
 		return s
 	}
-	req, err := kube.NewRequest(kube.ModeNFTables, &model.Model{Cluster: model.DefaultCluster(), Services: model.Slice{*svc("b", "10.0.0.1")}})
+	req, err := kube.NewRequest(kube.ModeNFTables, render.Config{}, &model.Model{Cluster: model.DefaultCluster(), Services: model.Slice{*svc("b", "10.0.0.1")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,9 @@ import (
 // runs the proxier of the side's mode and version on m (render mode) and
 // loads what it wrote as the kernel tools would (route.LoadSync).
 func MigrateRules(side migrate.Side, m *model.Model) (*analyze.Dump, error) {
-	s, err := RenderFirst(context.Background(), string(side.Mode), side.Version, m)
+	s, err := RenderFirst(context.Background(), string(side.Mode), side.Config, m)
 	if err != nil {
 		return nil, err
 	}
-	return route.LoadSync(m, side.Mode, s)
+	return route.LoadSync(m, route.Config{Mode: side.Mode, Config: side.Config}, s)
 }

@@ -49,7 +49,7 @@ func TestRenderTwoEndpoints(t *testing.T) {
 		} {
 			t.Run(string(v)+"/"+tc.mode, func(t *testing.T) {
 				bin := driver(t, v)
-				req, err := kube.NewRequest(tc.mode, m, next)
+				req, err := kube.NewRequest(tc.mode, render.Config{}, m, next)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -10,15 +10,16 @@ import (
 )
 
 // RenderFirst runs kube-proxy's own proxier for mode ("iptables",
-// "nftables", "ipvs") and version in render mode (no kernel, any OS): the
-// payload of its first, full sync of m, as it hands it to the kernel tools.
-// A missing driver is ErrNotBuilt.
-func RenderFirst(ctx context.Context, mode string, version render.KubeProxyVersion, m *model.Model) (kube.Sync, error) {
+// "nftables", "ipvs"), cfg's release and flags in render mode (no kernel,
+// any OS): the payload of its first, full sync of m, as it hands it to the
+// kernel tools. A missing driver is ErrNotBuilt.
+func RenderFirst(ctx context.Context, mode string, cfg render.Config, m *model.Model) (kube.Sync, error) {
+	version := cfg.Version
 	bin, err := Find(string(version))
 	if err != nil {
 		return kube.Sync{}, err
 	}
-	req, err := kube.NewRequest(mode, m)
+	req, err := kube.NewRequest(mode, cfg, m)
 	if err != nil {
 		return kube.Sync{}, err
 	}

@@ -23,9 +23,16 @@ import (
 // Dataplane is a validating fake dataplane. Every model it programs is
 // rendered, and the payload checked as the kernel tool would check it.
 type Dataplane struct {
-	name  string
-	mode  dataplane.Mode // the kube-proxy mode whose payload it validates (sim/dataplane)
-	lab   *Lab
+	name string
+	mode dataplane.Mode // the kube-proxy mode whose payload it validates (sim/dataplane)
+	// lookup is how the dataplane finds a service (sim/dataplane's
+	// Lookup): the fake's lookup cost grows with the position for a
+	// linear walk.
+	lookup dataplane.LookupKind
+	lab    *Lab
+	// cfg is the kube-proxy configuration it renders with: the
+	// settings' flags, the newest release with its defaults otherwise.
+	cfg   render.Config
 	model *model.Model
 	dumps [2]*simipt.Dump // iptables dataplanes: each family's tables after the restores
 	// rules are each family's validated state as the tracers read it
@@ -125,35 +132,11 @@ func (d *Dataplane) validateFamilies(m *model.Model, current [2]*simipt.Dump, no
 
 // validate renders m as the real dataplane would, checks the payload, and
 // returns the iptables tables after the restore and the rules as the
-// tracers read them.
+// tracers read them (its mode's validator; a dataplane without a
+// kube-proxy mode, eBPF, only counts the endpoints).
 func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, *simipt.Dump, *analyze.Dump, error) {
-	var payload bytes.Buffer
-	switch {
-	case d.mode == dataplane.ModeIPTables:
-		return d.validateIPTables(m, current, noflush, partial)
-	case d.mode == dataplane.ModeNFTables:
-		stats, err := route.Render(&payload, m, route.Config{Mode: route.NFTables})
-		if err != nil {
-			return stats, nil, nil, err
-		}
-		rs, err := nftables.Parse(bytes.NewReader(payload.Bytes()))
-		if err != nil {
-			return stats, nil, nil, fmt.Errorf("fake nftables: nft would refuse the script: %w", err)
-		}
-		return stats, nil, &analyze.Dump{Kind: analyze.KindNFTables, NFT: rs}, nil
-	case d.mode == dataplane.ModeIPVS:
-		stats, err := route.Render(&payload, m, route.Config{Mode: route.IPVS})
-		if err != nil {
-			return stats, nil, nil, err
-		}
-		rules, err := analyze.Load(&payload)
-		if err == nil && rules.Kind != analyze.KindIPVS {
-			err = fmt.Errorf("a %s dump, want ipvs", rules.Kind)
-		}
-		if err != nil {
-			return stats, nil, nil, fmt.Errorf("fake ipvs: ipvsadm -R, ipset restore or iptables-restore would refuse the payload: %w", err)
-		}
-		return stats, nil, rules, nil
+	if v, ok := validators[d.mode]; ok {
+		return v(d, m, current, noflush, partial)
 	}
 	n := 0
 	for i := 0; i < m.Services.Len(); i++ {
@@ -162,13 +145,61 @@ func (d *Dataplane) validate(m *model.Model, current *simipt.Dump, noflush bool,
 	return render.Stats{Rules: n, Lines: n}, nil, nil, nil
 }
 
+// validator checks one kube-proxy mode's payload of m as its tools would
+// (see validate).
+type validator func(d *Dataplane, m *model.Model, current *simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, *simipt.Dump, *analyze.Dump, error)
+
+// validators are each kube-proxy mode's; TestEveryModeHasAValidator
+// fails on a mode sim/dataplane names without one.
+var validators = map[dataplane.Mode]validator{
+	dataplane.ModeIPTables: (*Dataplane).validateIPTables,
+	dataplane.ModeNFTables: func(d *Dataplane, m *model.Model, _ *simipt.Dump, _ bool, _ func(int) bool) (render.Stats, *simipt.Dump, *analyze.Dump, error) {
+		return d.validateNFTables(m)
+	},
+	dataplane.ModeIPVS: func(d *Dataplane, m *model.Model, _ *simipt.Dump, _ bool, _ func(int) bool) (render.Stats, *simipt.Dump, *analyze.Dump, error) {
+		return d.validateIPVS(m)
+	},
+}
+
+// validateNFTables renders the nft script and parses it as nft would.
+func (d *Dataplane) validateNFTables(m *model.Model) (render.Stats, *simipt.Dump, *analyze.Dump, error) {
+	var payload bytes.Buffer
+	stats, err := route.Render(&payload, m, route.Config{Mode: route.NFTables, Config: d.cfg})
+	if err != nil {
+		return stats, nil, nil, err
+	}
+	rs, err := nftables.Parse(bytes.NewReader(payload.Bytes()))
+	if err != nil {
+		return stats, nil, nil, fmt.Errorf("fake nftables: nft would refuse the script: %w", err)
+	}
+	return stats, nil, &analyze.Dump{Kind: analyze.KindNFTables, NFT: rs}, nil
+}
+
+// validateIPVS renders IPVS mode's three parts and loads them as
+// ipvsadm -R, ipset restore and iptables-restore would.
+func (d *Dataplane) validateIPVS(m *model.Model) (render.Stats, *simipt.Dump, *analyze.Dump, error) {
+	var payload bytes.Buffer
+	stats, err := route.Render(&payload, m, route.Config{Mode: route.IPVS, Config: d.cfg})
+	if err != nil {
+		return stats, nil, nil, err
+	}
+	rules, err := analyze.Load(&payload)
+	if err == nil && rules.Kind != analyze.KindIPVS {
+		err = fmt.Errorf("a %s dump, want ipvs", rules.Kind)
+	}
+	if err != nil {
+		return stats, nil, nil, fmt.Errorf("fake ipvs: ipvsadm -R, ipset restore or iptables-restore would refuse the payload: %w", err)
+	}
+	return stats, nil, rules, nil
+}
+
 // validateIPTables restores the (partial) payload onto current as
 // iptables-restore would, then kube-proxy's jump rules from the built-in
 // chains onto a copy, as the real dataplane ensures them after each
 // restore: the copy is what the tracers read.
 func (d *Dataplane) validateIPTables(m *model.Model, current *simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, *simipt.Dump, *analyze.Dump, error) {
 	var payload, jumps bytes.Buffer
-	opts := iptables.DefaultOptions()
+	opts := iptables.OptionsFor(d.cfg)
 	var stats render.Stats
 	var err error
 	if partial != nil {
@@ -207,10 +238,10 @@ func (d *Dataplane) load(m *model.Model, state kernelState) {
 }
 
 // costMicros is the fake first-packet cost: 20 µs plus 20 ns per rule an
-// iptables lookup walks before it reaches the service.
+// linear lookup (iptables) walks before it reaches the service.
 func (d *Dataplane) costMicros(target netip.AddrPort) float64 {
 	position, ok := d.index[target]
-	if !ok || d.mode != dataplane.ModeIPTables {
+	if !ok || d.lookup != dataplane.LinearWalk {
 		return 20
 	}
 	return 20 + 0.02*float64(position+1)

@@ -12,6 +12,7 @@ import (
 	"github.com/svclab/svclab/lab/pktgen"
 	"github.com/svclab/svclab/lab/podserver"
 	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // Machine is a simulated host. Its zero value is ready; it records every
@@ -98,7 +99,7 @@ func (l *Lab) Dataplane(name string, s apply.Settings) (apply.Dataplane, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Dataplane{name: name, mode: info.Mode, lab: l}, nil
+	return &Dataplane{name: name, mode: info.Mode, lookup: info.Lookup, lab: l, cfg: render.Config{Flags: s.Flags.Clone()}}, nil
 }
 
 // ServerStats is what the fake pod servers counted.

@@ -109,7 +109,7 @@ func (d *Dataplane) newOracle() (*route.Oracle, error) {
 	}
 	m := *d.model
 	m.Cluster.NodeIP, m.Cluster.NodeIPv6 = d.lab.Spec.NodeIP, d.lab.Spec.NodeIPv6
-	return route.New(&m, route.Config{Mode: mode})
+	return route.New(&m, route.Config{Mode: mode, Config: d.cfg})
 }
 
 // pickEndpoint chooses among the endpoints by their probabilities, for u

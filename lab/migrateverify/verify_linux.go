@@ -15,7 +15,6 @@ import (
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/migrate"
 	"github.com/svclab/svclab/sim/model"
-	"github.com/svclab/svclab/sim/render"
 )
 
 // Options of a verification.
@@ -88,13 +87,11 @@ func runSide(ctx context.Context, r *migrate.Result, side migrate.Side, name dat
 		return nil, nil, err
 	}
 	defer l.close()
-	dp, err := apply.Open(string(name), apply.Node{Netns: l.node}, apply.Settings{Config: render.Config{Version: side.Version, LocalhostNodePortsGate: side.LocalhostNodePortsGate}, Engine: opts.Engine})
+	dp, err := apply.Open(string(name), apply.Node{Netns: l.node}, apply.Settings{Config: side.Config, Engine: opts.Engine})
 	if err != nil {
 		return nil, nil, err
 	}
-	m := *r.Model
-	m.Cluster.Proxy = side.Proxy
-	err = program(ctx, dp, l.node, name, &m)
+	err = program(ctx, dp, l.node, name, r.Model)
 	if err == nil {
 		err = l.sysctl(l.node, "net.ipv4.conf.all.route_localnet="+routeLocalnet(side))
 	}
@@ -113,7 +110,7 @@ func runSide(ctx context.Context, r *migrate.Result, side migrate.Side, name dat
 // --iptables-localhost-nodeports and loopback among its NodePort
 // addresses; nftables with the KubeProxyNFTablesLocalhostNodePorts gate).
 func routeLocalnet(s migrate.Side) string {
-	p := s.Proxy
+	p := s.Flags
 	loopback := len(p.NodePortAddresses) == 0 && !p.NodePortPrimary
 	for _, c := range p.NodePortAddresses {
 		loopback = loopback || c.Contains(netip.MustParseAddr("127.0.0.1"))

@@ -97,7 +97,7 @@ func timelineEngine(ctx context.Context, l *kernelLab, name string, s apply.Sett
 	}
 	t := sc.Timeline
 	return &labtl.KubeProxy{Opt: kubeproxy.LoopOptions{NS: l.topo.NodeNetns, Bin: bin, IPTables: info.IPTablesBackend},
-		Mode: string(info.Mode), MinSyncPeriod: t.MinSyncPeriod, SyncPeriod: t.SyncPeriod, Reset: dp.Reset}, nil
+		Mode: string(info.Mode), Config: s.Config, MinSyncPeriod: t.MinSyncPeriod, SyncPeriod: t.SyncPeriod, Reset: dp.Reset}, nil
 }
 
 // timelineLabSpec is the lab of a timeline: every pod the plan uses, the

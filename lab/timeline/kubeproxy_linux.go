@@ -11,6 +11,7 @@ import (
 	"github.com/svclab/svclab/lab/kubeproxy"
 	"github.com/svclab/svclab/sim/kube"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/results"
 	tl "github.com/svclab/svclab/sim/timeline"
 )
@@ -20,8 +21,11 @@ import (
 // with their trigger time, and kube-proxy syncs when its runner decides,
 // with its real conntrack cleanup in the node's namespace.
 type KubeProxy struct {
-	Opt                       kubeproxy.LoopOptions
-	Mode                      string
+	Opt  kubeproxy.LoopOptions
+	Mode string
+	// Config is the kube-proxy configuration it runs with (its flags;
+	// the release is Opt.Bin's).
+	Config                    render.Config
 	MinSyncPeriod, SyncPeriod time.Duration
 	// Reset removes every rule of the node (a fresh restart, and Close).
 	Reset func(context.Context) error
@@ -35,7 +39,7 @@ type KubeProxy struct {
 
 // Start starts kube-proxy on the first state and waits for its first sync.
 func (k *KubeProxy) Start(ctx context.Context, m *model.Model) error {
-	req, err := kube.NewRequest(k.Mode, m)
+	req, err := kube.NewRequest(k.Mode, k.Config, m)
 	if err != nil {
 		return err
 	}

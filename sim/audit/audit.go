@@ -21,13 +21,14 @@ type Input struct {
 	// Node object gives (kube-proxy's --bind-address).
 	Node   string
 	NodeIP netip.Addr
-	// Cluster holds kube-proxy's settings that are not in the objects
-	// (cluster CIDR, service CIDR, masquerade bit, flags); the zero value
-	// is model.DefaultCluster. Its node fields are replaced by Node's.
+	// Cluster holds the cluster settings that are not in the objects
+	// (cluster CIDR, service CIDR, masquerade bit); the zero value is
+	// model.DefaultCluster. Its node fields are replaced by Node's.
 	Cluster *model.Cluster
-	// Mode and Version are the node's kube-proxy ("" Version: the newest).
-	Mode    dataplane.Mode
-	Version render.KubeProxyVersion
+	// Mode and Config are the node's kube-proxy: its mode, release (""
+	// Version: the newest) and flags.
+	Mode dataplane.Mode
+	render.Config
 	// Family is the proxier audited (IPv4 or IPv6): iptables-save and
 	// IPVS hold one family, an nftables ruleset both.
 	Family model.Family
@@ -60,7 +61,7 @@ func Run(in Input) (*Report, error) {
 	if renderer == nil {
 		renderer = Native
 	}
-	want, err := renderer(m, in.Mode, in.Version)
+	want, err := renderer(m, in.Mode, in.Config)
 	if err != nil {
 		return nil, fmt.Errorf("render what kube-proxy %s %s writes: %w", in.Mode, in.Version.OrLatest(), err)
 	}
@@ -88,7 +89,9 @@ func matchingVersions(in Input, m *model.Model, renderer Renderer, idx *owners) 
 		if v.OrLatest() == in.Version.OrLatest() {
 			continue
 		}
-		want, err := renderer(m, in.Mode, v)
+		cfg := in.Config
+		cfg.Version = v
+		want, err := renderer(m, in.Mode, cfg)
 		if err == nil && len(compare(in.Mode, in.Family, want, in.Dump, idx)) == 0 {
 			out = append(out, string(v))
 		}
@@ -127,15 +130,15 @@ func checkDump(mode dataplane.Mode, d *analyze.Dump) error {
 	if d == nil {
 		return fmt.Errorf("%w: no dump", ErrInput)
 	}
-	want := map[dataplane.Mode]string{dataplane.ModeIPTables: analyze.KindIPTables, dataplane.ModeNFTables: analyze.KindNFTables, dataplane.ModeIPVS: analyze.KindIPVS}[mode]
-	if want == "" {
-		return fmt.Errorf("%w: mode %q: want %s, %s or %s", ErrInput, mode, dataplane.ModeIPTables, dataplane.ModeNFTables, dataplane.ModeIPVS)
+	e, err := auditModeOf(mode)
+	if err != nil {
+		return err
 	}
-	if d.Kind != want {
+	if d.Kind != e.kind {
 		return fmt.Errorf("%w: the dump holds %s rules, the node's mode is %s (give the mode's dump, or --mode %s)", ErrInput, d.Kind, mode, d.Kind)
 	}
-	if mode == dataplane.ModeIPVS && d.IPT == nil {
-		return fmt.Errorf("%w: an IPVS node needs its iptables-save too (kube-proxy's IPVS mode writes iptables rules beside the virtual servers)", ErrInput)
+	if e.check != nil {
+		return e.check(d)
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ func nodeText(t testing.TB, o *objects.Objects, mode dataplane.Mode, v render.Ku
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := audit.Native(m, mode, v)
+	d, err := audit.Native(m, mode, render.Config{Version: v})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func runText(t testing.TB, o *objects.Objects, mode dataplane.Mode, v render.Kub
 	if err != nil {
 		t.Fatalf("load the node's dump: %v\n%s", err, text)
 	}
-	rep, err := audit.Run(audit.Input{Objects: o, Mode: mode, Version: v, Dump: d, OtherVersions: render.KubeProxyVersions})
+	rep, err := audit.Run(audit.Input{Objects: o, Mode: mode, Config: render.Config{Version: v}, Dump: d, OtherVersions: render.KubeProxyVersions})
 	if err != nil {
 		t.Fatal(err)
 	}

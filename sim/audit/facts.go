@@ -85,17 +85,12 @@ func (s *factSet) add(f fact) {
 	}
 }
 
-// factsOf reduces a dump of mode to kube-proxy's facts for family.
+// factsOf reduces a dump of mode to kube-proxy's facts for family (the
+// mode's entry in auditModes; none for a mode without one).
 func factsOf(mode dataplane.Mode, fam model.Family, d *analyze.Dump, idx *owners) *factSet {
 	s := newFactSet()
-	switch mode {
-	case dataplane.ModeIPTables:
-		iptablesFacts(s, d.IPT, idx)
-	case dataplane.ModeNFTables:
-		nftablesFacts(s, d.NFT, fam, idx)
-	case dataplane.ModeIPVS:
-		ipvsFacts(s, d, idx)
-		iptablesFacts(s, d.IPT, idx)
+	if e, ok := auditModes[mode]; ok {
+		e.facts(s, fam, d, idx)
 	}
 	return s
 }

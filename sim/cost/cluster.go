@@ -3,13 +3,11 @@ package cost
 import (
 	"bytes"
 	"fmt"
-	"io"
 
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
-	"github.com/svclab/svclab/sim/render/iptables"
-	"github.com/svclab/svclab/sim/render/nftables"
+	"github.com/svclab/svclab/sim/route"
 )
 
 // Composition is a real cluster's ruleset per kube-proxy mode, as svclab's
@@ -46,23 +44,24 @@ func CompositionOf(source string, scale float64, mdl *model.Model) (Composition,
 	}
 	for i, fam := range model.Families(mdl.Services) {
 		proj := model.ForFamily(*mdl, fam)
-		var ipt bytes.Buffer
-		st, err := iptables.Render(&ipt, &proj, iptables.DefaultOptions())
-		if err != nil {
-			return c, fmt.Errorf("%s: render iptables (%s): %w", source, fam, err)
+		for _, md := range compositionModes {
+			var payload bytes.Buffer
+			st, err := route.Render(&payload, &proj, route.Config{Mode: md})
+			if err != nil {
+				return c, fmt.Errorf("%s: render %s (%s): %w", source, md, fam, err)
+			}
+			c.add(string(md), st)
+			if md == dataplane.ModeIPTables && (fam == model.IPv4 || i == 0) {
+				c.ServiceRules = bytes.Count(payload.Bytes(), []byte("\n-A KUBE-SERVICES "))
+			}
 		}
-		c.add(string(dataplane.ModeIPTables), st)
-		if fam == model.IPv4 || i == 0 {
-			c.ServiceRules = bytes.Count(ipt.Bytes(), []byte("\n-A KUBE-SERVICES "))
-		}
-		nst, err := nftables.Render(io.Discard, &proj, nftables.Options{})
-		if err != nil {
-			return c, fmt.Errorf("%s: render nftables (%s): %w", source, fam, err)
-		}
-		c.add(string(dataplane.ModeNFTables), nst)
 	}
 	return c, nil
 }
+
+// compositionModes are the modes a Composition sizes, rendered by their
+// sim/route entries: the two the lookup calibration measured.
+var compositionModes = []dataplane.Mode{dataplane.ModeIPTables, dataplane.ModeNFTables}
 
 // add adds one family's payload statistics to mode's size.
 func (c *Composition) add(mode string, st render.Stats) {

@@ -7,9 +7,7 @@ import (
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
-	"github.com/svclab/svclab/sim/render/iptables"
-	"github.com/svclab/svclab/sim/render/ipvs"
-	"github.com/svclab/svclab/sim/render/nftables"
+	"github.com/svclab/svclab/sim/route"
 )
 
 // Size is the ruleset of one kube-proxy mode's payload for N synthetic
@@ -47,49 +45,15 @@ func RulesetSize(mode string, n, m int) (Size, error) {
 	return s, err
 }
 
-// countsOf is the formula part of RulesetSize.
+// countsOf is the formula part of RulesetSize: the mode's formula in
+// its sim/route entry (route.PayloadSize).
 func countsOf(mode string, n, m int) (Size, error) {
-	withEndpoints := 0 // services that have endpoints
-	if m > 0 {
-		withEndpoints = n
+	md, err := dataplane.ParseMode(mode)
+	if err != nil {
+		return Size{}, err
 	}
-	switch dataplane.Mode(mode) {
-	case dataplane.ModeIPTables:
-		// Fixed: 9 rules, 10 chains. Per service with M endpoints: one
-		// KUBE-SERVICES rule, a KUBE-SVC chain (1 masquerade rule + M
-		// jumps) and M KUBE-SEP chains of 2 rules: 3M+2 rules, 1+M chains.
-		// Without endpoints: one filter REJECT rule.
-		return Size{Mode: mode, Rules: 9 + withEndpoints*(3*m+2) + (n - withEndpoints),
-			Chains: 10 + withEndpoints*(1+m)}, nil
-	case dataplane.ModeNFTables:
-		// kube-proxy v1.36+'s layout (the renderers' default). Fixed: 22
-		// rules, 15 chains. Per service with endpoints: a service chain with
-		// one rule (dnat to the endpoint, or through a numgen map), and a
-		// hairpin-connections element per endpoint. Every service has 2
-		// more elements: its cluster-ips set entry, and its service-ips map
-		// entry (no-endpoint-services when it has no endpoints). (v1.35's
-		// layout: 23 rules and 16 chains fixed, plus a service chain and M
-		// endpoint chains of 2M+2 rules per service, and 2 elements.)
-		return Size{Mode: mode, Rules: 22 + withEndpoints, Chains: 15 + withEndpoints,
-			Elements: 2*n + withEndpoints*m}, nil
-	case dataplane.ModeIPVS:
-		// IPVS: one virtual server per service, one real server per
-		// endpoint; the iptables part is 17 rules, plus 2 once a service
-		// exists and 1 once an endpoint does; 11 chains, plus one virtual
-		// server per service. ipset members: KUBE-CLUSTER-IP and
-		// KUBE-IPVS-IPS hold every service, KUBE-LOOP-BACK every (local)
-		// endpoint.
-		ipt := 17
-		if n > 0 {
-			ipt += 2
-		}
-		if n > 0 && m > 0 {
-			ipt++
-		}
-		return Size{Mode: mode, Rules: ipt + n*(1+m), Chains: 11 + n, Elements: 2*n + n*m}, nil
-	}
-	_, err := dataplane.ParseMode(mode)
-	return Size{}, err
+	st, err := route.PayloadSize(md, n, m)
+	return Size{Mode: mode, Rules: st.Rules, Chains: st.Chains, Elements: st.Elements}, err
 }
 
 // payloadBytes renders the payload and counts its bytes. Above
@@ -122,16 +86,10 @@ func renderStats(mode string, n, m int) (render.Stats, error) {
 	if err != nil {
 		return render.Stats{}, fmt.Errorf("ruleset of %d services × %d endpoints: %w", n, m, err)
 	}
-	mdl := &model.Model{Cluster: model.DefaultCluster(), Services: gen}
-	switch dataplane.Mode(mode) {
-	case dataplane.ModeIPTables:
-		return iptables.Render(io.Discard, mdl, iptables.DefaultOptions())
-	case dataplane.ModeNFTables:
-		return nftables.Render(io.Discard, mdl, nftables.Options{})
-	case dataplane.ModeIPVS:
-		st, err := ipvs.Render(io.Discard, mdl, ipvs.DefaultOptions())
-		return st.Total, err
+	md, err := dataplane.ParseMode(mode)
+	if err != nil {
+		return render.Stats{}, err
 	}
-	_, err = dataplane.ParseMode(mode)
-	return render.Stats{}, err
+	mdl := &model.Model{Cluster: model.DefaultCluster(), Services: gen}
+	return route.Render(io.Discard, mdl, route.Config{Mode: md})
 }

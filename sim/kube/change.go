@@ -9,14 +9,18 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // NewRequest builds the driver's input for mode: the objects of m, and one
 // Step per later model in next, each the events that turn the model before
 // it into it (see Diff). The node and cluster settings come from m, for the
 // proxier of m.Family: m is the whole (not projected) model, since
-// kube-proxy's per-family proxier filters the objects itself.
-func NewRequest(mode string, m *model.Model, next ...*model.Model) (*Request, error) {
+// kube-proxy's per-family proxier filters the objects itself. kube-proxy's
+// flags are cfg's, and of its host facts whether iptables has
+// --random-fully (render mode); its release is the driver binary's, and the
+// driver takes no feature gates.
+func NewRequest(mode string, cfg render.Config, m *model.Model, next ...*model.Model) (*Request, error) {
 	if m == nil || m.Services == nil {
 		return nil, fmt.Errorf("kube request: no model")
 	}
@@ -30,9 +34,10 @@ func NewRequest(mode string, m *model.Model, next ...*model.Model) (*Request, er
 		NodeName:      c.NodeName,
 		ClusterCIDR:   c.ClusterCIDR.String(),
 		MasqueradeBit: c.MasqueradeBit,
+		NoRandomFully: cfg.Host.NoRandomFully,
 		Objects:       v1.List{TypeMeta: listMeta},
 	}
-	setProxyConfig(req, c)
+	setProxyConfig(req, c, cfg.Flags)
 	if c.ServiceCIDR.IsValid() {
 		req.ServiceCIDRs = []string{c.ServiceCIDR.String()}
 	}
@@ -122,30 +127,30 @@ func findSlice(in []*discoveryv1.EndpointSlice, name string) *discoveryv1.Endpoi
 	return nil
 }
 
-// setProxyConfig copies the node addresses, topology labels and the
-// kube-proxy flags of c (one family's cluster settings) into req.
-func setProxyConfig(req *Request, c model.Cluster) {
+// setProxyConfig copies the node addresses and topology labels of c (one
+// family's cluster settings) and kube-proxy's flags into req.
+func setProxyConfig(req *Request, c model.Cluster, flags render.Flags) {
 	if c.NodeIP.IsValid() {
 		req.NodeIP = c.NodeIP.String()
 	}
 	if c.NodeZone != "" {
 		req.TopologyLabels = map[string]string{v1.LabelTopologyZone: c.NodeZone}
 	}
-	req.MasqueradeAll = c.Proxy.MasqueradeAll
-	req.LocalhostNodePorts = !c.Proxy.NoLocalhostNodePorts
-	req.NodePortAddresses = NodePortAddresses(c)
+	req.MasqueradeAll = flags.MasqueradeAll
+	req.LocalhostNodePorts = !flags.NoLocalhostNodePorts
+	req.NodePortAddresses = nodePortAddresses(c, flags)
 }
 
-// NodePortAddresses returns kube-proxy's --nodeport-addresses for c (one
+// nodePortAddresses returns kube-proxy's --nodeport-addresses for c (one
 // family's settings) as CIDR strings: the configured CIDRs, "primary"
 // resolved to the node IP as kube-proxy's server does, nil for every
 // address.
-func NodePortAddresses(c model.Cluster) []string {
+func nodePortAddresses(c model.Cluster, flags render.Flags) []string {
 	var out []string
-	for _, p := range c.Proxy.NodePortAddresses {
+	for _, p := range flags.NodePortAddresses {
 		out = append(out, p.String())
 	}
-	if c.Proxy.NodePortPrimary && c.NodeIP.IsValid() {
+	if flags.NodePortPrimary && c.NodeIP.IsValid() {
 		out = append(out, netip.PrefixFrom(c.NodeIP, c.NodeIP.BitLen()).String())
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 func testService() model.Service {
@@ -122,7 +123,7 @@ func TestDiff(t *testing.T) {
 func TestRequestRoundTrip(t *testing.T) {
 	s := testService()
 	m := &model.Model{Cluster: model.DefaultCluster(), Services: model.Slice{s}}
-	req, err := NewRequest(ModeNFTables, m, &model.Model{Cluster: m.Cluster, Services: model.Slice{}})
+	req, err := NewRequest(ModeNFTables, render.Config{}, m, &model.Model{Cluster: m.Cluster, Services: model.Slice{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,6 +50,10 @@ type Request struct {
 	LocalhostNodePorts bool `json:"localhostNodePorts"`
 	// NodePortAddresses is --nodeport-addresses as CIDRs (empty: all).
 	NodePortAddresses []string `json:"nodePortAddresses,omitempty"`
+	// NoRandomFully: render mode's fake iptables lacks MASQUERADE
+	// --random-fully (an iptables before 1.6.2), as kube-proxy up to v1.36
+	// asks it (HasRandomFully); sync mode asks the real iptables.
+	NoRandomFully bool `json:"noRandomFully,omitempty"`
 	// ServiceCIDRs are the cluster's ServiceCIDR objects' ranges, handed
 	// to kube-proxy's OnServiceCIDRsChanged before the first sync.
 	ServiceCIDRs []string `json:"serviceCIDRs,omitempty"`

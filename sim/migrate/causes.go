@@ -224,10 +224,10 @@ func localhostRule(x end) string {
 // nodePortAddrs is the side's effective --nodeport-addresses.
 func nodePortAddrs(s Side) string {
 	var v []string
-	for _, c := range s.Proxy.NodePortAddresses {
+	for _, c := range s.Flags.NodePortAddresses {
 		v = append(v, c.String())
 	}
-	if s.Proxy.NodePortPrimary {
+	if s.Flags.NodePortPrimary {
 		v = append(v, "primary")
 	}
 	if len(v) == 0 {

@@ -154,7 +154,6 @@ func loadSide(in Input, side Side) (*sideRules, error) {
 	sr := &sideRules{side: side}
 	for _, f := range model.Families(in.Model.Services) {
 		m := *in.Model
-		m.Cluster.Proxy = side.Proxy
 		m.Family = f
 		d, err := in.Rules(side, &m)
 		if err != nil {

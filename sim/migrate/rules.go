@@ -3,17 +3,16 @@ package migrate
 import (
 	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/model"
-	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/route"
 )
 
-// RulesSource writes one side's rules for one family's proxier: m is the
-// whole model with the side's flags in m.Cluster.Proxy and the proxier's
-// family in m.Family, as kube-proxy receives it (sim/kube.NewRequest).
+// RulesSource writes one side's rules (its mode and render.Config) for one
+// family's proxier: m is the whole model with the proxier's family in
+// m.Family, as kube-proxy receives it (sim/kube.NewRequest).
 type RulesSource func(side Side, m *model.Model) (*analyze.Dump, error)
 
 // NativeRules is svclab's native renderer of the side's mode and version.
 func NativeRules(side Side, m *model.Model) (*analyze.Dump, error) {
 	mf := model.ForFamily(*m, m.Family)
-	return route.Rules(&mf, route.Config{Mode: side.Mode, Config: render.Config{Version: side.Version, LocalhostNodePortsGate: side.LocalhostNodePortsGate}})
+	return route.Rules(&mf, route.Config{Mode: side.Mode, Config: side.Config})
 }

@@ -5,22 +5,19 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/sim/dataplane"
-	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
-// Side is one end of a migration: the kube-proxy mode, release and the
-// flags that change its rules.
+// Side is one end of a migration: the kube-proxy mode and its
+// configuration: the release (Version, never empty after ParseSide), the
+// flags that change its rules (--nodeport-addresses,
+// --iptables-localhost-nodeports, --masquerade-all) and the
+// KubeProxyNFTablesLocalhostNodePorts feature gate (v1.37+, nftables;
+// native engine only).
 type Side struct {
-	Mode    dataplane.Mode
-	Version render.KubeProxyVersion // never empty after ParseSide
-	// Proxy is kube-proxy's flags on this side (--nodeport-addresses,
-	// --iptables-localhost-nodeports, --masquerade-all).
-	Proxy model.ProxyConfig
-	// LocalhostNodePortsGate is the KubeProxyNFTablesLocalhostNodePorts
-	// feature gate (v1.37+, nftables; native engine only).
-	LocalhostNodePortsGate bool
+	Mode dataplane.Mode
+	render.Config
 	// defaulted: Effective set --nodeport-addresses=primary.
 	defaulted bool
 }
@@ -51,17 +48,17 @@ func ParseSide(s string) (Side, error) {
 func (s Side) String() string {
 	out := fmt.Sprintf("%s@%s", s.Mode, s.Version.OrLatest())
 	var flags []string
-	if p := s.Proxy; len(p.NodePortAddresses) > 0 || p.NodePortPrimary {
+	if p := s.Flags; len(p.NodePortAddresses) > 0 || p.NodePortPrimary {
 		flag := "--nodeport-addresses=" + nodePortAddrs(s)
 		if s.defaulted {
 			flag += " (nftables' default)"
 		}
 		flags = append(flags, flag)
 	}
-	if s.Proxy.NoLocalhostNodePorts {
+	if s.Flags.NoLocalhostNodePorts {
 		flags = append(flags, "--iptables-localhost-nodeports=false")
 	}
-	if s.Proxy.MasqueradeAll {
+	if s.Flags.MasqueradeAll {
 		flags = append(flags, "--masquerade-all")
 	}
 	if s.LocalhostNodePortsGate {
@@ -79,8 +76,8 @@ func (s Side) String() string {
 // (cmd/kube-proxy/app/server_linux.go, v1.34–v1.37; docs/migration.md).
 // The proxiers, and so both engines, see the defaulted flag.
 func (s Side) Effective() Side {
-	if s.Mode == dataplane.ModeNFTables && len(s.Proxy.NodePortAddresses) == 0 && !s.Proxy.NodePortPrimary {
-		s.Proxy.NodePortPrimary = true
+	if s.Mode == dataplane.ModeNFTables && len(s.Flags.NodePortAddresses) == 0 && !s.Flags.NodePortPrimary {
+		s.Flags.NodePortPrimary = true
 		s.defaulted = true
 	}
 	return s

@@ -29,23 +29,6 @@ type Cluster struct {
 	// ClusterCIDR and ServiceCIDR).
 	ClusterCIDRv6 netip.Prefix
 	ServiceCIDRv6 netip.Prefix
-	// Proxy is kube-proxy's configuration where it changes the rules.
-	Proxy ProxyConfig
-}
-
-// ProxyConfig holds the kube-proxy flags and host facts that change the
-// rules it writes (the zero value is kube-proxy's default, except where a
-// field says otherwise).
-type ProxyConfig struct {
-	// MasqueradeAll is --masquerade-all.
-	MasqueradeAll bool
-	// NodePortAddresses is --nodeport-addresses as CIDRs (empty: every
-	// local address); NodePortPrimary is its special value "primary" (the
-	// node IPs).
-	NodePortAddresses []netip.Prefix
-	NodePortPrimary   bool
-	// NoLocalhostNodePorts is --iptables-localhost-nodeports=false.
-	NoLocalhostNodePorts bool
 }
 
 // DefaultCluster returns kube-proxy's defaults as svclab uses them.

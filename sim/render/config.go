@@ -1,20 +1,20 @@
 package render
 
-import "net/netip"
+import (
+	"net/netip"
+	"slices"
+)
 
 // Config is one kube-proxy's configuration as svclab models it where it
-// changes the rules: the release, the feature gates, the IPVS scheduler and
-// the host facts kube-proxy probes. The zero value is the newest release
-// with its defaults on a current host.
+// changes the rules: the release, the feature gates, the flags, the IPVS
+// scheduler and the host facts kube-proxy probes. The zero value is the
+// newest release with its defaults on a current host.
 //
-// It is the carrier the others derive from: each renderer's options
-// (OptionsFor in sim/render/iptables, nftables and ipvs), sim/route's
-// Config and lab/apply's Settings embed it, and a scenario's kube-proxy
-// section gives one (scenario.KubeProxy.Config). The flags that change the
-// rules, --masquerade-all, --nodeport-addresses and
-// --iptables-localhost-nodeports, are still the model's
-// (model.Cluster.Proxy), where the renderers, the Kubernetes codec and
-// sim/migrate read them.
+// It is the one carrier of that configuration: each renderer's options
+// are derived from it (OptionsFor in sim/render/iptables, nftables and
+// ipvs), sim/route's Config, lab/apply's Settings and sim/migrate's Side
+// embed it, sim/kube.NewRequest hands its flags to kube-proxy's own code,
+// and a scenario's kube-proxy section gives one (scenario.KubeProxy.Config).
 type Config struct {
 	// Version is the kube-proxy release whose rules are written ("" is the
 	// newest).
@@ -23,10 +23,32 @@ type Config struct {
 	// feature gate (nftables; see sim/render/nftables
 	// Options.LocalhostNodePortsGate). Releases without the gate ignore it.
 	LocalhostNodePortsGate bool
+	// Flags are kube-proxy's flags that change the rules.
+	Flags Flags
 	// IPVSScheduler is --ipvs-scheduler ("" is rr).
 	IPVSScheduler string
 	// Host is what kube-proxy finds on the node.
 	Host HostFacts
+}
+
+// Flags are the kube-proxy flags that change the rules it writes (the zero
+// value is kube-proxy's default).
+type Flags struct {
+	// MasqueradeAll is --masquerade-all.
+	MasqueradeAll bool
+	// NodePortAddresses is --nodeport-addresses as CIDRs (empty: every
+	// local address); NodePortPrimary is its special value "primary" (the
+	// node IPs).
+	NodePortAddresses []netip.Prefix
+	NodePortPrimary   bool
+	// NoLocalhostNodePorts is --iptables-localhost-nodeports=false.
+	NoLocalhostNodePorts bool
+}
+
+// Clone returns f with its own copy of NodePortAddresses.
+func (f Flags) Clone() Flags {
+	f.NodePortAddresses = slices.Clone(f.NodePortAddresses)
+	return f
 }
 
 // HostFacts are what kube-proxy probes on its node and writes differently

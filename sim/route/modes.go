@@ -25,11 +25,18 @@ import (
 type mode struct {
 	// render writes m's payload (one family's model) as cfg's kube-proxy.
 	render func(w io.Writer, m *model.Model, cfg render.Config) (render.Stats, error)
-	// load reads a payload render wrote for m into the tracers' dump.
-	load func(payload io.Reader, m *model.Model) (*analyze.Dump, error)
+	// load reads a payload render wrote for m with cfg into the tracers'
+	// dump.
+	load func(payload io.Reader, m *model.Model, cfg render.Config) (*analyze.Dump, error)
 	// loadSync reads kube-proxy's own first sync of m (whole model, the
-	// proxier's family in m.Family) into the tracers' dump.
-	loadSync func(m *model.Model, s kube.Sync) (*analyze.Dump, error)
+	// proxier's family in m.Family) with cfg into the tracers' dump.
+	loadSync func(m *model.Model, cfg render.Config, s kube.Sync) (*analyze.Dump, error)
+	// size predicts the payload's rules, chains and elements for n
+	// synthetic services with m endpoints each (PayloadSize).
+	size func(n, m int) render.Stats
+	// syncPayload is kube-proxy's own sync as render writes the payload
+	// (SyncPayload; nil: the sync's payload as it is).
+	syncPayload func(s kube.Sync) string
 }
 
 // modes is every kube-proxy mode's entry.
@@ -39,9 +46,10 @@ var modes = map[Mode]mode{
 			return iptables.Render(w, m, iptables.OptionsFor(cfg))
 		},
 		load: LoadIPTables,
-		loadSync: func(m *model.Model, s kube.Sync) (*analyze.Dump, error) {
+		size: iptablesSize,
+		loadSync: func(m *model.Model, cfg render.Config, s kube.Sync) (*analyze.Dump, error) {
 			mf := model.ForFamily(*m, m.Family)
-			return LoadIPTables(strings.NewReader(s.Payload), &mf)
+			return LoadIPTables(strings.NewReader(s.Payload), &mf, cfg)
 		},
 	},
 	NFTables: {
@@ -50,20 +58,25 @@ var modes = map[Mode]mode{
 		},
 		load:     loadPayload,
 		loadSync: loadNFTablesSync,
+		size:     nftablesSize,
 	},
 	IPVS: {
 		render: func(w io.Writer, m *model.Model, cfg render.Config) (render.Stats, error) {
 			s, err := ipvs.Render(w, m, ipvs.OptionsFor(cfg))
 			return s.Total, err
 		},
-		load: func(payload io.Reader, m *model.Model) (*analyze.Dump, error) {
-			d, err := loadPayload(payload, m)
+		load: func(payload io.Reader, m *model.Model, cfg render.Config) (*analyze.Dump, error) {
+			d, err := loadPayload(payload, m, cfg)
 			if err != nil {
 				return nil, err
 			}
 			return d, AddIPVSJumps(d)
 		},
 		loadSync: loadIPVSSync,
+		syncPayload: func(s kube.Sync) string {
+			return ipvs.CombinedFromState(s.IPVS, s.IPSet, s.Payload)
+		},
+		size: ipvsSize,
 	},
 }
 
@@ -77,7 +90,7 @@ func modeEntry(m Mode) (mode, error) {
 }
 
 // loadPayload loads a payload whose kind analyze.Load recognises.
-func loadPayload(payload io.Reader, _ *model.Model) (*analyze.Dump, error) {
+func loadPayload(payload io.Reader, _ *model.Model, _ render.Config) (*analyze.Dump, error) {
 	d, err := analyze.Load(payload)
 	if err != nil {
 		return nil, fmt.Errorf("route: load the payload: %w", err)
@@ -86,20 +99,35 @@ func loadPayload(payload io.Reader, _ *model.Model) (*analyze.Dump, error) {
 }
 
 // LoadSync loads kube-proxy's first sync of m (the whole model, the
-// proxier's family in m.Family) in mode as the kernel holds it: the
+// proxier's family in m.Family) in cfg's mode, written with cfg's flags,
+// as the kernel holds it: the
 // iptables payload restored with the jump rules kube-proxy ensures, the
 // nft transaction applied, IPVS's virtual servers, ipsets and iptables
 // rules.
-func LoadSync(m *model.Model, md Mode, s kube.Sync) (*analyze.Dump, error) {
-	e, err := modeEntry(md)
+func LoadSync(m *model.Model, cfg Config, s kube.Sync) (*analyze.Dump, error) {
+	e, err := modeEntry(cfg.Mode)
 	if err != nil {
 		return nil, err
 	}
-	return e.loadSync(m, s)
+	return e.loadSync(m, cfg.Config, s)
+}
+
+// SyncPayload is kube-proxy's own sync of mode md as svclab's renderer
+// writes that mode's payload (IPVS mode: its ipvsadm, ipset and iptables
+// parts in the three sections of Render).
+func SyncPayload(md Mode, s kube.Sync) (string, error) {
+	e, err := modeEntry(md)
+	if err != nil {
+		return "", err
+	}
+	if e.syncPayload == nil {
+		return s.Payload, nil
+	}
+	return e.syncPayload(s), nil
 }
 
 // loadNFTablesSync parses kube-proxy's nft transaction.
-func loadNFTablesSync(_ *model.Model, s kube.Sync) (*analyze.Dump, error) {
+func loadNFTablesSync(_ *model.Model, _ render.Config, s kube.Sync) (*analyze.Dump, error) {
 	rs, err := simnft.ParseString(s.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("kube-proxy's nft transaction: %w", err)
@@ -108,7 +136,7 @@ func loadNFTablesSync(_ *model.Model, s kube.Sync) (*analyze.Dump, error) {
 }
 
 // loadIPVSSync reads IPVS mode's three parts and adds the jump rules.
-func loadIPVSSync(_ *model.Model, s kube.Sync) (*analyze.Dump, error) {
+func loadIPVSSync(_ *model.Model, _ render.Config, s kube.Sync) (*analyze.Dump, error) {
 	tab, err := simipvs.ParseIPVSAdm(strings.NewReader(s.IPVS))
 	if err != nil {
 		return nil, fmt.Errorf("kube-proxy's virtual servers: %w", err)

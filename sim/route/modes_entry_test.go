@@ -14,8 +14,8 @@ import (
 func TestEveryModeHasAnEntry(t *testing.T) {
 	for _, md := range Modes() {
 		e, ok := modes[md]
-		if !ok || e.render == nil || e.load == nil || e.loadSync == nil {
-			t.Errorf("mode %s has no complete entry in modes (render, load, loadSync)", md)
+		if !ok || e.render == nil || e.load == nil || e.loadSync == nil || e.size == nil {
+			t.Errorf("mode %s has no complete entry in modes (render, load, loadSync, size)", md)
 		}
 	}
 	if len(modes) != len(Modes()) {
@@ -28,7 +28,13 @@ func TestEveryModeHasAnEntry(t *testing.T) {
 	if _, err := Rules(m, Config{Mode: "userspace"}); err == nil {
 		t.Error("Rules of an unknown mode: no error")
 	}
-	if _, err := LoadSync(m, "userspace", kube.Sync{}); err == nil {
+	if _, err := LoadSync(m, Config{Mode: "userspace"}, kube.Sync{}); err == nil {
 		t.Error("LoadSync of an unknown mode: no error")
+	}
+	if _, err := SyncPayload("userspace", kube.Sync{}); err == nil {
+		t.Error("SyncPayload of an unknown mode: no error")
+	}
+	if _, err := PayloadSize("userspace", 1, 1); err == nil {
+		t.Error("PayloadSize of an unknown mode: no error")
 	}
 }

@@ -14,8 +14,7 @@ import (
 )
 
 // Config is the kube-proxy whose rules an Oracle renders: its mode and its
-// configuration (render.Config; the flags that change the rules live in
-// the model's Cluster.Proxy).
+// configuration (render.Config).
 type Config struct {
 	Mode Mode
 	render.Config
@@ -36,7 +35,7 @@ func Rules(m *model.Model, cfg Config) (*analyze.Dump, error) {
 	if _, err := e.render(&payload, m, cfg.Config); err != nil {
 		return nil, fmt.Errorf("route: render %s: %w", cfg.Mode, err)
 	}
-	return e.load(&payload, m)
+	return e.load(&payload, m, cfg.Config)
 }
 
 // Render writes m's payload (one family's model) as cfg's kube-proxy
@@ -79,10 +78,10 @@ func AddIPVSJumps(d *analyze.Dump) error {
 
 // LoadIPTables restores an iptables mode payload for m (one family's
 // model) into empty tables, then kube-proxy's jump rules from the
-// built-in chains, as lab/apply ensures them.
-func LoadIPTables(payload io.Reader, m *model.Model) (*analyze.Dump, error) {
+// built-in chains for cfg's flags, as lab/apply ensures them.
+func LoadIPTables(payload io.Reader, m *model.Model, cfg render.Config) (*analyze.Dump, error) {
 	var jumps bytes.Buffer
-	if _, err := iptables.RenderModelJumps(&jumps, m, iptables.DefaultOptions()); err != nil {
+	if _, err := iptables.RenderModelJumps(&jumps, m, iptables.OptionsFor(cfg)); err != nil {
 		return nil, fmt.Errorf("route: render iptables jump rules: %w", err)
 	}
 	dump, err := simipt.Apply(nil, payload, false)

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/sim/dataplane"
-	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
 )
 
@@ -22,7 +21,8 @@ const (
 )
 
 // KubeProxy says whose code writes the rules, which kube-proxy
-// release's rules they are, and the feature gates they are written with.
+// release's rules they are, and the feature gates and flags they are
+// written with.
 type KubeProxy struct {
 	Engine  string
 	Version render.KubeProxyVersion
@@ -30,6 +30,9 @@ type KubeProxy struct {
 	// only gates svclab knows (FeatureGateNames), absent ones at kube-proxy's
 	// default (off: they are alpha).
 	FeatureGates map[string]bool
+	// Flags are the kube-proxy flags that change the rules
+	// (kubeProxy.masqueradeAll, nodePortAddresses, localhostNodePorts).
+	Flags render.Flags
 }
 
 // FeatureGate reports whether the scenario turns the gate on.
@@ -145,10 +148,10 @@ func validateProxyFlags(k *kubeProxySpec) []pathError {
 // primary addresses.
 const NodePortAddressesPrimary = "primary"
 
-// proxyConfig returns the validated kube-proxy flags as the model holds
-// them.
-func proxyConfig(k kubeProxySpec) model.ProxyConfig {
-	c := model.ProxyConfig{MasqueradeAll: k.MasqueradeAll, NoLocalhostNodePorts: k.LocalhostNodePorts != nil && !*k.LocalhostNodePorts}
+// proxyFlags returns the validated kube-proxy flags as render.Config
+// holds them.
+func proxyFlags(k kubeProxySpec) render.Flags {
+	c := render.Flags{MasqueradeAll: k.MasqueradeAll, NoLocalhostNodePorts: k.LocalhostNodePorts != nil && !*k.LocalhostNodePorts}
 	for _, a := range k.NodePortAddresses {
 		if a == NodePortAddressesPrimary {
 			c.NodePortPrimary = true

@@ -108,14 +108,14 @@ type Sweep struct {
 // typed builds the typed form of a validated file.
 func typed(f file, source string, raw []byte) *Scenario {
 	s := &Scenario{Name: f.Name, Description: f.Description, Source: source, Raw: raw, Placement: f.Placement, f: f,
-		KubeProxy: KubeProxy{Engine: f.KubeProxy.Engine, Version: render.KubeProxyVersion(f.KubeProxy.Version), FeatureGates: maps.Clone(f.KubeProxy.FeatureGates)}}
+		KubeProxy: KubeProxy{Engine: f.KubeProxy.Engine, Version: render.KubeProxyVersion(f.KubeProxy.Version), FeatureGates: maps.Clone(f.KubeProxy.FeatureGates),
+			Flags: proxyFlags(f.KubeProxy)}}
 	s.cluster = model.DefaultCluster()
 	s.cluster.ClusterCIDR = netip.MustParsePrefix(f.Cluster.ClusterCIDR)
 	s.cluster.ServiceCIDR = netip.MustParsePrefix(f.Cluster.ServiceCIDR)
 	s.cluster.ClusterCIDRv6 = netip.MustParsePrefix(f.Cluster.ClusterCIDRv6)
 	s.cluster.ServiceCIDRv6 = netip.MustParsePrefix(f.Cluster.ServiceCIDRv6)
 	s.cluster.MasqueradeBit = *f.Cluster.MasqueradeBit
-	s.cluster.Proxy = proxyConfig(f.KubeProxy)
 	s.Gate = gateRules(f)
 	s.podCIDR = netip.MustParsePrefix(f.Cluster.PodCIDR)
 	s.fillerCIDR = netip.MustParsePrefix(f.Cluster.FillerCIDR)

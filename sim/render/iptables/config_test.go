@@ -18,6 +18,10 @@ func TestOptionsFor(t *testing.T) {
 		{"version", render.Config{Version: render.KubeProxy135}, with(func(o *Options) { o.Version = render.KubeProxy135 })},
 		{"iptables without --random-fully", render.Config{Host: render.HostFacts{NoRandomFully: true}}, with(func(o *Options) { o.RandomFully = false })},
 		{"nfacct and liberal conntrack", render.Config{Host: render.HostFacts{NFAcct: true, ConntrackLiberal: true}}, with(func(o *Options) { o.NFAcct, o.ConntrackLiberal = true, true })},
+		{"flags", render.Config{Flags: render.Flags{MasqueradeAll: true, NoLocalhostNodePorts: true, NodePortPrimary: true}},
+			with(func(o *Options) {
+				o.Flags = render.Flags{MasqueradeAll: true, NoLocalhostNodePorts: true, NodePortPrimary: true}
+			})},
 		{"scheduler and gate are not iptables'", render.Config{IPVSScheduler: "mh", LocalhostNodePortsGate: true}, DefaultOptions()},
 	}
 	for _, tc := range tests {

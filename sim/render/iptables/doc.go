@@ -26,7 +26,7 @@
 // KUBE-PROXY-FIREWALL (with the node-IP-in-a-range rules); external and
 // internal traffic policy Local through KUBE-SVL-*, the KUBE-EXT-*
 // short-circuits and the "has no local endpoints" drops; kube-proxy's
-// flags from the model's Cluster.Proxy: --masquerade-all,
+// flags from Options.Flags (render.Config's): --masquerade-all,
 // --nodeport-addresses (the node's addresses are the loopback one and
 // Cluster.NodeIP, as on the driver's render-mode host) and
 // --iptables-localhost-nodeports.

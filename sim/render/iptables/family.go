@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // project returns s as the proxier of family f sees it. A service whose
@@ -71,15 +72,15 @@ func loopback(f model.Family) netip.Addr {
 }
 
 // newNodePorts is NewNodePortAddresses(family, --nodeport-addresses) and
-// GetNodeIPs for cluster c (one family's settings).
-func newNodePorts(c model.Cluster, f model.Family) nodePorts {
+// GetNodeIPs for cluster c (one family's settings) and kube-proxy's flags.
+func newNodePorts(c model.Cluster, flags render.Flags, f model.Family) nodePorts {
 	var cidrs []netip.Prefix
-	for _, p := range c.Proxy.NodePortAddresses {
+	for _, p := range flags.NodePortAddresses {
 		if f.Has(p.Addr()) {
 			cidrs = append(cidrs, p.Masked())
 		}
 	}
-	if c.Proxy.NodePortPrimary && f.Has(c.NodeIP) {
+	if flags.NodePortPrimary && f.Has(c.NodeIP) {
 		cidrs = append(cidrs, netip.PrefixFrom(c.NodeIP, c.NodeIP.BitLen()))
 	}
 	np := nodePorts{matchAll: len(cidrs) == 0}
@@ -95,7 +96,7 @@ func newNodePorts(c model.Cluster, f model.Family) nodePorts {
 	if len(cidrs) == 0 {
 		np.localhost = f == model.IPv4
 	}
-	np.localhost = np.localhost && !c.Proxy.NoLocalhostNodePorts
+	np.localhost = np.localhost && !flags.NoLocalhostNodePorts
 	if np.matchAll {
 		return np
 	}

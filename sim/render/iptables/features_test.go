@@ -7,6 +7,7 @@ import (
 	"github.com/svclab/svclab/sim/golden"
 	simipt "github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // featureCluster is a dual-stack node-1 in zone-a (192.168.0.2,
@@ -44,44 +45,42 @@ func edit(s model.Service, f func(*model.Service)) model.Service { f(&s); return
 func TestRenderFeatureGolden(t *testing.T) {
 	pfx := netip.MustParsePrefix
 	tests := []struct {
-		name    string
-		svc     model.Service
-		cluster func(*model.Cluster)
+		name  string
+		svc   model.Service
+		flags render.Flags
 	}{
-		{"loadbalancer", dual(), nil},
+		{"loadbalancer", dual(), render.Flags{}},
 		{"loadbalancer-source-ranges", edit(dual(), func(s *model.Service) {
 			s.LoadBalancerSourceRanges = []netip.Prefix{pfx("192.168.0.0/16"), pfx("2001:db8:1::/48")}
-		}), nil},
+		}), render.Flags{}},
 		{"external-ips", edit(dual(), func(s *model.Service) {
 			s.Type, s.LoadBalancerIPs, s.ExternalIPs = model.ClusterIP, nil, []netip.Addr{netip.MustParseAddr("198.51.100.7"), netip.MustParseAddr("2001:db8:2::7")}
-		}), nil},
-		{"etp-local", edit(dual(), func(s *model.Service) { s.ExternalPolicyLocal, s.HealthCheckNodePort = true, 32000 }), nil},
+		}), render.Flags{}},
+		{"etp-local", edit(dual(), func(s *model.Service) { s.ExternalPolicyLocal, s.HealthCheckNodePort = true, 32000 }), render.Flags{}},
 		{"etp-local-no-local-endpoints", edit(dual(), func(s *model.Service) {
 			s.ExternalPolicyLocal, s.HealthCheckNodePort = true, 32000
 			s.Endpoints = []model.Endpoint{s.Endpoints[1], s.Endpoints[3]}
-		}), nil},
-		{"itp-local", edit(dual(), func(s *model.Service) { s.Type, s.LoadBalancerIPs, s.InternalPolicyLocal = model.ClusterIP, nil, true }), nil},
+		}), render.Flags{}},
+		{"itp-local", edit(dual(), func(s *model.Service) { s.Type, s.LoadBalancerIPs, s.InternalPolicyLocal = model.ClusterIP, nil, true }), render.Flags{}},
 		{"topology-zone", edit(dual(), func(s *model.Service) {
 			s.Type, s.LoadBalancerIPs = model.ClusterIP, nil
 			for i := range s.Endpoints {
 				s.Endpoints[i].ZoneHints = []string{map[string]string{"node-1": "zone-a", "node-2": "zone-b"}[s.Endpoints[i].Node]}
 			}
-		}), nil},
+		}), render.Flags{}},
 		{"terminating-fallback", edit(dual(), func(s *model.Service) {
 			s.Type, s.LoadBalancerIPs = model.NodePort, nil
 			for i := range s.Endpoints {
 				s.Endpoints[i].Ready, s.Endpoints[i].Terminating = false, true
 			}
-		}), nil},
+		}), render.Flags{}},
 		{"nodeport-addresses", edit(dual(), func(s *model.Service) { s.Type, s.LoadBalancerIPs = model.NodePort, nil }),
-			func(c *model.Cluster) {
-				c.Proxy.NodePortAddresses = []netip.Prefix{pfx("192.168.0.0/24"), pfx("fd00:1::/64")}
-			}},
+			render.Flags{NodePortAddresses: []netip.Prefix{pfx("192.168.0.0/24"), pfx("fd00:1::/64")}}},
 		{"masquerade-all", edit(dual(), func(s *model.Service) { s.Type, s.LoadBalancerIPs = model.ClusterIP, nil }),
-			func(c *model.Cluster) { c.Proxy.MasqueradeAll = true }},
+			render.Flags{MasqueradeAll: true}},
 		{"headless-skipped", edit(dual(), func(s *model.Service) {
 			s.Type, s.LoadBalancerIPs, s.ClusterIP, s.SecondaryClusterIP = model.ClusterIP, nil, netip.Addr{}, netip.Addr{}
-		}), nil},
+		}), render.Flags{}},
 	}
 	for _, tt := range tests {
 		for _, f := range []model.Family{model.IPv4, model.IPv6} {
@@ -90,12 +89,10 @@ func TestRenderFeatureGolden(t *testing.T) {
 				name += "-ipv6"
 			}
 			t.Run(name, func(t *testing.T) {
-				c := featureCluster()
-				if tt.cluster != nil {
-					tt.cluster(&c)
-				}
-				m := model.ForFamily(model.Model{Cluster: c, Services: model.Slice{tt.svc}}, f)
-				checkGolden(t, name, renderString(t, &m, DefaultOptions()))
+				m := model.ForFamily(model.Model{Cluster: featureCluster(), Services: model.Slice{tt.svc}}, f)
+				opts := DefaultOptions()
+				opts.Flags = tt.flags
+				checkGolden(t, name, renderString(t, &m, opts))
 			})
 		}
 	}

@@ -46,7 +46,7 @@ func Jumps(opts Options) []Jump { return jumps(true) }
 // payload stays loadable on its own.
 func ModelJumps(m *model.Model, opts Options) []Jump {
 	c := m.Cluster.ForFamily(m.Family)
-	return jumps(m.Family == model.IPv4 && newNodePorts(c, m.Family).localhost)
+	return jumps(m.Family == model.IPv4 && newNodePorts(c, opts.Flags, m.Family).localhost)
 }
 
 func jumps(firewall bool) []Jump {

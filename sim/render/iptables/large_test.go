@@ -136,9 +136,9 @@ func TestMasqueradeRule(t *testing.T) {
 			if tt.cidr != "" {
 				c.ClusterCIDR = netip.MustParsePrefix(tt.cidr)
 			}
-			c.Proxy.MasqueradeAll = tt.all
 			m.Cluster = c
 			opts := DefaultOptions()
+			opts.Flags.MasqueradeAll = tt.all
 			var got string
 			for _, l := range strings.Split(renderString(t, m, opts), "\n") {
 				if strings.HasPrefix(l, "-A KUBE-SVC-") && strings.HasSuffix(l, "-j KUBE-MARK-MASQ") {

@@ -95,7 +95,7 @@ func (r *renderer) internalMasquerade(sp *servicePort) {
 	a, b, c := sp.phrase(` cluster IP"`)
 	chain, clusterIP, port := sp.internalChain(), sp.svc.ClusterIP.String(), strconv.Itoa(sp.port.Port)
 	switch {
-	case r.cluster.Proxy.MasqueradeAll:
+	case r.opts.Flags.MasqueradeAll:
 		r.rule("-A ", chain, ` -m comment --comment `, a, b, c, " -m ", sp.proto, " -p ", sp.proto,
 			" -d ", clusterIP, " --dport ", port, " -j KUBE-MARK-MASQ")
 	case r.cluster.ClusterCIDR.IsValid():

@@ -2,11 +2,10 @@ package iptables
 
 import "github.com/svclab/svclab/sim/render"
 
-// Options are the host facts and version that change what kube-proxy
-// writes. Its flags (--masquerade-all, --nodeport-addresses,
-// --iptables-localhost-nodeports) come from the model's Cluster.Proxy.
-// DefaultOptions gives those of a current kube-proxy on a kernel without
-// the nfacct match.
+// Options are the version, flags and host facts that change what
+// kube-proxy writes (OptionsFor derives them from a render.Config).
+// DefaultOptions gives those of a current kube-proxy with its default
+// flags on a kernel without the nfacct match.
 type Options struct {
 	// Version is the kube-proxy release written ("" is the newest). The
 	// iptables rules of v1.35 and v1.37 differ only in --random-fully,
@@ -19,6 +18,9 @@ type Options struct {
 	// localhost_nps_accepted_pkts` KUBE-NODEPORTS rule before each node
 	// port's own.
 	NFAcct bool
+	// Flags are kube-proxy's --masquerade-all, --nodeport-addresses and
+	// --iptables-localhost-nodeports.
+	Flags render.Flags
 	// RandomFully adds --random-fully to the MASQUERADE rule (kube-proxy
 	// v1.35 does when iptables supports it; v1.37 always does).
 	RandomFully bool

@@ -84,7 +84,7 @@ func RenderPartial(w io.Writer, m *model.Model, opts Options, updated func(i int
 		cluster: c,
 		family:  m.Family,
 		node:    node{name: c.NodeName, zone: c.NodeZone},
-		ports:   newNodePorts(c, m.Family),
+		ports:   newNodePorts(c, opts.Flags, m.Family),
 		opts:    opts,
 		mark:    c.MasqueradeMark(),
 		large:   model.TotalEndpoints(m.Services) > opts.LargeClusterThreshold,

@@ -41,11 +41,6 @@ func testModel(services ...model.Service) *model.Model {
 	return &model.Model{Cluster: c, Services: model.Slice(services)}
 }
 
-func noLocalhostNodePorts(m *model.Model) *model.Model {
-	m.Cluster.Proxy.NoLocalhostNodePorts = true
-	return m
-}
-
 func renderString(t *testing.T, m *model.Model, opts Options) string {
 	t.Helper()
 	var b bytes.Buffer
@@ -75,8 +70,8 @@ func TestRenderGolden(t *testing.T) {
 		{"affinity", testModel(withAffinity(svc("ns5", "svc5", "172.30.0.45", "10.180.0.3"))), DefaultOptions()},
 		{"nodeport", testModel(withNodePort(svc("ns3", "svc3", "172.30.0.43", "10.0.3.2"), 3003)), DefaultOptions()},
 		{"nodeport-no-endpoints", testModel(withNodePort(svc("ns3", "svc3", "172.30.0.43"), 3003)), DefaultOptions()},
-		{"three-endpoints-nfacct", noLocalhostNodePorts(testModel(svc("ns1", "svc1", "172.30.0.41", "10.180.0.1", "10.180.0.2", "10.180.0.3"))),
-			Options{Version: render.KubeProxy135, NFAcct: true, LargeClusterThreshold: 1000}},
+		{"three-endpoints-nfacct", testModel(svc("ns1", "svc1", "172.30.0.41", "10.180.0.1", "10.180.0.2", "10.180.0.3")),
+			Options{Version: render.KubeProxy135, NFAcct: true, Flags: render.Flags{NoLocalhostNodePorts: true}, LargeClusterThreshold: 1000}},
 		{"v1.37-random-fully", testModel(svc("ns1", "svc1", "172.30.0.41", "10.180.0.1")),
 			Options{Version: render.KubeProxy137, RandomFully: false, LargeClusterThreshold: 1000}},
 		{"large-cluster", testModel(svc("ns1", "svc1", "172.30.0.41", "10.180.0.1", "10.180.0.2")),

@@ -7,11 +7,12 @@ import (
 )
 
 // OptionsFor derives the IPVS renderer's options from a kube-proxy
-// configuration: its release, scheduler and host facts, on top of
+// configuration: its release, flags, scheduler and host facts, on top of
 // DefaultOptions (OptionsFor of the zero Config is DefaultOptions).
 func OptionsFor(c render.Config) Options {
 	opts := DefaultOptions()
 	opts.Version = c.Version
+	opts.Flags = c.Flags.Clone()
 	if c.IPVSScheduler != "" {
 		opts.Scheduler = c.IPVSScheduler
 	}

@@ -19,6 +19,7 @@ func TestOptionsFor(t *testing.T) {
 		{"zero config is the defaults", render.Config{}, DefaultOptions()},
 		{"version and scheduler", render.Config{Version: render.KubeProxy135, IPVSScheduler: "mh"}, with(func(o *Options) { o.Version, o.Scheduler = render.KubeProxy135, "mh" })},
 		{"host facts", render.Config{Host: render.HostFacts{NoRandomFully: true, NodeIPs: []netip.Addr{node}}}, with(func(o *Options) { o.RandomFully, o.NodeIPs = false, []netip.Addr{node} })},
+		{"flags", render.Config{Flags: render.Flags{MasqueradeAll: true, NodePortPrimary: true}}, with(func(o *Options) { o.Flags = render.Flags{MasqueradeAll: true, NodePortPrimary: true} })},
 		{"the gate is not IPVS'", render.Config{LocalhostNodePortsGate: true}, DefaultOptions()},
 	}
 	for _, tc := range tests {

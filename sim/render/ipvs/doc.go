@@ -31,7 +31,7 @@
 // endpoints when there are any, else the cluster ones, as syncEndpoint
 // does), health-check node ports, topology hints (CategorizeEndpoints),
 // the serving-terminating fallback, --masquerade-all and
-// --nodeport-addresses (model.Cluster.Proxy). Headless and ExternalName
+// --nodeport-addresses (Options.Flags). Headless and ExternalName
 // services are skipped.
 //
 // The facts follow kubernetes pkg/proxy/ipvs of v1.35.4 and v1.37.2

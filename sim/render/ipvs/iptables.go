@@ -159,7 +159,7 @@ func loopbackCIDR(f model.Family) string {
 // with a local detector, else node-originated traffic from a VIP.
 func (t tables) clusterIPMasquerade(cl model.Cluster) string {
 	switch {
-	case cl.Proxy.MasqueradeAll:
+	case t.c.opts.Flags.MasqueradeAll:
 		return t.matchSet(setClusterIP, "dst,dst")
 	case cl.ClusterCIDR.IsValid():
 		return t.matchSet(setClusterIP, "dst,dst") + " ! -s " + cl.ClusterCIDR.Masked().String()

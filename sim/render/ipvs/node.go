@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // node holds the facts of the rendered node that one render shares: its
@@ -46,7 +47,7 @@ func newNode(m *model.Model, opts Options) node {
 			n.local = append(n.local, a)
 		}
 	}
-	cidrs, all := nodePortCIDRs(cl.Proxy, n.family, n.ip)
+	cidrs, all := nodePortCIDRs(opts.Flags, n.family, n.ip)
 	if all {
 		n.nodePortIPs = n.local
 		return n
@@ -62,7 +63,7 @@ func newNode(m *model.Model, opts Options) node {
 // nodePortCIDRs is kube-proxy's NodePortAddresses for family f: the
 // configured CIDRs of that family ("primary" being the node IP), or all
 // addresses when there is none or one is a zero CIDR.
-func nodePortCIDRs(p model.ProxyConfig, f model.Family, nodeIP netip.Addr) ([]netip.Prefix, bool) {
+func nodePortCIDRs(p render.Flags, f model.Family, nodeIP netip.Addr) ([]netip.Prefix, bool) {
 	var out []netip.Prefix
 	for _, c := range p.NodePortAddresses {
 		if f.Has(c.Addr()) {

@@ -14,14 +14,16 @@ const DummyInterface = "kube-ipvs0"
 const DefaultScheduler = "rr"
 
 // Options are the host facts and the kube-proxy flags outside the model that
-// shape the IPVS-mode payloads (--masquerade-all and --nodeport-addresses
-// are the model's, in model.Cluster.Proxy). The zero value is valid (the
+// shape the IPVS-mode payloads (OptionsFor derives them from a
+// render.Config). The zero value is valid (the
 // newest kube-proxy, rr scheduler, no node addresses besides the model's
 // node IP); DefaultOptions gives a current kube-proxy on a current host.
 type Options struct {
 	// Version is the kube-proxy release written ("" is the newest); v1.37
 	// always writes MASQUERADE --random-fully, v1.35 as RandomFully says.
 	Version render.KubeProxyVersion
+	// Flags are kube-proxy's --masquerade-all and --nodeport-addresses.
+	Flags render.Flags
 	// Scheduler is kube-proxy's --ipvs-scheduler; "" means rr.
 	Scheduler string
 	// NodeIPs are the node's local addresses (outside kube-ipvs0) besides

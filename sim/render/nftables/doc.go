@@ -11,7 +11,7 @@
 // when no local endpoint), kube-proxy's CategorizeEndpoints (topology
 // hints, serving-terminating fallback per policy), headless and
 // ExternalName services skipped; --masquerade-all and
-// --nodeport-addresses come from model.Cluster.Proxy. Renderers are given
+// --nodeport-addresses come from Options.Flags. Renderers are given
 // one family's projection (model.ForFamily); an address of the other
 // family is an error. Lines are written in knftables' text form ("add chain ip
 // kube-proxy NAME", "add element ip kube-proxy MAP { K : V }") and in the

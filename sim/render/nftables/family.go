@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
 
 // syntax is how kube-proxy's proxier of one family spells its table: the
@@ -45,19 +46,19 @@ type nodePortAddresses struct {
 	ips []netip.Addr
 }
 
-// resolveNodePorts resolves c.Proxy's --nodeport-addresses for family f as
+// resolveNodePorts resolves flags' --nodeport-addresses for family f as
 // kube-proxy's NewNodePortAddresses and GetNodeIPs do on a node whose
 // addresses are loopback and c.NodeIP: CIDRs of the other family are
 // ignored; none left, or a zero-length one, means every address; the node
 // IP is a NodePort address when a CIDR holds it.
-func resolveNodePorts(c model.Cluster, f model.Family) nodePortAddresses {
+func resolveNodePorts(c model.Cluster, flags render.Flags, f model.Family) nodePortAddresses {
 	var cidrs []netip.Prefix
-	for _, p := range c.Proxy.NodePortAddresses {
+	for _, p := range flags.NodePortAddresses {
 		if f.Has(p.Addr()) {
 			cidrs = append(cidrs, p)
 		}
 	}
-	if c.Proxy.NodePortPrimary && f.Has(c.NodeIP) {
+	if flags.NodePortPrimary && f.Has(c.NodeIP) {
 		cidrs = append(cidrs, netip.PrefixFrom(c.NodeIP, c.NodeIP.BitLen()))
 	}
 	var npa nodePortAddresses

@@ -61,7 +61,9 @@ func TestRenderFeatureGolden(t *testing.T) {
 					c.ClusterCIDRv6, c.ServiceCIDRv6 = netip.MustParsePrefix("fd00:10::/64"), netip.MustParsePrefix("fd00:172:30::/112")
 					m := model.ForFamily(model.Model{Cluster: c, Services: model.Slice{svc}, Family: f}, f)
 					var buf bytes.Buffer
-					if _, err := Render(&buf, &m, Options{Version: v, SkipBaseChainReset: true}); err != nil {
+					opts := kubeProxyOptions(v)
+					opts.SkipBaseChainReset = true
+					if _, err := Render(&buf, &m, opts); err != nil {
 						t.Fatal(err)
 					}
 					checkGolden(t, v, name+"-"+f.String()+".nft", buf.Bytes())

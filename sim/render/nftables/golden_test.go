@@ -48,7 +48,7 @@ func TestRenderNodePortAddressesGolden(t *testing.T) {
 		opts := Options{Version: v, SkipBaseChainReset: true, FlushContainers: true}
 		m := modelOf(shapes()["nodeport"])
 		m.Cluster.NodeIP = netip.MustParseAddr("192.168.0.2")
-		m.Cluster.Proxy.NodePortAddresses = []netip.Prefix{netip.MustParsePrefix("192.168.0.2/32"), netip.MustParsePrefix("127.0.0.1/32")}
+		opts.Flags.NodePortAddresses = []netip.Prefix{netip.MustParsePrefix("192.168.0.2/32"), netip.MustParsePrefix("127.0.0.1/32")}
 		if _, err := Render(&buf, m, opts); err != nil {
 			t.Fatal(err)
 		}

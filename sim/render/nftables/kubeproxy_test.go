@@ -58,15 +58,16 @@ func overallModel(f model.Family) *model.Model {
 
 // kubeProxyOptions are NewFakeProxier's settings that are not the
 // cluster's (kubeProxyCluster).
-func kubeProxyOptions(v render.KubeProxyVersion) Options { return Options{Version: v} }
+func kubeProxyOptions(v render.KubeProxyVersion) Options {
+	return Options{Version: v, Flags: render.Flags{NodePortAddresses: []netip.Prefix{netip.MustParsePrefix("192.168.0.2/32"), netip.MustParsePrefix("2001:db8::1/128")}}}
+}
 
 // kubeProxyCluster is NewFakeProxier's node: the reference cluster with
-// node IPs 192.168.0.2 and 2001:db8::1, --nodeport-addresses those two
-// addresses.
+// node IPs 192.168.0.2 and 2001:db8::1 (kubeProxyOptions' flags give
+// --nodeport-addresses those two addresses).
 func kubeProxyCluster() model.Cluster {
 	c := referenceCluster()
 	c.NodeIP, c.NodeIPv6 = netip.MustParseAddr("192.168.0.2"), netip.MustParseAddr("2001:db8::1")
-	c.Proxy.NodePortAddresses = []netip.Prefix{netip.MustParsePrefix("192.168.0.2/32"), netip.MustParsePrefix("2001:db8::1/128")}
 	return c
 }
 

@@ -4,14 +4,17 @@ import (
 	"github.com/svclab/svclab/sim/render"
 )
 
-// Options are the host facts and kube-proxy settings that change the
-// nftables transaction and are not part of the model (kube-proxy's flags
-// --masquerade-all and --nodeport-addresses are model.Cluster.Proxy).
+// Options are the kube-proxy settings that change the nftables transaction
+// and are not part of the model (OptionsFor derives them from a
+// render.Config), and how the script is loaded.
 type Options struct {
 	// Version is the kube-proxy release whose layout is written: "" or
 	// render.KubeProxy137 for the v1.36+ layout, render.KubeProxy135 for
 	// the per-endpoint-chain layout of v1.35 and earlier.
 	Version render.KubeProxyVersion
+	// Flags are kube-proxy's --masquerade-all and --nodeport-addresses
+	// (--iptables-localhost-nodeports is iptables mode's).
+	Flags render.Flags
 	// SkipBaseChainReset leaves out the "add chain X" + "delete chain X" pair
 	// for each base chain that kube-proxy writes only on its first full sync
 	// after it starts (to let base-chain properties change).

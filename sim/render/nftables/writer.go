@@ -62,11 +62,11 @@ func newRenderer(w *render.Writer, c model.Cluster, f model.Family, opts Options
 	if c.ClusterCIDR.IsValid() {
 		cidr := c.ClusterCIDR.Masked().String()
 		r.isLocal = r.ipX + " saddr " + cidr + " "
-		if !c.Proxy.MasqueradeAll {
+		if !opts.Flags.MasqueradeAll {
 			r.notLocal = r.ipX + " saddr != " + cidr + " "
 		}
 	}
-	r.nodePorts = resolveNodePorts(c, f)
+	r.nodePorts = resolveNodePorts(c, opts.Flags, f)
 	r.nodePortMatch = r.ipX + " daddr @" + setNodePortIPs + " "
 	if r.nodePorts.matchAll {
 		r.nodePortMatch = r.notLocalhost + " "
@@ -75,7 +75,7 @@ func newRenderer(w *render.Writer, c model.Cluster, f model.Family, opts Options
 }
 
 // masqueradeAll is --masquerade-all.
-func (r *renderer) masqueradeAll() bool { return r.cluster.Proxy.MasqueradeAll }
+func (r *renderer) masqueradeAll() bool { return r.opts.Flags.MasqueradeAll }
 
 // portContext is what naming ports needs from the renderer.
 func (r *renderer) portContext() portContext {
