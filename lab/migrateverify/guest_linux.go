@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/lab/kubeproxy"
-	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/uml"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/migrate"
@@ -111,14 +110,18 @@ func runInGuest(ctx context.Context, r *migrate.Result, side migrate.Side, name 
 	if err := held.AddDir(dir); err != nil {
 		return nil, nil, labDropped(err)
 	}
-	job := guestJob{Cluster: r.Model.Cluster, Services: materialized(r.Model.Services), Node: r.Node, Side: side, Dataplane: name,
+	services, ok := r.Model.Services.(model.Slice)
+	if !ok {
+		return nil, nil, labDropped(fmt.Errorf("migrate --verify: the compared model's services are a %T, not the model.Slice migrate.Compare makes", r.Model.Services))
+	}
+	job := guestJob{Cluster: r.Model.Cluster, Services: services, Node: r.Node, Side: side, Dataplane: name,
 		Engine: opts.Engine, Probes: probesForGuest(probes), Connections: opts.Connections, Timeout: max(opts.Timeout, guestConnTimeout)}
 	if err := writeJSON(filepath.Join(dir, jobFile), job); err != nil {
 		return nil, nil, labDropped(err)
 	}
 	spec := uml.Spec{Binary: self, Args: []string{GuestCommand, filepath.Join(dir, jobFile)}, Env: guestEnv(), WorkDir: dir,
 		Stdout: opts.Log, Stderr: opts.Log, Mem: "1536M", Timeout: guestTimeout,
-		Started: func(pgid int, dirs []string) error { return holdGuest(held, pgid, dirs) }}
+		Started: held.AddStarted}
 	res, err := uml.Run(ctx, spec)
 	if err == nil && res.ExitCode != 0 {
 		err = fmt.Errorf("the guest's svclab exited %d", res.ExitCode)
@@ -146,19 +149,6 @@ func labDropped(err error) error {
 	return err
 }
 
-// holdGuest records the guest's directories and process group in the lease.
-func holdGuest(l *lease.Lease, pgid int, dirs []string) error {
-	for _, d := range dirs {
-		if err := l.AddDir(d); err != nil {
-			return err
-		}
-	}
-	if pgid == 0 {
-		return nil
-	}
-	return l.AddProcess(pgid, true)
-}
-
 // guestEnv passes where the kube-proxy drivers are to the guest's svclab.
 func guestEnv() []string {
 	if d, ok := os.LookupEnv(kubeproxy.DirEnv); ok {
@@ -183,18 +173,6 @@ func probesOfJob(wire []wireProbe) []migrate.Probe {
 	out := make([]migrate.Probe, len(wire))
 	for i, w := range wire {
 		out[i] = migrate.Probe{Class: w.Class, Path: migrate.Path{Service: w.Service, Port: w.Port, Family: w.Family, Target: w.Target, Client: w.Client, Query: w.Query, Facts: w.Facts}}
-	}
-	return out
-}
-
-// materialized returns l as a Slice.
-func materialized(l model.List) model.Slice {
-	if s, ok := l.(model.Slice); ok {
-		return s
-	}
-	out := make(model.Slice, l.Len())
-	for i := range out {
-		out[i] = *l.At(i)
 	}
 	return out
 }

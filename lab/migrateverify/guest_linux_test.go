@@ -14,6 +14,7 @@ import (
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/migrate"
 	"github.com/svclab/svclab/sim/migrate/migratetest"
+	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
@@ -43,7 +44,7 @@ func TestGuestJobRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	probes := migrate.VerifyProbes(r)
-	want := guestJob{Cluster: r.Model.Cluster, Services: materialized(r.Model.Services), Node: r.Node, Side: r.From, Dataplane: dataplane.IPVS,
+	want := guestJob{Cluster: r.Model.Cluster, Services: r.Model.Services.(model.Slice), Node: r.Node, Side: r.From, Dataplane: dataplane.IPVS,
 		Engine: scenario.EngineNative, Probes: probesForGuest(probes), Connections: 2, Timeout: 3}
 	path := filepath.Join(t.TempDir(), jobFile)
 	if err := writeJSON(path, want); err != nil {
@@ -84,12 +85,5 @@ func TestExampleIPVSConfirmed(t *testing.T) {
 		t.Logf("kube-proxy drivers not built (%v): svclab's renderers program the nodes", err)
 	}
 	v := verify(t, migrate.Input{Model: exampleModel(t), From: side(t, "ipvs"), To: side(t, "nftables"), Node: other, Rules: rules}, engine, Options{})
-	if len(v.Verdicts) < 2 {
-		t.Fatalf("%d verdicts, want the classes and the controls", len(v.Verdicts))
-	}
-	for _, d := range v.Verdicts {
-		if d.State != migrate.Confirmed {
-			t.Errorf("%s: %s: %s", d.Class, d.State, d.Reason)
-		}
-	}
+	requireConfirmed(t, v, 3)
 }
