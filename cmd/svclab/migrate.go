@@ -53,7 +53,8 @@ Options:
                               paths and a few unchanged control paths are connected to on
                               their real path (pod, node, 127.0.0.1, external client,
                               hairpin); each class is CONFIRMED, CONTRADICTED or NOT
-                              VERIFIED (IPVS sides, IPv6 and SCTP paths: not yet)
+                              VERIFIED (IPv6 and SCTP paths: not yet); an IPVS side runs
+                              in a user-mode-linux guest when this kernel has no IPVS
 
 Exit status: 0 every path behaves the same, 1 some differ, 2 bad input,
 5 (--verify) the kernel contradicted the tracer on some class or control

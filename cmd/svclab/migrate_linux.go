@@ -20,4 +20,16 @@ func init() {
 		}
 		return kernels, err
 	}
+	register(&command{name: migrateverify.GuestCommand, summary: "send migrate --verify's probes in a user-mode-linux guest", usage: "internal\n", run: runMigrateGuest, hidden: true})
+}
+
+// runMigrateGuest is the guest half of migrate --verify for a side this
+// kernel lacks (IPVS): it reads the job the host wrote and answers beside it.
+func runMigrateGuest(args []string, _, stderr io.Writer) error {
+	if len(args) != 1 {
+		return usagef("internal command: give the job file")
+	}
+	ctx, _, stop := interruptContext(stderr)
+	defer stop()
+	return migrateverify.ServeGuest(ctx, args[0])
 }

@@ -119,7 +119,7 @@ func runInGuest(ctx context.Context, sc *scenario.Scenario, opts Options) (*runn
 	}
 	opts.logf("svclab: the host kernel has no IPVS: running in a user-mode-linux guest (timings are the guest's, not the host's)")
 	spec := uml.Spec{Binary: self, Args: []string{Command, job}, Env: invokerEnv(), WorkDir: dir, Stdout: opts.Stdout, Stderr: opts.Stderr, Mem: "1536M", Timeout: guestTimeout,
-		Started: func(pgid int, dirs []string) error { return recordGuest(l, pgid, dirs) }}
+		Started: l.AddStarted}
 	res, err := uml.Run(ctx, spec)
 	out := &runner.Outcome{Dir: dir, Guest: res.GuestKernel}
 	if res.GuestKernel != "" {
@@ -136,19 +136,6 @@ func runInGuest(ctx context.Context, sc *scenario.Scenario, opts Options) (*runn
 	}
 	opts.logf("guest kernel %s: boot %v, whole run %v", res.GuestKernel, res.Boot.Round(time.Millisecond), res.Duration.Round(time.Second))
 	return out, l.Done(nil)
-}
-
-// recordGuest puts the guest's process group and temp dirs in the lease.
-func recordGuest(l *session.RunLease, pgid int, dirs []string) error {
-	for _, d := range dirs {
-		if err := l.AddDir(d); err != nil {
-			return err
-		}
-	}
-	if pgid == 0 {
-		return nil
-	}
-	return l.AddProcess(pgid, true)
 }
 
 func recordGuestKernel(dir, guest string) {

@@ -16,7 +16,7 @@ import (
 
 // driver returns the repository's built driver for v, skipping (failing
 // under CI=true) when `make kube-proxy` has not been run.
-func driver(t *testing.T, v render.KubeProxyVersion) string {
+func driver(t testing.TB, v render.KubeProxyVersion) string {
 	t.Helper()
 	t.Setenv(DirEnv, filepath.Join("..", "..", "bin"))
 	bin, err := Find(string(v))

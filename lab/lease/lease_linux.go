@@ -95,6 +95,21 @@ func (l *Lease) AddDir(path string) error {
 	return l.update(func(r *Record) { r.Dirs = append(r.Dirs, path) })
 }
 
+// AddStarted records what a program started elsewhere leaves: its
+// directories, and its process group unless pgid is 0 (the shape of
+// lab/uml's Spec.Started, which a user-mode-linux guest's callers pass).
+func (l *Lease) AddStarted(pgid int, dirs []string) error {
+	for _, d := range dirs {
+		if err := l.AddDir(d); err != nil {
+			return err
+		}
+	}
+	if pgid == 0 {
+		return nil
+	}
+	return l.AddProcess(pgid, true)
+}
+
 // AddCgroup records a cgroup directory the owner is about to create.
 func (l *Lease) AddCgroup(path string) error {
 	return l.update(func(r *Record) { r.Cgroups = append(r.Cgroups, path) })

@@ -1,6 +1,6 @@
 // Package migrateverify is the kernel half of `svclab migrate --verify`:
 // for each side of a migration and each dataplane of the side's mode
-// (iptables-legacy and iptables-nft for iptables mode, nftables), it
+// (iptables-legacy and iptables-nft for iptables mode, nftables, IPVS), it
 // builds a scratch lab node, has the side's engine (kube-proxy's own
 // proxier, or svclab's renderer) program the compared model into it, and
 // sends each probe sim/migrate chose on its real path: from a client pod,
@@ -23,8 +23,12 @@
 // not handle is answered by the node. Every pod, the node and upstream
 // answer a connection with who they are and the source they saw.
 //
-// IPVS sides are not verified (they need the user-mode-linux guest,
-// lab/uml), and IPv6 paths are not probed yet: both are reported as NOT
-// VERIFIED with the reason. Namespaces are named svl-mv-<pid>-<n>-…,
+// An IPVS side runs where IPVS is: on a kernel without it (this one), the
+// same lab is built inside a user-mode-linux guest (lab/uml) that this
+// binary boots with `svclab __migrate-verify JOB` (ServeGuest): the job
+// (the compared model, the node, the side, the engine, the probes) and
+// the kernel's answer pass through a directory the guest shares. IPv6
+// paths are not probed yet: they are reported as not sent, with the
+// reason. Namespaces are named svl-mv-<pid>-<n>-…,
 // held under one lease, and removed at the end. Linux only, privileged.
 package migrateverify

@@ -43,9 +43,6 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// ipvsSkipped is why an IPVS side is not verified.
-const ipvsSkipped = "IPVS needs the user-mode-linux guest (lab/uml), which --verify does not run yet"
-
 // Verify sends the probes through the kernel on each side of r, once per
 // dataplane of the side's mode, and returns what the kernel did
 // (sim/migrate.Judge compares it with the tracer).
@@ -58,17 +55,16 @@ func Verify(ctx context.Context, r *migrate.Result, probes []migrate.Probe, opts
 	}{{migrate.SideFrom, r.From}, {migrate.SideTo, r.To}} {
 		for _, d := range dataplane.ByMode(s.side.Mode) {
 			k := migrate.Kernel{Side: s.name, Dataplane: string(d.Name)}
-			if s.side.Mode == dataplane.ModeIPVS {
-				k.Skipped = ipvsSkipped
-				out = append(out, k)
-				continue
-			}
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 			start := time.Now()
+			run := runSide
+			if needsGuest(d.Name) {
+				run = runInGuest
+			}
 			var err error
-			if k.Seen, k.Unsent, err = runSide(ctx, r, s.side, d.Name, probes, opts); err != nil {
+			if k.Seen, k.Unsent, err = run(ctx, r, s.side, d.Name, probes, opts); err != nil {
 				return nil, fmt.Errorf("migrate --verify: --%s %s on %s: %w", s.name, s.side, d.Name, err)
 			}
 			fmt.Fprintf(opts.Log, "svclab migrate --verify: --%s %s on %s: %d probes in %.1fs\n", s.name, s.side, d.Name, len(probes), time.Since(start).Seconds())
@@ -186,19 +182,15 @@ func program(ctx context.Context, dp apply.Dataplane, ns string, name dataplane.
 }
 
 // programmed reports whether the node holds the IPv4 service rules of
-// the dataplane called name: KUBE-SERVICES in the nat table, or nftables'
-// service-ips map.
+// the dataplane called name: KUBE-SERVICES in the nat table (iptables and
+// IPVS modes), or nftables' service-ips map.
 func programmed(ns string, name dataplane.Name) (bool, error) {
 	info, err := dataplane.Parse(string(name))
 	if err != nil {
 		return false, err
 	}
-	if info.IPTablesBackend != "" {
-		ipt, err := apply.NewIPTables(ns, string(name))
-		if err != nil {
-			return false, err
-		}
-		out, err := ipt.Save("nat")
+	if info.IPTablesBackend != "" { // iptables mode, and IPVS mode's iptables rules
+		out, err := (&apply.IPTables{Netns: ns, Backend: info.IPTablesBackend}).Save("nat")
 		return bytes.Contains(out, []byte("-A KUBE-SERVICES")), err
 	}
 	out, err := (&apply.NFTables{Netns: ns}).List()

@@ -81,8 +81,15 @@ func TestExampleConfirmed(t *testing.T) {
 		rules = kubeproxy.MigrateRules
 	}
 	v := verify(t, migrate.Input{Model: exampleModel(t), From: side(t, "iptables"), To: side(t, "nftables"), Node: other, Rules: rules}, engine, Options{})
-	if len(v.Verdicts) < 4 {
-		t.Fatalf("%d verdicts, want the 3 classes and the controls", len(v.Verdicts))
+	requireConfirmed(t, v, 4)
+}
+
+// requireConfirmed fails unless v has at least n verdicts (the classes
+// and the controls), all CONFIRMED.
+func requireConfirmed(t *testing.T, v *migrate.Verification, n int) {
+	t.Helper()
+	if len(v.Verdicts) < n {
+		t.Fatalf("%d verdicts, want %d: the classes and the controls", len(v.Verdicts), n)
 	}
 	for _, d := range v.Verdicts {
 		if d.State != migrate.Confirmed {

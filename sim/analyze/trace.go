@@ -92,6 +92,25 @@ func NewTracer(d *Dump, opts Options) (*Tracer, error) {
 	return t, nil
 }
 
+// WithPaths returns a tracer over the same compiled rules that keeps
+// each trace's rule-by-rule path, whatever Options.SkipPaths said, and
+// true; false when the rules cannot be shared (an nftables ruleset with
+// chains another tracer walks): compile them again with paths then.
+func (t *Tracer) WithPaths() (*Tracer, bool) {
+	w := *t
+	switch {
+	case t.ipt != nil:
+		w.ipt = t.ipt.WithPaths()
+	case t.nft != nil:
+		nft, ok := t.nft.WithPaths()
+		if !ok {
+			return nil, false
+		}
+		w.nft = nft
+	} // the IPVS tracer keeps its paths always
+	return &w, true
+}
+
 // Trace walks one packet.
 func (t *Tracer) Trace(p Packet) (Result, error) {
 	if t.ipt != nil {

@@ -3,6 +3,7 @@ package migrate
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -40,30 +41,24 @@ type Group struct {
 const decisiveRules = 4
 
 // classify groups differences by path kind and change, traces one
-// example of each group on both sides with its rules, finds its cause,
+// example of each group on both sides with its rules (the comparison's
+// oracles, keeping paths), finds its cause,
 // and merges the groups of one cause into a class.
 func classify(diffs []Difference, from, to *sideRules) ([]Class, error) {
 	groups := groupDiffs(diffs)
 	if len(groups) == 0 {
 		return nil, nil
 	}
-	fx, err := from.explainer()
-	if err != nil {
-		return nil, err
-	}
-	tx, err := to.explainer()
-	if err != nil {
-		return nil, err
-	}
 	var classes []Class
 	byCause := map[string]int{}
+	inClass := map[string]bool{} // class index + "\x00" + service
 	for _, g := range groups {
 		q := g.Example.Path.Query
-		a, err := fx.Route(q)
+		a, err := from.oracle.Explain(q)
 		if err != nil {
 			return nil, fmt.Errorf("explain %s: %w", g.Example.Path, err)
 		}
-		b, err := tx.Route(q)
+		b, err := to.oracle.Explain(q)
 		if err != nil {
 			return nil, fmt.Errorf("explain %s: %w", g.Example.Path, err)
 		}
@@ -84,7 +79,8 @@ func classify(diffs []Difference, from, to *sideRules) ([]Class, error) {
 		c.Groups = append(c.Groups, *g)
 		c.Count += g.Count
 		for _, s := range g.Services {
-			if !slices.Contains(c.Services, s) {
+			if k := strconv.Itoa(i) + "\x00" + s; !inClass[k] {
+				inClass[k] = true
 				c.Services = append(c.Services, s)
 			}
 		}
@@ -96,6 +92,7 @@ func classify(diffs []Difference, from, to *sideRules) ([]Class, error) {
 // groupDiffs groups differences by path kind and change, in order.
 func groupDiffs(diffs []Difference) []*Group {
 	byKey := map[string]*Group{}
+	inGroup := map[string]bool{} // group key + "\x00" + service
 	var out []*Group
 	for _, d := range diffs {
 		key := d.Path.Kind() + "\x00" + d.Change
@@ -106,7 +103,8 @@ func groupDiffs(diffs []Difference) []*Group {
 			out = append(out, g)
 		}
 		g.Count++
-		if !slices.Contains(g.Services, d.Path.Service) {
+		if k := key + "\x00" + d.Path.Service; !inGroup[k] {
+			inGroup[k] = true
 			g.Services = append(g.Services, d.Path.Service)
 		}
 		if f := d.Path.Family.String(); !slices.Contains(g.Families, f) {

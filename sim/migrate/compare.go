@@ -55,10 +55,9 @@ type Result struct {
 	Verification *Verification
 }
 
-// sideRules is one side's rules, per family, and its oracle.
+// sideRules is one side and the oracle of its rules (every family's).
 type sideRules struct {
 	side   Side
-	rules  []route.FamilyRules
 	oracle *route.Oracle
 }
 
@@ -152,6 +151,7 @@ func materialized(l model.List) model.Slice {
 // model's services.
 func loadSide(in Input, side Side) (*sideRules, error) {
 	sr := &sideRules{side: side}
+	var rules []route.FamilyRules
 	for _, f := range model.Families(in.Model.Services) {
 		m := *in.Model
 		m.Family = f
@@ -159,25 +159,14 @@ func loadSide(in Input, side Side) (*sideRules, error) {
 		if err != nil {
 			return nil, fmt.Errorf("the %s rules: %w", f, err)
 		}
-		sr.rules = append(sr.rules, route.FamilyRules{Family: f, Rules: d, Node: m.Cluster.ForFamily(f).NodeIP, Local: in.Node.Other})
+		rules = append(rules, route.FamilyRules{Family: f, Rules: d, Node: m.Cluster.ForFamily(f).NodeIP, Local: in.Node.Other})
 	}
-	o, err := route.FromRules(sr.rules...)
+	o, err := route.FromRules(rules...)
 	if err != nil {
 		return nil, err
 	}
 	sr.oracle = o
 	return sr, nil
-}
-
-// explainer is an oracle over the same rules that keeps each trace's
-// path, to show the rules behind a class.
-func (sr *sideRules) explainer() (*route.Oracle, error) {
-	rules := make([]route.FamilyRules, len(sr.rules))
-	for i, r := range sr.rules {
-		r.KeepPaths = true
-		rules[i] = r
-	}
-	return route.FromRules(rules...)
 }
 
 // DefaultNodeIP and DefaultNodeIPv6 are the node's addresses when the

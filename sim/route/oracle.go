@@ -83,10 +83,15 @@ type Oracle struct {
 	families [2]*familyRules
 }
 
-// familyRules is one family's compiled rules and the node's address.
+// familyRules is one family's compiled rules and the node's address;
+// explainer is the same rules' tracer that keeps paths (Explain), made
+// on first use.
 type familyRules struct {
-	tracer *analyze.Tracer
-	node   netip.Addr
+	tracer    *analyze.Tracer
+	node      netip.Addr
+	dump      *analyze.Dump
+	opts      analyze.Options
+	explainer *analyze.Tracer
 }
 
 // FamilyRules is one family's loaded rules (a proxier's state) and the
@@ -134,22 +139,51 @@ func FromRules(rules ...FamilyRules) (*Oracle, error) {
 		if r.Family != model.IPv4 && r.Family != model.IPv6 {
 			return nil, fmt.Errorf("route: rules of unknown family %d", r.Family)
 		}
-		tr, err := analyze.NewTracer(r.Rules, analyze.Options{Local: local, SkipPaths: !r.KeepPaths})
+		opts := analyze.Options{Local: local, SkipPaths: !r.KeepPaths}
+		tr, err := analyze.NewTracer(r.Rules, opts)
 		if err != nil {
 			return nil, fmt.Errorf("route: compile the %s rules: %w", r.Family, err)
 		}
-		o.families[r.Family] = &familyRules{tracer: tr, node: r.Node}
+		o.families[r.Family] = &familyRules{tracer: tr, node: r.Node, dump: r.Rules, opts: opts}
 	}
 	return o, nil
 }
 
 // Route traces q's first packet.
 func (o *Oracle) Route(q Query) (Answer, error) {
-	fam := model.FamilyOf(q.Dst.Addr())
-	fr := o.families[fam]
+	fr := o.families[model.FamilyOf(q.Dst.Addr())]
 	if fr == nil {
 		return Answer{Dropped: true}, nil // no proxier of the family: no rules, no service
 	}
+	return fr.route(fr.tracer, q)
+}
+
+// Explain traces q's first packet as Route does, keeping the rules it met
+// in Answer.Path whatever FamilyRules.KeepPaths said: the compiled rules
+// are shared (compiled again only where they cannot be: sim/analyze's
+// Tracer.WithPaths), so a bulk oracle explains a few answers cheaply.
+func (o *Oracle) Explain(q Query) (Answer, error) {
+	fr := o.families[model.FamilyOf(q.Dst.Addr())]
+	if fr == nil {
+		return Answer{Dropped: true}, nil
+	}
+	if fr.explainer == nil {
+		tr, ok := fr.tracer.WithPaths()
+		if !ok {
+			opts := fr.opts
+			opts.SkipPaths = false
+			var err error
+			if tr, err = analyze.NewTracer(fr.dump, opts); err != nil {
+				return Answer{}, fmt.Errorf("route: compile the rules with paths: %w", err)
+			}
+		}
+		fr.explainer = tr
+	}
+	return fr.route(fr.explainer, q)
+}
+
+// route traces q with tr, one of fr's tracers.
+func (fr *familyRules) route(tr *analyze.Tracer, q Query) (Answer, error) {
 	src := q.Src
 	if !src.IsValid() {
 		src = fr.node
@@ -162,7 +196,7 @@ func (o *Oracle) Route(q Query) (Answer, error) {
 	if q.From == FromNode {
 		p.From = "node"
 	}
-	r, err := fr.tracer.Trace(p)
+	r, err := tr.Trace(p)
 	if err != nil {
 		return Answer{}, fmt.Errorf("route %s: %w", p.Dst, err)
 	}

@@ -303,3 +303,18 @@ func jumpLoopError(t *iptables.Table, loop []string) error {
 	}
 	return fmt.Errorf("jump loop %s in table %s (the kernel refuses it)", strings.Join(loop, " -> "), t.Name)
 }
+
+// WithPaths returns a tracer over the same compiled rules that keeps each
+// trace's path, whatever t's Options.SkipPaths: a tracer built for bulk
+// use can then explain a few answers without compiling the rules again.
+// It has its own stage memo (a memoized stage replays its steps).
+func (t *IPTablesTracer) WithPaths() *IPTablesTracer {
+	if !t.skipPaths {
+		return t
+	}
+	w := &IPTablesTracer{tables: t.tables, local: t.local, sets: t.sets, missing: t.missing, recentHits: t.recentHits,
+		maxBranches: t.maxBranches, hookChain: t.hookChain, notes: t.notes, steps: t.steps, skipTo: t.skipTo,
+		ifaces: t.ifaces, memoOK: t.memoOK, memo: new(memoTable)}
+	w.scratch.New = func() any { return new(scratch) }
+	return w
+}

@@ -8,9 +8,11 @@ import (
 
 // dstIndex finds, in a long chain, the rules that can match a destination:
 // rules with a fixed, non-negated host -d are listed under that address;
-// every other rule is generic. A rule in neither list for a packet's
-// destination cannot match it, so the walk skips it while still counting
-// it as evaluated. IPv4 addresses are in an open-addressing table (one
+// of the others, those with a fixed, non-negated --dport are listed under
+// that port (kube-proxy's NodePort and external-service rules: one per
+// port, thousands in one chain); every other rule is generic. A rule in no
+// list for a packet's destination and port cannot match it, so the walk
+// skips it while still counting it as evaluated. IPv4 addresses are in an open-addressing table (one
 // cache line per lookup, the rule index itself when an address has one
 // rule, as a service's cluster IP in KUBE-SERVICES has per port).
 type dstIndex struct {
@@ -18,6 +20,7 @@ type dstIndex struct {
 	shift   uint8    // 32 - log2(len(slots))
 	lists   []int32  // the rules of addresses with several, address after address
 	v6      map[netip.Addr][]int32
+	ports   map[uint16][]int32
 	generic []int32
 }
 
@@ -33,12 +36,15 @@ type v4Slot struct {
 }
 
 func buildDstIndex(rules []compiledRule) *dstIndex {
-	x := &dstIndex{v6: map[netip.Addr][]int32{}}
+	x := &dstIndex{v6: map[netip.Addr][]int32{}, ports: map[uint16][]int32{}}
 	v4 := map[uint32][]int32{}
 	var order []uint32
 	for i := range rules {
-		d := &rules[i].dst
+		r := &rules[i]
+		d := &r.dst
 		switch {
+		case !d.isHost() && r.checks&checkDPort != 0 && r.flags&flagDPortNeg == 0 && r.dportLo == r.dportHi:
+			x.ports[r.dportLo] = append(x.ports[r.dportLo], int32(i))
 		case !d.isHost():
 			x.generic = append(x.generic, int32(i))
 		case d.v4:
@@ -119,6 +125,11 @@ func (c *compiledChain) next(pos int, p *pktState) (int, *aheadBlock) {
 		b = firstAtLeast(c.index.v6[p.dst], pos)
 	}
 	g := firstAtLeast(c.index.generic, pos)
+	if l := c.index.ports[p.dport]; l != nil {
+		if q := firstAtLeast(l, pos); q >= 0 && (g < 0 || q < g) {
+			g = q
+		}
+	}
 	switch {
 	case g < 0:
 		return b, ahead

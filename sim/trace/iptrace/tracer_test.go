@@ -176,3 +176,53 @@ func TestEndpointPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestPortIndexMatchesLinearWalk: the --dport lists of the index (a
+// NodePort chain of one rule per port, with a range, a negated port and a
+// second rule on one port among them) change nothing but speed, for
+// packets to every NodePort of a node address and to ports none uses.
+func TestPortIndexMatchesLinearWalk(t *testing.T) {
+	const n = 40
+	var rules strings.Builder
+	for i := range n {
+		fmt.Fprintf(&rules, "-A KUBE-NODEPORTS -m comment --comment \"ns%d/svc%d:p80\" -m tcp -p tcp --dport %d -j KUBE-SVC-%016X\n", i, i, 30000+i, i)
+		switch i {
+		case 10:
+			fmt.Fprintf(&rules, "-A KUBE-NODEPORTS -m tcp -p tcp --dport 30020:30025 -j KUBE-SVC-%016X\n", i)
+		case 20:
+			fmt.Fprintf(&rules, "-A KUBE-NODEPORTS -m tcp -p tcp ! --dport 30030 -j RETURN\n")
+		case 30:
+			fmt.Fprintf(&rules, "-A KUBE-NODEPORTS -m udp -p udp --dport %d -j KUBE-SVC-%016X\n", 30000+i, i+1)
+		}
+	}
+	text := generateServices(n, 2)
+	text = text[:strings.LastIndex(text, "COMMIT\n")] + rules.String() + "COMMIT\n"
+	dump := parseDump(t, text)
+	node := netip.MustParseAddr("192.168.99.1")
+	opts := Options{LocalAddrs: []netip.Addr{node}}
+	fast, err := newIPTablesTracer(dump, opts, indexMinRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := newIPTablesTracer(dump, opts, math.MaxInt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := 0
+	for port := 29998; port < 30000+n+2; port++ {
+		for _, proto := range []string{"tcp", "udp"} {
+			p := Packet{Src: netip.MustParseAddr("192.168.7.7"), Dst: node, Proto: proto, DPort: uint16(port)}
+			a, b := mustTrace(t, fast, p), mustTrace(t, slow, p)
+			if a.RulesEvaluated != b.RulesEvaluated || a.ExpectedRulesEvaluated != b.ExpectedRulesEvaluated ||
+				len(a.Endpoints) != len(b.Endpoints) || a.Verdict != b.Verdict || matched(a) != matched(b) {
+				t.Fatalf("%s port %d: indexed and linear walks differ:\n%s\n%s", proto, port, a, b)
+			}
+			if len(a.Endpoints) > 0 {
+				served++
+			}
+		}
+	}
+	if served < n/2 {
+		t.Errorf("only %d of the NodePorts reached endpoints: the test does not exercise the port index", served)
+	}
+}

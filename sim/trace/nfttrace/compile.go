@@ -138,3 +138,22 @@ func protoDependency(x nftables.Expr) []op {
 	}
 	return nil
 }
+
+// WithPaths returns a program over the same compiled rules that keeps
+// each trace's path, whatever p's Options.SkipPath, and true; false when
+// p has External chains, whose tracers were built without paths.
+func (p *Program) WithPaths() (*Program, bool) {
+	if !p.skipPath {
+		return p, true
+	}
+	for _, chains := range p.hooks {
+		for _, c := range chains {
+			if c.ext != nil {
+				return nil, false
+			}
+		}
+	}
+	q := *p
+	q.skipPath = false
+	return &q, true
+}

@@ -1,0 +1,89 @@
+package migrateverify
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/svclab/svclab/lab/kubeproxy"
+	"github.com/svclab/svclab/lab/labtest"
+	"github.com/svclab/svclab/lab/uml"
+	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/migrate"
+	"github.com/svclab/svclab/sim/migrate/migratetest"
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+// The test binary is its own guest: its init, and ServeGuest under
+// GuestCommand, as the svclab binary's hidden commands are.
+func init() {
+	uml.InitIfGuest(os.Args[1:])
+	if len(os.Args) == 3 && os.Args[1] == GuestCommand {
+		if err := ServeGuest(context.Background(), os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "migrate --verify guest:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+}
+
+// TestGuestJobRoundTrip: what the guest reads is what the host compared:
+// the model's services and cluster, the node, the side and every probe's
+// path survive the job file.
+func TestGuestJobRoundTrip(t *testing.T) {
+	m, err := migratetest.RandomCluster(2, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := migrate.Compare(migrate.Input{Model: m, From: side(t, "ipvs"), To: side(t, "nftables"), Node: other, Rules: migrate.NativeRules, Sample: 20, SampleSeed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes := migrate.VerifyProbes(r)
+	want := guestJob{Cluster: r.Model.Cluster, Services: r.Model.Services.(model.Slice), Node: r.Node, Side: r.From, Dataplane: dataplane.IPVS,
+		Engine: scenario.EngineNative, Probes: probesForGuest(probes), Connections: 2, Timeout: 3}
+	path := filepath.Join(t.TempDir(), jobFile)
+	if err := writeJSON(path, want); err != nil {
+		t.Fatal(err)
+	}
+	var got guestJob
+	if err := readJSON(path, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the job changed on its way to the guest:\n got %+v\nwant %+v", got, want)
+	}
+	for i, p := range probesOfJob(got.Probes) {
+		if p.Class != probes[i].Class || !reflect.DeepEqual(p.Path, probes[i].Path) {
+			t.Errorf("probe %d: the guest sends %+v, the host chose %+v", i, p, probes[i])
+		}
+	}
+	if len(got.Probes) < 10 || len(got.Services) != 24 {
+		t.Errorf("%d probes, %d services: the test exercises too little", len(got.Probes), len(got.Services))
+	}
+}
+
+// TestExampleIPVSConfirmed: the shipped example's ipvs → nftables
+// classes and controls are confirmed by the kernel, the IPVS side in a
+// user-mode-linux guest (this kernel has no IPVS), programmed by
+// kube-proxy's own proxier (svclab's renderer when the drivers are not
+// built).
+func TestExampleIPVSConfirmed(t *testing.T) {
+	requireLab(t)
+	info, err := uml.Available()
+	labtest.Require(t, err)
+	if !info.HasIPVS() {
+		t.Fatalf("user-mode-linux %s has no IPVS", info.Version)
+	}
+	engine, rules := scenario.EngineKubeProxy, kubeproxy.MigrateRules
+	if _, err := kubeproxy.Find(""); err != nil {
+		engine, rules = scenario.EngineNative, migrate.NativeRules
+		t.Logf("kube-proxy drivers not built (%v): svclab's renderers program the nodes", err)
+	}
+	v := verify(t, migrate.Input{Model: exampleModel(t), From: side(t, "ipvs"), To: side(t, "nftables"), Node: other, Rules: rules}, engine, Options{})
+	requireConfirmed(t, v, 3)
+}
