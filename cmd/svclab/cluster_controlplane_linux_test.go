@@ -47,7 +47,7 @@ func startControlPlane(t *testing.T) *clustertest.ControlPlane {
 		bin, _ = filepath.Abs(filepath.Join("..", "..", "bin"))
 	}
 	labtest.Require(t, clustertest.Missing(bin))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cp, err := clustertest.Start(ctx, bin, t.TempDir())
 	if err != nil {
@@ -87,8 +87,8 @@ func dryRunJobs(t *testing.T, extra ...string) [][]byte {
 	return bodies
 }
 
-// leftovers lists the Jobs and pods of the test's namespace.
-func leftovers(t *testing.T, cp *clustertest.ControlPlane) []string {
+// apiLeftovers lists the Jobs and pods of the test's namespace.
+func apiLeftovers(t *testing.T, cp *clustertest.ControlPlane) []string {
 	t.Helper()
 	ctx := context.Background()
 	var left []string
@@ -199,7 +199,7 @@ func TestClusterRunDryRunAcceptedByAPIServer(t *testing.T) {
 			}
 		})
 	}
-	if left := leftovers(t, cp); len(left) > 0 {
+	if left := apiLeftovers(t, cp); len(left) > 0 {
 		t.Fatalf("server-side dry run stored %v", left)
 	}
 	for _, j := range jobs {
@@ -234,7 +234,7 @@ func TestClusterRunDryRunAcceptedByAPIServer(t *testing.T) {
 	if err := r.Cleanup(); err != nil {
 		t.Fatalf("Cleanup: %v", err)
 	}
-	if left := leftovers(t, cp); len(left) > 0 {
+	if left := apiLeftovers(t, cp); len(left) > 0 {
 		t.Fatalf("left after Cleanup: %v", left)
 	}
 }
@@ -281,7 +281,7 @@ func TestClusterRunFourCellsEndToEnd(t *testing.T) {
 		t.Fatalf("svclab cluster run: %v", err)
 	}
 	checkMerged(t, "svclab cluster run", stdout.Bytes())
-	if left := leftovers(t, cp); len(left) > 0 {
+	if left := apiLeftovers(t, cp); len(left) > 0 {
 		t.Errorf("left in the API after the run: %v", left)
 	}
 	cells, _ := filepath.Glob(filepath.Join(out, "cells", "*"))

@@ -162,10 +162,10 @@ func (cp *ControlPlane) writeKubeconfig(port string) error {
 	return err
 }
 
-// waitReady polls /readyz until it answers ok, a process exits, or a
-// minute passes.
+// waitReady polls /readyz until it answers ok, a process exits, or two
+// minutes pass (a loaded 2-core machine is slow to bootstrap).
 func (cp *ControlPlane) waitReady(ctx context.Context) error {
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(2 * time.Minute)
 	var last error
 	for time.Now().Before(deadline) {
 		for _, p := range cp.procs {
@@ -184,7 +184,7 @@ func (cp *ControlPlane) waitReady(ctx context.Context) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("the API server was not ready in a minute (%w); its log: %s", last, cp.procs[len(cp.procs)-1].tail())
+	return fmt.Errorf("the API server was not ready in two minutes (%w); its log: %s", last, cp.procs[len(cp.procs)-1].tail())
 }
 
 // Stop ends the processes, the last started first, and says what any of
