@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
 	"fmt"
@@ -57,35 +58,38 @@ func Missing(binDir string) error {
 // Start starts etcd, kube-apiserver and the Job controller from binDir,
 // with everything they write under dir, and waits until the API server is
 // ready. Stop ends them; the caller removes dir.
-func Start(ctx context.Context, binDir, dir string) (cp *ControlPlane, err error) {
+func Start(ctx context.Context, binDir, dir string) (*ControlPlane, error) {
 	if err := Missing(binDir); err != nil {
 		return nil, err
 	}
-	cp = &ControlPlane{dir: dir}
-	defer func() {
-		if err != nil {
-			cp.Stop()
-		}
-	}()
-	if cp.ca, err = newAuthority(dir); err != nil {
+	cp := &ControlPlane{dir: dir}
+	if err := cp.start3(ctx, binDir); err != nil {
+		_ = cp.Stop() // err has the log of a process that exited
 		return nil, err
+	}
+	return cp, nil
+}
+
+// start3 starts the three processes in turn.
+func (cp *ControlPlane) start3(ctx context.Context, binDir string) (err error) {
+	if cp.ca, err = newAuthority(cp.dir); err != nil {
+		return err
 	}
 	etcdURL, err := cp.startEtcd(binDir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	port, err := cp.startAPIServer(binDir, etcdURL)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := cp.writeKubeconfig(port); err != nil {
-		return nil, err
+		return err
 	}
 	if err := cp.waitReady(ctx); err != nil {
-		return nil, err
+		return err
 	}
-	jc := cp.start(filepath.Join(binDir, "job-controller"), "job-controller", "--kubeconfig", cp.Kubeconfig)
-	return cp, jc.err
+	return cp.start(filepath.Join(binDir, "job-controller"), "job-controller", "--kubeconfig", cp.Kubeconfig).err
 }
 
 func (cp *ControlPlane) startEtcd(binDir string) (string, error) {
@@ -127,12 +131,25 @@ func (cp *ControlPlane) startAPIServer(binDir, etcdURL string) (string, error) {
 	if err := writeKey(saKey, key); err != nil {
 		return "", err
 	}
+	saPub := filepath.Join(cp.dir, "sa.pub")
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return "", err
+	}
+	if err := writePEM(saPub, "PUBLIC KEY", pub); err != nil {
+		return "", err
+	}
 	p := cp.start(filepath.Join(binDir, "kube-apiserver"), "kube-apiserver",
+		// No Service "kubernetes" endpoints: a loopback address may not be one.
+		"--endpoint-reconciler-type", "none",
+		// As kubeadm and managed clusters set it (the default is false): the
+		// cells' pods are privileged.
+		"--allow-privileged=true",
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", ports[0],
 		"--etcd-servers", etcdURL,
 		"--tls-cert-file", serving.certFile, "--tls-private-key-file", serving.keyFile,
 		"--client-ca-file", cp.ca.certFile, "--authorization-mode", "Node,RBAC",
-		"--service-account-issuer", "https://kubernetes.default.svc", "--service-account-key-file", saKey,
+		"--service-account-issuer", "https://kubernetes.default.svc", "--service-account-key-file", saPub,
 		"--service-account-signing-key-file", saKey, "--service-cluster-ip-range", "10.96.0.0/16",
 		"--kubelet-client-certificate", kubeletClient.certFile, "--kubelet-client-key", kubeletClient.keyFile,
 		"--kubelet-certificate-authority", cp.ca.certFile, "--kubelet-preferred-address-types", "InternalIP",
