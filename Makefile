@@ -144,6 +144,11 @@ $(KP_TESTS): kp-test-%:
 # kube-apiserver 1.37). Not part of `make test`: cold, the build takes most of
 # an hour on 2 cores (see docs/image-and-cluster.md for the times measured).
 CONTROLPLANE := bin/etcd bin/kube-apiserver bin/job-controller
+# The version kube-apiserver reports (/version), as Kubernetes' own build stamps it.
+KUBE_VERSION  = $(shell awk '{ for (i = 1; i < NF; i++) if ($$i == "k8s.io/kubernetes") { print $$(i+1); exit } }' .ci/controlplane/go.mod)
+KUBE_LDFLAGS  = -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
+  -X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(KUBE_VERSION:v%=%))) \
+  -X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION:v%=%)))
 .PHONY: controlplane test-controlplane $(CONTROLPLANE)
 
 controlplane: setup $(CONTROLPLANE) ## build bin/etcd, bin/kube-apiserver, bin/job-controller
@@ -152,10 +157,10 @@ bin/etcd:
 	cd .ci/controlplane/etcd && $(GO) build -o ../../../$@ .
 	@$(SUDO_OWNS) bin $@
 bin/kube-apiserver:
-	cd .ci/controlplane && $(GO) build -o ../../$@ k8s.io/kubernetes/cmd/kube-apiserver
+	cd .ci/controlplane && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o ../../$@ k8s.io/kubernetes/cmd/kube-apiserver
 	@$(SUDO_OWNS) bin $@
 bin/job-controller:
-	cd .ci/controlplane && $(GO) build -o ../../$@ ./job-controller
+	cd .ci/controlplane && $(GO) build -ldflags "$(KUBE_LDFLAGS)" -o ../../$@ ./job-controller
 	@$(SUDO_OWNS) bin $@
 
 # The control plane, the node agent standing in for kubelets, and svclab

@@ -293,4 +293,9 @@ func TestClusterRunFourCellsEndToEnd(t *testing.T) {
 		t.Fatalf("svclab merge: %v (%s)", err, mergeErr.String())
 	}
 	checkMerged(t, "svclab merge", merged.Bytes())
+	merged.Reset()
+	if err := runMerge(cells, &merged, &mergeErr); err != nil {
+		t.Fatalf("svclab merge: %v (%s)", err, mergeErr.String())
+	}
+	t.Logf("svclab merge %s/cells/*:\n%s", out, merged.String())
 }
