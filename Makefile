@@ -141,8 +141,8 @@ $(KP_TESTS): kp-test-%:
 # etcd, kube-apiserver and Kubernetes' Job controller, built from the modules
 # .ci/controlplane pins (k8s.io/kubernetes, and go.etcd.io/etcd/server/v3 in
 # .ci/controlplane/etcd; Debian 12's etcd 3.4.23 is too old for
-# kube-apiserver 1.37). Not part of `make test`: cold, the build takes most of
-# an hour on 2 cores (see docs/image-and-cluster.md for the times measured).
+# kube-apiserver 1.37). Not part of `make test`: cold, the build takes over an
+# hour on 2 cores (docs/image-and-cluster.md has the times measured); warm 38 s.
 CONTROLPLANE := bin/etcd bin/kube-apiserver bin/job-controller
 # The version kube-apiserver reports (/version), as Kubernetes' own build stamps it.
 KUBE_VERSION  = $(shell awk '{ for (i = 1; i < NF; i++) if ($$i == "k8s.io/kubernetes") { print $$(i+1); exit } }' .ci/controlplane/go.mod)

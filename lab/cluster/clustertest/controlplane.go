@@ -50,7 +50,7 @@ func Missing(binDir string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%s lacks %v: `make controlplane` builds them (about an hour cold on 2 cores)", binDir, missing)
+		return fmt.Errorf("%s lacks %v: `make controlplane` builds them (over an hour cold on 2 cores; make test-controlplane builds them and runs the test)", binDir, missing)
 	}
 	return nil
 }
