@@ -169,7 +169,7 @@ bin/job-controller:
 test-controlplane: controlplane ## the cluster integration test against a real kube-apiserver (needs root)
 	$(GO) vet -tags controlplane ./cmd/svclab ./lab/cluster/...
 	SVCLAB_CONTROLPLANE_BIN=$(CURDIR)/bin $(GOINPATH) $(GO) test -count=1 -v -tags controlplane -timeout 30m \
-	  -run 'TestClusterRunDryRunAcceptedByAPIServer|TestClusterRunFourCellsEndToEnd' ./cmd/svclab
+	  -run 'TestClusterRunDryRunAcceptedByAPIServer|TestClusterRunFourCellsEndToEnd|TestClusterRunInterruptedEndToEnd' ./cmd/svclab
 	$(GOINPATH) $(GO) test -count=1 ./lab/cluster/...
 
 # The commands that need no privilege build and run off Linux too.

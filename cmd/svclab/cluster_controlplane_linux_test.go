@@ -11,9 +11,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -249,33 +252,10 @@ func TestClusterRunDryRunAcceptedByAPIServer(t *testing.T) {
 // merge of the collected cells then gives the same report.
 func TestClusterRunFourCellsEndToEnd(t *testing.T) {
 	cp := startControlPlane(t)
-	svclab := svclabBinary(t)
-	var agentLog bytes.Buffer
-	agent, err := clustertest.StartNodeAgent(context.Background(), cp, clustertest.AgentConfig{
-		Pools: []clustertest.Pool{
-			{Name: "a", Labels: map[string]string{"svclab.io/test-pool": "a"}, Nodes: 1},
-			{Name: "b", Labels: map[string]string{"svclab.io/test-pool": "b"}, Nodes: 1},
-		},
-		Commands: map[string]string{"svclab": svclab},
-		Writable: filepath.Dir(cluster.CellDir),
-		Dir:      t.TempDir(),
-		Progress: &agentLog,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		agent.Stop()
-		if m := podMounts(t); len(m) > 0 {
-			t.Errorf("a pod's mounts outlived it: %v", m)
-		}
-		if t.Failed() {
-			t.Logf("node agent:\n%s", agentLog.String())
-		}
-	}()
+	startNodeAgent(t, cp)
 	out := filepath.Join(t.TempDir(), "run")
 	var stdout, stderr bytes.Buffer
-	err = runCluster(append([]string{"run", "--kubeconfig", cp.Kubeconfig, "--out", out, "--format", "json", "--timeout", "10m"}, itMatrix...), &stdout, &stderr)
+	err := runCluster(append([]string{"run", "--kubeconfig", cp.Kubeconfig, "--out", out, "--format", "json", "--timeout", "10m"}, itMatrix...), &stdout, &stderr)
 	t.Logf("svclab cluster run's progress:\n%s", stderr.String())
 	if err != nil {
 		t.Fatalf("svclab cluster run: %v", err)
@@ -298,4 +278,109 @@ func TestClusterRunFourCellsEndToEnd(t *testing.T) {
 		t.Fatalf("svclab merge: %v (%s)", err, mergeErr.String())
 	}
 	t.Logf("svclab merge %s/cells/*:\n%s", out, merged.String())
+}
+
+// startNodeAgent starts the node agent with one node per pool of itMatrix,
+// running the pods' svclab as a locally built one; it stops at the test's
+// end, when no mount of a pod may be left. It returns the agent's progress
+// and the directory of the pods' logs.
+func startNodeAgent(t *testing.T, cp *clustertest.ControlPlane) (*syncBuffer, string) {
+	t.Helper()
+	log, dir := &syncBuffer{}, t.TempDir()
+	agent, err := clustertest.StartNodeAgent(context.Background(), cp, clustertest.AgentConfig{
+		Pools: []clustertest.Pool{
+			{Name: "a", Labels: map[string]string{"svclab.io/test-pool": "a"}, Nodes: 1},
+			{Name: "b", Labels: map[string]string{"svclab.io/test-pool": "b"}, Nodes: 1},
+		},
+		Commands: map[string]string{"svclab": svclabBinary(t)},
+		Writable: filepath.Dir(cluster.CellDir),
+		Dir:      dir,
+		Progress: log,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		agent.Stop()
+		if m := podMounts(t); len(m) > 0 {
+			t.Errorf("a pod's mounts outlived it: %v", m)
+		}
+		if t.Failed() {
+			t.Logf("node agent:\n%s", log.String())
+		}
+	})
+	return log, dir
+}
+
+// syncBuffer is a bytes.Buffer the agent's goroutines write to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestClusterRunInterruptedEndToEnd is Ctrl-C (SIGINT to the test
+// process, which svclab cluster run catches) once a cell's pod runs: the
+// command exits 130 having deleted the Jobs and pods; the running pods got
+// SIGTERM through their deletion (as from a kubelet) and their lab runs
+// removed their namespaces.
+func TestClusterRunInterruptedEndToEnd(t *testing.T) {
+	cp := startControlPlane(t)
+	agentLog, podDir := startNodeAgent(t, cp)
+	done := make(chan error, 1)
+	var stdout, stderr bytes.Buffer
+	go func() {
+		done <- runCluster(append([]string{"run", "--kubeconfig", cp.Kubeconfig, "--out", filepath.Join(t.TempDir(), "run")}, itMatrix...), &stdout, &stderr)
+	}()
+	for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(agentLog.String(), "started pod"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no pod started in 2 minutes; node agent:\n%s", agentLog.String())
+		}
+	}
+	time.Sleep(3 * time.Second) // into svclab run: its lab exists
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(3 * time.Minute):
+		t.Fatal("svclab cluster run did not end 3 minutes after SIGINT")
+	}
+	t.Logf("svclab cluster run's progress:\n%s\nnode agent:\n%s", stderr.String(), agentLog.String())
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 130 {
+		t.Fatalf("svclab cluster run after SIGINT: %v, want exit 130", err)
+	}
+	if left := apiLeftovers(t, cp); len(left) > 0 {
+		t.Errorf("left in the API after Ctrl-C: %v", left)
+	}
+	if !strings.Contains(agentLog.String(), "deleted: SIGTERM to pid") {
+		t.Errorf("no running pod was deleted (and sent SIGTERM); node agent:\n%s", agentLog.String())
+	}
+	logs, _ := filepath.Glob(filepath.Join(podDir, "pods", "*", "*.log"))
+	prefixes := 0
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		if m := prefixRE.FindSubmatch(b); m != nil {
+			prefixes++
+			if ns := namespacesOf(t, string(m[1])); len(ns) > 0 {
+				t.Errorf("pod log %s: its lab's namespaces are left: %v", l, ns)
+			}
+		}
+	}
+	if prefixes == 0 {
+		t.Errorf("no pod's log names its lab run (%d logs)", len(logs))
+	}
 }
