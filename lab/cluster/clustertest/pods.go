@@ -46,9 +46,11 @@ type podRun struct {
 	terminated sync.Once
 }
 
-// kill sends SIGKILL and waits for the process.
+// kill sends SIGKILL and waits for the process (if the pod had one).
 func (r *podRun) kill() {
-	_ = r.cmd.Process.Kill()
+	if r.cmd != nil {
+		_ = r.cmd.Process.Kill()
+	}
 	<-r.done
 }
 
