@@ -343,12 +343,13 @@ func TestClusterRunInterruptedEndToEnd(t *testing.T) {
 	go func() {
 		done <- runCluster(append([]string{"run", "--kubeconfig", cp.Kubeconfig, "--out", filepath.Join(t.TempDir(), "run")}, itMatrix...), &stdout, &stderr)
 	}()
-	for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(agentLog.String(), "started pod"); time.Sleep(100 * time.Millisecond) {
+	// Ctrl-C once a pod's svclab run has named its lab (its signal handler
+	// is in place then).
+	for deadline := time.Now().Add(3 * time.Minute); len(labPrefixes(podDir)) == 0; time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no pod started in 2 minutes; node agent:\n%s", agentLog.String())
+			t.Fatalf("no pod's svclab run named its lab in 3 minutes; node agent:\n%s", agentLog.String())
 		}
 	}
-	time.Sleep(3 * time.Second) // into svclab run: its lab exists
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -369,18 +370,23 @@ func TestClusterRunInterruptedEndToEnd(t *testing.T) {
 	if !strings.Contains(agentLog.String(), "deleted: SIGTERM to pid") {
 		t.Errorf("no running pod was deleted (and sent SIGTERM); node agent:\n%s", agentLog.String())
 	}
+	for _, prefix := range labPrefixes(podDir) {
+		if ns := namespacesOf(t, prefix); len(ns) > 0 {
+			t.Errorf("lab %s of a pod: its namespaces are left: %v", prefix, ns)
+		}
+	}
+}
+
+// labPrefixes are the lab runs the pods' logs under the node agent's
+// directory name.
+func labPrefixes(podDir string) []string {
 	logs, _ := filepath.Glob(filepath.Join(podDir, "pods", "*", "*.log"))
-	prefixes := 0
+	var prefixes []string
 	for _, l := range logs {
 		b, _ := os.ReadFile(l)
 		if m := prefixRE.FindSubmatch(b); m != nil {
-			prefixes++
-			if ns := namespacesOf(t, string(m[1])); len(ns) > 0 {
-				t.Errorf("pod log %s: its lab's namespaces are left: %v", l, ns)
-			}
+			prefixes = append(prefixes, string(m[1]))
 		}
 	}
-	if prefixes == 0 {
-		t.Errorf("no pod's log names its lab run (%d logs)", len(logs))
-	}
+	return prefixes
 }
