@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/svclab/svclab/lab/kubeproxy"
@@ -27,7 +28,7 @@ func TestInvokerEnv(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(kubeproxy.DirEnv, tt.drivers)
 			env := invokerEnv()
-			i := slices.IndexFunc(env, func(e string) bool { return len(e) > len(kubeproxy.DirEnv) && e[:len(kubeproxy.DirEnv)+1] == kubeproxy.DirEnv+"=" })
+			i := slices.IndexFunc(env, func(e string) bool { return strings.HasPrefix(e, kubeproxy.DirEnv+"=") })
 			got := ""
 			if i >= 0 {
 				got = env[i]
