@@ -17,7 +17,9 @@ func TestShippedTimelines(t *testing.T) {
 	}{
 		{"udp-stale-conntrack", 2, EventScale, 1},
 		{"rolling-update", 1, EventRollingUpdate, 2},
+		{"rolling-update-guest", 1, EventRollingUpdate, 1},
 		{"cold-start", 5, EventRestart, 2},
+		{"cold-start-10k", 2, EventCreateServices, 2},
 		{"service-storm", 1, EventCreateServices, 2},
 	}
 	for _, tt := range tests {
