@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -69,6 +70,27 @@ func held(f *os.File) bool {
 	}
 	_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
 	return false
+}
+
+// AwaitRelease waits up to d for e's lock to be free (or its file gone)
+// and reports whether it is.
+func (e Entry) AwaitRelease(d time.Duration) bool {
+	for deadline := time.Now().Add(d); ; time.Sleep(20 * time.Millisecond) {
+		f, err := os.Open(e.Path)
+		if errors.Is(err, os.ErrNotExist) {
+			return true
+		}
+		if err == nil {
+			free := !held(f)
+			f.Close()
+			if free {
+				return true
+			}
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
 }
 
 // Claim takes the lock of a lease whose owner is gone, so that no one

@@ -35,6 +35,46 @@ func (p Process) Alive() bool {
 	return err == nil && st.start == p.Start && st.state != "Z"
 }
 
+// Dying reports whether p, still holding its files, is on its way out: it
+// is a zombie leader whose other threads still exit, the kernel has begun
+// its exit (PF_EXITING), or a SIGKILL waits for it. A killed process frees
+// its flock(2) locks only when its files are closed, moments after it was
+// killed (a process killed because its parent died, Pdeathsig, is killed
+// only as the parent exits).
+func (p Process) Dying() bool {
+	st, err := readStat(p.PID)
+	if err != nil || st.start != p.Start {
+		return false
+	}
+	return st.state == "Z" || st.state == "X" || st.flags&pfExiting != 0 || killPending(p.PID)
+}
+
+// killPending reports whether SIGKILL is pending for pid's thread group or
+// its main thread (/proc/PID/status ShdPnd and SigPnd).
+func killPending(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return false
+	}
+	return pendingHas(string(data), syscall.SIGKILL)
+}
+
+// pendingHas reports whether a /proc/PID/status text shows sig in its
+// ShdPnd or SigPnd mask (hexadecimal, bit sig-1).
+func pendingHas(status string, sig syscall.Signal) bool {
+	for line := range strings.Lines(status) {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || (name != "ShdPnd" && name != "SigPnd") {
+			continue
+		}
+		mask, err := strconv.ParseUint(strings.TrimSpace(value), 16, 64)
+		if err == nil && mask&(1<<(uint(sig)-1)) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Signal sends sig to p only if p is still the same process (same start
 // time); it reports whether it was sent.
 func (p Process) Signal(sig syscall.Signal) (bool, error) {
@@ -75,10 +115,16 @@ func (p Process) KillGroup() (int, error) {
 type procStat struct {
 	state string
 	pgrp  int
+	flags uint64
 	start uint64
 }
 
-// readStat parses /proc/PID/stat: state (field 3), pgrp (5), starttime (22).
+// pfExiting is the kernel's PF_EXITING task flag (include/linux/sched.h):
+// the task has begun do_exit.
+const pfExiting = 0x4
+
+// readStat parses /proc/PID/stat: state (field 3), pgrp (5), flags (9),
+// starttime (22).
 func readStat(pid int) (procStat, error) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
@@ -97,9 +143,13 @@ func readStat(pid int) (procStat, error) {
 	if err != nil {
 		return procStat{}, fmt.Errorf("/proc/%d/stat pgrp: %w", pid, err)
 	}
+	flags, err := strconv.ParseUint(f[6], 10, 64)
+	if err != nil {
+		return procStat{}, fmt.Errorf("/proc/%d/stat flags: %w", pid, err)
+	}
 	start, err := strconv.ParseUint(f[19], 10, 64)
 	if err != nil {
 		return procStat{}, fmt.Errorf("/proc/%d/stat starttime: %w", pid, err)
 	}
-	return procStat{state: f[0], pgrp: pgrp, start: start}, nil
+	return procStat{state: f[0], pgrp: pgrp, flags: flags, start: start}, nil
 }

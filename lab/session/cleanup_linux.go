@@ -39,8 +39,9 @@ type CleanupReport struct {
 
 // Cleanup removes what runs whose owner died left behind: for each lease
 // file whose lock is free, its namespaces, processes (only if still the
-// same process), cgroups and directories, then the lease itself. Live runs
-// are left alone unless opts.Force. It needs root.
+// same process), cgroups and directories, then the lease itself. An owner
+// killed a moment ago, still exiting, is waited for (dyingOwnerGrace).
+// Live runs are left alone unless opts.Force. It needs root.
 func Cleanup(opts CleanupOptions) (CleanupReport, error) {
 	var rep CleanupReport
 	if os.Geteuid() != 0 {
@@ -58,6 +59,11 @@ func Cleanup(opts CleanupOptions) (CleanupReport, error) {
 			continue
 		}
 		covered[e.Record.Prefix] = true
+		if e.Held && e.Record.Owner.Dying() {
+			// Killed a moment ago (svclab ab's child dies with it): its
+			// lock is freed once its files are closed.
+			e.Held = !e.AwaitRelease(dyingOwnerGrace)
+		}
 		if e.Held && !opts.Force {
 			rep.Live = append(rep.Live, e.Record)
 			continue
@@ -69,6 +75,10 @@ func Cleanup(opts CleanupOptions) (CleanupReport, error) {
 	rep.Unowned = unownedNamespaces(covered)
 	return rep, errors.Join(errs...)
 }
+
+// dyingOwnerGrace is how long cleanup waits for a killed owner's lock to
+// be freed; a process's exit takes milliseconds, a large one's a second.
+const dyingOwnerGrace = 10 * time.Second
 
 // ErrNeedsRoot: the command changes network namespaces.
 var ErrNeedsRoot = errors.New("needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN) to inspect and remove lab namespaces; run it with sudo")
