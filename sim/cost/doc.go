@@ -19,10 +19,12 @@
 // position's points at (N+1)/2 on average), using only points with
 // N ≤ Options.MaxN. A rule walk's p50 for uniformly random services is
 // that pooled line at (N+1)/2 rules (a map lookup keeps a uniform-only
-// constant), and its p99 at a fixed position is that p50 times the
-// calibration points' own p99/p50 (TailRatio): each point's tail comes from
-// its own latency distribution, so scheduler delays at one size widen the
-// interval instead of tilting a second line. CPU comes from the `last` points only: the sweep's
+// constant), and its p99 is the p50 at the position (for uniformly random
+// services, at 99% of the walk) plus the calibration points' own median
+// p99 − p50 (TailRatio): each point's tail comes from its own latency
+// distribution and is mostly jitter of the same size at every N, so
+// scheduler delays at one size widen the interval instead of tilting a
+// second line, and the short walks of small N do not inflate it. CPU comes from the `last` points only: the sweep's
 // throughput batch always targets the last service. Sync times (full and incremental) are fitted against
 // the ruleset's size in rules, as a line when the line fits (R² ≥
 // Options.MinR2) and otherwise as whichever of a power law or a quadratic

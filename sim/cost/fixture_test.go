@@ -13,8 +13,8 @@ import (
 const (
 	synthBaseUs     = 15.0   // p50 base
 	synthUsPerRule  = 0.02   // p50: 20 ns per rule walked
-	synthTail       = 1.5    // every point's p99 is 1.5× its p50
-	synthP99PerRule = 0.03   // so p99 adds 30 ns per rule
+	synthJitterUs   = 25.0   // every point's p99 is its p50 + 25 µs of jitter
+	synthP99PerRule = 0.02   // so p99 adds the p50's 20 ns per rule
 	synthCPUBase    = 100.0  // µs per connection
 	synthCPUPerRule = 0.025  // 25 ns of CPU per rule
 	synthNftP50     = 14.0   // the nftables constant
@@ -50,7 +50,7 @@ func synthPoint(dataplane, position string, n int) results.Point {
 		return p
 	}
 	p.P50us = synthBaseUs + synthUsPerRule*evals + synthNoise(n)
-	p.P99us = synthTail * p.P50us
+	p.P99us = p.P50us + synthJitterUs
 	return p
 }
 

@@ -194,8 +194,8 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	}
 	if p99 := dm.p99For(q.Position); p99 != nil {
 		c := predictCost(*p99, evals, q.Services)
-		if dm.P99Tail != nil && q.Position != PositionUniform {
-			c = dm.P99Tail.apply(p.P50us)
+		if dm.P99Tail != nil {
+			c = dm.P99Tail.apply(dm.tailBase(q, p.P50us))
 		}
 		p.P99us = &c
 	}
@@ -219,6 +219,25 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	}
 	return p
 }
+
+// tailBase is the p50 a rule walk's p99 is read from: the position's own
+// p50, or, for connections spread uniformly over the services, the p50 at
+// the 99th percentile of the positions (the slowest 1% of connections walk
+// to the last 1% of the services).
+func (dm *DataplaneModel) tailBase(q Query, p50 CostPrediction) CostPrediction {
+	if q.Position != PositionUniform {
+		return p50
+	}
+	last, _ := Evaluations(dm.Lookup, PositionLast, q.Services)
+	if q.Composition != nil {
+		last, _ = q.Composition.evaluations(dm.Lookup, PositionLast)
+	}
+	return predictCost(dm.P50, uniformTailQuantile*last, q.Services)
+}
+
+// uniformTailQuantile is the share of KUBE-SERVICES the slowest 1% of
+// uniformly spread connections walk.
+const uniformTailQuantile = 0.99
 
 func predictCost(c CostCurve, evals float64, services int) CostPrediction {
 	out := CostPrediction{Added: c.Added(evals, services), Total: c.Total(evals, services), Points: c.Points}
