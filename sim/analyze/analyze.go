@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // deviationLimit is the relative deviation from a uniform split above which
@@ -64,7 +65,7 @@ func Analyze(d *Dump, src netip.Addr, opts Options) (*Report, error) {
 	}
 	rep := &Report{Dump: d.Kind, Endpoints: map[int]int{}}
 	for _, t := range targetsOf(d) {
-		res, err := tr.Trace(Packet{Src: sourceFor(src, t.dst.Addr()), Dst: t.dst.Addr(), Proto: t.proto, DPort: t.dst.Port(), From: "pod"})
+		res, err := tr.Trace(trace.Packet{Src: sourceFor(src, t.dst.Addr()), Dst: t.dst.Addr(), Proto: t.proto, DPort: t.dst.Port(), From: "pod"})
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +91,7 @@ func targetsOf(d *Dump) []target {
 // noTarget reports whether there are targets and p's destination is none
 // of them (a trace that named no service may still have been stopped on
 // its way to one, e.g. by loadBalancerSourceRanges).
-func noTarget(targets []target, p Packet) bool {
+func noTarget(targets []target, p trace.Packet) bool {
 	for _, t := range targets {
 		if t.dst.Addr() == p.Dst && t.dst.Port() == p.DPort && t.proto == p.Proto {
 			return false

@@ -10,6 +10,7 @@ import (
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
 	renderipvs "github.com/svclab/svclab/sim/render/ipvs"
+	"github.com/svclab/svclab/sim/trace"
 	"github.com/svclab/svclab/sim/trace/iptrace"
 	"github.com/svclab/svclab/sim/trace/ipvstrace"
 )
@@ -59,9 +60,8 @@ func loadIPVS(data []byte) (*Dump, error) {
 	return d, nil
 }
 
-func (t *Tracer) traceIPVS(p Packet) (Result, error) {
-	r, err := t.ipvs.Trace(iptrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From,
-		InIface: p.InIface, OutIface: p.OutIface, Mark: p.Mark, State: p.State})
+func (t *Tracer) traceIPVS(p trace.Packet) (Result, error) {
+	r, err := t.ipvs.Trace(p)
 	if err != nil {
 		return Result{}, err
 	}

@@ -7,23 +7,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/svclab/svclab/sim/ipvs"
+	"github.com/svclab/svclab/sim/trace"
 	"github.com/svclab/svclab/sim/trace/iptrace"
 	"github.com/svclab/svclab/sim/trace/ipvstrace"
 	"github.com/svclab/svclab/sim/trace/nfttrace"
 )
-
-// Packet is the first packet of a connection to trace.
-type Packet struct {
-	Src   netip.Addr
-	Dst   netip.Addr
-	Proto string // tcp, udp, sctp
-	DPort uint16
-	From  string // "pod" (PREROUTING) or "node" (OUTPUT)
-	// InIface, OutIface, Mark and State: see iptrace.Packet.
-	InIface, OutIface string
-	Mark              uint32
-	State             string
-}
 
 // Options are what the user knows about the node, for matches the rules
 // alone cannot decide.
@@ -112,7 +100,7 @@ func (t *Tracer) WithPaths() (*Tracer, bool) {
 }
 
 // Trace walks one packet.
-func (t *Tracer) Trace(p Packet) (Result, error) {
+func (t *Tracer) Trace(p trace.Packet) (Result, error) {
 	if t.ipt != nil {
 		return t.traceIPTables(p)
 	}
@@ -122,9 +110,8 @@ func (t *Tracer) Trace(p Packet) (Result, error) {
 	return t.traceNFTables(p)
 }
 
-func (t *Tracer) traceIPTables(p Packet) (Result, error) {
-	tr, err := t.ipt.Trace(iptrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From,
-		InIface: p.InIface, OutIface: p.OutIface, Mark: p.Mark, State: p.State})
+func (t *Tracer) traceIPTables(p trace.Packet) (Result, error) {
+	tr, err := t.ipt.Trace(p)
 	if err != nil {
 		return Result{}, err
 	}
@@ -140,9 +127,8 @@ func (t *Tracer) traceIPTables(p Packet) (Result, error) {
 	return r, nil
 }
 
-func (t *Tracer) traceNFTables(p Packet) (Result, error) {
-	tr, err := t.nft.Trace(nfttrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From,
-		InIface: p.InIface, OutIface: p.OutIface, Mark: p.Mark, State: p.State})
+func (t *Tracer) traceNFTables(p trace.Packet) (Result, error) {
+	tr, err := t.nft.Trace(p)
 	if err != nil {
 		return Result{}, err
 	}
@@ -208,7 +194,7 @@ func matched(m bool) string {
 	return "-    "
 }
 
-func describe(p Packet) string {
+func describe(p trace.Packet) string {
 	from := p.From
 	if from == "" {
 		from = "pod"

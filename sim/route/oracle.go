@@ -8,6 +8,7 @@ import (
 
 	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // Origin is where a connection's first packet meets the node's rules.
@@ -192,7 +193,7 @@ func (fr *familyRules) route(tr *analyze.Tracer, q Query) (Answer, error) {
 	if proto == "" {
 		proto = "tcp"
 	}
-	p := analyze.Packet{Src: src, Dst: q.Dst.Addr(), DPort: q.Dst.Port(), Proto: proto, From: "pod"}
+	p := trace.Packet{Src: src, Dst: q.Dst.Addr(), DPort: q.Dst.Port(), Proto: proto, From: "pod"}
 	if q.From == FromNode {
 		p.From = "node"
 	}
