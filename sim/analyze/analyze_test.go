@@ -145,7 +145,7 @@ func TestIPTablesNFTRuleset(t *testing.T) {
 // the same kernel ruleset (a host firewall and kube-proxy's table, nft
 // v1.0.6) trace alike.
 func TestNFTJSONMatchesText(t *testing.T) {
-	var tracers []*Tracer
+	var tracers []Tracer
 	for _, f := range []string{"testdata/host-and-kube-proxy.nft", "testdata/host-and-kube-proxy.json"} {
 		d, err := LoadFile(f)
 		if err != nil {

@@ -60,8 +60,10 @@ func loadIPVS(data []byte) (*Dump, error) {
 	return d, nil
 }
 
-func (t *Tracer) traceIPVS(p trace.Packet) (Result, error) {
-	r, err := t.ipvs.Trace(p)
+// Trace walks p through the iptables rules and the virtual servers and
+// reads the IPVS trace as a Result.
+func (a ipvsTracer) Trace(p trace.Packet) (Result, error) {
+	r, err := a.t.Trace(p)
 	if err != nil {
 		return Result{}, err
 	}
@@ -101,13 +103,25 @@ func (t *Tracer) traceIPVS(p trace.Packet) (Result, error) {
 	return res, nil
 }
 
-func newIPVSTracer(d *Dump, opts Options) (*ipvstrace.Tracer, error) {
+// ipvsTracer is the IPVS mode's tracer behind Tracer.
+type ipvsTracer struct{ t *ipvstrace.Tracer }
+
+// compileIPVS compiles the virtual servers and the iptables rules around
+// them, with the user's ipsets or else the dump's own.
+func compileIPVS(d *Dump, opts Options) (Tracer, error) {
 	sets := opts.IPSets
 	if sets == nil {
 		sets = d.IPSets
 	}
-	return ipvstrace.New(d.IPVS, d.IPT, ipvstrace.Options{LocalAddrs: opts.Local, IPSets: sets})
+	t, err := ipvstrace.New(d.IPVS, d.IPT, ipvstrace.Options{LocalAddrs: opts.Local, IPSets: sets})
+	if err != nil {
+		return nil, err
+	}
+	return ipvsTracer{t}, nil
 }
+
+// WithPaths returns a: the IPVS tracer keeps its paths always.
+func (a ipvsTracer) WithPaths() (Tracer, bool) { return a, true }
 
 // ipvsTargets lists the virtual servers with an address.
 func ipvsTargets(d *Dump) []target {

@@ -194,7 +194,7 @@ func traceHost(d *Dump, files Files, opts Options, p trace.Packet) (Result, erro
 	if err != nil {
 		return Result{}, BadDump(files.Dump+" and "+files.NFTRules, err)
 	}
-	r, err := (&Tracer{kind: KindNFTables, nft: prog}).traceNFTables(p)
+	r, err := nftablesTracer{prog}.Trace(p)
 	r.Dump = KindIPTables + "+" + KindNFTables
 	r.NoService = err == nil && r.Service == "" && r.Verdict != "unknown" && noTarget(iptablesTargets(d.IPT), p)
 	if len(skipped) > 0 {
