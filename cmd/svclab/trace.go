@@ -10,6 +10,7 @@ import (
 
 	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 func init() {
@@ -137,20 +138,20 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 }
 
 // tracePacket validates the packet flags.
-func tracePacket(dst, proto, src, from, local string) (analyze.Packet, []netip.Addr, error) {
+func tracePacket(dst, proto, src, from, local string) (trace.Packet, []netip.Addr, error) {
 	ap, err := netip.ParseAddrPort(dst)
 	if err != nil {
-		return analyze.Packet{}, nil, usagef("--dst %q: want IP:PORT, e.g. 10.96.0.10:80", dst)
+		return trace.Packet{}, nil, usagef("--dst %q: want IP:PORT, e.g. 10.96.0.10:80", dst)
 	}
 	s, err := netip.ParseAddr(src)
 	if err != nil {
-		return analyze.Packet{}, nil, usagef("--src %q: want an IP address", src)
+		return trace.Packet{}, nil, usagef("--src %q: want an IP address", src)
 	}
 	if proto != "tcp" && proto != "udp" && proto != "sctp" {
-		return analyze.Packet{}, nil, usagef("--proto %q: want tcp, udp or sctp", proto)
+		return trace.Packet{}, nil, usagef("--proto %q: want tcp, udp or sctp", proto)
 	}
 	if from != "pod" && from != "node" {
-		return analyze.Packet{}, nil, usagef("--from %q: want pod or node", from)
+		return trace.Packet{}, nil, usagef("--from %q: want pod or node", from)
 	}
 	var locals []netip.Addr
 	for _, l := range strings.Split(local, ",") {
@@ -159,11 +160,11 @@ func tracePacket(dst, proto, src, from, local string) (analyze.Packet, []netip.A
 		}
 		a, err := netip.ParseAddr(l)
 		if err != nil {
-			return analyze.Packet{}, nil, usagef("--local %q: want IP addresses separated by commas", local)
+			return trace.Packet{}, nil, usagef("--local %q: want IP addresses separated by commas", local)
 		}
 		locals = append(locals, a)
 	}
-	return analyze.Packet{Src: s, Dst: ap.Addr(), Proto: proto, DPort: ap.Port(), From: from}, locals, nil
+	return trace.Packet{Src: s, Dst: ap.Addr(), Proto: proto, DPort: ap.Port(), From: from}, locals, nil
 }
 
 func printTrace(w io.Writer, r analyze.Result) error {

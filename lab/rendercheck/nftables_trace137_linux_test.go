@@ -12,6 +12,7 @@ import (
 	"github.com/svclab/svclab/sim/nftables"
 	"github.com/svclab/svclab/sim/render"
 	rendernft "github.com/svclab/svclab/sim/render/nftables"
+	"github.com/svclab/svclab/sim/trace"
 	"github.com/svclab/svclab/sim/trace/nfttrace"
 )
 
@@ -84,7 +85,7 @@ func traceModel(t *testing.T, what string, rs *nftables.Ruleset, m *model.Model)
 		}
 		for _, p := range svc.Ports {
 			for _, src := range srcs {
-				pkt := nfttrace.Packet{Src: src, Dst: svc.ClusterIP, Proto: strings.ToLower(string(p.Protocol)), DPort: uint16(p.Port)}
+				pkt := trace.Packet{Src: src, Dst: svc.ClusterIP, Proto: strings.ToLower(string(p.Protocol)), DPort: uint16(p.Port)}
 				r, err := prog.Trace(pkt)
 				if err != nil {
 					t.Fatalf("%s: %v", what, err)

@@ -1,6 +1,8 @@
-// Package runner drives whole lab runs: it builds the topology a scenario
-// needs, serves its pods, programs each dataplane, sends traffic, reads the
-// kernel's counters, and streams records into a run directory.
+// Package runner drives whole lab runs: it takes the run's lease, records
+// meta.json and the plan, runs the scenario's sections (lab/fairness,
+// lab/sweep, and the timeline on lab/timeline) and writes summary.json. Its
+// Kernel is the real machine those sections measure on: it builds the
+// topology a scenario needs, serves its pods and programs each dataplane.
 //
 // Everything a run creates is registered on the topology's teardown stack,
 // which runs on return, on error, on panic and on SIGINT/SIGTERM.

@@ -1,11 +1,11 @@
 package runner
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/machine"
+	"github.com/svclab/svclab/lab/sweep"
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -34,7 +34,8 @@ type Options struct {
 	// every repetition the scenario asks for. svclab plan calibrate sets
 	// it so its measuring fits its --duration on a busy machine too.
 	Deadline time.Time
-	// MinRepetitions is the repetitions a Deadline never cuts (default 2).
+	// MinRepetitions is the repetitions a Deadline never cuts (default
+	// sweep.DefaultMinRepetitions).
 	MinRepetitions int
 }
 
@@ -43,7 +44,7 @@ func (o Options) withDefaults() Options {
 		o.Machine = Kernel{}
 	}
 	if o.MinRepetitions <= 0 {
-		o.MinRepetitions = defaultMinRepetitions
+		o.MinRepetitions = sweep.DefaultMinRepetitions
 	}
 	if o.Prefix == "" {
 		o.Prefix = topo.NewPrefix()
@@ -51,32 +52,10 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// defaultMinRepetitions is the repetitions a Deadline never cuts: two
-// samples per point, so the calibration's lines see the noise.
-const defaultMinRepetitions = 2
-
-// repetitionFits says whether repetition rep (1-based) may start at now:
-// always up to MinRepetitions, then only when the slowest repetition so far
-// would still end by the Deadline.
-func (o Options) repetitionFits(rep int, now time.Time, slowest time.Duration) bool {
-	if o.Deadline.IsZero() || rep <= o.MinRepetitions {
-		return true
-	}
-	return !now.Add(slowest).After(o.Deadline)
-}
-
 func (o Options) logf(format string, args ...any) {
 	if o.Log != nil {
 		o.Log(format, args...)
 	}
-}
-
-// closeLab closes l and joins its error to err.
-func closeLab(l machine.Lab, err error) error {
-	if cerr := l.Close(); cerr != nil {
-		return fmt.Errorf("%w (and teardown: %v)", err, cerr)
-	}
-	return err
 }
 
 // settingsFor is what a dataplane of the scenario needs: its kube-proxy

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/lab/fairness"
+	"github.com/svclab/svclab/lab/sweep"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -142,7 +143,7 @@ func runSections(ctx context.Context, sc *scenario.Scenario, opts Options, w *re
 		}
 	}
 	if sc.Sweep != nil {
-		s, err := RunSweep(ctx, sc, opts, w)
+		s, err := sweep.Run(ctx, sc, sweepOptions(sc, opts), w)
 		summary.Merge(s)
 		if err != nil {
 			return summary, err
@@ -164,6 +165,13 @@ func runFairness(ctx context.Context, sc *scenario.Scenario, opts Options, w *re
 	f := sc.Fairness
 	spec := labSpecFor(sc, opts.Prefix, sc.Synthetic != nil && sc.Synthetic.Services > 0, f.ClientOnNodeFor())
 	return fairness.Run(ctx, sc, fairness.Options{Machine: opts.Machine, Lab: spec, Settings: settingsFor(sc, f.Scheduler), Log: opts.Log}, w)
+}
+
+// sweepOptions is what the sweep section (lab/sweep) needs of the run's
+// options, with the settings the scenario asks for.
+func sweepOptions(sc *scenario.Scenario, opts Options) sweep.Options {
+	return sweep.Options{Machine: opts.Machine, Prefix: opts.Prefix, Settings: settingsFor(sc, sc.Sweep.Scheduler), PlantRules: opts.PlantRules,
+		Deadline: opts.Deadline, MinRepetitions: opts.MinRepetitions, Progress: opts.Progress, Log: opts.Log}
 }
 
 // defaultRunDir is results/runs/NAME-TIMESTAMP.

@@ -17,7 +17,7 @@ import (
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/uml"
 	"github.com/svclab/svclab/sim/ipvs"
-	"github.com/svclab/svclab/sim/trace/iptrace"
+	"github.com/svclab/svclab/sim/trace"
 	"github.com/svclab/svclab/sim/trace/ipvstrace"
 )
 
@@ -106,7 +106,7 @@ func TestIPVSTracerOnRealIPVSAdm(t *testing.T) {
 		want []float64
 	}{{"10.96.0.1:443", []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}}, {"10.96.5.5:80", []float64{0.5, 0.25, 0.25}}} {
 		ap := netip.MustParseAddrPort(tc.vip)
-		r, err := tr.Trace(iptrace.Packet{Src: netip.MustParseAddr("10.244.9.9"), Dst: ap.Addr(), DPort: ap.Port(), Proto: "tcp"})
+		r, err := tr.Trace(trace.Packet{Src: netip.MustParseAddr("10.244.9.9"), Dst: ap.Addr(), DPort: ap.Port(), Proto: "tcp"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +200,7 @@ func checkSH(t *testing.T, tr *ipvstrace.Tracer, dir string) {
 		t.Fatalf("%d connection entries for %d clients", len(got), len(shClients))
 	}
 	for _, c := range shClients {
-		r, err := tr.Trace(iptrace.Packet{Src: netip.MustParseAddr(c), Dst: netip.MustParseAddr("10.96.0.10"), DPort: 53, Proto: "tcp"})
+		r, err := tr.Trace(trace.Packet{Src: netip.MustParseAddr(c), Dst: netip.MustParseAddr("10.96.0.10"), DPort: 53, Proto: "tcp"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/nftables"
+	"github.com/svclab/svclab/sim/trace"
 	"github.com/svclab/svclab/sim/trace/nfttrace"
 )
 
@@ -173,8 +174,8 @@ func checkEstablishedNFT(res *Result, p Packet, l *lab, s *senderSet, mon *monit
 	return nil
 }
 
-func nftPacket(p Packet) nfttrace.Packet {
-	return nfttrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: fromOf(p), InIface: p.InIface, OutIface: "eth0", Mark: p.Mark}
+func nftPacket(p Packet) trace.Packet {
+	return trace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: fromOf(p), InIface: p.InIface, OutIface: "eth0", Mark: p.Mark}
 }
 
 // countNFT records one packet's comparison.

@@ -138,7 +138,10 @@ func ipChecksum(h []byte) uint16 {
 	return ^uint16(sum)
 }
 
-// Packet is one packet verify-trace sends.
+// Packet is one packet verify-trace puts on the wire in the lab (TCP
+// flags, IP id, the socket's mark): not the tracers' sim/trace.Packet,
+// which tracerPacket and nftPacket derive from it with what the tracers
+// are told of the topology (the interfaces).
 type Packet struct {
 	Src, Dst     netip.Addr
 	Proto        string

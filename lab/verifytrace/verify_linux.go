@@ -15,6 +15,7 @@ import (
 	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
+	"github.com/svclab/svclab/sim/trace"
 	"github.com/svclab/svclab/sim/trace/iptrace"
 )
 
@@ -239,8 +240,8 @@ func (l *lab) snapshot() (snapshot, error) {
 
 // tracerPacket is what the tracer is told: the interfaces of the topology
 // (in on eth0 from the client; out on eth0 unless local).
-func tracerPacket(p Packet, pool *pool) iptrace.Packet {
-	tp := iptrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, SPort: p.SPort, DPort: p.DPort, From: "pod",
+func tracerPacket(p Packet, pool *pool) trace.Packet {
+	tp := trace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, SPort: p.SPort, DPort: p.DPort, From: "pod",
 		InIface: p.InIface, OutIface: "eth0", Mark: p.Mark}
 	if p.FromNode {
 		tp.From, tp.InIface = "node", ""

@@ -4,10 +4,8 @@ import (
 	"math"
 	"net/netip"
 	"sort"
-	"strconv"
-	"strings"
 
-	"github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // deviationLimit is the relative deviation from a uniform split above which
@@ -64,7 +62,7 @@ func Analyze(d *Dump, src netip.Addr, opts Options) (*Report, error) {
 	}
 	rep := &Report{Dump: d.Kind, Endpoints: map[int]int{}}
 	for _, t := range targetsOf(d) {
-		res, err := tr.Trace(Packet{Src: sourceFor(src, t.dst.Addr()), Dst: t.dst.Addr(), Proto: t.proto, DPort: t.dst.Port(), From: "pod"})
+		res, err := tr.Trace(trace.Packet{Src: sourceFor(src, t.dst.Addr()), Dst: t.dst.Addr(), Proto: t.proto, DPort: t.dst.Port(), From: "pod"})
 		if err != nil {
 			return nil, err
 		}
@@ -74,23 +72,10 @@ func Analyze(d *Dump, src netip.Addr, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// targetsOf lists the service destinations of d.
-func targetsOf(d *Dump) []target {
-	switch d.Kind {
-	case KindIPTables:
-		return iptablesTargets(d.IPT)
-	case KindIPVS:
-		return ipvsTargets(d)
-	case KindNFTables:
-		return nftablesTargets(d)
-	}
-	return nil
-}
-
 // noTarget reports whether there are targets and p's destination is none
 // of them (a trace that named no service may still have been stopped on
 // its way to one, e.g. by loadBalancerSourceRanges).
-func noTarget(targets []target, p Packet) bool {
+func noTarget(targets []target, p trace.Packet) bool {
 	for _, t := range targets {
 		if t.dst.Addr() == p.Dst && t.dst.Port() == p.DPort && t.proto == p.Proto {
 			return false
@@ -167,80 +152,4 @@ func (rep *Report) summarize() {
 	rep.Worst = costs[len(costs)-1]
 	rep.Mean = float64(total) / float64(len(costs))
 	rep.P99 = costs[min(len(costs)-1, int(math.Ceil(0.99*float64(len(costs))))-1)]
-}
-
-// iptablesTargets lists the ClusterIP (and external IP) rules of nat
-// KUBE-SERVICES, and the REJECT rules of filter KUBE-SERVICES for services
-// without endpoints, in chain order.
-func iptablesTargets(d *iptables.Dump) []target {
-	var out []target
-	for _, table := range []string{"nat", "filter"} {
-		for _, t := range d.Tables {
-			if t.Name != table {
-				continue
-			}
-			for _, c := range t.Chains {
-				if c.Name != "KUBE-SERVICES" {
-					continue
-				}
-				for i, r := range c.Rules {
-					if tg, ok := serviceRule(r, i+1); ok && (table == "nat" || r.Target == "REJECT") {
-						out = append(out, tg)
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
-func serviceRule(r *iptables.Rule, pos int) (target, bool) {
-	if !r.Destination.Set || r.Destination.Negated || !r.DestPort.Set || !r.Protocol.Set || !r.Destination.Prefix.IsSingleIP() {
-		return target{}, false
-	}
-	return target{name: iptables.ServiceName(r.Comment), pos: pos,
-		dst: netip.AddrPortFrom(r.Destination.Prefix.Addr(), r.DestPort.Lo), proto: r.Protocol.Name}, true
-}
-
-// nftablesTargets lists the elements of kube-proxy's service-ips and
-// no-endpoint-services maps.
-func nftablesTargets(d *Dump) []target {
-	var out []target
-	for _, t := range d.NFT.Tables {
-		if t.Name != "kube-proxy" {
-			continue
-		}
-		for _, name := range []string{"service-ips", "no-endpoint-services"} {
-			set := t.Set(name)
-			if set == nil {
-				continue
-			}
-			for i, e := range set.Elements {
-				if tg, ok := nftTarget(e.Key, e.Value, e.Comment, i+1); ok {
-					out = append(out, tg)
-				}
-			}
-		}
-	}
-	return out
-}
-
-func nftTarget(key, value []string, comment string, pos int) (target, bool) {
-	if len(key) != 3 {
-		return target{}, false
-	}
-	addr, err := netip.ParseAddr(key[0])
-	port, err2 := strconv.ParseUint(key[2], 10, 16)
-	if err != nil || err2 != nil {
-		return target{}, false
-	}
-	ap := netip.AddrPortFrom(addr, uint16(port))
-	name := comment
-	if name == "" && len(value) == 2 {
-		// "service-ULMVA6XW-ns1/svc1/tcp/p80" → "ns1/svc1/tcp/p80"
-		if parts := strings.SplitN(value[1], "-", 3); len(parts) == 3 {
-			name = parts[2]
-		}
-	}
-	return target{name: name, pos: pos, dst: ap, proto: key[1]}, true
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/svclab/svclab/sim/render/iptables"
 	renderipvs "github.com/svclab/svclab/sim/render/ipvs"
 	"github.com/svclab/svclab/sim/render/nftables"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 func renderDump(t testing.TB, mode string, services, endpoints int) *Dump {
@@ -55,7 +56,7 @@ func TestTraceKubeProxyExample(t *testing.T) {
 		masq bool
 	}{{"10.0.0.5", false}, {"192.168.1.1", true}}
 	for _, tt := range tests {
-		res, err := tr.Trace(Packet{Src: netip.MustParseAddr(tt.src), Dst: netip.MustParseAddr("172.30.0.43"), Proto: "tcp", DPort: 80})
+		res, err := tr.Trace(trace.Packet{Src: netip.MustParseAddr(tt.src), Dst: netip.MustParseAddr("172.30.0.43"), Proto: "tcp", DPort: 80})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +145,7 @@ func TestIPTablesNFTRuleset(t *testing.T) {
 // the same kernel ruleset (a host firewall and kube-proxy's table, nft
 // v1.0.6) trace alike.
 func TestNFTJSONMatchesText(t *testing.T) {
-	var tracers []*Tracer
+	var tracers []Tracer
 	for _, f := range []string{"testdata/host-and-kube-proxy.nft", "testdata/host-and-kube-proxy.json"} {
 		d, err := LoadFile(f)
 		if err != nil {
@@ -160,7 +161,7 @@ func TestNFTJSONMatchesText(t *testing.T) {
 	for _, dst := range []string{"10.102.10.127", "10.111.53.115", "192.168.0.2", "10.1.2.3"} {
 		for _, port := range []uint16{22, 53, 80, 443, 9999} {
 			for _, in := range []string{"eth0", "lo", ""} {
-				p := Packet{Src: netip.MustParseAddr("198.51.100.7"), Dst: netip.MustParseAddr(dst), Proto: "tcp", DPort: port, From: "pod", InIface: in, OutIface: "eth0"}
+				p := trace.Packet{Src: netip.MustParseAddr("198.51.100.7"), Dst: netip.MustParseAddr(dst), Proto: "tcp", DPort: port, From: "pod", InIface: in, OutIface: "eth0"}
 				a, errA := tracers[0].Trace(p)
 				b, errB := tracers[1].Trace(p)
 				if (errA == nil) != (errB == nil) || a.Verdict != b.Verdict || a.Service != b.Service ||

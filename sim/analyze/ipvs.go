@@ -10,6 +10,7 @@ import (
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
 	renderipvs "github.com/svclab/svclab/sim/render/ipvs"
+	"github.com/svclab/svclab/sim/trace"
 	"github.com/svclab/svclab/sim/trace/iptrace"
 	"github.com/svclab/svclab/sim/trace/ipvstrace"
 )
@@ -59,9 +60,10 @@ func loadIPVS(data []byte) (*Dump, error) {
 	return d, nil
 }
 
-func (t *Tracer) traceIPVS(p Packet) (Result, error) {
-	r, err := t.ipvs.Trace(iptrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From,
-		InIface: p.InIface, OutIface: p.OutIface, Mark: p.Mark, State: p.State})
+// Trace walks p through the iptables rules and the virtual servers and
+// reads the IPVS trace as a Result.
+func (a ipvsTracer) Trace(p trace.Packet) (Result, error) {
+	r, err := a.t.Trace(p)
 	if err != nil {
 		return Result{}, err
 	}
@@ -101,13 +103,25 @@ func (t *Tracer) traceIPVS(p Packet) (Result, error) {
 	return res, nil
 }
 
-func newIPVSTracer(d *Dump, opts Options) (*ipvstrace.Tracer, error) {
+// ipvsTracer is the IPVS mode's tracer behind Tracer.
+type ipvsTracer struct{ t *ipvstrace.Tracer }
+
+// compileIPVS compiles the virtual servers and the iptables rules around
+// them, with the user's ipsets or else the dump's own.
+func compileIPVS(d *Dump, opts Options) (Tracer, error) {
 	sets := opts.IPSets
 	if sets == nil {
 		sets = d.IPSets
 	}
-	return ipvstrace.New(d.IPVS, d.IPT, ipvstrace.Options{LocalAddrs: opts.Local, IPSets: sets})
+	t, err := ipvstrace.New(d.IPVS, d.IPT, ipvstrace.Options{LocalAddrs: opts.Local, IPSets: sets})
+	if err != nil {
+		return nil, err
+	}
+	return ipvsTracer{t}, nil
 }
+
+// WithPaths returns a: the IPVS tracer keeps its paths always.
+func (a ipvsTracer) WithPaths() (Tracer, bool) { return a, true }
 
 // ipvsTargets lists the virtual servers with an address.
 func ipvsTargets(d *Dump) []target {

@@ -13,6 +13,7 @@ import (
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
 	"github.com/svclab/svclab/sim/nftables"
+	"github.com/svclab/svclab/sim/trace"
 	"github.com/svclab/svclab/sim/trace/hosttrace"
 )
 
@@ -145,7 +146,7 @@ type Files struct {
 }
 
 // TraceFile loads the files and traces one packet.
-func TraceFile(files Files, opts Options, p Packet) (Result, error) {
+func TraceFile(files Files, opts Options, p trace.Packet) (Result, error) {
 	d, err := loadWithSets(files.Dump, files.IPSets, &opts)
 	if err != nil {
 		return Result{}, err
@@ -180,7 +181,7 @@ func TraceFile(files Files, opts Options, p Packet) (Result, error) {
 
 // traceHost walks p through the iptables-nft dump and the host's nft
 // ruleset as one.
-func traceHost(d *Dump, files Files, opts Options, p Packet) (Result, error) {
+func traceHost(d *Dump, files Files, opts Options, p trace.Packet) (Result, error) {
 	text, err := os.ReadFile(files.NFTRules)
 	if err != nil {
 		return Result{}, fmt.Errorf("read --nft-rules: %w", err)
@@ -193,7 +194,7 @@ func traceHost(d *Dump, files Files, opts Options, p Packet) (Result, error) {
 	if err != nil {
 		return Result{}, BadDump(files.Dump+" and "+files.NFTRules, err)
 	}
-	r, err := (&Tracer{kind: KindNFTables, nft: prog}).traceNFTables(p)
+	r, err := nftablesTracer{prog}.Trace(p)
 	r.Dump = KindIPTables + "+" + KindNFTables
 	r.NoService = err == nil && r.Service == "" && r.Verdict != "unknown" && noTarget(iptablesTargets(d.IPT), p)
 	if len(skipped) > 0 {

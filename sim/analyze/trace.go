@@ -3,27 +3,11 @@ package analyze
 import (
 	"fmt"
 	"net/netip"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/svclab/svclab/sim/ipvs"
-	"github.com/svclab/svclab/sim/trace/iptrace"
-	"github.com/svclab/svclab/sim/trace/ipvstrace"
-	"github.com/svclab/svclab/sim/trace/nfttrace"
+	"github.com/svclab/svclab/sim/trace"
 )
-
-// Packet is the first packet of a connection to trace.
-type Packet struct {
-	Src   netip.Addr
-	Dst   netip.Addr
-	Proto string // tcp, udp, sctp
-	DPort uint16
-	From  string // "pod" (PREROUTING) or "node" (OUTPUT)
-	// InIface, OutIface, Mark and State: see iptrace.Packet.
-	InIface, OutIface string
-	Mark              uint32
-	State             string
-}
 
 // Options are what the user knows about the node, for matches the rules
 // alone cannot decide.
@@ -43,7 +27,7 @@ type Endpoint struct {
 	Rules       int     `json:"rules_evaluated"`      // on this branch
 }
 
-// Result is one traced packet, the same shape for both kinds of dump.
+// Result is one traced packet, the same shape for every kind of dump.
 type Result struct {
 	Dump           string     `json:"dump"` // iptables or nftables
 	Packet         string     `json:"packet"`
@@ -62,126 +46,6 @@ type Result struct {
 	// and the packet's destination matched none of them (a typo?). A dump
 	// without Services (a host firewall) never sets it.
 	NoService bool `json:"no_service,omitempty"`
-}
-
-// Tracer traces packets through one dump; build it once for many packets.
-type Tracer struct {
-	kind string
-	ipt  *iptrace.IPTablesTracer
-	nft  *nfttrace.Program
-	ipvs *ipvstrace.Tracer
-}
-
-// NewTracer compiles the dump.
-func NewTracer(d *Dump, opts Options) (*Tracer, error) {
-	t := &Tracer{kind: d.Kind}
-	var err error
-	switch d.Kind {
-	case KindIPTables:
-		t.ipt, err = iptrace.NewIPTablesTracer(d.IPT, iptrace.Options{LocalAddrs: opts.Local, IPSets: opts.IPSets, SkipPaths: opts.SkipPaths})
-	case KindNFTables:
-		t.nft, err = nfttrace.Compile(d.NFT, nfttrace.Options{LocalAddrs: opts.Local, SkipPath: opts.SkipPaths})
-	case KindIPVS:
-		t.ipvs, err = newIPVSTracer(d, opts)
-	default:
-		err = fmt.Errorf("unknown dump kind %q", d.Kind)
-	}
-	if err != nil {
-		return nil, &DumpError{Err: err} // what the tracer refuses is in the dump
-	}
-	return t, nil
-}
-
-// WithPaths returns a tracer over the same compiled rules that keeps
-// each trace's rule-by-rule path, whatever Options.SkipPaths said, and
-// true; false when the rules cannot be shared (an nftables ruleset with
-// chains another tracer walks): compile them again with paths then.
-func (t *Tracer) WithPaths() (*Tracer, bool) {
-	w := *t
-	switch {
-	case t.ipt != nil:
-		w.ipt = t.ipt.WithPaths()
-	case t.nft != nil:
-		nft, ok := t.nft.WithPaths()
-		if !ok {
-			return nil, false
-		}
-		w.nft = nft
-	} // the IPVS tracer keeps its paths always
-	return &w, true
-}
-
-// Trace walks one packet.
-func (t *Tracer) Trace(p Packet) (Result, error) {
-	if t.ipt != nil {
-		return t.traceIPTables(p)
-	}
-	if t.ipvs != nil {
-		return t.traceIPVS(p)
-	}
-	return t.traceNFTables(p)
-}
-
-func (t *Tracer) traceIPTables(p Packet) (Result, error) {
-	tr, err := t.ipt.Trace(iptrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From,
-		InIface: p.InIface, OutIface: p.OutIface, Mark: p.Mark, State: p.State})
-	if err != nil {
-		return Result{}, err
-	}
-	r := Result{Dump: KindIPTables, Packet: describe(p), Service: tr.Service, Verdict: string(tr.Verdict), Masquerade: tr.Masquerade,
-		RulesEvaluated: tr.RulesEvaluated, Flags: tr.Flags, Undecided: tr.Undecided}
-	for _, e := range tr.Endpoints {
-		r.Endpoints = append(r.Endpoints, Endpoint{Endpoint: e.Endpoint.String(), Probability: e.Probability, Effective: e.Effective,
-			Verdict: string(e.Verdict), Masquerade: e.Masquerade, Rules: e.RulesEvaluated})
-	}
-	for _, s := range tr.Path {
-		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s %s", s.Table(), s.Chain(), s.RuleIndex(), matched(s.Matched), clipRule(s.Rule())))
-	}
-	return r, nil
-}
-
-func (t *Tracer) traceNFTables(p Packet) (Result, error) {
-	tr, err := t.nft.Trace(nfttrace.Packet{Src: p.Src, Dst: p.Dst, Proto: p.Proto, DPort: p.DPort, From: p.From,
-		InIface: p.InIface, OutIface: p.OutIface, Mark: p.Mark, State: p.State})
-	if err != nil {
-		return Result{}, err
-	}
-	r := Result{Dump: KindNFTables, Packet: describe(p), Verdict: strings.ToUpper(tr.Verdict), Masquerade: tr.Masquerade,
-		RulesEvaluated: tr.RulesEvaluated, MapLookups: tr.MapLookups, Undecided: tr.Undecided}
-	if tr.Verdict == "unknown" {
-		r.Verdict = "unknown"
-	}
-	if tr.Affinity != "" {
-		r.Flags = append(r.Flags, tr.Affinity)
-	}
-	for _, o := range tr.Outcomes {
-		if o.Endpoint.IsValid() {
-			r.Endpoints = append(r.Endpoints, Endpoint{Endpoint: o.Endpoint.String(), Probability: o.Probability, Effective: o.Effective,
-				Verdict: strings.ToUpper(o.Verdict), Masquerade: o.Masquerade, Rules: o.RulesEvaluated})
-		}
-	}
-	r.Endpoints = mergeEndpoints(r.Endpoints)
-	r.Service = nftService(tr)
-	for _, s := range tr.Path {
-		r.Path = append(r.Path, fmt.Sprintf("%s %s #%d %s  [%s]", s.Hook, s.Chain, s.Index+1, clipRule(s.Rule), clipRule(s.Note)))
-	}
-	return r, nil
-}
-
-// mergeEndpoints sums outcomes that reach the same endpoint.
-func mergeEndpoints(in []Endpoint) []Endpoint {
-	var out []Endpoint
-	index := map[string]int{}
-	for _, e := range in {
-		if i, ok := index[e.Endpoint]; ok {
-			out[i].Probability += e.Probability
-			out[i].Effective += e.Effective
-			continue
-		}
-		index[e.Endpoint] = len(out)
-		out = append(out, e)
-	}
-	return out
 }
 
 // maxRuleText is the longest rule text a path quotes whole: a dump's
@@ -208,40 +72,10 @@ func matched(m bool) string {
 	return "-    "
 }
 
-func describe(p Packet) string {
+func describe(p trace.Packet) string {
 	from := p.From
 	if from == "" {
 		from = "pod"
 	}
 	return fmt.Sprintf("%s %s → %s from %s", p.Proto, p.Src, netip.AddrPortFrom(p.Dst, p.DPort), from)
-}
-
-// nftService names the service: as an iptables-nft walk on the way named
-// it, or from kube-proxy's chain names, "service-HASH-ns/name/proto/port"
-// (or external-): "ns/name:port".
-func nftService(tr nfttrace.Result) string {
-	for _, o := range tr.Outcomes {
-		if o.Service != "" {
-			return o.Service
-		}
-	}
-	paths := [][]nfttrace.Step{tr.Path}
-	for _, o := range tr.Outcomes {
-		paths = append(paths, o.Path)
-	}
-	for _, path := range paths {
-		for _, s := range path {
-			for _, prefix := range []string{"service-", "external-"} {
-				rest, ok := strings.CutPrefix(s.Chain, prefix)
-				if !ok {
-					continue
-				}
-				_, name, _ := strings.Cut(rest, "-")
-				if f := strings.Split(name, "/"); len(f) == 4 {
-					return f[0] + "/" + f[1] + ":" + f[3]
-				}
-			}
-		}
-	}
-	return ""
 }

@@ -22,6 +22,9 @@ func TestNoLayeringInversions(t *testing.T) {
 		{"sim/metric", []string{"sim/plot", "sim/report", "sim/compare"}},
 		{"sim/compare", []string{"sim/report"}},
 		{"lab/runner", []string{"sim/report", "sim/plot"}},
+		// The sections a run measures never reach back into the runner.
+		{"lab/sweep", []string{"lab/runner", "sim/report", "sim/plot"}},
+		{"lab/fairness", []string{"lab/runner", "sim/report", "sim/plot"}},
 		// Dataplane constructors register with lab/apply; they never reach
 		// back into the runner, and lab/apply knows none of them.
 		{"lab/ebpf", []string{"lab/runner"}},

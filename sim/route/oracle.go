@@ -8,6 +8,7 @@ import (
 
 	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // Origin is where a connection's first packet meets the node's rules.
@@ -87,11 +88,11 @@ type Oracle struct {
 // explainer is the same rules' tracer that keeps paths (Explain), made
 // on first use.
 type familyRules struct {
-	tracer    *analyze.Tracer
+	tracer    analyze.Tracer
 	node      netip.Addr
 	dump      *analyze.Dump
 	opts      analyze.Options
-	explainer *analyze.Tracer
+	explainer analyze.Tracer
 }
 
 // FamilyRules is one family's loaded rules (a proxier's state) and the
@@ -183,7 +184,7 @@ func (o *Oracle) Explain(q Query) (Answer, error) {
 }
 
 // route traces q with tr, one of fr's tracers.
-func (fr *familyRules) route(tr *analyze.Tracer, q Query) (Answer, error) {
+func (fr *familyRules) route(tr analyze.Tracer, q Query) (Answer, error) {
 	src := q.Src
 	if !src.IsValid() {
 		src = fr.node
@@ -192,7 +193,7 @@ func (fr *familyRules) route(tr *analyze.Tracer, q Query) (Answer, error) {
 	if proto == "" {
 		proto = "tcp"
 	}
-	p := analyze.Packet{Src: src, Dst: q.Dst.Addr(), DPort: q.Dst.Port(), Proto: proto, From: "pod"}
+	p := trace.Packet{Src: src, Dst: q.Dst.Addr(), DPort: q.Dst.Port(), Proto: proto, From: "pod"}
 	if q.From == FromNode {
 		p.From = "node"
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/trace"
 	"github.com/svclab/svclab/sim/trace/nfttrace"
 )
 
@@ -73,7 +74,7 @@ func TestOneWalkAcrossBothRulesets(t *testing.T) {
 		{"service from the node, masqueraded", "192.168.0.2", "10.96.10.2", 443, "node", 0, "accept 10.244.1.11:8443 1.00", "inet hostfw postcheck #2", "ns2/api:https"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := prog.Trace(nfttrace.Packet{Src: netip.MustParseAddr(tt.src), Dst: netip.MustParseAddr(tt.dst), Proto: "tcp",
+			r, err := prog.Trace(trace.Packet{Src: netip.MustParseAddr(tt.src), Dst: netip.MustParseAddr(tt.dst), Proto: "tcp",
 				DPort: tt.port, From: tt.from, InIface: "eth0", OutIface: "eth0", Mark: tt.mark})
 			if err != nil {
 				t.Fatal(err)
@@ -109,7 +110,7 @@ func TestIPTablesNFTTablesSkipped(t *testing.T) {
 		t.Fatalf("skipped %v, rest:\n%s", skipped, rest)
 	}
 	prog := compileCorpus(t, []byte(full))
-	r, err := prog.Trace(nfttrace.Packet{Src: netip.MustParseAddr("203.0.113.5"), Dst: netip.MustParseAddr("192.168.0.2"), Proto: "tcp", DPort: 22, InIface: "eth0"})
+	r, err := prog.Trace(trace.Packet{Src: netip.MustParseAddr("203.0.113.5"), Dst: netip.MustParseAddr("192.168.0.2"), Proto: "tcp", DPort: 22, InIface: "eth0"})
 	if err != nil || outcomes(r) != "drop - 1.00" {
 		t.Fatalf("trace = %s, %v", outcomes(r), err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // BenchmarkTrace10kServices traces first packets to uniformly random
@@ -51,7 +53,7 @@ func BenchmarkTrace10kServices(b *testing.B) {
 			b.ResetTimer()
 			start := time.Now()
 			for i := 0; i < b.N; i++ {
-				p := Packet{Src: src, Dst: serviceIP(int(svc[i%len(svc)])), Proto: "tcp", DPort: 80}
+				p := trace.Packet{Src: src, Dst: serviceIP(int(svc[i%len(svc)])), Proto: "tcp", DPort: 80}
 				if err := tr.TraceInto(p, &out); err != nil {
 					b.Fatal(err)
 				}

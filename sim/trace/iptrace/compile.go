@@ -9,6 +9,7 @@ import (
 
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // The tables the tracer walks.
@@ -282,7 +283,7 @@ func (ct *compiledTable) chain(name string) int32 {
 
 // TraceIPTables compiles d and traces one packet through it. To trace many
 // packets, compile once with NewIPTablesTracer.
-func TraceIPTables(d *iptables.Dump, p Packet, opts Options) (Trace, error) {
+func TraceIPTables(d *iptables.Dump, p trace.Packet, opts Options) (Trace, error) {
 	t, err := NewIPTablesTracer(d, opts)
 	if err != nil {
 		return Trace{}, err

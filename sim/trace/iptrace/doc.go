@@ -16,11 +16,11 @@
 //	  mangle PREROUTING and the INPUT chains
 //
 // with conntrack's effects: CT --notrack and established packets
-// (Packet.State) skip nat, marks set earlier are seen later, --ctstate is
+// (trace.Packet.State) skip nat, marks set earlier are seen later, --ctstate is
 // NEW (plus DNAT once DNATed), ESTABLISHED or UNTRACKED. It follows jumps,
 // gotos and RETURN and evaluates addresses, ports, protocol, multiport,
 // addrtype (Options.LocalAddrs), mark, conntrack state, tcp flags, recent,
-// comment, -i/-o (Packet.InIface/OutIface) and -m set (Options.IPSets).
+// comment, -i/-o (trace.Packet.InIface/OutIface) and -m set (Options.IPSets).
 //
 // A match it cannot decide (an interface or ipset it was not told about,
 // an unmodelled module) forks the walk: one branch assumes it matches, the

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // FuzzTraceIPTables traces packets through arbitrary dumps the parser
@@ -21,7 +22,7 @@ func FuzzTraceIPTables(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, p := range []Packet{
+		for _, p := range []trace.Packet{
 			{Src: netip.MustParseAddr("10.0.0.5"), Dst: netip.AddrFrom4([4]byte{172, 30, 0, last}), Proto: "tcp", DPort: port},
 			{Src: netip.MustParseAddr("192.168.1.10"), Dst: netip.AddrFrom4([4]byte{10, 96, 0, last}), Proto: "udp", DPort: port, From: "node"},
 		} {

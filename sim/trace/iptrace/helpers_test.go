@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/svclab/svclab/sim/golden"
+	"github.com/svclab/svclab/sim/trace"
 
 	"github.com/svclab/svclab/sim/iptables"
 )
@@ -40,7 +41,7 @@ func mustTracer(t testing.TB, d *iptables.Dump, opts Options) *IPTablesTracer {
 	return tr
 }
 
-func mustTrace(t testing.TB, tr *IPTablesTracer, p Packet) Trace {
+func mustTrace(t testing.TB, tr *IPTablesTracer, p trace.Packet) Trace {
 	t.Helper()
 	out, err := tr.Trace(p)
 	if err != nil {
@@ -49,8 +50,8 @@ func mustTrace(t testing.TB, tr *IPTablesTracer, p Packet) Trace {
 	return out
 }
 
-func tcp(src, dst string, port uint16) Packet {
-	return Packet{Src: netip.MustParseAddr(src), Dst: netip.MustParseAddr(dst), Proto: "tcp", DPort: port, From: "pod"}
+func tcp(src, dst string, port uint16) trace.Packet {
+	return trace.Packet{Src: netip.MustParseAddr(src), Dst: netip.MustParseAddr(dst), Proto: "tcp", DPort: port, From: "pod"}
 }
 
 func hasFlag(tr Trace, substr string) bool {

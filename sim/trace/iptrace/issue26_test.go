@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // deepDump nests depth user chains under nat PREROUTING, the last one
@@ -34,7 +36,7 @@ func TestIssue26Point14DeepLegacyJumps(t *testing.T) {
 		t.Run(fmt.Sprint(depth), func(t *testing.T) {
 			tr := mustTracer(t, parseDump(t, deepDump(depth)), Options{})
 			for range 2 { // the second trace reuses the pooled scratch
-				res, err := tr.Trace(Packet{Src: netip.MustParseAddr("10.244.255.1"), Dst: netip.MustParseAddr("10.96.0.1"), Proto: "tcp", DPort: 80})
+				res, err := tr.Trace(trace.Packet{Src: netip.MustParseAddr("10.244.255.1"), Dst: netip.MustParseAddr("10.96.0.1"), Proto: "tcp", DPort: 80})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // TestKernelPath traces the examples on a node dump with raw,
@@ -12,14 +14,14 @@ import (
 func TestKernelPath(t *testing.T) {
 	local := []netip.Addr{netip.MustParseAddr("192.168.0.2"), netip.MustParseAddr("169.254.20.10"), netip.MustParseAddr("10.96.0.10")}
 	tr := mustTracer(t, loadDump(t, "nodes/nodelocaldns-calico.rules"), Options{LocalAddrs: local})
-	udp := func(src, dst string, port uint16, from string) Packet {
-		return Packet{Src: netip.MustParseAddr(src), Dst: netip.MustParseAddr(dst), Proto: "udp", DPort: port, From: from}
+	udp := func(src, dst string, port uint16, from string) trace.Packet {
+		return trace.Packet{Src: netip.MustParseAddr(src), Dst: netip.MustParseAddr(dst), Proto: "udp", DPort: port, From: from}
 	}
 	node := tcp("192.168.0.2", "192.168.0.2", 9999)
 	node.From = "node"
 	tests := []struct {
 		name    string
-		pkt     Packet
+		pkt     trace.Packet
 		verdict Verdict
 		dnat    string
 		by      string // the last step of the path: "table chain #n"
@@ -52,7 +54,7 @@ func TestMissingFilterTable(t *testing.T) {
 	text := string(readFile(t, "testdata/nodes/nodelocaldns-calico.rules"))
 	nat := text[strings.Index(text, "*nat"):]
 	tr := mustTracer(t, parseDump(t, nat), Options{})
-	got := mustTrace(t, tr, Packet{Src: netip.MustParseAddr("10.244.1.5"), Dst: netip.MustParseAddr("10.96.0.10"), Proto: "udp", DPort: 53})
+	got := mustTrace(t, tr, trace.Packet{Src: netip.MustParseAddr("10.244.1.5"), Dst: netip.MustParseAddr("10.96.0.10"), Proto: "udp", DPort: 53})
 	if got.Verdict != Unknown || !hasFlag(got, "the dump has no filter table") || len(got.Endpoints) != 2 {
 		t.Errorf("got %s", got)
 	}

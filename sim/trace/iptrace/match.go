@@ -28,7 +28,7 @@ type pktState struct {
 	// not say (a -i/-o match is then undecided).
 	in, out           string
 	inKnown, outKnown bool
-	// What the user said (Packet.InIface, Packet.OutIface).
+	// What the user said (trace.Packet.InIface and OutIface).
 	givenIn, givenOut string
 }
 

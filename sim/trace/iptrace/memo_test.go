@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // TestMemoMatchesWalk checks that replaying memoized stages changes
@@ -98,13 +99,13 @@ func dumpPorts(text string) []uint16 {
 	return out
 }
 
-func randomPacket(rng *rand.Rand, addrs []netip.Addr, ports []uint16) Packet {
+func randomPacket(rng *rand.Rand, addrs []netip.Addr, ports []uint16) trace.Packet {
 	pick := func() netip.Addr { return addrs[rng.IntN(len(addrs))] }
 	src, dst := pick(), pick()
 	for src.Is4() != dst.Is4() {
 		dst = pick()
 	}
-	p := Packet{Src: src, Dst: dst, Proto: []string{"tcp", "udp"}[rng.IntN(2)], DPort: ports[rng.IntN(len(ports))],
+	p := trace.Packet{Src: src, Dst: dst, Proto: []string{"tcp", "udp"}[rng.IntN(2)], DPort: ports[rng.IntN(len(ports))],
 		From: []string{"pod", "node"}[rng.IntN(2)], Mark: []uint32{0, 0, 0x4000, 0x8000}[rng.IntN(4)]}
 	if rng.IntN(4) == 0 {
 		p.State = "established"

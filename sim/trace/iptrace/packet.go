@@ -3,19 +3,12 @@ package iptrace
 import (
 	"errors"
 	"fmt"
+
+	"github.com/svclab/svclab/sim/trace"
 )
 
-// String formats p for messages: "tcp 10.0.0.5 -> 172.30.0.43:80 from pod".
-func (p Packet) String() string {
-	from := p.From
-	if from == "" {
-		from = "pod"
-	}
-	return fmt.Sprintf("%s %v -> %v:%d from %s", p.Proto, p.Src, p.Dst, p.DPort, from)
-}
-
 // startBranch checks p and makes b the branch every trace starts from.
-func (t *IPTablesTracer) startBranch(p Packet, b *branch) error {
+func (t *IPTablesTracer) startBranch(p trace.Packet, b *branch) error {
 	src, dst := p.Src.Unmap(), p.Dst.Unmap()
 	if !src.IsValid() || !dst.IsValid() {
 		return fmt.Errorf("trace %v: source and destination addresses are required", p)

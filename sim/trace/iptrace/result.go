@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // uniformTolerance is the relative deviation from 1/n above which a split
@@ -12,7 +14,7 @@ import (
 const uniformTolerance = 1e-6
 
 // Trace traces p. See TraceInto to trace many packets cheaply.
-func (t *IPTablesTracer) Trace(p Packet) (Trace, error) {
+func (t *IPTablesTracer) Trace(p trace.Packet) (Trace, error) {
 	var out Trace
 	s := t.scratch.Get().(*scratch) // pooled scratches are never keptByTrace
 	err := t.traceWith(s, p, &out)
@@ -25,7 +27,7 @@ func (t *IPTablesTracer) Trace(p Packet) (Trace, error) {
 // into one Trace allocates next to nothing. The paths are slices of that
 // working memory: they hold until the next TraceInto into out. Concurrent
 // calls need a Trace each.
-func (t *IPTablesTracer) TraceInto(p Packet, out *Trace) error {
+func (t *IPTablesTracer) TraceInto(p trace.Packet, out *Trace) error {
 	if out.scratch == nil {
 		out.scratch = &scratch{keptByTrace: true}
 	}
@@ -33,7 +35,7 @@ func (t *IPTablesTracer) TraceInto(p Packet, out *Trace) error {
 }
 
 // traceWith traces p into out with working memory s.
-func (t *IPTablesTracer) traceWith(s *scratch, p Packet, out *Trace) error {
+func (t *IPTablesTracer) traceWith(s *scratch, p trace.Packet, out *Trace) error {
 	b := &s.cur
 	if err := t.startBranch(p, b); err != nil {
 		return err

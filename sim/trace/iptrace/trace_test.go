@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // TestExampleFromPod traces kube-proxy's example: two endpoints at 0.5 each
@@ -71,7 +73,7 @@ func TestVerdictsAndFlags(t *testing.T) {
 	tr := mustTracer(t, loadDump(t, "services.rules"), Options{LocalAddrs: []netip.Addr{netip.MustParseAddr("192.168.1.10")}})
 	tests := []struct {
 		name      string
-		pkt       Packet
+		pkt       trace.Packet
 		verdict   Verdict
 		endpoints int
 		masq      bool
@@ -84,8 +86,8 @@ func TestVerdictsAndFlags(t *testing.T) {
 		{"skewed split", tcp("10.0.0.5", "172.30.0.48", 80), Accept, 2, false, "split deviates from uniform by 0.4"},
 		{"nodePort is masqueraded", tcp("203.0.113.9", "192.168.1.10", 3005), Accept, 3, true, "service ns5/svc5:p80"},
 		{"wrong port", tcp("10.0.0.5", "172.30.0.45", 81), Accept, 0, false, "no service"},
-		{"udp to a tcp service", Packet{Src: netip.MustParseAddr("10.0.0.5"), Dst: netip.MustParseAddr("172.30.0.45"), Proto: "udp", DPort: 80}, Accept, 0, false, "no service"},
-		{"from the node", Packet{Src: netip.MustParseAddr("192.168.1.10"), Dst: netip.MustParseAddr("172.30.0.45"), Proto: "tcp", DPort: 80, From: "node"}, Accept, 3, true, ""},
+		{"udp to a tcp service", trace.Packet{Src: netip.MustParseAddr("10.0.0.5"), Dst: netip.MustParseAddr("172.30.0.45"), Proto: "udp", DPort: 80}, Accept, 0, false, "no service"},
+		{"from the node", trace.Packet{Src: netip.MustParseAddr("192.168.1.10"), Dst: netip.MustParseAddr("172.30.0.45"), Proto: "tcp", DPort: 80, From: "node"}, Accept, 3, true, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,13 +184,13 @@ func TestErrors(t *testing.T) {
 	tr := mustTracer(t, loadDump(t, "kube-proxy-example.rules"), Options{})
 	bad := []struct {
 		name string
-		pkt  Packet
+		pkt  trace.Packet
 		want string
 	}{
-		{"no source", Packet{Dst: netip.MustParseAddr("1.2.3.4"), Proto: "tcp"}, "addresses are required"},
-		{"mixed families", Packet{Src: netip.MustParseAddr("::1"), Dst: netip.MustParseAddr("1.2.3.4"), Proto: "tcp"}, "different families"},
-		{"bad protocol", Packet{Src: netip.MustParseAddr("1.2.3.4"), Dst: netip.MustParseAddr("1.2.3.4"), Proto: "tcpp"}, `unknown protocol "tcpp"`},
-		{"bad origin", Packet{Src: netip.MustParseAddr("1.2.3.4"), Dst: netip.MustParseAddr("1.2.3.4"), Proto: "tcp", From: "moon"}, `packet origin must be "pod" or "node"`},
+		{"no source", trace.Packet{Dst: netip.MustParseAddr("1.2.3.4"), Proto: "tcp"}, "addresses are required"},
+		{"mixed families", trace.Packet{Src: netip.MustParseAddr("::1"), Dst: netip.MustParseAddr("1.2.3.4"), Proto: "tcp"}, "different families"},
+		{"bad protocol", trace.Packet{Src: netip.MustParseAddr("1.2.3.4"), Dst: netip.MustParseAddr("1.2.3.4"), Proto: "tcpp"}, `unknown protocol "tcpp"`},
+		{"bad origin", trace.Packet{Src: netip.MustParseAddr("1.2.3.4"), Dst: netip.MustParseAddr("1.2.3.4"), Proto: "tcp", From: "moon"}, `packet origin must be "pod" or "node"`},
 	}
 	for _, tc := range bad {
 		if _, err := tr.Trace(tc.pkt); err == nil || !strings.Contains(err.Error(), tc.want) {

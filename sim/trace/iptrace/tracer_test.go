@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // TestIndexMatchesLinearWalk checks that the destination index changes
@@ -24,7 +25,7 @@ func TestIndexMatchesLinearWalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 42 {
-		p := Packet{Src: netip.MustParseAddr("192.168.7.7"), Dst: serviceIP(i), Proto: "tcp", DPort: 80}
+		p := trace.Packet{Src: netip.MustParseAddr("192.168.7.7"), Dst: serviceIP(i), Proto: "tcp", DPort: 80}
 		a, b := mustTrace(t, fast, p), mustTrace(t, slow, p)
 		if a.RulesEvaluated != b.RulesEvaluated || a.ExpectedRulesEvaluated != b.ExpectedRulesEvaluated ||
 			len(a.Endpoints) != len(b.Endpoints) || a.Verdict != b.Verdict || matched(a) != matched(b) {
@@ -211,7 +212,7 @@ func TestPortIndexMatchesLinearWalk(t *testing.T) {
 	served := 0
 	for port := 29998; port < 30000+n+2; port++ {
 		for _, proto := range []string{"tcp", "udp"} {
-			p := Packet{Src: netip.MustParseAddr("192.168.7.7"), Dst: node, Proto: proto, DPort: uint16(port)}
+			p := trace.Packet{Src: netip.MustParseAddr("192.168.7.7"), Dst: node, Proto: proto, DPort: uint16(port)}
 			a, b := mustTrace(t, fast, p), mustTrace(t, slow, p)
 			if a.RulesEvaluated != b.RulesEvaluated || a.ExpectedRulesEvaluated != b.ExpectedRulesEvaluated ||
 				len(a.Endpoints) != len(b.Endpoints) || a.Verdict != b.Verdict || matched(a) != matched(b) {

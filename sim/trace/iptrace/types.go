@@ -4,29 +4,8 @@ import (
 	"net/netip"
 
 	"github.com/svclab/svclab/sim/ipvs"
+	"github.com/svclab/svclab/sim/trace"
 )
-
-// Packet is the first packet of a connection.
-type Packet struct {
-	Src, Dst netip.Addr
-	Proto    string // "tcp", "udp" or "sctp" ("icmp" too, without ports)
-	DPort    uint16
-	SPort    uint16 // optional; --sport matches see 0 when unset
-	// From is where the packet enters: "pod" (or "" ) for a packet from a
-	// pod or another host, which crosses PREROUTING; "node" for a packet
-	// from a host-network process, which crosses OUTPUT.
-	From string
-	// InIface and OutIface are the interfaces the packet comes in on and
-	// goes out of ("" when not known: a -i/-o match is then undecided).
-	// A host process's packet has no input interface, and one to a local
-	// address goes out of and back in on lo.
-	InIface, OutIface string
-	// Mark is the packet mark it enters with (usually 0).
-	Mark uint32
-	// State is the conntrack state of the packet: "new" (default, the
-	// first packet) or "established" (a later one: nat is not consulted).
-	State string
-}
 
 // Options tune a tracer.
 type Options struct {
@@ -142,7 +121,7 @@ type Trace struct {
 
 // Tracer traces packets through a compiled ruleset.
 type Tracer interface {
-	Trace(p Packet) (Trace, error)
+	Trace(p trace.Packet) (Trace, error)
 }
 
 var _ Tracer = (*IPTablesTracer)(nil)

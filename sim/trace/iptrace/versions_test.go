@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/svclab/svclab/sim/render"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // overallDumps is where kube-proxy's own expected iptables output of each
@@ -25,7 +26,7 @@ const overallDumps = "../../render/iptables/testdata/kube-proxy"
 func TestKubeProxyVersions(t *testing.T) {
 	packets := []struct {
 		name string
-		pkt  Packet
+		pkt  trace.Packet
 	}{
 		{"svc1 from a pod", tcp("10.0.0.2", "172.30.0.41", 80)},
 		{"svc1 hairpin", tcp("10.180.0.1", "172.30.0.41", 80)},

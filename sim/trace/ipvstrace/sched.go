@@ -7,12 +7,12 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/sim/ipvs"
-	"github.com/svclab/svclab/sim/trace/iptrace"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // schedule gives each real server its chance for p's first connection.
 // Real servers of weight 0 are quiesced: they get no new connections.
-func schedule(svc *ipvs.Service, p iptrace.Packet, added []netip.AddrPort) ([]Endpoint, error) {
+func schedule(svc *ipvs.Service, p trace.Packet, added []netip.AddrPort) ([]Endpoint, error) {
 	eps := make([]Endpoint, len(svc.Dests))
 	total, live := 0, 0
 	for i, d := range svc.Dests {
@@ -47,7 +47,7 @@ func schedule(svc *ipvs.Service, p iptrace.Packet, added []netip.AddrPort) ([]En
 // shSchedule: with the order the servers were added, the one server this
 // source hashes to gets probability 1; without it, each server gets its
 // share of the buckets (the chance for a source picked at random).
-func shSchedule(svc *ipvs.Service, p iptrace.Packet, eps []Endpoint, added []netip.AddrPort) ([]Endpoint, error) {
+func shSchedule(svc *ipvs.Service, p trace.Packet, eps []Endpoint, added []netip.AddrPort) ([]Endpoint, error) {
 	if added == nil {
 		list := kernelList(svc, nil)
 		for _, d := range shBuckets(svc, list) {
@@ -110,7 +110,7 @@ const shTabBits = 8
 // address, plus the source port with sh-port, is hashed with hash_32
 // (ip_vs_sh_hashkey). A bucket whose server has weight 0 gives no server,
 // unless sh-fallback walks on to the next available one.
-func shPick(svc *ipvs.Service, list []int, p iptrace.Packet) int {
+func shPick(svc *ipvs.Service, list []int, p trace.Packet) int {
 	buckets := shBuckets(svc, list)
 	port := uint32(0)
 	if strings.Contains(svc.Flags, "sh-port") {

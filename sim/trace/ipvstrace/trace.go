@@ -7,6 +7,7 @@ import (
 
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
+	"github.com/svclab/svclab/sim/trace"
 	"github.com/svclab/svclab/sim/trace/iptrace"
 )
 
@@ -73,7 +74,7 @@ type Result struct {
 }
 
 // Trace traces p.
-func (t *Tracer) Trace(p iptrace.Packet) (Result, error) {
+func (t *Tracer) Trace(p trace.Packet) (Result, error) {
 	var r Result
 	mark := p.Mark
 	if t.ipt != nil {
@@ -123,7 +124,7 @@ func (t *Tracer) Trace(p iptrace.Packet) (Result, error) {
 
 // lookup finds the virtual server as ip_vs_in does: by firewall mark
 // when the packet has one, then by protocol, address and port.
-func (t *Tracer) lookup(p iptrace.Packet, mark uint32) *ipvs.Service {
+func (t *Tracer) lookup(p trace.Packet, mark uint32) *ipvs.Service {
 	if mark != 0 {
 		for _, s := range t.tab.Services {
 			if s.Protocol == "" && s.FWMark == mark {
@@ -142,7 +143,7 @@ func (t *Tracer) lookup(p iptrace.Packet, mark uint32) *ipvs.Service {
 
 // loopBack reports whether a real server is the client itself and the
 // KUBE-LOOP-BACK set (dst,dst,src) says so.
-func (t *Tracer) loopBack(p iptrace.Packet, eps []Endpoint) (netip.AddrPort, bool) {
+func (t *Tracer) loopBack(p trace.Packet, eps []Endpoint) (netip.AddrPort, bool) {
 	name := "KUBE-LOOP-BACK"
 	if p.Src.Is6() && !p.Src.Is4In6() {
 		name = "KUBE-6-LOOP-BACK" // kube-proxy's IPv6 sets are KUBE-6-*

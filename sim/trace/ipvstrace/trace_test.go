@@ -9,6 +9,7 @@ import (
 
 	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/ipvs"
+	"github.com/svclab/svclab/sim/trace"
 	"github.com/svclab/svclab/sim/trace/iptrace"
 )
 
@@ -26,8 +27,8 @@ func load(t *testing.T, name string) *ipvs.Table {
 	return tab
 }
 
-func pkt(src, dst string, port uint16, proto string) iptrace.Packet {
-	return iptrace.Packet{Src: netip.MustParseAddr(src), Dst: netip.MustParseAddr(dst), Proto: proto, DPort: port, SPort: 40000, InIface: "eth0", OutIface: "eth0"}
+func pkt(src, dst string, port uint16, proto string) trace.Packet {
+	return trace.Packet{Src: netip.MustParseAddr(src), Dst: netip.MustParseAddr(dst), Proto: proto, DPort: port, SPort: 40000, InIface: "eth0", OutIface: "eth0"}
 }
 
 // TestSchedulers: rr 1/3 each, wrr 2:1:1 gives 0.5/0.25/0.25, sh one
@@ -40,7 +41,7 @@ func TestSchedulers(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		pkt  iptrace.Packet
+		pkt  trace.Packet
 		want []float64
 	}{
 		{"rr, three real servers", pkt("10.244.9.9", "10.96.0.1", 443, "tcp"), []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}},
@@ -157,7 +158,7 @@ func TestGuestIPVSAdm(t *testing.T) {
 	}
 	for vip, want := range map[string][]float64{"10.96.0.1:443": {1.0 / 3, 1.0 / 3, 1.0 / 3}, "10.96.5.5:80": {0.5, 0.25, 0.25}} {
 		ap := netip.MustParseAddrPort(vip)
-		r, err := tr.Trace(iptrace.Packet{Src: netip.MustParseAddr("10.244.9.9"), Dst: ap.Addr(), DPort: ap.Port(), Proto: "tcp"})
+		r, err := tr.Trace(trace.Packet{Src: netip.MustParseAddr("10.244.9.9"), Dst: ap.Addr(), DPort: ap.Port(), Proto: "tcp"})
 		if err != nil || len(r.Endpoints) != 3 {
 			t.Fatalf("%s: %+v %v", vip, r, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/nftables"
 	rendernft "github.com/svclab/svclab/sim/render/nftables"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // BenchmarkTrace traces new connections to random services of a rendered
@@ -40,10 +41,10 @@ func benchTrace(b *testing.B, opts Options) {
 		b.Fatal(err)
 	}
 	b.Logf("parse %v, compile %v", parsed, time.Since(start)-parsed)
-	pkts := make([]Packet, 1024)
+	pkts := make([]trace.Packet, 1024)
 	for i := range pkts {
 		s := g.At(i * 9 % g.Len())
-		pkts[i] = Packet{Src: netip.MustParseAddr("10.244.1.2"), Dst: s.ClusterIP, Proto: "tcp", DPort: 80, From: "pod"}
+		pkts[i] = trace.Packet{Src: netip.MustParseAddr("10.244.1.2"), Dst: s.ClusterIP, Proto: "tcp", DPort: 80, From: "pod"}
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

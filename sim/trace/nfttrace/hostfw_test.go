@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // TestHostFirewall traces a host firewall with the statements such rules
@@ -16,19 +18,19 @@ func TestHostFirewall(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := compileText(t, string(src))
-	pkt := func(src string, port uint16, proto string, mods ...func(*Packet)) Packet {
-		x := Packet{Src: addr(src), Dst: nodeIP, Proto: proto, DPort: port, From: "pod", InIface: "eth0"}
+	pkt := func(src string, port uint16, proto string, mods ...func(*trace.Packet)) trace.Packet {
+		x := trace.Packet{Src: addr(src), Dst: nodeIP, Proto: proto, DPort: port, From: "pod", InIface: "eth0"}
 		for _, m := range mods {
 			m(&x)
 		}
 		return x
 	}
-	established := func(x *Packet) { x.State = "established" }
-	noIface := func(x *Packet) { x.InIface = "" }
-	marked := func(x *Packet) { x.Mark = 0x8000 }
+	established := func(x *trace.Packet) { x.State = "established" }
+	noIface := func(x *trace.Packet) { x.InIface = "" }
+	marked := func(x *trace.Packet) { x.Mark = 0x8000 }
 	tests := []struct {
 		name    string
-		pkt     Packet
+		pkt     trace.Packet
 		verdict string
 		why     string // in Undecided when unknown
 	}{
@@ -52,7 +54,7 @@ func TestHostFirewall(t *testing.T) {
 			}
 		})
 	}
-	fwd, err := p.Trace(Packet{Src: addr("172.17.0.2"), Dst: netip.MustParseAddr("1.1.1.1"), Proto: "tcp", DPort: 443, InIface: "docker0", OutIface: "eth0"})
+	fwd, err := p.Trace(trace.Packet{Src: addr("172.17.0.2"), Dst: netip.MustParseAddr("1.1.1.1"), Proto: "tcp", DPort: 443, InIface: "docker0", OutIface: "eth0"})
 	if err != nil || fwd.Verdict != "accept" {
 		t.Errorf("forward from docker0: %+v %v", fwd, err)
 	}

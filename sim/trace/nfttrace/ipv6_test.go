@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/svclab/svclab/sim/nftables"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // TestIPv6: an ip6 table's service map and numgen, and an inet table whose
@@ -17,7 +18,7 @@ func TestIPv6(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := compileText(t, string(src))
-	r, err := p.Trace(Packet{Src: netip.MustParseAddr("2001:db8::5"), Dst: netip.MustParseAddr("fd00:10:96::10"), Proto: "tcp", DPort: 80, InIface: "eth0", OutIface: "eth0"})
+	r, err := p.Trace(trace.Packet{Src: netip.MustParseAddr("2001:db8::5"), Dst: netip.MustParseAddr("fd00:10:96::10"), Proto: "tcp", DPort: 80, InIface: "eth0", OutIface: "eth0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,16 +31,16 @@ func TestIPv6(t *testing.T) {
 		}
 	}
 	// ip daddr != 10.0.0.0/8 drop in forward never matches an IPv6 packet.
-	r, err = p.Trace(Packet{Src: netip.MustParseAddr("2001:db8::5"), Dst: netip.MustParseAddr("2001:db8::99"), Proto: "tcp", DPort: 80, InIface: "eth0", OutIface: "eth0"})
+	r, err = p.Trace(trace.Packet{Src: netip.MustParseAddr("2001:db8::5"), Dst: netip.MustParseAddr("2001:db8::99"), Proto: "tcp", DPort: 80, InIface: "eth0", OutIface: "eth0"})
 	if err != nil || r.Verdict != "accept" {
 		t.Errorf("forwarded IPv6: %+v %v", r, err)
 	}
 	// The ip6 table does not see IPv4 packets; the inet forward chain does.
-	r, err = p.Trace(Packet{Src: netip.MustParseAddr("192.0.2.5"), Dst: netip.MustParseAddr("198.51.100.9"), Proto: "tcp", DPort: 80, InIface: "eth0", OutIface: "eth0"})
+	r, err = p.Trace(trace.Packet{Src: netip.MustParseAddr("192.0.2.5"), Dst: netip.MustParseAddr("198.51.100.9"), Proto: "tcp", DPort: 80, InIface: "eth0", OutIface: "eth0"})
 	if err != nil || r.Verdict != "drop" {
 		t.Errorf("forwarded IPv4: %+v %v", r, err)
 	}
-	r, err = p.Trace(Packet{Src: netip.MustParseAddr("2001:db8:bad::1"), Dst: nodeIP6, Proto: "tcp", DPort: 22, InIface: "eth0"})
+	r, err = p.Trace(trace.Packet{Src: netip.MustParseAddr("2001:db8:bad::1"), Dst: nodeIP6, Proto: "tcp", DPort: 22, InIface: "eth0"})
 	if err != nil || r.Verdict != "drop" {
 		t.Errorf("blocked IPv6 source to the node: %+v %v", r, err)
 	}
@@ -68,19 +69,19 @@ func TestIPv6V137(t *testing.T) {
 	web := "[fd00:10:244:1::a]:8080=1/2, [fd00:10:244:2::b]:8080=1/2"
 	for _, tc := range []struct {
 		name      string
-		pkt       Packet
+		pkt       trace.Packet
 		verdict   string
 		endpoints string
 		masq      bool
 	}{
-		{"cluster IP from a pod", Packet{Src: a("fd00:10:244:3::5"), Dst: a("fd00:10:96::10"), Proto: "tcp", DPort: 80}, "accept", web, false},
-		{"cluster IP from outside the cluster", Packet{Src: a("2001:db8::9"), Dst: a("fd00:10:96::10"), Proto: "tcp", DPort: 80}, "accept", web, true},
-		{"NodePort", Packet{Src: a("2001:db8::9"), Dst: node, Proto: "tcp", DPort: 30080}, "accept", web, true},
-		{"one endpoint", Packet{Src: a("fd00:10:244:3::5"), Dst: a("fd00:10:96::a"), Proto: "udp", DPort: 53}, "accept", "[fd00:10:244:1::53]:53=1", false},
-		{"no endpoints", Packet{Src: a("fd00:10:244:3::5"), Dst: a("fd00:10:96::30"), Proto: "tcp", DPort: 80}, "reject", "", false},
-		{"NodePort without endpoints", Packet{Src: a("2001:db8::9"), Dst: node, Proto: "tcp", DPort: 30081}, "reject", "", false},
-		{"wrong port of a cluster IP", Packet{Src: a("fd00:10:244:3::5"), Dst: a("fd00:10:96::10"), Proto: "tcp", DPort: 81}, "reject", "", false},
-		{"unallocated cluster IP", Packet{Src: a("fd00:10:244:3::5"), Dst: a("fd00:10:96::99"), Proto: "tcp", DPort: 80}, "drop", "", false},
+		{"cluster IP from a pod", trace.Packet{Src: a("fd00:10:244:3::5"), Dst: a("fd00:10:96::10"), Proto: "tcp", DPort: 80}, "accept", web, false},
+		{"cluster IP from outside the cluster", trace.Packet{Src: a("2001:db8::9"), Dst: a("fd00:10:96::10"), Proto: "tcp", DPort: 80}, "accept", web, true},
+		{"NodePort", trace.Packet{Src: a("2001:db8::9"), Dst: node, Proto: "tcp", DPort: 30080}, "accept", web, true},
+		{"one endpoint", trace.Packet{Src: a("fd00:10:244:3::5"), Dst: a("fd00:10:96::a"), Proto: "udp", DPort: 53}, "accept", "[fd00:10:244:1::53]:53=1", false},
+		{"no endpoints", trace.Packet{Src: a("fd00:10:244:3::5"), Dst: a("fd00:10:96::30"), Proto: "tcp", DPort: 80}, "reject", "", false},
+		{"NodePort without endpoints", trace.Packet{Src: a("2001:db8::9"), Dst: node, Proto: "tcp", DPort: 30081}, "reject", "", false},
+		{"wrong port of a cluster IP", trace.Packet{Src: a("fd00:10:244:3::5"), Dst: a("fd00:10:96::10"), Proto: "tcp", DPort: 81}, "reject", "", false},
+		{"unallocated cluster IP", trace.Packet{Src: a("fd00:10:244:3::5"), Dst: a("fd00:10:96::99"), Proto: "tcp", DPort: 80}, "drop", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.pkt.InIface, tc.pkt.OutIface = "eth0", "eth0"

@@ -2,6 +2,8 @@ package nfttrace
 
 import (
 	"testing"
+
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // TestIssue26Point3UnknownStatementIsUnknown: a statement the parser does
@@ -21,7 +23,7 @@ func TestIssue26Point3UnknownStatementIsUnknown(t *testing.T) {
 	} {
 		t.Run(tc.stmt, func(t *testing.T) {
 			p := compileText(t, "table ip f {\n\tchain pre {\n\t\ttype filter hook prerouting priority 0; policy accept;\n\t\t"+tc.stmt+"\n\t}\n}\n")
-			res, err := p.Trace(Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.1"), Proto: "tcp", DPort: 80})
+			res, err := p.Trace(trace.Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.1"), Proto: "tcp", DPort: 80})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,11 +5,12 @@ import (
 	"net/netip"
 
 	"github.com/svclab/svclab/sim/nftables"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // Trace compiles rs (with no local addresses but loopback) and traces p.
 // To trace many packets, Compile once and call Program.Trace.
-func Trace(rs *nftables.Ruleset, p Packet) (Result, error) {
+func Trace(rs *nftables.Ruleset, p trace.Packet) (Result, error) {
 	prog, err := Compile(rs, Options{})
 	if err != nil {
 		return Result{}, err
@@ -18,7 +19,7 @@ func Trace(rs *nftables.Ruleset, p Packet) (Result, error) {
 }
 
 // Trace follows the first packet of a connection through the hooks.
-func (p *Program) Trace(pkt Packet) (Result, error) {
+func (p *Program) Trace(pkt trace.Packet) (Result, error) {
 	proto, err := protoNumber(pkt.Proto)
 	if err != nil {
 		return Result{}, fmt.Errorf("trace packet: %w", err)

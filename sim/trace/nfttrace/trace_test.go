@@ -12,6 +12,7 @@ import (
 	"github.com/svclab/svclab/sim/nftables"
 	"github.com/svclab/svclab/sim/render"
 	rendernft "github.com/svclab/svclab/sim/render/nftables"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 var (
@@ -89,22 +90,22 @@ func TestTrace(t *testing.T) {
 	prog := fixture(t)
 	tests := []struct {
 		name      string
-		pkt       Packet
+		pkt       trace.Packet
 		endpoints string
 		verdict   string
 		masq      bool
 	}{
-		{"two endpoints split evenly", Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 80, From: "pod"}, "10.0.3.2:80=1/2, 10.0.3.3:80=1/2", "accept", false},
-		{"three endpoints", Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.44"), Proto: "tcp", DPort: 80, From: "pod"}, "10.180.0.40:80=1/3, 10.180.0.4:80=1/3, 10.180.0.5:80=1/3", "accept", false},
-		{"hairpin is masqueraded", Packet{Src: addr("10.0.3.2"), Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 80, From: "pod"}, "10.0.3.2:80=1/2, 10.0.3.3:80=1/2", "accept", true},
-		{"off-cluster client is masqueraded", Packet{Src: addr("203.0.113.2"), Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 80, From: "pod"}, "10.0.3.2:80=1/2, 10.0.3.3:80=1/2", "accept", true},
-		{"node to service", Packet{Src: nodeIP, Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 80, From: "node"}, "10.0.3.2:80=1/2, 10.0.3.3:80=1/2", "accept", true},
-		{"no endpoints rejects", Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.46"), Proto: "tcp", DPort: 80, From: "pod"}, "", "reject", false},
-		{"wrong port rejects", Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 81, From: "pod"}, "", "reject", false},
-		{"wrong protocol rejects", Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.43"), Proto: "udp", DPort: 80, From: "pod"}, "", "reject", false},
-		{"unallocated cluster IP drops", Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.99"), Proto: "tcp", DPort: 80, From: "pod"}, "", "drop", false},
-		{"nodeport from outside", Packet{Src: addr("203.0.113.2"), Dst: nodeIP, Proto: "tcp", DPort: 3003, From: "pod"}, "10.180.0.8:80=1", "accept", true},
-		{"not a service", Packet{Src: addr("10.0.0.2"), Dst: addr("10.0.9.9"), Proto: "tcp", DPort: 80, From: "pod"}, "", "accept", false},
+		{"two endpoints split evenly", trace.Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 80, From: "pod"}, "10.0.3.2:80=1/2, 10.0.3.3:80=1/2", "accept", false},
+		{"three endpoints", trace.Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.44"), Proto: "tcp", DPort: 80, From: "pod"}, "10.180.0.40:80=1/3, 10.180.0.4:80=1/3, 10.180.0.5:80=1/3", "accept", false},
+		{"hairpin is masqueraded", trace.Packet{Src: addr("10.0.3.2"), Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 80, From: "pod"}, "10.0.3.2:80=1/2, 10.0.3.3:80=1/2", "accept", true},
+		{"off-cluster client is masqueraded", trace.Packet{Src: addr("203.0.113.2"), Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 80, From: "pod"}, "10.0.3.2:80=1/2, 10.0.3.3:80=1/2", "accept", true},
+		{"node to service", trace.Packet{Src: nodeIP, Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 80, From: "node"}, "10.0.3.2:80=1/2, 10.0.3.3:80=1/2", "accept", true},
+		{"no endpoints rejects", trace.Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.46"), Proto: "tcp", DPort: 80, From: "pod"}, "", "reject", false},
+		{"wrong port rejects", trace.Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 81, From: "pod"}, "", "reject", false},
+		{"wrong protocol rejects", trace.Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.43"), Proto: "udp", DPort: 80, From: "pod"}, "", "reject", false},
+		{"unallocated cluster IP drops", trace.Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.99"), Proto: "tcp", DPort: 80, From: "pod"}, "", "drop", false},
+		{"nodeport from outside", trace.Packet{Src: addr("203.0.113.2"), Dst: nodeIP, Proto: "tcp", DPort: 3003, From: "pod"}, "10.180.0.8:80=1", "accept", true},
+		{"not a service", trace.Packet{Src: addr("10.0.0.2"), Dst: addr("10.0.9.9"), Proto: "tcp", DPort: 80, From: "pod"}, "", "accept", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,7 +123,7 @@ func TestTrace(t *testing.T) {
 // TestTwoEndpointsCosts pins the work one new connection costs: rules
 // started and verdict-map lookups, hook by hook (see the comment inside).
 func TestTwoEndpointsCosts(t *testing.T) {
-	r, err := fixture(t).Trace(Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 80, From: "pod"})
+	r, err := fixture(t).Trace(trace.Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 80, From: "pod"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestTwoEndpointsCosts(t *testing.T) {
 }
 
 func TestAffinityExplained(t *testing.T) {
-	r, err := fixture(t).Trace(Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.45"), Proto: "tcp", DPort: 80, From: "pod"})
+	r, err := fixture(t).Trace(trace.Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.45"), Proto: "tcp", DPort: 80, From: "pod"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestTraceListing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := compileText(t, string(src)).Trace(Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 80, From: "pod"})
+	r, err := compileText(t, string(src)).Trace(trace.Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 80, From: "pod"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestTraceListing(t *testing.T) {
 
 func TestTraceErrors(t *testing.T) {
 	prog := fixture(t)
-	for _, pkt := range []Packet{
+	for _, pkt := range []trace.Packet{
 		{Src: addr("10.0.0.2"), Dst: addr("172.30.0.43"), Proto: "gre", DPort: 80},
 		{Src: addr("10.0.0.2"), Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 80, From: "moon"},
 		{Src: addr("fd00::1"), Dst: addr("172.30.0.43"), Proto: "tcp", DPort: 80},
@@ -189,7 +190,7 @@ func TestTraceErrors(t *testing.T) {
 		}
 	}
 	loop := "add table ip t\nadd chain ip t a\nadd chain ip t nat-output { type nat hook output priority -100 ; }\nadd rule ip t nat-output jump a\nadd rule ip t a jump a\n"
-	if _, err := compileText(t, loop).Trace(Packet{Src: nodeIP, Dst: addr("10.1.1.1"), Proto: "tcp", DPort: 1, From: "node"}); err == nil {
+	if _, err := compileText(t, loop).Trace(trace.Packet{Src: nodeIP, Dst: addr("10.1.1.1"), Proto: "tcp", DPort: 1, From: "node"}); err == nil {
 		t.Error("jump loop not reported")
 	}
 }

@@ -5,23 +5,6 @@ import (
 	"time"
 )
 
-// Packet is the first packet of a connection.
-type Packet struct {
-	Src, Dst netip.Addr
-	Proto    string // "tcp", "udp" or "sctp"
-	DPort    uint16
-	// From is "pod" (arrives from a pod: prerouting) or "node" (sent by
-	// the node itself: output).
-	From string
-	// InIface and OutIface are the interfaces, "" when not known (an
-	// iifname/oifname match then makes the verdict unknown).
-	InIface, OutIface string
-	// Mark is the mark the packet enters with.
-	Mark uint32
-	// State is "new" (default) or "established" (nat is not consulted).
-	State string
-}
-
 // Options describe the node the ruleset runs on.
 type Options struct {
 	// LocalAddrs are the node's own addresses, for "fib … type local" and

@@ -14,6 +14,7 @@ import (
 	"github.com/svclab/svclab/sim/nftables"
 	"github.com/svclab/svclab/sim/render"
 	rendernft "github.com/svclab/svclab/sim/render/nftables"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // The v1.37 layout traced three ways, rendered transaction, the kernel's
@@ -70,24 +71,24 @@ func splitModel() *model.Model {
 // splitPackets are the first packets traced through each form.
 var splitPackets = []struct {
 	name string
-	pkt  Packet
+	pkt  trace.Packet
 }{
-	{"split-2 from a pod", Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.10"), Proto: "tcp", DPort: 80}},
-	{"split-2 hairpin", Packet{Src: addr("10.244.1.3"), Dst: addr("10.96.0.10"), Proto: "tcp", DPort: 80}},
-	{"split-2 from outside the cluster", Packet{Src: addr("203.0.113.2"), Dst: addr("10.96.0.10"), Proto: "tcp", DPort: 80}},
-	{"split-2 from the node", Packet{Src: nodeIP, Dst: addr("10.96.0.10"), Proto: "tcp", DPort: 80, From: "node"}},
-	{"split-2 wrong port", Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.10"), Proto: "tcp", DPort: 81}},
-	{"one endpoint", Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.11"), Proto: "tcp", DPort: 80}},
-	{"one endpoint hairpin", Packet{Src: addr("10.244.2.2"), Dst: addr("10.96.0.11"), Proto: "tcp", DPort: 80}},
-	{"three endpoints udp", Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.12"), Proto: "udp", DPort: 53}},
-	{"three endpoints hairpin", Packet{Src: addr("10.244.3.4"), Dst: addr("10.96.0.12"), Proto: "udp", DPort: 53}},
-	{"nodeport from outside", Packet{Src: addr("203.0.113.2"), Dst: nodeIP, Proto: "tcp", DPort: 30080}},
-	{"nodeport cluster IP", Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.13"), Proto: "tcp", DPort: 80}},
-	{"no endpoints", Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.14"), Proto: "tcp", DPort: 80}},
-	{"affinity, new client", Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.15"), Proto: "tcp", DPort: 80}},
-	{"affinity hairpin", Packet{Src: addr("10.244.5.2"), Dst: addr("10.96.0.15"), Proto: "tcp", DPort: 80}},
-	{"remote endpoints", Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.16"), Proto: "tcp", DPort: 80}},
-	{"unallocated cluster IP", Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.99"), Proto: "tcp", DPort: 80}},
+	{"split-2 from a pod", trace.Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.10"), Proto: "tcp", DPort: 80}},
+	{"split-2 hairpin", trace.Packet{Src: addr("10.244.1.3"), Dst: addr("10.96.0.10"), Proto: "tcp", DPort: 80}},
+	{"split-2 from outside the cluster", trace.Packet{Src: addr("203.0.113.2"), Dst: addr("10.96.0.10"), Proto: "tcp", DPort: 80}},
+	{"split-2 from the node", trace.Packet{Src: nodeIP, Dst: addr("10.96.0.10"), Proto: "tcp", DPort: 80, From: "node"}},
+	{"split-2 wrong port", trace.Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.10"), Proto: "tcp", DPort: 81}},
+	{"one endpoint", trace.Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.11"), Proto: "tcp", DPort: 80}},
+	{"one endpoint hairpin", trace.Packet{Src: addr("10.244.2.2"), Dst: addr("10.96.0.11"), Proto: "tcp", DPort: 80}},
+	{"three endpoints udp", trace.Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.12"), Proto: "udp", DPort: 53}},
+	{"three endpoints hairpin", trace.Packet{Src: addr("10.244.3.4"), Dst: addr("10.96.0.12"), Proto: "udp", DPort: 53}},
+	{"nodeport from outside", trace.Packet{Src: addr("203.0.113.2"), Dst: nodeIP, Proto: "tcp", DPort: 30080}},
+	{"nodeport cluster IP", trace.Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.13"), Proto: "tcp", DPort: 80}},
+	{"no endpoints", trace.Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.14"), Proto: "tcp", DPort: 80}},
+	{"affinity, new client", trace.Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.15"), Proto: "tcp", DPort: 80}},
+	{"affinity hairpin", trace.Packet{Src: addr("10.244.5.2"), Dst: addr("10.96.0.15"), Proto: "tcp", DPort: 80}},
+	{"remote endpoints", trace.Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.16"), Proto: "tcp", DPort: 80}},
+	{"unallocated cluster IP", trace.Packet{Src: addr("10.244.255.1"), Dst: addr("10.96.0.99"), Proto: "tcp", DPort: 80}},
 }
 
 // renderSplit renders splitModel in version v's layout.
@@ -218,7 +219,7 @@ func TestV137TracerEdges(t *testing.T) {
 		{"three values, kernel weights", "add rule ip t pre dnat ip addr . port to numgen random mod 3 map { 0 : 10.1.0.1 . 80 , 1 : 10.1.0.2 . 80 , 2 : 10.1.0.3 . 80 }\n",
 			"accept: accept 10.1.0.1:80 p=0.3333333333 kernel=0.3333333335 masq=false; accept 10.1.0.2:80 p=0.3333333333 kernel=0.3333333333 masq=false; accept 10.1.0.3:80 p=0.3333333333 kernel=0.3333333333 masq=false"},
 	}
-	pkt := Packet{Src: addr("10.2.0.1"), Dst: addr("10.3.0.1"), Proto: "tcp", DPort: 80}
+	pkt := trace.Packet{Src: addr("10.2.0.1"), Dst: addr("10.3.0.1"), Proto: "tcp", DPort: 80}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := compileText(t, head+tt.rules).Trace(pkt)

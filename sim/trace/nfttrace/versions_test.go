@@ -9,6 +9,7 @@ import (
 
 	"github.com/svclab/svclab/sim/golden"
 	"github.com/svclab/svclab/sim/render"
+	"github.com/svclab/svclab/sim/trace"
 )
 
 // overallDumps is where kube-proxy's own expected nftables output of each
@@ -20,18 +21,18 @@ const overallDumps = "../../render/nftables/testdata/kube-proxy"
 // (192.168.0.2, pods in 10.0.0.0/8) and services svc1 to svc6.
 var overallPackets = []struct {
 	name string
-	pkt  Packet
+	pkt  trace.Packet
 }{
-	{"svc1 from a pod", Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.41"), Proto: "tcp", DPort: 80}},
-	{"svc1 hairpin", Packet{Src: addr("10.180.0.1"), Dst: addr("172.30.0.41"), Proto: "tcp", DPort: 80}},
-	{"svc1 from outside the cluster", Packet{Src: addr("203.0.113.2"), Dst: addr("172.30.0.41"), Proto: "tcp", DPort: 80}},
-	{"svc2 externalIP, local policy", Packet{Src: addr("203.0.113.2"), Dst: addr("192.168.99.22"), Proto: "tcp", DPort: 80}},
-	{"svc3 NodePort", Packet{Src: addr("203.0.113.2"), Dst: addr("192.168.0.2"), Proto: "tcp", DPort: 3003}},
-	{"svc4 two endpoints", Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.44"), Proto: "tcp", DPort: 80}},
-	{"svc5 LoadBalancer allowed", Packet{Src: addr("203.0.113.2"), Dst: addr("5.6.7.8"), Proto: "tcp", DPort: 80}},
-	{"svc5 LoadBalancer refused", Packet{Src: addr("198.51.100.1"), Dst: addr("5.6.7.8"), Proto: "tcp", DPort: 80}},
-	{"svc6 no endpoints", Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.46"), Proto: "tcp", DPort: 80}},
-	{"unallocated cluster IP", Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.99"), Proto: "tcp", DPort: 80}},
+	{"svc1 from a pod", trace.Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.41"), Proto: "tcp", DPort: 80}},
+	{"svc1 hairpin", trace.Packet{Src: addr("10.180.0.1"), Dst: addr("172.30.0.41"), Proto: "tcp", DPort: 80}},
+	{"svc1 from outside the cluster", trace.Packet{Src: addr("203.0.113.2"), Dst: addr("172.30.0.41"), Proto: "tcp", DPort: 80}},
+	{"svc2 externalIP, local policy", trace.Packet{Src: addr("203.0.113.2"), Dst: addr("192.168.99.22"), Proto: "tcp", DPort: 80}},
+	{"svc3 NodePort", trace.Packet{Src: addr("203.0.113.2"), Dst: addr("192.168.0.2"), Proto: "tcp", DPort: 3003}},
+	{"svc4 two endpoints", trace.Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.44"), Proto: "tcp", DPort: 80}},
+	{"svc5 LoadBalancer allowed", trace.Packet{Src: addr("203.0.113.2"), Dst: addr("5.6.7.8"), Proto: "tcp", DPort: 80}},
+	{"svc5 LoadBalancer refused", trace.Packet{Src: addr("198.51.100.1"), Dst: addr("5.6.7.8"), Proto: "tcp", DPort: 80}},
+	{"svc6 no endpoints", trace.Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.46"), Proto: "tcp", DPort: 80}},
+	{"unallocated cluster IP", trace.Packet{Src: addr("10.0.0.2"), Dst: addr("172.30.0.99"), Proto: "tcp", DPort: 80}},
 }
 
 // TestKubeProxyVersions: the tracer reads the nftables output of every

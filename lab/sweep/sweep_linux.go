@@ -1,4 +1,4 @@
-package runner
+package sweep
 
 import (
 	"context"
@@ -30,16 +30,20 @@ type sweepLab struct {
 	model   *model.Model
 	fillers *model.Generator
 	base    results.Point // sync, size and memory, measured at setup
-	// syncLine is the setup's log line (sync times and size); RunSweep
+	// syncLine is the setup's log line (sync times and size); Run
 	// logs them in plan order once every point is set up, since points
 	// are set up in a random order.
 	syncLine string
 	order    int // the point's index in the plan
 }
 
-// RunSweep measures first-packet latency, CPU, throughput and sync time for
-// each dataplane and service count of the scenario's sweep.
-func RunSweep(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
+// Run measures first-packet latency, CPU, throughput and sync time for
+// each dataplane and service count of the scenario's sweep, appending one
+// point record per position and repetition to w.
+func Run(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Writer) (*results.Summary, error) {
+	if opts.Machine == nil {
+		return summarize(sc, nil, false), errNoMachine
+	}
 	opts = opts.withDefaults()
 	spec := sc.Sweep
 	plan := sweepPlan(spec)
@@ -112,7 +116,7 @@ func setUpPoint(ctx context.Context, sc *scenario.Scenario, p planPoint, prefix 
 		return nil, err
 	}
 	l := &sweepLab{plan: p, lab: lab, machine: opts.Machine, model: m, fillers: gen}
-	dp, err := lab.Dataplane(p.dataplane, settingsFor(sc, spec.Scheduler))
+	dp, err := lab.Dataplane(p.dataplane, opts.Settings)
 	if err != nil {
 		return nil, closeLab(lab, err)
 	}
