@@ -25,7 +25,7 @@ Examples:
   svclab plan check results/sweep-full-ebpf --max-n 10000 --format json
 `
 
-func runPlanCheck(args []string, stdout, _ io.Writer) error {
+func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 	var (
 		maxN   int
 		format string
@@ -51,6 +51,9 @@ func runPlanCheck(args []string, stdout, _ io.Writer) error {
 	rows, m, err := cost.Holdout(run, cost.Options{MaxN: maxN})
 	if err != nil {
 		return usagef("%v", err)
+	}
+	for _, w := range m.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	if format == "json" {
 		enc := json.NewEncoder(stdout)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/scenario"
 )
 
 // FitRange chooses which calibration points the per-connection lines use.
@@ -141,6 +142,9 @@ func CalibrateRun(run *Run, opts Options) (*Model, error) {
 		m.Warnings = append(m.Warnings, "calibrated in a user-mode-linux guest ("+run.Source.GuestKernel+
 			"): its absolute latencies and CPU costs are the guest's, far slower than a host kernel's; compare dataplanes, not absolute numbers")
 	}
+	if run.Source.Engine == scenario.EngineKubeProxy {
+		m.Warnings = append(m.Warnings, kubeProxyOrderWarning)
+	}
 	for _, name := range dataplanesOf(run.Points) {
 		dm, err := calibrateDataplane(name, run.Points, opts)
 		if err != nil {
@@ -154,6 +158,10 @@ func CalibrateRun(run *Run, opts Options) (*Model, error) {
 	}
 	return m, nil
 }
+
+// kubeProxyOrderWarning: kube-proxy orders KUBE-SERVICES itself, so a
+// kube-proxy-engine sweep's rule walks are at random places.
+const kubeProxyOrderWarning = "rules written by kube-proxy itself, which orders KUBE-SERVICES in Go map order at every full sync: the sweep's position is not the target rule's, so the iptables dataplanes' first-packet latency and CPU mix positions (syncs, memory and map lookups are unaffected); calibrate the rule walk with --engine native"
 
 // dataplanesOf lists the dataplanes of points in dataplane.Compare order.
 func dataplanesOf(points []results.Point) []string {

@@ -2,6 +2,8 @@ package cost
 
 import (
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/svclab/svclab/sim/model"
@@ -75,5 +77,34 @@ func TestHoldoutOnRecordedSweep(t *testing.T) {
 	}
 	if _, _, err := Holdout(run, Options{}); err == nil {
 		t.Error("a holdout without MaxN: want an error")
+	}
+}
+
+// TestHoldoutKubeProxyOrder: when kube-proxy wrote the rules, a rule walk's
+// measured latencies are at kube-proxy's positions, so the holdout leaves
+// them out (syncs and map lookups stay) and the model says why.
+func TestHoldoutKubeProxyOrder(t *testing.T) {
+	for _, engine := range []string{"native", "kube-proxy"} {
+		run := synthRun()
+		run.Source.Engine = engine
+		rows, m, err := Holdout(run, Options{MaxN: 10000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		walk, lookup, sync := 0, 0, 0
+		for _, r := range rows {
+			switch {
+			case strings.HasPrefix(r.Figure, "p") && r.Dataplane == "iptables-nft":
+				walk++
+			case strings.HasPrefix(r.Figure, "p"):
+				lookup++
+			case strings.Contains(r.Figure, "sync"):
+				sync++
+			}
+		}
+		warned := slices.Contains(m.Warnings, kubeProxyOrderWarning)
+		if kp := engine == "kube-proxy"; (walk == 0) != kp || warned != kp || lookup == 0 || sync == 0 {
+			t.Errorf("engine %s: %d rule-walk latency rows, %d map-lookup rows, %d sync rows, warned %v", engine, walk, lookup, sync, warned)
+		}
 	}
 }

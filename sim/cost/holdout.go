@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/scenario"
 )
 
 // Holdout targets (issue 23): a prediction at 10× the calibration is good
@@ -64,15 +65,23 @@ func Holdout(run *Run, opts Options) ([]HoldoutRow, *Model, error) {
 		}
 		size.Rules = pointRules(dm.Mode, p) // what the lab loaded, as calibration counted it
 		pred := m.predictOne(dm, q, size)
-		rows = append(rows, holdoutRows(p, pred)...)
+		rows = append(rows, holdoutRows(p, pred, walkAtRandom(run, dm))...)
 	}
 	return rows, m, nil
 }
 
+// walkAtRandom: kube-proxy wrote the run's rules and the dataplane walks
+// KUBE-SERVICES, so its measured latencies are at kube-proxy's positions,
+// not the sweep's (kubeProxyOrderWarning).
+func walkAtRandom(run *Run, dm *DataplaneModel) bool {
+	return run.Source.Engine == scenario.EngineKubeProxy && dm.Lookup == LinearWalk
+}
+
 // holdoutRows pairs one measured point with its prediction; the sizes'
 // figures (syncs, memory) only at the last position, where they are
-// measured once per size.
-func holdoutRows(p results.Point, pred Prediction) []HoldoutRow {
+// measured once per size. Latencies are left out when the rule walk's
+// position was kube-proxy's (noWalk).
+func holdoutRows(p results.Point, pred Prediction, noWalk bool) []HoldoutRow {
 	var rows []HoldoutRow
 	add := func(figure string, e *Estimate, measured, target, factor float64) {
 		if e == nil || !(measured > 0) {
@@ -81,8 +90,10 @@ func holdoutRows(p results.Point, pred Prediction) []HoldoutRow {
 		rows = append(rows, HoldoutRow{Dataplane: p.Dataplane, Services: p.Services, Figure: figure, Predicted: *e,
 			Measured: measured, Error: e.Value/measured - 1, Target: target, Covered: e.Contains(measured), Extrapolation: factor})
 	}
-	add("p50 µs ("+p.Position+")", &pred.P50us.Total, p.P50us, HoldoutTargetP50, pred.Extrapolation)
-	if pred.P99us != nil {
+	if !noWalk {
+		add("p50 µs ("+p.Position+")", &pred.P50us.Total, p.P50us, HoldoutTargetP50, pred.Extrapolation)
+	}
+	if pred.P99us != nil && !noWalk {
 		add("p99 µs ("+p.Position+")", &pred.P99us.Total, p.P99us, HoldoutTargetP99, pred.Extrapolation)
 	}
 	if p.Position != PositionLast {

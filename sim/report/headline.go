@@ -32,6 +32,9 @@ func Headline(s *results.Summary, meta *results.Meta) []string {
 		lines = append(lines, splitLine(r, len(s.Runs) > len(dataplanesOf(s.Runs))))
 	}
 	if line := slopeLine(s.Fits); line != "" {
+		if meta != nil && meta.Engine == scenario.EngineKubeProxy {
+			line += KubeProxyOrderNote
+		}
 		lines = append(lines, line)
 	}
 	if line := syncLine(s.Points); line != "" {
@@ -44,6 +47,12 @@ func Headline(s *results.Summary, meta *results.Meta) []string {
 	}
 	return lines
 }
+
+// KubeProxyOrderNote qualifies a rule walk's slope when kube-proxy wrote
+// the rules: it orders KUBE-SERVICES itself (Go map order, new at every
+// full sync), so a sweep's position is not the target rule's place and an
+// iptables slope mixes positions.
+const KubeProxyOrderNote = " (rules by kube-proxy, which orders KUBE-SERVICES itself at every sync: the position asked is not the rule's, so an iptables slope mixes positions; use --engine native for the rule walk)"
 
 // engineLine: "rules: kube-proxy v1.37.2's, written by kube-proxy itself".
 func engineLine(m *results.Meta) string {

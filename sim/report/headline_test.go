@@ -37,6 +37,10 @@ func TestHeadline(t *testing.T) {
 		}, Points: []results.Point{{Dataplane: nft, Services: 1000, SyncFullS: 8.907e-05}, {Dataplane: nft, Services: 10000, SyncFullS: 0.0123}}}, nil,
 			[]string{"first-packet p50 to the last service, per added service: iptables-nft +9.7 ns per service [8.10, 11.3] (R² 0.88); nftables, ebpf: flat",
 				"full sync: nftables 12.3 ms at 10,000 services"}},
+		{"kube-proxy's own order qualifies the slope", results.Summary{Fits: []results.Fit{
+			{Dataplane: ipt, Position: "last", Metric: "p50_us", SlopeNsPerService: 9.7, SlopeCI95: [2]float64{8.1, 11.3}, R2: 0.88}}},
+			&results.Meta{KubeProxyVersion: "1.37", Engine: "kube-proxy"},
+			[]string{"(R² 0.88)" + KubeProxyOrderNote}},
 	}
 	for _, tt := range tests {
 		got := strings.Join(Headline(&tt.s, tt.meta), "\n")
