@@ -62,7 +62,7 @@ Options:
                               paths and a few unchanged control paths are connected to on
                               their real path (pod, node, 127.0.0.1, external client,
                               hairpin); each class is CONFIRMED, CONTRADICTED or NOT
-                              VERIFIED (IPv6 and SCTP paths: not yet); an IPVS side runs
+                              VERIFIED (IPv4 and IPv6; SCTP paths: not yet); an IPVS side runs
                               in a user-mode-linux guest when this kernel has no IPVS
 
 Beside the differences, each side's cost on this node from svclab plan's
