@@ -151,7 +151,7 @@ KUBE_VERSION  = $(shell awk '{ for (i = 1; i < NF; i++) if ($$i == "k8s.io/kuber
 KUBE_LDFLAGS  = -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
   -X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(KUBE_VERSION:v%=%))) \
   -X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION:v%=%)))
-.PHONY: controlplane test-controlplane $(CONTROLPLANE)
+.PHONY: controlplane test-controlplane test-ipvs-property $(CONTROLPLANE)
 
 controlplane: setup $(CONTROLPLANE) ## build bin/etcd, bin/kube-apiserver, bin/job-controller
 
@@ -173,6 +173,12 @@ test-controlplane: controlplane ## the cluster integration test against a real k
 	SVCLAB_CONTROLPLANE_BIN=$(CURDIR)/bin $(GOINPATH) $(GO) test -count=1 -v -tags controlplane -timeout 30m \
 	  -run 'TestClusterRunDryRunAcceptedByAPIServer|TestClusterRunFourCellsEndToEnd|TestClusterRunInterruptedEndToEnd' ./cmd/svclab
 	$(GOINPATH) $(GO) test -count=1 ./lab/cluster/...
+
+# The IPVS half of svclab migrate's random-cluster property test: the tracer's
+# outcome of sampled paths against the kernel's, IPVS in the user-mode-linux
+# guest (a guest boot and up to a minute, so not in make test; needs root).
+test-ipvs-property: setup ## migrate's IPVS property test in the user-mode-linux guest (needs root; not in make test)
+	SVCLAB_IPVS_PROPERTY=1 $(GOINPATH) $(GO) test -count=1 -v -run TestRandomClusterIPVSAgreesWithKernel ./lab/migrateverify
 
 # The commands that need no privilege build and run off Linux too.
 cross: setup

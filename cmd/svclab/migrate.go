@@ -9,7 +9,10 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/lab/kubeproxy"
+	"github.com/svclab/svclab/sim/cost"
 	"github.com/svclab/svclab/sim/migrate"
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/objects"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
@@ -47,14 +50,26 @@ Options:
                               (default; make kube-proxy builds its drivers) or svclab's renderers
   --format text|markdown|json text for people (default), Markdown for a pull request,
                               JSON for tools (--json is --format json)
+  --scale K                   the cost beside it also at K times the cluster's size
+                              (Services generated in its shape, as svclab plan --scale)
+  --calibration DIR           the cost model's calibration, as svclab plan's: this
+                              directory, else the newest under results/calibration, else
+                              the embedded default
+  --allow-other-machine       use a calibration measured on another CPU model (extrapolating)
   --verify                    (Linux, root) confirm each class in the kernel: each side's
                               engine programs a scratch lab node (iptables mode: through
                               iptables-legacy and iptables-nft), and each class's example
                               paths and a few unchanged control paths are connected to on
                               their real path (pod, node, 127.0.0.1, external client,
                               hairpin); each class is CONFIRMED, CONTRADICTED or NOT
-                              VERIFIED (IPv6 and SCTP paths: not yet); an IPVS side runs
+                              VERIFIED (IPv4 and IPv6; SCTP paths: not yet); an IPVS side runs
                               in a user-mode-linux guest when this kernel has no IPVS
+
+Beside the differences, each side's cost on this node from svclab plan's
+calibrated model: ruleset size, full sync (cold start), incremental sync,
+first-packet latency p50/p99 and kernel memory with their 95% intervals, at
+the cluster's size and at --scale K; "not calibrated" where the calibration
+has no figure for a side's dataplane (the embedded one has no IPVS).
 
 Exit status: 0 every path behaves the same, 1 some differ, 2 bad input,
 5 (--verify) the kernel contradicted the tracer on some class or control
@@ -63,6 +78,7 @@ Exit status: 0 every path behaves the same, 1 some differ, 2 bad input,
 Examples:
   svclab migrate --from iptables --to nftables scenarios/objects/migration-example.yaml
   svclab migrate --from ipvs@1.35 --to nftables@1.37 --format markdown cluster.yaml > migration.md
+  svclab migrate --from iptables --to nftables --scale 10 cluster.yaml
   svclab migrate --from nftables@1.35 --to nftables@1.37 --format json cluster.yaml
   svclab migrate --from nftables --to nftables --to-flag nodeport-addresses=0.0.0.0/0 --node-address 10.0.5.1 cluster.yaml
   svclab migrate --from iptables --to nftables --engine native --node-address 192.168.100.1 migration-example
@@ -122,6 +138,9 @@ type migrateFlags struct {
 	fromFlags, toFlags sideFlags
 	nodeAddrs          []netip.Addr
 	verify             bool
+	scale              float64
+	calibration        string
+	allowOther         bool
 }
 
 func runMigrate(args []string, stdout, stderr io.Writer) error {
@@ -133,6 +152,9 @@ func runMigrate(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&f.toFlags, "to-flag", "")
 	fs.StringVar(&f.engine, "engine", scenario.EngineKubeProxy, "")
 	fs.BoolVar(&f.verify, "verify", false, "")
+	fs.Float64Var(&f.scale, "scale", 1, "")
+	fs.StringVar(&f.calibration, "calibration", "", "")
+	fs.BoolVar(&f.allowOther, "allow-other-machine", false, "")
 	f.format = addFormatFlag(fs, formatText, formatMarkdown, formatJSON)
 	fs.Func("node-address", "", func(v string) error {
 		for _, a := range strings.Split(v, ",") {
@@ -152,6 +174,13 @@ func runMigrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkScale(f.scale); err != nil {
+		return err
+	}
+	costModel, err := planModel(f.calibration, cost.Options{}, f.allowOther)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stderr, "svclab migrate: %d Services, %s → %s (%s engine)\n", in.Model.Services.Len(), in.From, in.To, f.engine)
 	if f.verify && verifyKernel == nil {
 		return &exitError{code: 2, msg: "svclab migrate --verify needs Linux (network namespaces) and root"}
@@ -168,6 +197,9 @@ func runMigrate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		res.Verification = migrate.Judge(res, probes, kernels)
+	}
+	if res.Cost, err = migrateCost(costModel, res, f.scale); err != nil {
+		return err
 	}
 	if err := migrate.Write(stdout, res, string(f.format.value)); err != nil {
 		return err
@@ -213,6 +245,25 @@ func migrateInput(f migrateFlags, rest []string) (migrate.Input, error) {
 		return in, usagef("--engine %q: want %s or %s", f.engine, scenario.EngineKubeProxy, scenario.EngineNative)
 	}
 	return in, nil
+}
+
+// migrateCost is each side's cost at the cluster's size and, for a scale
+// other than 1, at scale times it.
+func migrateCost(m *cost.Model, res *migrate.Result, scale float64) (*migrate.Costs, error) {
+	sizes := []migrate.Sized{{Scale: 1, Model: res.Model}}
+	if scale != 1 {
+		svcs := make(model.Slice, res.Model.Services.Len())
+		for i := range svcs {
+			svcs[i] = *res.Model.Services.At(i)
+		}
+		o := &objects.Objects{Services: svcs}
+		scaled, err := scaledModel(res.Model, o.Shape(res.Model.Cluster.NodeName), scale)
+		if err != nil {
+			return nil, err
+		}
+		sizes = append(sizes, migrate.Sized{Scale: scale, Model: scaled})
+	}
+	return migrate.CostsOf(m, res.From, res.To, sizes)
 }
 
 // sideOf reads one side: MODE[@VERSION] and its flags over the scenario's.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svclab/svclab/sim/cost"
 	"github.com/svclab/svclab/sim/golden"
 	"github.com/svclab/svclab/sim/migrate"
 )
@@ -30,6 +31,7 @@ func TestMigrateExampleGolden(t *testing.T) {
 		{"ipvs-nftables.md", []string{"--from", "ipvs", "--to", "nftables", "--format", "markdown"}, 1},
 		{"iptables-ipvs.json", []string{"--from", "iptables", "--to", "ipvs", "--json"}, 1},
 		{"nftables135-nftables137.txt", []string{"--from", "nftables@1.35", "--to", "nftables@1.37"}, 0},
+		{"iptables-nftables-scale.md", []string{"--from", "iptables", "--to", "nftables", "--scale", "10", "--calibration", planCalibration, "--format", "markdown"}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,11 +58,45 @@ func TestMigrateBadInput(t *testing.T) {
 		{"--from", "iptables", "--to", "nftables", "--to-flag", "feature-gates=KubeProxyNFTablesLocalhostNodePorts=true", migrationExample},
 		{"--from", "iptables", "--to", "nftables", "no-such-file.yaml"},
 		{"--from", "iptables", "--to", "nftables"},
+		{"--from", "iptables", "--to", "nftables", "--scale", "0", migrationExample},
+		{"--from", "iptables", "--to", "nftables", "--scale", "NaN", migrationExample},
+		{"--from", "iptables", "--to", "nftables", "--calibration", "no-such-dir", migrationExample},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := dispatch(append([]string{"migrate"}, args...), &stdout, &stderr); code != 2 || stdout.Len() != 0 {
 			t.Errorf("migrate %v: exit %d, stdout %q, stderr %q; want 2 and nothing on stdout", args, code, stdout.String(), stderr.String())
 		}
+	}
+}
+
+// TestMigrateCostCalibration: the cost beside a migration selects its
+// calibration as svclab plan does: another machine's is refused (exit 2)
+// unless --allow-other-machine, which says it extrapolates.
+func TestMigrateCostCalibration(t *testing.T) {
+	other := &cost.Machine{CPUModel: "AMD EPYC", CPUs: 2}
+	for _, tt := range []struct {
+		name string
+		here *cost.Machine
+		args []string
+		code int
+		want string
+	}{
+		{"same machine", &planCalibrationMachine, nil, 1, "calibration ../../sim/cost/testdata/sweep1"},
+		{"other machine refused", other, nil, 2, ""},
+		{"other machine allowed", other, []string{"--allow-other-machine"}, 1, "EXTRAPOLATING ACROSS MACHINES"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			withPlanMachine(t, tt.here)
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"migrate", "--engine", "native", "--from", "iptables", "--to", "nftables", "--calibration", planCalibration}, tt.args...)
+			code := dispatch(append(args, migrationExample), &stdout, &stderr)
+			if code != tt.code || !strings.Contains(stdout.String(), tt.want) {
+				t.Fatalf("exit %d (want %d), want %q in:\n%s\n%s", code, tt.code, tt.want, stdout.String(), stderr.String())
+			}
+			if code == 2 && (stdout.Len() != 0 || !strings.Contains(stderr.String(), "another machine")) {
+				t.Errorf("refused, but stdout %q, stderr %q", stdout.String(), stderr.String())
+			}
+		})
 	}
 }
 

@@ -159,8 +159,8 @@ func (f planFlags) query(stderr io.Writer) (cost.Query, error) {
 	case f.objects != "" && (f.services >= 0 || f.endpoints >= 0):
 		return q, usagef("give either --objects or --services and --endpoints-per-service, not both")
 	case f.objects != "":
-		if math.IsNaN(f.scale) || f.scale <= 0 || f.scale > 1e4 {
-			return q, usagef("--scale %g: want a multiple > 0 (at most 10000)", f.scale)
+		if err := checkScale(f.scale); err != nil {
+			return q, err
 		}
 		c, err := planComposition(f.objects, f.scale, stderr)
 		if err != nil {

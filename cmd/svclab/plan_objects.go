@@ -28,24 +28,43 @@ func planComposition(path string, scale float64, stderr io.Writer) (*cost.Compos
 	for _, w := range o.Warnings {
 		fmt.Fprintln(stderr, "svclab plan: warning: "+w)
 	}
-	mdl := &model.Model{Cluster: model.DefaultCluster(), Services: o.Services}
-	if scale != 1 {
-		shape := o.Shape("")
-		n := int(math.Round(scale * float64(shape.Proxied())))
-		if n < 1 {
-			return nil, usagef("--scale %g: %g × %d proxied services is no service", scale, scale, shape.Proxied())
-		}
-		gen, err := model.NewGenerator(model.GeneratorConfig{Services: n, Seed: 1, Mix: shape.Mix()})
-		if err != nil {
-			return nil, usagef("--scale %g: %d services of this shape: %v", scale, n, err)
-		}
-		mdl.Services = gen
+	mdl, err := scaledModel(&model.Model{Cluster: model.DefaultCluster(), Services: o.Services}, o.Shape(""), scale)
+	if err != nil {
+		return nil, err
 	}
 	c, err := cost.CompositionOf(name, scale, mdl)
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
 	return &c, nil
+}
+
+// scaledModel is mdl at scale times its size: mdl itself at 1×, otherwise
+// services generated in the cluster's shape (its Mix, as svclab import
+// --scale), on mdl's cluster (svclab plan and svclab migrate --scale).
+func scaledModel(mdl *model.Model, shape objects.Shape, scale float64) (*model.Model, error) {
+	if scale == 1 {
+		return mdl, nil
+	}
+	n := int(math.Round(scale * float64(shape.Proxied())))
+	if n < 1 {
+		return nil, usagef("--scale %g: %g × %d proxied services is no service", scale, scale, shape.Proxied())
+	}
+	gen, err := model.NewGenerator(model.GeneratorConfig{Services: n, Seed: 1, Mix: shape.Mix()})
+	if err != nil {
+		return nil, usagef("--scale %g: %d services of this shape: %v", scale, n, err)
+	}
+	out := *mdl
+	out.Services = gen
+	return &out, nil
+}
+
+// checkScale refuses a --scale that is no multiple svclab renders.
+func checkScale(scale float64) error {
+	if math.IsNaN(scale) || scale <= 0 || scale > 1e4 {
+		return usagef("--scale %g: want a multiple > 0 (at most 10000)", scale)
+	}
+	return nil
 }
 
 // writeBudgets answers the --budget questions, per budget and dataplane.

@@ -27,8 +27,8 @@
 // same lab is built inside a user-mode-linux guest (lab/uml) that this
 // binary boots with `svclab __migrate-verify JOB` (ServeGuest): the job
 // (the compared model, the node, the side, the engine, the probes) and
-// the kernel's answer pass through a directory the guest shares. IPv6
-// paths are not probed yet: they are reported as not sent, with the
-// reason. Namespaces are named svl-mv-<pid>-<n>-…,
+// the kernel's answer pass through a directory the guest shares. IPv4 and
+// IPv6 paths are probed (SCTP ones are reported as not sent, with the
+// reason). Namespaces are named svl-mv-<pid>-<n>-…,
 // held under one lease, and removed at the end. Linux only, privileged.
 package migrateverify

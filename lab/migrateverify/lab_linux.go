@@ -16,10 +16,26 @@ import (
 // gateway is the pods' and external client's next hop (the node's end of
 // each veth, by a permanent neighbour entry), upstreamGW the node's
 // default route's (upstream's end).
+// gateway6 and upstreamGW6 are their IPv6 (link-local) counterparts.
 const (
-	gateway    = "169.254.1.1"
-	upstreamGW = "169.254.1.2"
+	gateway     = "169.254.1.1"
+	upstreamGW  = "169.254.1.2"
+	gateway6    = "fe80::1"
+	upstreamGW6 = "fe80::2"
 )
+
+// hostPrefix is a as a host prefix (/32 or /128) for ip.
+func hostPrefix(a netip.Addr) string {
+	return netip.PrefixFrom(a, a.BitLen()).String()
+}
+
+// nodad is ip's flag that skips duplicate address detection (IPv6).
+func nodad(a netip.Addr) string {
+	if a.Is6() {
+		return " nodad"
+	}
+	return ""
+}
 
 // lab is one built lab: its namespaces and the servers in them.
 type lab struct {
@@ -78,13 +94,14 @@ func (l *lab) create(pl labPlan) error {
 		// REJECT's ICMP errors are rate-limited per client (about six in a
 		// burst, then one a second): many probes from one client would
 		// see the rest as timeouts.
-		"net.ipv4.icmp_ratelimit=0", "net.ipv4.icmp_msgs_per_sec=100000", "net.ipv4.icmp_msgs_burst=100000"); err != nil {
+		"net.ipv4.icmp_ratelimit=0", "net.ipv4.icmp_msgs_per_sec=100000", "net.ipv4.icmp_msgs_burst=100000",
+		"net.ipv6.conf.all.forwarding=1", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0", "net.ipv6.icmp.ratelimit=0"); err != nil {
 		return err
 	}
 	var node []string
 	node = append(node, "link set lo up")
 	for _, a := range pl.node {
-		node = append(node, "addr add "+a.String()+"/32 dev lo")
+		node = append(node, "addr add "+hostPrefix(a)+" dev lo"+nodad(a))
 	}
 	link := 0
 	far := map[string][]string{}
@@ -94,15 +111,17 @@ func (l *lab) create(pl labPlan) error {
 			"link set "+dev+" up")
 		script := []string{"link set lo up", "link set eth0 up"}
 		for _, a := range addrs {
-			node = append(node, fmt.Sprintf("route add %s/32 dev %s", a, dev), fmt.Sprintf("neigh replace %s lladdr %s dev %s nud permanent", a, mac(2, link), dev))
-			script = append(script, fmt.Sprintf("addr add %s/32 dev eth0", a))
+			node = append(node, fmt.Sprintf("route add %s dev %s", hostPrefix(a), dev), fmt.Sprintf("neigh replace %s lladdr %s dev %s nud permanent", a, mac(2, link), dev))
+			script = append(script, fmt.Sprintf("addr add %s dev eth0%s", hostPrefix(a), nodad(a)))
 		}
 		far[ns] = append(script, "route add "+gateway+" dev eth0 scope link",
 			fmt.Sprintf("neigh replace %s lladdr %s dev eth0 nud permanent", gateway, mac(1, link)),
-			"route add default via "+gateway+" dev eth0")
+			"route add default via "+gateway+" dev eth0",
+			fmt.Sprintf("neigh replace %s lladdr %s dev eth0 nud permanent", gateway6, mac(1, link)),
+			"route add ::/0 via "+gateway6+" dev eth0")
 	}
-	if pl.client.IsValid() {
-		attach("cl0", l.client, []netip.Addr{pl.client})
+	if len(pl.client) > 0 {
+		attach("cl0", l.client, pl.client)
 	}
 	if len(pl.external) > 0 {
 		attach("ext0", l.ext, pl.external)
@@ -114,9 +133,11 @@ func (l *lab) create(pl labPlan) error {
 	upLink := link
 	node = append(node, "route add "+upstreamGW+" dev up0 scope link",
 		fmt.Sprintf("neigh replace %s lladdr %s dev up0 nud permanent", upstreamGW, mac(2, upLink)),
-		"route add default via "+upstreamGW+" dev up0")
+		"route add default via "+upstreamGW+" dev up0",
+		fmt.Sprintf("neigh replace %s lladdr %s dev up0 nud permanent", upstreamGW6, mac(2, upLink)),
+		"route add ::/0 via "+upstreamGW6+" dev up0")
 	for _, a := range pl.upstream {
-		far[l.up] = append(far[l.up], "route add local "+a.String()+"/32 dev lo")
+		far[l.up] = append(far[l.up], "route add local "+hostPrefix(a)+" dev lo")
 	}
 	if err := ipBatch(l.node, node); err != nil {
 		return err

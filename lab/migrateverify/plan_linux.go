@@ -16,13 +16,14 @@ type listen struct {
 }
 
 // labPlan is what one lab holds for a set of probes: the node's
-// addresses, the endpoint pods and their ports, the client pod, the
+// addresses, the endpoint pods and their ports, the client pod's
+// addresses (one per family), the
 // external client's addresses, the destinations upstream owns and the
 // ports the node and upstream serve.
 type labPlan struct {
 	node     []netip.Addr
 	pods     map[netip.Addr][]listen
-	client   netip.Addr
+	client   []netip.Addr
 	external []netip.Addr
 	upstream []netip.Addr
 	ports    []listen
@@ -31,8 +32,6 @@ type labPlan struct {
 // unsupported says why the lab does not send p ("" when it does).
 func unsupported(p migrate.Probe) string {
 	switch {
-	case p.Path.Family != model.IPv4:
-		return "the lab probes IPv4 paths only"
 	case p.Path.Query.Proto != model.TCP && p.Path.Query.Proto != model.UDP && p.Path.Query.Proto != "":
 		return fmt.Sprintf("the lab does not probe %s", p.Path.Query.Proto)
 	}
@@ -40,15 +39,17 @@ func unsupported(p migrate.Probe) string {
 }
 
 // planOf lays out the lab for probes over the compared model m: a pod for
-// every IPv4 endpoint of the probed Services, with their target ports.
+// every endpoint (IPv4 and IPv6) of the probed Services, with their target
+// ports.
 func planOf(m *model.Model, node migrate.Node, probes []migrate.Probe) labPlan {
 	pl := labPlan{pods: map[netip.Addr][]listen{}}
-	c := m.Cluster.ForFamily(model.IPv4)
-	pl.node = append(pl.node, c.NodeIP)
-	for _, a := range node.Other {
-		if a.Is4() && !slices.Contains(pl.node, a) {
-			pl.node = append(pl.node, a)
+	for _, f := range []model.Family{model.IPv4, model.IPv6} {
+		if a := m.Cluster.ForFamily(f).NodeIP; a.IsValid() && (a.Is4() == (f == model.IPv4)) {
+			pl.node = addAddr(pl.node, a)
 		}
+	}
+	for _, a := range node.Other {
+		pl.node = addAddr(pl.node, a)
 	}
 	probed := map[string]bool{}
 	for _, p := range probes {
@@ -60,7 +61,7 @@ func planOf(m *model.Model, node migrate.Node, probes []migrate.Probe) labPlan {
 		pl.ports = addListen(pl.ports, listen{protoOf(q.Proto), int(q.Dst.Port())})
 		switch p.Path.Client {
 		case migrate.FromPod:
-			pl.client = q.Src
+			pl.client = addAddr(pl.client, q.Src)
 		case migrate.FromOutside, migrate.FromInside, migrate.FromDenied:
 			pl.external = addAddr(pl.external, q.Src)
 		}
@@ -74,9 +75,6 @@ func planOf(m *model.Model, node migrate.Node, probes []migrate.Probe) labPlan {
 			continue
 		}
 		for _, e := range s.Endpoints {
-			if !e.IP.Is4() {
-				continue
-			}
 			for _, p := range s.Ports {
 				pl.pods[e.IP] = addListen(pl.pods[e.IP], listen{protoOf(p.Protocol), p.TargetPort})
 			}

@@ -41,21 +41,31 @@ func (l *lab) startServers(pl labPlan) error {
 	return nil
 }
 
-// serve listens on p in namespace ns (the socket stays in ns) and answers
-// every connection or datagram with "ID SOURCE".
+// serve listens on p in namespace ns (the sockets stay in ns), on IPv4
+// and IPv6, and answers every connection or datagram with "ID SOURCE".
 func (l *lab) serve(ns, id string, p listen) error {
+	for _, fam := range []string{"4", "6"} {
+		if err := l.serveFamily(ns, id, p, fam); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// serveFamily is serve on one family ("4" or "6").
+func (l *lab) serveFamily(ns, id string, p listen, fam string) error {
 	var c io.Closer
 	err := netns.Do(ns, func() error {
-		addr := fmt.Sprintf("0.0.0.0:%d", p.port)
+		addr := fmt.Sprintf(":%d", p.port)
 		if p.proto == model.UDP {
-			pc, err := net.ListenPacket("udp4", addr)
+			pc, err := net.ListenPacket("udp"+fam, addr)
 			if err == nil {
 				c = pc
 				go answerUDP(pc, id)
 			}
 			return err
 		}
-		ln, err := net.Listen("tcp4", addr)
+		ln, err := net.Listen("tcp"+fam, addr)
 		if err == nil {
 			c = ln
 			go answerTCP(ln, id)
@@ -63,7 +73,7 @@ func (l *lab) serve(ns, id string, p listen) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("migrate --verify: serve %s/%d in %s: %w", p.proto, p.port, ns, err)
+		return fmt.Errorf("migrate --verify: serve %s/%d (IPv%s) in %s: %w", p.proto, p.port, fam, ns, err)
 	}
 	l.servers = append(l.servers, c)
 	return nil

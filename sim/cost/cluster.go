@@ -37,6 +37,18 @@ type Composition struct {
 // ServiceRules are the IPv4 proxier's (the family the calibration measured),
 // or the first family's when there is no IPv4 service.
 func CompositionOf(source string, scale float64, mdl *model.Model) (Composition, error) {
+	cfgs := make([]route.Config, len(compositionModes))
+	for i, md := range compositionModes {
+		cfgs[i] = route.Config{Mode: md}
+	}
+	return CompositionFor(source, scale, mdl, cfgs...)
+}
+
+// CompositionFor is CompositionOf for the kube-proxy configurations cfgs
+// (one per mode: its release and flags; IPVS too): svclab migrate sizes
+// each side's ruleset as that side writes it. ServiceRules come from the
+// iptables configuration, and are 0 without one.
+func CompositionFor(source string, scale float64, mdl *model.Model, cfgs ...route.Config) (Composition, error) {
 	c := Composition{Source: source, Scale: scale, Modes: map[string]Size{}}
 	c.Services = mdl.Services.Len()
 	for i := range c.Services {
@@ -44,14 +56,14 @@ func CompositionOf(source string, scale float64, mdl *model.Model) (Composition,
 	}
 	for i, fam := range model.Families(mdl.Services) {
 		proj := model.ForFamily(*mdl, fam)
-		for _, md := range compositionModes {
+		for _, cfg := range cfgs {
 			var payload bytes.Buffer
-			st, err := route.Render(&payload, &proj, route.Config{Mode: md})
+			st, err := route.Render(&payload, &proj, cfg)
 			if err != nil {
-				return c, fmt.Errorf("%s: render %s (%s): %w", source, md, fam, err)
+				return c, fmt.Errorf("%s: render %s (%s): %w", source, cfg.Mode, fam, err)
 			}
-			c.add(string(md), st)
-			if md == dataplane.ModeIPTables && (fam == model.IPv4 || i == 0) {
+			c.add(string(cfg.Mode), st)
+			if cfg.Mode == dataplane.ModeIPTables && (fam == model.IPv4 || i == 0) {
 				c.ServiceRules = bytes.Count(payload.Bytes(), []byte("\n-A KUBE-SERVICES "))
 			}
 		}
@@ -59,7 +71,7 @@ func CompositionOf(source string, scale float64, mdl *model.Model) (Composition,
 	return c, nil
 }
 
-// compositionModes are the modes a Composition sizes, rendered by their
+// compositionModes are the modes CompositionOf sizes, rendered by their
 // sim/route entries: the two the lookup calibration measured.
 var compositionModes = []dataplane.Mode{dataplane.ModeIPTables, dataplane.ModeNFTables}
 

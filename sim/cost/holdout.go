@@ -119,7 +119,7 @@ func WriteHoldoutMarkdown(w io.Writer, rows []HoldoutRow) error {
 			target = fmt.Sprintf("±%.0f%%", r.Target*100)
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %+.1f%% | %s | %s | %s | %s |\n", r.Dataplane, r.Services, r.Figure,
-			planEstimate(&r.Predicted), planNumber(r.Measured), r.Error*100, target, yesNo(r.Within()), yesNo(r.Covered), planNumber(r.Extrapolation))
+			EstimateText(&r.Predicted), planNumber(r.Measured), r.Error*100, target, yesNo(r.Within()), yesNo(r.Covered), planNumber(r.Extrapolation))
 	}
 	return nil
 }

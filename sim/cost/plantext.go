@@ -121,18 +121,18 @@ func planRows(q Query) []planRow {
 			return sizeText(p.WalkBytes)
 		}},
 		{"N / largest calibrated N", func(p Prediction) string { return planFactor(p.Extrapolation, p.Beyond) }},
-		{"p50 added by lookup (µs)", func(p Prediction) string { return planEstimate(&p.P50us.Added) }},
-		{"p50 connect (µs)", func(p Prediction) string { return planEstimate(&p.P50us.Total) }},
+		{"p50 added by lookup (µs)", func(p Prediction) string { return EstimateText(&p.P50us.Added) }},
+		{"p50 connect (µs)", func(p Prediction) string { return EstimateText(&p.P50us.Total) }},
 		{"p50 ns per rule", func(p Prediction) string { return planPerRule(&p.P50us) }},
 		{"p99 added by lookup (µs)", func(p Prediction) string { return planCost(p.P99us, false) }},
 		{"p99 connect (µs)", func(p Prediction) string { return planCost(p.P99us, true) }},
 		{"CPU per connection added (µs)", func(p Prediction) string { return planCost(p.CPUusPerConn, false) }},
-		{fmt.Sprintf("CPU cores at %s conn/s", planNumber(q.NewConnPerSec)), func(p Prediction) string { return planEstimate(p.CPUCores) }},
-		{"full sync (s)", func(p Prediction) string { return planSync(p.SyncFull) }},
-		{"incremental sync (s)", func(p Prediction) string { return planSync(p.SyncIncremental) }},
+		{fmt.Sprintf("CPU cores at %s conn/s", planNumber(q.NewConnPerSec)), func(p Prediction) string { return EstimateText(p.CPUCores) }},
+		{"full sync (s)", func(p Prediction) string { return SyncText(p.SyncFull) }},
+		{"incremental sync (s)", func(p Prediction) string { return SyncText(p.SyncIncremental) }},
 		{fmt.Sprintf("programming latency p50 (s) at %s changes/s", planNumber(q.ChurnPerSec)), func(p Prediction) string { return planProgramming(p.Programming, false) }},
 		{"programming latency p99 (s)", func(p Prediction) string { return planProgramming(p.Programming, true) }},
-		{"kernel memory (MB)", func(p Prediction) string { return planEstimate(p.KernelMemMB) }},
+		{"kernel memory (MB)", func(p Prediction) string { return EstimateText(p.KernelMemMB) }},
 		{"rules", func(p Prediction) string { return fmt.Sprint(p.Ruleset.Rules) }},
 		{"chains", func(p Prediction) string { return fmt.Sprint(p.Ruleset.Chains) }},
 		{"set/map elements", func(p Prediction) string { return fmt.Sprint(p.Ruleset.Elements) }},
@@ -150,9 +150,9 @@ func planProgramming(p *ProgrammingLatency, p99 bool) string {
 	case p == nil:
 		return "—"
 	case p99:
-		return planEstimate(&p.P99s)
+		return EstimateText(&p.P99s)
 	}
-	return planEstimate(&p.P50s)
+	return EstimateText(&p.P50s)
 }
 
 func planCost(c *CostPrediction, total bool) string {
@@ -160,9 +160,9 @@ func planCost(c *CostPrediction, total bool) string {
 	case c == nil:
 		return "—"
 	case total:
-		return planEstimate(&c.Total)
+		return EstimateText(&c.Total)
 	}
-	return planEstimate(&c.Added)
+	return EstimateText(&c.Added)
 }
 
 func planPerRule(c *CostPrediction) string {
@@ -170,14 +170,16 @@ func planPerRule(c *CostPrediction) string {
 		return "—"
 	}
 	ns := c.PerEvaluation.Scale(1e3)
-	return planEstimate(&ns)
+	return EstimateText(&ns)
 }
 
-func planSync(s *SyncPrediction) string {
+// SyncText prints a sync time as plan's table does: the estimate, the
+// fit's form and the extrapolation factor, or "—" for nil.
+func SyncText(s *SyncPrediction) string {
 	if s == nil {
 		return "—"
 	}
-	return fmt.Sprintf("%s %s %s", planEstimate(&s.Seconds), s.Form, planFactor(s.Extrapolation, s.Beyond))
+	return fmt.Sprintf("%s %s %s", EstimateText(&s.Seconds), s.Form, planFactor(s.Extrapolation, s.Beyond))
 }
 
 // planFactor prints an extrapolation factor, marking one beyond calibration.
@@ -189,8 +191,9 @@ func planFactor(f float64, beyond bool) string {
 	return s
 }
 
-// planEstimate prints "v [lo, hi]", "v (no interval)" or "—" for nil.
-func planEstimate(e *Estimate) string {
+// EstimateText prints "v [lo, hi]", "v (no interval)" or "—" for nil (the
+// 95% interval in brackets, three significant digits).
+func EstimateText(e *Estimate) string {
 	switch {
 	case e == nil:
 		return "—"

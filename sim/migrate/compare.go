@@ -53,6 +53,8 @@ type Result struct {
 	Node  Node
 	// Verification is the kernel's verdict on each class (--verify).
 	Verification *Verification
+	// Cost is what each side costs (CostsOf; nil: not asked).
+	Cost *Costs
 }
 
 // sideRules is one side and the oracle of its rules (every family's).

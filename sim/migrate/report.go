@@ -61,6 +61,9 @@ func writeText(w io.Writer, r *Result) error {
 		fmt.Fprintf(&b, "   Services: %s\n", someServices(c.Services))
 	}
 	verificationText(&b, r.Verification)
+	if err := costText(&b, r.Cost); err != nil {
+		return err
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -95,6 +98,7 @@ func writeMarkdown(w io.Writer, r *Result) error {
 		}
 	}
 	verificationMarkdown(&b, r.Verification)
+	costMarkdown(&b, r.Cost)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -117,7 +121,8 @@ func writeJSON(w io.Writer, r *Result) error {
 		Notes       []string      `json:"notes,omitempty"`
 		Classes     []jsonClass   `json:"classes"`
 		Verify      *Verification `json:"verify,omitempty"`
-	}{Verify: r.Verification, From: r.From.String(), To: r.To.String(), Services: r.Services, Paths: r.Paths, Differences: len(r.Differences), Notes: r.Notes, Classes: []jsonClass{}}
+		Cost        *Costs        `json:"cost,omitempty"`
+	}{Verify: r.Verification, Cost: r.Cost, From: r.From.String(), To: r.To.String(), Services: r.Services, Paths: r.Paths, Differences: len(r.Differences), Notes: r.Notes, Classes: []jsonClass{}}
 	for _, c := range r.Classes {
 		out.Classes = append(out.Classes, jsonClass{Cause: c.Cause, Paths: c.Count, Services: c.Services, Groups: c.Groups})
 	}
