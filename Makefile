@@ -72,9 +72,20 @@ install: build
 	  echo "install -m 0755 $$d $(DESTDIR)$(PREFIX)/bin/"; install -m 0755 "$$d" $(DESTDIR)$(PREFIX)/bin/ || exit 1; \
 	done
 
+# The main module's tests, with kube-proxy's conformance suites beside them:
+# those are pure Go (no kernel, no namespaces, no processes), so they run in
+# the idle scheduling class (chrt --idle), taking only the CPU the lab tests
+# leave free (about a third of two cores here) without delaying them. The
+# kubeproxy module's other tests (the drivers in scratch namespaces) run
+# after, as they must not overlap the main module's checks for leftovers.
 test: setup lint cross kube-proxy
-	$(GOINPATH) $(GO) test $(GOTEST_FLAGS) ./...
-	@$(MAKE) --no-print-directory -j$(KP_JOBS) kp-tests
+	@mkdir -p bin; \
+	$(IDLE_CLASS) $(MAKE) --no-print-directory -j$(KP_JOBS) kp-conformance > bin/kp-conformance.log 2>&1 & kp=$$!; \
+	$(GOINPATH) $(GO) test $(GOTEST_FLAGS) ./...; main=$$?; \
+	echo "kube-proxy's conformance suites, run beside the tests above (bin/kp-conformance.log):"; \
+	wait $$kp; conformance=$$?; cat bin/kp-conformance.log; \
+	[ $$main = 0 ] && [ $$conformance = 0 ]
+	@$(MAKE) --no-print-directory -j$(KP_JOBS) kp-driver-tests
 
 # Everything that needs no root, no Debian packages and no kube-proxy build:
 # gofmt, vet, the unit tests (privileged tests skip, even as root or under CI)
@@ -115,29 +126,39 @@ KP_CLUSTERS       ?= 1000
 KP_OLDER_CLUSTERS ?= 150
 kp_clusters = $(if $(filter $(1),$(KP_LATEST)),$(KP_CLUSTERS),$(KP_OLDER_CLUSTERS))
 
-# kp_test runs the kubeproxy module's tests (the conformance suite) against
-# kube-proxy version $(1), printing the summary lines (log: bin/kubeproxy-test-$(1).log).
-kp_test = echo "go test (kubeproxy, kube-proxy v$(1), $(call kp_clusters,$(1)) clusters per mode) $(call kp_flags,$(1)) ./..."; \
-	  start=$$(date +%s); \
-	  (cd kubeproxy && SVCLAB_CONFORMANCE_CLUSTERS=$(call kp_clusters,$(1)) CGO_ENABLED=0 $(GOINPATH) $(GO) test $(GOTEST_FLAGS) -v $(call kp_flags,$(1)) ./... > ../bin/kubeproxy-test-$(1).log 2>&1); s=$$?; \
-	  grep -E 'clusters, [0-9]+ syncs|^(ok|FAIL|--- FAIL)' bin/kubeproxy-test-$(1).log; \
-	  echo "kube-proxy v$(1): $$(( $$(date +%s) - start )) s"; \
-	  [ $$s = 0 ] || { tail -50 bin/kubeproxy-test-$(1).log; exit $$s; };
+# kp_test runs the kubeproxy module's tests in packages $(2) against
+# kube-proxy version $(1), printing the summary lines (log: bin/kubeproxy-test-$(1)-$(3).log).
+kp_test = echo "go test (kubeproxy, kube-proxy v$(1), $(3)$(if $(filter conformance,$(3)),$(comma) $(call kp_clusters,$(1)) clusters per mode)) $(call kp_flags,$(1)) $(2)"; \
+	  start=$$(date +%s); log=bin/kubeproxy-test-$(1)-$(3).log; \
+	  (cd kubeproxy && SVCLAB_CONFORMANCE_CLUSTERS=$(call kp_clusters,$(1)) CGO_ENABLED=0 $(GOINPATH) $(GO) test $(GOTEST_FLAGS) -v $(call kp_flags,$(1)) $(2) > ../$$log 2>&1); s=$$?; \
+	  grep -E 'clusters, [0-9]+ syncs|^(ok|FAIL|--- FAIL)' $$log; \
+	  echo "kube-proxy v$(1), $(3): $$(( $$(date +%s) - start )) s"; \
+	  [ $$s = 0 ] || { tail -50 $$log; exit $$s; };
+comma := ,
 
 test-kube-proxy: kube-proxy ## the kubeproxy module's tests for each of KP_VERSIONS
-	@$(MAKE) --no-print-directory -j$(KP_JOBS) kp-tests
+	@$(MAKE) --no-print-directory -j$(KP_JOBS) kp-conformance
+	@$(MAKE) --no-print-directory -j$(KP_JOBS) kp-driver-tests
 
 # The versions' suites are independent and each mostly keeps one core busy,
 # so KP_JOBS of them run at once (two on a 2-core machine: about half the
 # time of one after another). The newest, with KP_CLUSTERS clusters, takes
 # about as long as the three others together, so it starts first.
 KP_JOBS  ?= 2
-KP_TESTS := $(KP_LATEST:%=kp-test-%) $(filter-out kp-test-$(KP_LATEST),$(KP_VERSIONS:%=kp-test-%))
-.PHONY: kp-tests $(KP_TESTS)
-kp-tests: $(KP_TESTS)
-$(KP_TESTS): kp-test-%:
+# IDLE_CLASS runs a command in the idle scheduling class (SCHED_IDLE), where
+# it gets a CPU only when no other task wants it.
+IDLE_CLASS := $(if $(shell command -v chrt),chrt --idle 0)
+KP_CONFORMANCE  := $(KP_LATEST:%=kp-conformance-%) $(filter-out kp-conformance-$(KP_LATEST),$(KP_VERSIONS:%=kp-conformance-%))
+KP_DRIVER_TESTS := $(KP_VERSIONS:%=kp-driver-test-%)
+.PHONY: kp-conformance kp-driver-tests $(KP_CONFORMANCE) $(KP_DRIVER_TESTS)
+kp-conformance: $(KP_CONFORMANCE)
+kp-driver-tests: $(KP_DRIVER_TESTS)
+$(KP_CONFORMANCE): kp-conformance-%:
 	@mkdir -p bin
-	@$(call kp_test,$*)
+	@$(call kp_test,$*,./conformance/,conformance)
+$(KP_DRIVER_TESTS): kp-driver-test-%:
+	@mkdir -p bin
+	@$(call kp_test,$*,./driver/ ./cmd/...,driver)
 
 # The cluster integration test's control plane (lab/cluster/clustertest):
 # etcd, kube-apiserver and Kubernetes' Job controller, built from the modules
