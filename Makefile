@@ -128,9 +128,13 @@ kp_clusters = $(if $(filter $(1),$(KP_LATEST)),$(KP_CLUSTERS),$(KP_OLDER_CLUSTER
 
 # kp_test runs the kubeproxy module's tests in packages $(2) against
 # kube-proxy version $(1), printing the summary lines (log: bin/kubeproxy-test-$(1)-$(3).log).
+# Their temporary files (the driver's nft stubs among them) go to a
+# directory of their own under bin/, not /tmp, where the main module's
+# tests look for what svclab left behind.
 kp_test = echo "go test (kubeproxy, kube-proxy v$(1), $(3)$(if $(filter conformance,$(3)),$(comma) $(call kp_clusters,$(1)) clusters per mode)) $(call kp_flags,$(1)) $(2)"; \
-	  start=$$(date +%s); log=bin/kubeproxy-test-$(1)-$(3).log; \
-	  (cd kubeproxy && SVCLAB_CONFORMANCE_CLUSTERS=$(call kp_clusters,$(1)) CGO_ENABLED=0 $(GOINPATH) $(GO) test $(GOTEST_FLAGS) -v $(call kp_flags,$(1)) $(2) > ../$$log 2>&1); s=$$?; \
+	  start=$$(date +%s); log=bin/kubeproxy-test-$(1)-$(3).log; tmp=$(CURDIR)/bin/tmp-kubeproxy-$(1)-$(3); \
+	  rm -rf $$tmp && mkdir -p $$tmp && \
+	  (cd kubeproxy && TMPDIR=$$tmp SVCLAB_CONFORMANCE_CLUSTERS=$(call kp_clusters,$(1)) CGO_ENABLED=0 $(GOINPATH) $(GO) test $(GOTEST_FLAGS) -v $(call kp_flags,$(1)) $(2) > ../$$log 2>&1); s=$$?; rm -rf $$tmp; \
 	  grep -E 'clusters, [0-9]+ syncs|^(ok|FAIL|--- FAIL)' $$log; \
 	  echo "kube-proxy v$(1), $(3): $$(( $$(date +%s) - start )) s"; \
 	  [ $$s = 0 ] || { tail -50 $$log; exit $$s; };
