@@ -21,6 +21,7 @@ func TestShippedTimelines(t *testing.T) {
 		{"cold-start", 5, EventRestart, 2},
 		{"cold-start-10k", 2, EventCreateServices, 2},
 		{"service-storm", 1, EventCreateServices, 2},
+		{"service-storm-guest", 1, EventCreateServices, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
