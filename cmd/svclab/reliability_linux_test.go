@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -69,13 +70,15 @@ func TestPoint01SignalDuringBuildLeavesNothing(t *testing.T) {
 // Point 2: kill -9 of an IPVS run; `svclab cleanup` kills the guest's
 // processes and removes its temp dirs.
 func TestPoint02KilledGuestIsFoundByCleanup(t *testing.T) {
+	// Guests and directories that exist before the run (another user's
+	// run, a test's) are not this run's: only new ones must go.
+	guestsBefore, dirsBefore := guestProcesses(), guestDirs()
 	cmd := exec.Command(svclabBinary(t), "run", "ipvs-rr", "--connections", "1000000", "--out", filepath.Join(t.TempDir(), "run"))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 60*time.Second, "the guest to boot", func() bool {
-		out, _ := exec.Command("pgrep", "-f", "^/usr/bin/linux ").Output()
-		return len(out) > 0
+		return len(newOf(guestProcesses(), guestsBefore)) > 0
 	})
 	time.Sleep(2 * time.Second)
 	_ = cmd.Process.Kill()
@@ -83,15 +86,39 @@ func TestPoint02KilledGuestIsFoundByCleanup(t *testing.T) {
 	if out, err := exec.Command(svclabBinary(t), "cleanup").CombinedOutput(); err != nil {
 		t.Fatalf("cleanup: %v\n%s", err, out)
 	}
-	waitFor(t, 10*time.Second, "no user-mode-linux process", func() bool {
-		out, _ := exec.Command("pgrep", "-f", "^/usr/bin/linux ").Output()
-		return len(out) == 0
+	waitFor(t, 10*time.Second, "no user-mode-linux process of the run", func() bool {
+		return len(newOf(guestProcesses(), guestsBefore)) == 0
 	})
+	if left := newOf(guestDirs(), dirsBefore); len(left) > 0 {
+		t.Errorf("left: %v", left)
+	}
+}
+
+// guestProcesses lists the PIDs of the user-mode-linux processes running.
+func guestProcesses() []string {
+	out, _ := exec.Command("pgrep", "-f", "^/usr/bin/linux ").Output()
+	return strings.Fields(string(out))
+}
+
+// guestDirs lists the guests' temporary and shared-memory directories.
+func guestDirs() []string {
+	var out []string
 	for _, pattern := range []string{"/tmp/svl-uml-*", "/dev/shm/svl-uml-*"} {
-		if m, _ := filepath.Glob(pattern); len(m) > 0 {
-			t.Errorf("left: %v", m)
+		m, _ := filepath.Glob(pattern)
+		out = append(out, m...)
+	}
+	return out
+}
+
+// newOf returns the entries of now that were not in before.
+func newOf(now, before []string) []string {
+	var out []string
+	for _, x := range now {
+		if !slices.Contains(before, x) {
+			out = append(out, x)
 		}
 	}
+	return out
 }
 
 // Point 5: down and cleanup never signal a process that merely has a
