@@ -79,11 +79,13 @@ install: build
 # kubeproxy module's other tests (the drivers in scratch namespaces) run
 # after, as they must not overlap the main module's checks for leftovers.
 test: setup lint cross kube-proxy
-	@mkdir -p bin; \
+	@mkdir -p bin; start=$$(date +%s); \
 	$(IDLE_CLASS) $(MAKE) --no-print-directory -j$(KP_JOBS) kp-conformance > bin/kp-conformance.log 2>&1 & kp=$$!; \
 	$(GOINPATH) $(GO) test $(GOTEST_FLAGS) ./...; main=$$?; \
+	echo "the main module's tests: $$(( $$(date +%s) - start )) s"; \
 	echo "kube-proxy's conformance suites, run beside the tests above (bin/kp-conformance.log):"; \
 	wait $$kp; conformance=$$?; cat bin/kp-conformance.log; \
+	echo "the main module's tests and the conformance suites: $$(( $$(date +%s) - start )) s"; \
 	[ $$main = 0 ] && [ $$conformance = 0 ]
 	@$(MAKE) --no-print-directory -j$(KP_JOBS) kp-driver-tests
 
