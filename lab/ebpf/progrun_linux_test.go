@@ -216,3 +216,77 @@ func TestUniformChoice(t *testing.T) {
 		t.Errorf("counts %v of %d new flows: p = %.2g, not a uniform choice", counts, n, fair.P)
 	}
 }
+
+// rstPacket is an RST|ACK from client to dst with sequence number seq, as a
+// client closing with SO_LINGER 0 sends it.
+func rstPacket(t *testing.T, client, dst netip.AddrPort, seq uint32) []byte {
+	t.Helper()
+	eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
+	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: client.Addr().AsSlice(), DstIP: dst.Addr().AsSlice()}
+	tcp := &layers.TCP{SrcPort: layers.TCPPort(client.Port()), DstPort: layers.TCPPort(dst.Port()), Seq: seq, RST: true, ACK: true}
+	if err := tcp.SetNetworkLayerForChecksum(ip); err != nil {
+		t.Fatal(err)
+	}
+	buf := gopacket.NewSerializeBuffer()
+	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{ComputeChecksums: true, FixLengths: true}, eth, ip, tcp); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestReorderedResetKeepsTheNewFlow: a client closes connection A with an
+// RST and opens B on the same port; B's SYN is processed before A's RST
+// (the two can sit on different CPUs' backlogs). A's RST must not end B's
+// flow, and B's later packets must neither change backend nor count as a
+// new connection (CI once saw the BPF counter one above the server's
+// accepts in 20,000 connections). B's own RST ends B's flow, and a stray
+// packet of B after it is not counted either.
+func TestReorderedResetKeepsTheNewFlow(t *testing.T) {
+	labtest.RequireRoot(t)
+	l, err := newLB(Capacity{ServicePorts: 64, Backends: 64, Flows: 64, Affinity: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.close() })
+	svc := webService("web", netip.MustParseAddr("10.96.0.10"))
+	for i := range 10 {
+		svc.Endpoints = append(svc.Endpoints, model.Endpoint{IP: podIP(i), Ready: true})
+	}
+	if _, err := l.program(modelOf(svc)); err != nil {
+		t.Fatal(err)
+	}
+	count, err := l.count(context.Background(), Target{Service: &svc, Port: svc.Ports[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := netip.MustParseAddrPort("10.244.255.1:40000")
+	vip := netip.AddrPortFrom(svc.ClusterIP, 80)
+	const isnA, isnB = 1000, 0x80000000
+	runIngress(t, l.objs.SvcIngress, synPacket(t, client, vip, isnA))
+	b := runIngress(t, l.objs.SvcIngress, synPacket(t, client, vip, isnB))
+	reset := func(seq uint32) {
+		t.Helper()
+		if ret, err := l.objs.SvcIngress.Run(&cebpf.RunOptions{Data: rstPacket(t, client, vip, seq), DataOut: make([]byte, 256)}); err != nil || ret != 0 {
+			t.Fatalf("RST seq %d: %d, %v; want TC_ACT_OK", seq, ret, err)
+		}
+	}
+	reset(isnA + 1 + 100) // A's RST, after B's SYN
+	for i := range 20 {
+		if got := runIngress(t, l.objs.SvcIngress, tcpPacket(t, client, vip, isnB+1+uint32(i), false)); got != b {
+			t.Fatalf("B's packet %d went to %s after A's late RST, B's SYN to %s", i, got, b)
+		}
+	}
+	reset(isnB + 1 + 100) // B's own RST ends B
+	runIngress(t, l.objs.SvcIngress, tcpPacket(t, client, vip, isnB+200, false))
+	got, err := count.Stop(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := uint64(0)
+	for _, v := range got.Endpoints {
+		total += v
+	}
+	if total != 2 {
+		t.Errorf("counted %d new connections, want 2 (A's SYN and B's): %v", total, got.Endpoints)
+	}
+}

@@ -228,7 +228,9 @@ int svc_ingress(struct __sk_buff *skb)
 		 * service loses its endpoints. */
 		if (sv->count == 0)
 			return reject(skb, p.k.proto);
-		if (pick_backend(sv, p.k.saddr, &be))
+		/* Only a flow's opening packet is a new connection: a TCP packet
+		 * of a flow whose entry is gone is sent on, not counted. */
+		if (pick_backend(sv, p.k.saddr, &be, syn || p.k.proto == IPPROTO_UDP))
 			return TC_ACT_SHOT;
 		be.isn = p.seq;
 		struct flow_key r = {};
@@ -239,8 +241,12 @@ int svc_ingress(struct __sk_buff *skb)
 	}
 	if (rewrite(skb, p.k.proto, 1, p.k.daddr, be.ip, p.k.dport, be.port))
 		return TC_ACT_SHOT;
-	if (p.tcp_flags & TCP_RST) {
-		/* svclab's clients close with RST: the flow ends here. */
+	if ((p.tcp_flags & TCP_RST) && bpf_ntohl(p.seq) - bpf_ntohl(be.isn) < RST_WINDOW) {
+		/* svclab's clients close with RST: the flow ends here. An RST of
+		 * an older connection on the same client port, processed after the
+		 * new connection's SYN (they can sit on two CPUs' backlogs), must
+		 * not end the new flow: its sequence number is not just past the
+		 * new flow's initial one. */
 		struct flow_key r = {};
 		reverse_of(&p.k, &be, &r);
 		bpf_map_delete_elem(&flows, &p.k);
@@ -292,7 +298,7 @@ int sock_connect4(struct bpf_sock_addr *ctx)
 		return 0;
 	}
 	struct flow_val be = {};
-	if (pick_backend(sv, cookie, &be)) {
+	if (pick_backend(sv, cookie, &be, 1)) {
 		bpf_set_retval(-ECONNREFUSED);
 		return 0;
 	}

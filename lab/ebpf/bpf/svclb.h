@@ -12,6 +12,10 @@
 #define MAX_SERVICES 65536
 #define MAX_BACKENDS 262144
 #define MAX_FLOWS 131072
+/* An RST ends a TCP flow only when its sequence number is less than this
+ * past the flow's initial one (16 MiB sent: svclab's connections send a
+ * request); an unrelated flow's RST falls in that window 1 time in 256. */
+#define RST_WINDOW (1U << 24)
 #define MAX_AFFINITY 65536
 
 /* A service port: ClusterIP, port and IP protocol. */
@@ -126,9 +130,9 @@ struct {
 } config SEC(".maps");
 
 /* pick_backend chooses a backend of sv for client: the remembered one while
- * ClientIP affinity holds, else a uniform random slot. It counts the new
- * connection on the chosen backend. Returns 0 on success. */
-static __always_inline int pick_backend(const struct svc_val *sv, __u64 client, struct flow_val *out)
+ * ClientIP affinity holds, else a uniform random slot. It counts a new
+ * connection on the chosen backend when count is set. Returns 0 on success. */
+static __always_inline int pick_backend(const struct svc_val *sv, __u64 client, struct flow_val *out, int count)
 {
 	struct be_key bk = {.svc_id = sv->id};
 	struct aff_key ak = {.client = client, .svc_id = sv->id};
@@ -158,7 +162,7 @@ static __always_inline int pick_backend(const struct svc_val *sv, __u64 client, 
 		bpf_map_update_elem(&affinity, &ak, &nv, BPF_ANY);
 	}
 	__u32 idx = be->counter;
-	__u64 *cnt = bpf_map_lookup_elem(&counters, &idx);
+	__u64 *cnt = count ? bpf_map_lookup_elem(&counters, &idx) : 0;
 	if (cnt)
 		*cnt += 1;
 	out->ip = be->ip;
