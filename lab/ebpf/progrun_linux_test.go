@@ -23,10 +23,16 @@ func synPacket(t *testing.T, client, dst netip.AddrPort, isn uint32) []byte {
 
 // tcpPacket is a SYN, or an ACK when syn is false.
 func tcpPacket(t *testing.T, client, dst netip.AddrPort, isn uint32, syn bool) []byte {
+	return serializeTCP(t, client, dst, &layers.TCP{Seq: isn, SYN: syn, ACK: !syn, Window: 64240})
+}
+
+// serializeTCP is an Ethernet/IPv4 frame carrying tcp from client to dst,
+// with valid checksums.
+func serializeTCP(t *testing.T, client, dst netip.AddrPort, tcp *layers.TCP) []byte {
 	t.Helper()
 	eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
 	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: client.Addr().AsSlice(), DstIP: dst.Addr().AsSlice()}
-	tcp := &layers.TCP{SrcPort: layers.TCPPort(client.Port()), DstPort: layers.TCPPort(dst.Port()), Seq: isn, SYN: syn, ACK: !syn, Window: 64240}
+	tcp.SrcPort, tcp.DstPort = layers.TCPPort(client.Port()), layers.TCPPort(dst.Port())
 	if err := tcp.SetNetworkLayerForChecksum(ip); err != nil {
 		t.Fatal(err)
 	}
@@ -86,11 +92,10 @@ func runIngress(t *testing.T, prog *cebpf.Program, pkt []byte) netip.AddrPort {
 	return netip.AddrPortFrom(netip.AddrFrom4([4]byte(ip.DstIP.To4())), uint16(tcp.DstPort))
 }
 
-// TestIngressProgram drives svc_ingress directly with crafted SYNs: the
-// destination becomes a backend with correct checksums; a retransmitted
-// SYN (same ISN) keeps its backend and is not counted again; a SYN with a
-// new ISN on the same client port is a new connection, counted again.
-func TestIngressProgram(t *testing.T) {
+// tenBackendLB is a load balancer programmed with one service of 10
+// backends (10.96.0.10:80) and a running count of its new connections.
+func tenBackendLB(t *testing.T) (*lb, model.Service, Counting) {
+	t.Helper()
 	labtest.RequireRoot(t)
 	l, err := newLB(Capacity{ServicePorts: 64, Backends: 64, Flows: 64, Affinity: 64})
 	if err != nil {
@@ -108,6 +113,15 @@ func TestIngressProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return l, svc, count
+}
+
+// TestIngressProgram drives svc_ingress directly with crafted SYNs: the
+// destination becomes a backend with correct checksums; a retransmitted
+// SYN (same ISN) keeps its backend and is not counted again; a SYN with a
+// new ISN on the same client port is a new connection, counted again.
+func TestIngressProgram(t *testing.T) {
+	l, svc, count := tenBackendLB(t)
 	client := netip.MustParseAddrPort("10.244.255.1:40000")
 	vip := netip.AddrPortFrom(svc.ClusterIP, 80)
 	first := runIngress(t, l.objs.SvcIngress, synPacket(t, client, vip, 1000))
@@ -220,18 +234,7 @@ func TestUniformChoice(t *testing.T) {
 // rstPacket is an RST|ACK from client to dst with sequence number seq, as a
 // client closing with SO_LINGER 0 sends it.
 func rstPacket(t *testing.T, client, dst netip.AddrPort, seq uint32) []byte {
-	t.Helper()
-	eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
-	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: client.Addr().AsSlice(), DstIP: dst.Addr().AsSlice()}
-	tcp := &layers.TCP{SrcPort: layers.TCPPort(client.Port()), DstPort: layers.TCPPort(dst.Port()), Seq: seq, RST: true, ACK: true}
-	if err := tcp.SetNetworkLayerForChecksum(ip); err != nil {
-		t.Fatal(err)
-	}
-	buf := gopacket.NewSerializeBuffer()
-	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{ComputeChecksums: true, FixLengths: true}, eth, ip, tcp); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return serializeTCP(t, client, dst, &layers.TCP{Seq: seq, RST: true, ACK: true})
 }
 
 // TestReorderedResetKeepsTheNewFlow: a client closes connection A with an
@@ -242,23 +245,7 @@ func rstPacket(t *testing.T, client, dst netip.AddrPort, seq uint32) []byte {
 // accepts in 20,000 connections). B's own RST ends B's flow, and a stray
 // packet of B after it is not counted either.
 func TestReorderedResetKeepsTheNewFlow(t *testing.T) {
-	labtest.RequireRoot(t)
-	l, err := newLB(Capacity{ServicePorts: 64, Backends: 64, Flows: 64, Affinity: 64})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.close() })
-	svc := webService("web", netip.MustParseAddr("10.96.0.10"))
-	for i := range 10 {
-		svc.Endpoints = append(svc.Endpoints, model.Endpoint{IP: podIP(i), Ready: true})
-	}
-	if _, err := l.program(modelOf(svc)); err != nil {
-		t.Fatal(err)
-	}
-	count, err := l.count(context.Background(), Target{Service: &svc, Port: svc.Ports[0]})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, svc, count := tenBackendLB(t)
 	client := netip.MustParseAddrPort("10.244.255.1:40000")
 	vip := netip.AddrPortFrom(svc.ClusterIP, 80)
 	const isnA, isnB = 1000, 0x80000000
