@@ -75,7 +75,9 @@ install: build
 # The main module's tests, with kube-proxy's conformance suites beside them:
 # those are pure Go (no kernel, no namespaces, no processes), so they run in
 # the idle scheduling class (chrt --idle), taking only the CPU the lab tests
-# leave free (about a third of two cores here) without delaying them. The
+# leave free (about a third of two cores here). They still slow what they
+# overlap a little (the vCPUs share caches: cmd/svclab's tests took 361 s
+# alone, 410-450 s beside them) but finish inside the main tests. The
 # kubeproxy module's other tests (the drivers in scratch namespaces) run
 # after, as they must not overlap the main module's checks for leftovers.
 test: setup lint cross kube-proxy
