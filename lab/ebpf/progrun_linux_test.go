@@ -116,6 +116,21 @@ func tenBackendLB(t *testing.T) (*lb, model.Service, Counting) {
 	return l, svc, count
 }
 
+// stopCounting stops count and returns its counts per endpoint and their
+// sum.
+func stopCounting(t *testing.T, count Counting) (Counters, uint64) {
+	t.Helper()
+	got, err := count.Stop(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := uint64(0)
+	for _, v := range got.Endpoints {
+		total += v
+	}
+	return got, total
+}
+
 // TestIngressProgram drives svc_ingress directly with crafted SYNs: the
 // destination becomes a backend with correct checksums; a retransmitted
 // SYN (same ISN) keeps its backend and is not counted again; a SYN with a
@@ -138,14 +153,7 @@ func TestIngressProgram(t *testing.T) {
 	for i := range fresh {
 		lastFresh = runIngress(t, l.objs.SvcIngress, synPacket(t, client, vip, uint32(2000+i)))
 	}
-	got, err := count.Stop(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := uint64(0)
-	for _, v := range got.Endpoints {
-		total += v
-	}
+	got, total := stopCounting(t, count)
 	if total != 1+fresh {
 		t.Errorf("counted %d new connections, want %d (1 + %d new ISNs; retransmits are not new): %v", total, 1+fresh, fresh, got.Endpoints)
 	}
@@ -265,14 +273,7 @@ func TestReorderedResetKeepsTheNewFlow(t *testing.T) {
 	}
 	reset(isnB + 1 + 100) // B's own RST ends B
 	runIngress(t, l.objs.SvcIngress, tcpPacket(t, client, vip, isnB+200, false))
-	got, err := count.Stop(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := uint64(0)
-	for _, v := range got.Endpoints {
-		total += v
-	}
+	got, total := stopCounting(t, count)
 	if total != 2 {
 		t.Errorf("counted %d new connections, want 2 (A's SYN and B's): %v", total, got.Endpoints)
 	}
