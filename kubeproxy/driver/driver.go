@@ -222,6 +222,10 @@ func (d *Driver) Step(st kube.Step) (kube.Sync, error) {
 func (d *Driver) sync() kube.Sync {
 	out := kube.Sync{Index: d.syncs, Full: d.fullNext()}
 	d.syncs++
+	if err := d.holdStaleChains(); err != nil {
+		out.Error = err.Error()
+		return out
+	}
 	start := time.Now()
 	d.proxier.OnEndpointSlicesSynced()
 	out.DurationNS = time.Since(start).Nanoseconds()

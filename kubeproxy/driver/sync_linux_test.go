@@ -47,17 +47,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func twoEndpoints() *model.Model {
-	return &model.Model{Cluster: model.DefaultCluster(), Services: model.Slice{{
-		Namespace: "ns3", Name: "svc3", Type: model.NodePort, ClusterIP: netip.MustParseAddr("172.30.0.43"),
-		Ports: []model.Port{{Name: "p80", Protocol: model.TCP, Port: 80, TargetPort: 8080, NodePort: 30003}},
-		Endpoints: []model.Endpoint{
-			{IP: netip.MustParseAddr("10.0.3.2"), Ready: true, Serving: true, Node: "node-1"},
-			{IP: netip.MustParseAddr("10.0.3.3"), Ready: true, Serving: true, Node: "node-2"},
-		},
-	}}}
-}
-
 // TestSyncInNamespace runs kube-proxy in sync mode in a scratch namespace
 // (full sync, then a partial sync adding an endpoint) and checks what it
 // reports and what the kernel then holds.
