@@ -266,7 +266,8 @@ func measureSplit(ctx context.Context, lab machine.Lab, dp apply.Dataplane, t ro
 	if err != nil {
 		return results.FairnessRun{}, err
 	}
-	after, sourcesAfter := lab.ServerStats(), lab.ServerSources()
+	after := settledServerStats(ctx, lab, before, uint64(max(sum.Connections-sum.Errors, 0)))
+	sourcesAfter := lab.ServerSources()
 	run := results.FairnessRun{
 		Dataplane: dp.Name(), Service: t.Name(), ClusterIP: t.Service.ClusterIP.String(), Mode: f.Mode,
 		Connections: sum.Connections, Requests: sum.Requests, Errors: sum.Errors, ConnPerSec: sum.ConnPerSec,
