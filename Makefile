@@ -196,10 +196,16 @@ bin/job-controller:
 
 # The control plane, the node agent standing in for kubelets, and svclab
 # cluster run of a 4-cell matrix through them (needs root: the cells are lab
-# runs on this machine).
-test-controlplane: controlplane ## the cluster integration test against a real kube-apiserver (needs root)
+# runs on this machine). The agent runs each pod's container in the image
+# (make image) with podman; SVCLAB_CLUSTER_IMAGE= (empty) runs them as
+# local processes of bin/svclab instead.
+CONTROLPLANE_PACKAGES := podman runc
+SVCLAB_CLUSTER_IMAGE ?= $(IMAGE)
+test-controlplane: controlplane ## the cluster integration test against a real kube-apiserver, pods in the image (needs root)
+	@$(MAKE) --no-print-directory setup APT_PACKAGES="$(CONTROLPLANE_PACKAGES)"
+	$(if $(SVCLAB_CLUSTER_IMAGE),@$(MAKE) --no-print-directory image)
 	$(GO) vet -tags controlplane ./cmd/svclab ./lab/cluster/...
-	SVCLAB_CONTROLPLANE_BIN=$(CURDIR)/bin $(GOINPATH) $(GO) test -count=1 -v -tags controlplane -timeout 30m \
+	SVCLAB_CLUSTER_IMAGE=$(SVCLAB_CLUSTER_IMAGE) SVCLAB_CONTROLPLANE_BIN=$(CURDIR)/bin $(GOINPATH) $(GO) test -count=1 -v -tags controlplane -timeout 30m \
 	  -run 'TestClusterRunDryRunAcceptedByAPIServer|TestClusterRunFourCellsEndToEnd|TestClusterRunInterruptedEndToEnd' ./cmd/svclab
 	$(GOINPATH) $(GO) test -count=1 ./lab/cluster/...
 

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -280,23 +281,33 @@ func TestClusterRunFourCellsEndToEnd(t *testing.T) {
 	t.Logf("svclab merge %s/cells/*:\n%s", out, merged.String())
 }
 
+// clusterImageEnv names the image (as podman knows it, e.g. svclab:latest
+// after `make image`) the node agent runs the pods in with podman; unset,
+// it runs them as local processes of a locally built svclab.
+const clusterImageEnv = "SVCLAB_CLUSTER_IMAGE"
+
 // startNodeAgent starts the node agent with one node per pool of itMatrix,
-// running the pods' svclab as a locally built one; it stops at the test's
-// end, when no mount of a pod may be left. It returns the agent's progress
-// and the directory of the pods' logs.
+// running the pods in $SVCLAB_CLUSTER_IMAGE with podman, or their svclab
+// as a locally built one; it stops at the test's end, when no mount or
+// container of a pod may be left. It returns the agent's progress and the
+// directory of the pods' logs.
 func startNodeAgent(t *testing.T, cp *clustertest.ControlPlane) (*syncBuffer, string) {
 	t.Helper()
 	log, dir := &syncBuffer{}, t.TempDir()
-	agent, err := clustertest.StartNodeAgent(context.Background(), cp, clustertest.AgentConfig{
+	cfg := clustertest.AgentConfig{
 		Pools: []clustertest.Pool{
 			{Name: "a", Labels: map[string]string{"svclab.io/test-pool": "a"}, Nodes: 1},
 			{Name: "b", Labels: map[string]string{"svclab.io/test-pool": "b"}, Nodes: 1},
 		},
-		Commands: map[string]string{"svclab": svclabBinary(t)},
-		Writable: filepath.Dir(cluster.CellDir),
+		Image:    os.Getenv(clusterImageEnv),
 		Dir:      dir,
 		Progress: log,
-	})
+	}
+	if cfg.Image == "" {
+		cfg.Commands, cfg.Writable = map[string]string{"svclab": svclabBinary(t)}, filepath.Dir(cluster.CellDir)
+	}
+	t.Logf("the pods run %s", map[bool]string{true: "in image " + cfg.Image + " with podman", false: "as local processes (" + clusterImageEnv + " unset)"}[cfg.Image != ""])
+	agent, err := clustertest.StartNodeAgent(context.Background(), cp, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,6 +315,9 @@ func startNodeAgent(t *testing.T, cp *clustertest.ControlPlane) (*syncBuffer, st
 		agent.Stop()
 		if m := podMounts(t); len(m) > 0 {
 			t.Errorf("a pod's mounts outlived it: %v", m)
+		}
+		if c := podContainers(t, cfg.Image); len(c) > 0 {
+			t.Errorf("a pod's containers outlived it: %v", c)
 		}
 		if t.Failed() {
 			t.Logf("node agent:\n%s", log.String())
@@ -389,4 +403,18 @@ func labPrefixes(podDir string) []string {
 		}
 	}
 	return prefixes
+}
+
+// podContainers are the podman containers of the node agent's pods that
+// exist (none when the pods ran as local processes).
+func podContainers(t *testing.T, image string) []string {
+	t.Helper()
+	if image == "" {
+		return nil
+	}
+	out, err := exec.Command("podman", "ps", "-a", "--filter", "name=^svl-pod-", "--format", "{{.Names}}").Output()
+	if err != nil {
+		t.Errorf("podman ps: %v", err)
+	}
+	return strings.Fields(string(out))
 }

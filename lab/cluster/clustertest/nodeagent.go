@@ -37,6 +37,10 @@ type AgentConfig struct {
 	// an empty tmpfs, as the image's writable directory: the pod's root is
 	// this machine's, bound read-write, with Writable replaced.
 	Writable string
+	// Image, when set, runs each pod's container in this image with podman
+	// (podmanCommand) instead of as a local process: Commands and Writable
+	// are then unused.
+	Image string
 	// Dir holds the pods' logs and roots; the caller removes it.
 	Dir string
 	// Progress, if set, gets a line per binding, start and end of a pod.
@@ -64,7 +68,7 @@ type NodeAgent struct {
 // StartNodeAgent serves the kubelet log endpoint, registers the pools'
 // Nodes and starts binding and running pods. Stop ends it.
 func StartNodeAgent(ctx context.Context, cp *ControlPlane, cfg AgentConfig) (*NodeAgent, error) {
-	if filepath.Dir(cfg.Writable) != "/" {
+	if cfg.Image == "" && filepath.Dir(cfg.Writable) != "/" {
 		return nil, fmt.Errorf("node agent: Writable %q: want a top-level directory such as /work", cfg.Writable)
 	}
 	a := &NodeAgent{client: cp.Client, cfg: cfg, nodes: map[string]*corev1.Node{}, pods: map[string]*podRun{}, logs: map[string]logEntry{}, done: make(chan struct{})}
@@ -209,6 +213,7 @@ func (a *NodeAgent) Stop() {
 	for _, r := range runs {
 		r.kill()
 	}
+	a.removeContainers()
 	_ = a.server.Close()
 }
 

@@ -127,7 +127,7 @@ func (a *NodeAgent) command(p *corev1.Pod) (*exec.Cmd, *os.File, error) {
 		return nil, nil, fmt.Errorf("container %s has no command (the image's entrypoint is not known here)", c.Name)
 	}
 	prog, ok := a.cfg.Commands[c.Command[0]]
-	if !ok {
+	if !ok && a.cfg.Image == "" {
 		return nil, nil, fmt.Errorf("container %s: command %q has no local program (AgentConfig.Commands)", c.Name, c.Command[0])
 	}
 	env, err := podEnv(p, c)
@@ -146,6 +146,13 @@ func (a *NodeAgent) command(p *corev1.Pod) (*exec.Cmd, *os.File, error) {
 	a.mu.Lock()
 	a.logs[p.Namespace+"/"+p.Name] = logEntry{file: logFile, container: c.Name}
 	a.mu.Unlock()
+	if a.cfg.Image != "" {
+		cmd, err := a.podmanCommand(p, c, env, log)
+		if err != nil {
+			log.Close()
+		}
+		return cmd, log, err
+	}
 	args := append([]string{"--mount", "--propagation", "private", "--", "sh", "-c", podRoot, "sh", filepath.Join(dir, "root"), a.cfg.Writable, prog}, c.Command[1:]...)
 	cmd := exec.Command("unshare", append(args, c.Args...)...)
 	cmd.Env, cmd.Stdout, cmd.Stderr, cmd.Dir = env, log, log, "/"
