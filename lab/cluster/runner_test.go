@@ -140,7 +140,7 @@ func TestRunnerAgainstFakeCluster(t *testing.T) {
 			if left := f.left(); len(left) > 0 {
 				t.Errorf("left in the API after Run: %v", left)
 			}
-			checkCreated(t, f.created, testMatrix(), tc.retries, tc.createErr)
+			checkCreated(t, f.createdJobs(), testMatrix(), tc.retries, tc.createErr)
 			checkCells(t, got, tc.wantCells, out)
 			if !reflect.DeepEqual(got.Failed, tc.wantFailed) {
 				t.Errorf("Outcome.Failed = %v, want %v", got.Failed, tc.wantFailed)
