@@ -181,15 +181,8 @@ func (r *AuditRunner) read(ctx context.Context, p *corev1.Pod, w *reports) {
 	r.logf("node %s (pod %s): %s", node, p.Name, w.byNode[node].Verdict())
 }
 
-func (r *AuditRunner) poll() time.Duration {
-	if r.Poll > 0 {
-		return r.Poll
-	}
-	return 2 * time.Second
-}
+func (r *AuditRunner) poll() time.Duration { return pollInterval(r.Poll) }
 
 func (r *AuditRunner) logf(format string, args ...any) {
-	if r.Progress != nil {
-		fmt.Fprintf(r.Progress, "cluster audit: "+format+"\n", args...)
-	}
+	progressf(r.Progress, "cluster audit", format, args...)
 }

@@ -102,9 +102,7 @@ func cleanupRun(c kubernetes.Interface, ns, runID string, timeout, poll time.Dur
 		return fmt.Errorf("run %s: %s still there after %v (kubectl delete %s -n %s -l %s=%s): %w",
 			runID, strings.Join(names, ", "), timeout, all, ns, simcluster.RunLabel, runID, err)
 	}
-	if progress != nil {
-		fmt.Fprintf(progress, "cluster: deleted the %s of run %s\n", andList(names), runID)
-	}
+	progressf(progress, "cluster", "deleted the %s of run %s", andList(names), runID)
 	return nil
 }
 

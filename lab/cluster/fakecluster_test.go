@@ -107,8 +107,10 @@ func newFakeCluster(t *testing.T, script map[string][]attempt) *fakeCluster {
 	f := &fakeCluster{t: t, client: fake.NewSimpleClientset(), script: script,
 		logs: map[string][]byte{}, terminating: map[string]int{}, createErr: map[string]error{}, audits: map[string]nodeScript{}}
 	f.client.PrependReactor("create", "*", f.onCreate)
-	f.client.PrependReactor("get", "jobs", f.onGetJob)
-	f.client.PrependReactor("get", "daemonsets", f.onGetDaemonSet)
+	f.client.PrependReactor("get", "jobs", f.stepOnGet(jobsGVR, "Job", func(o runtime.Object) error { return f.stepJob(o.(*batchv1.Job)) }))
+	f.client.PrependReactor("get", "daemonsets", f.stepOnGet(daemonSetsGVR, "DaemonSet", func(o runtime.Object) error {
+		return f.stepDaemonSet(o.(*appsv1.DaemonSet))
+	}))
 	f.client.PrependReactor("list", "pods", f.onListPods)
 	f.client.PrependReactor("delete-collection", "*", f.onDeleteCollection)
 	return f
@@ -159,16 +161,20 @@ func (f *fakeCluster) read() {
 	}
 }
 
-func (f *fakeCluster) onGetJob(a k8stesting.Action) (bool, runtime.Object, error) {
-	f.read()
-	obj, err := f.client.Tracker().Get(jobsGVR, a.GetNamespace(), a.(k8stesting.GetAction).GetName())
-	if err != nil {
-		return false, nil, nil // the tracker answers NotFound
+// stepOnGet is a get reactor that counts the read and advances the
+// object's controller one step (step) before the tracker answers.
+func (f *fakeCluster) stepOnGet(gvr schema.GroupVersionResource, controller string, step func(runtime.Object) error) k8stesting.ReactionFunc {
+	return func(a k8stesting.Action) (bool, runtime.Object, error) {
+		f.read()
+		obj, err := f.client.Tracker().Get(gvr, a.GetNamespace(), a.(k8stesting.GetAction).GetName())
+		if err != nil {
+			return false, nil, nil // the tracker answers NotFound
+		}
+		if err := step(obj); err != nil {
+			f.t.Errorf("simulated %s controller: %v", controller, err)
+		}
+		return false, nil, nil
 	}
-	if err := f.stepJob(obj.(*batchv1.Job)); err != nil {
-		f.t.Errorf("simulated Job controller: %v", err)
-	}
-	return false, nil, nil
 }
 
 // stepJob is one step of the Job controller and the pool's kubelets.

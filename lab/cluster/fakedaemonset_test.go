@@ -9,8 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
@@ -23,20 +21,6 @@ import (
 type nodeScript struct {
 	audit     *simcluster.NodeAudit
 	pullFails bool
-}
-
-// onGetDaemonSet advances the DaemonSet controller and the kubelets one
-// step before each read of a DaemonSet, as onGetJob does for Jobs.
-func (f *fakeCluster) onGetDaemonSet(a k8stesting.Action) (bool, runtime.Object, error) {
-	f.read()
-	obj, err := f.client.Tracker().Get(daemonSetsGVR, a.GetNamespace(), a.(k8stesting.GetAction).GetName())
-	if err != nil {
-		return false, nil, nil // the tracker answers NotFound
-	}
-	if err := f.stepDaemonSet(obj.(*appsv1.DaemonSet)); err != nil {
-		f.t.Errorf("simulated DaemonSet controller: %v", err)
-	}
-	return false, nil, nil
 }
 
 // stepDaemonSet is one step of the DaemonSet controller and the nodes'

@@ -235,15 +235,21 @@ func cellOf(p *corev1.Pod, jobs []*batchv1.Job) (simcluster.Cell, error) {
 	return simcluster.Cell{}, fmt.Errorf("no Job of pool %q has index %q", pool, index)
 }
 
-func (r *Runner) poll() time.Duration {
-	if r.Poll > 0 {
-		return r.Poll
+func (r *Runner) poll() time.Duration { return pollInterval(r.Poll) }
+
+func (r *Runner) logf(format string, args ...any) { progressf(r.Progress, "cluster", format, args...) }
+
+// pollInterval is how often a runner polls: every (default 2s).
+func pollInterval(every time.Duration) time.Duration {
+	if every > 0 {
+		return every
 	}
 	return 2 * time.Second
 }
 
-func (r *Runner) logf(format string, args ...any) {
-	if r.Progress != nil {
-		fmt.Fprintf(r.Progress, "cluster: "+format+"\n", args...)
+// progressf writes a progress line, "WHO: …", to w (if any).
+func progressf(w io.Writer, who, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, who+": "+format+"\n", args...)
 	}
 }

@@ -1,12 +1,13 @@
 package cluster
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/svclab/svclab/sim/audit"
 )
 
 // NodeResult is one node of a cluster audit: its pod's report, or why the
@@ -60,9 +61,7 @@ func Summarize(nodes []NodeResult) AuditSummary {
 func (s AuditSummary) Write(w io.Writer, format string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return writeJSON(w, s)
 	case "markdown":
 		return s.writeMarkdown(w)
 	case "text", "":
@@ -103,16 +102,7 @@ func (s AuditSummary) writeText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, n := range s.Nodes {
-		if n.Clean() || n.Audit == nil || n.Audit.Report == nil {
-			continue
-		}
-		fmt.Fprintln(w)
-		if err := n.Audit.Report.WriteText(w); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.writeFindings(w, (*audit.Report).WriteText)
 }
 
 func (s AuditSummary) writeMarkdown(w io.Writer) error {
@@ -129,12 +119,17 @@ func (s AuditSummary) writeMarkdown(w io.Writer) error {
 	for _, n := range s.Nodes {
 		row(n.cells())
 	}
+	return s.writeFindings(w, (*audit.Report).WriteMarkdown)
+}
+
+// writeFindings writes, after a blank line, each report with findings.
+func (s AuditSummary) writeFindings(w io.Writer, write func(*audit.Report, io.Writer) error) error {
 	for _, n := range s.Nodes {
 		if n.Clean() || n.Audit == nil || n.Audit.Report == nil {
 			continue
 		}
 		fmt.Fprintln(w)
-		if err := n.Audit.Report.WriteMarkdown(w); err != nil {
+		if err := write(n.Audit.Report, w); err != nil {
 			return err
 		}
 	}
