@@ -32,6 +32,7 @@ func init() {
 const clusterUsage = `Usage: svclab cluster run --image IMAGE --pool NAME=LABEL=VALUE... [options]
        svclab cluster audit --image IMAGE --mode M [options]   (below)
        svclab cluster cell      (what each Job's pod runs; not for people)
+       svclab cluster audit-node (what each audit DaemonSet pod runs; not for people)
 
 'run' is the default subcommand: 'svclab cluster --image …' is 'svclab cluster run --image …'.
 
@@ -150,7 +151,7 @@ func runClusterRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := &labcluster.Runner{Client: client, Namespace: ns, RunID: runID, Progress: stderr}
+	r := &labcluster.Runner{Target: labcluster.Target{Client: client, Namespace: ns, RunID: runID, Progress: stderr}}
 	outcome, runErr := r.Run(ctx, jobs, out)
 	return finishClusterRun(ctx, outcome, runErr, out, f.format.value, stdout, stderr)
 }

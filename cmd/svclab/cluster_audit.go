@@ -107,7 +107,7 @@ func runClusterAudit(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := &labcluster.AuditRunner{Client: client, Namespace: o.Namespace, RunID: o.RunID, Progress: stderr, Timeout: f.timeout}
+	r := &labcluster.AuditRunner{Target: labcluster.Target{Client: client, Namespace: o.Namespace, RunID: o.RunID, Progress: stderr}, Timeout: f.timeout}
 	nodes, runErr := r.Run(ctx, cm, ds)
 	return finishClusterAudit(ctx, nodes, runErr, string(f.format.value), stdout)
 }
@@ -173,24 +173,25 @@ func auditObjects(client kubernetes.Interface, file string) (raw []byte, what st
 }
 
 // finishClusterAudit prints the summary by node (also when nodes did not
-// report) and maps the outcome to the exit status.
+// report, or the cleanup failed after the reports came) and maps the
+// outcome to the exit status.
 func finishClusterAudit(ctx context.Context, nodes []cluster.NodeResult, runErr error, format string, stdout io.Writer) error {
 	switch {
 	case ctx.Err() != nil:
 		return &exitError{code: 130, msg: "interrupted; the DaemonSet, its pods and the ConfigMap were deleted"}
 	case errors.Is(runErr, labcluster.ErrNoNodes):
 		return usagef("%v (check --node-selector)", runErr)
-	case runErr != nil && !errors.Is(runErr, labcluster.ErrNotReported):
-		return runErr
 	}
 	s := cluster.Summarize(nodes)
-	if err := s.Write(stdout, format); err != nil {
-		return err
+	if len(nodes) > 0 || runErr == nil {
+		if err := s.Write(stdout, format); err != nil {
+			return errors.Join(runErr, err)
+		}
 	}
-	if runErr != nil {
+	switch {
+	case runErr != nil:
 		return &exitError{code: 1, msg: runErr.Error()}
-	}
-	if !s.Clean {
+	case !s.Clean:
 		return &exitError{code: 1}
 	}
 	return nil

@@ -146,6 +146,7 @@ func TestFinishClusterAudit(t *testing.T) {
 		{"no node", context.Background(), nil, labcluster.ErrNoNodes, 2, ""},
 		{"interrupted", cancelled, nil, context.Canceled, 130, ""},
 		{"the API server refused", context.Background(), nil, errors.New("forbidden"), 1, ""},
+		{"reports came, the cleanup failed", context.Background(), []cluster.NodeResult{clean}, errors.New("pods still there"), 1, "1 clean, 0 not"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := finishClusterAudit(tc.ctx, tc.nodes, tc.err, "text", &stdout)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	simcluster "github.com/svclab/svclab/sim/cluster"
 )
@@ -26,19 +24,9 @@ const DefaultAuditTimeout = 10 * time.Minute
 // report once from its pod's log, and deletes the DaemonSet, its pods and
 // the ConfigMap on success, failure, timeout and cancellation.
 type AuditRunner struct {
-	Client    kubernetes.Interface
-	Namespace string
-	RunID     string
-	// Logs defaults to APILogs.
-	Logs LogSource
-	// Progress gets a line whenever the count of reports changes.
-	Progress io.Writer
-	// Poll is how often the DaemonSet and its pods are read (default 2s).
-	Poll time.Duration
+	Target
 	// Timeout bounds the wait for the reports (default DefaultAuditTimeout).
 	Timeout time.Duration
-	// CleanupTimeout bounds Cleanup (default DefaultCleanupTimeout).
-	CleanupTimeout time.Duration
 
 	// expire, when set, stands in for Timeout's timer (tests).
 	expire <-chan time.Time
@@ -180,8 +168,6 @@ func (r *AuditRunner) read(ctx context.Context, p *corev1.Pod, w *reports) {
 	w.byNode[node] = simcluster.NodeResult{Node: node, Pod: p.Name, Audit: &a}
 	r.logf("node %s (pod %s): %s", node, p.Name, w.byNode[node].Verdict())
 }
-
-func (r *AuditRunner) poll() time.Duration { return pollInterval(r.Poll) }
 
 func (r *AuditRunner) logf(format string, args ...any) {
 	progressf(r.Progress, "cluster audit", format, args...)

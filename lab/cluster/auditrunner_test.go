@@ -124,8 +124,8 @@ func TestAuditRunnerAgainstFakeCluster(t *testing.T) {
 			}
 			cm, ds := auditObjects(t, tc.selector)
 			var progress bytes.Buffer
-			r := &AuditRunner{Client: f.client, Namespace: "default", RunID: testRunID, Logs: f, Progress: &progress, Poll: 1,
-				Timeout: time.Hour, CleanupTimeout: 10 * time.Second, expire: expire}
+			r := &AuditRunner{Target: Target{Client: f.client, Namespace: "default", RunID: testRunID, Logs: f, Progress: &progress, Poll: 1,
+				CleanupTimeout: 10 * time.Second}, Timeout: time.Hour, expire: expire}
 			got, err := r.Run(ctx, cm, ds)
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
 				t.Fatalf("Run() error = %v, want %v\nprogress:\n%s", err, tc.wantErr, progress.String())
@@ -204,6 +204,34 @@ func TestPodNode(t *testing.T) {
 	}{{bound, "n1"}, {pinned, "n2"}, {&corev1.Pod{}, ""}} {
 		if got := podNode(tc.pod); got != tc.want {
 			t.Errorf("podNode = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// TestPodState checks what a node that did not report is said to be.
+func TestPodState(t *testing.T) {
+	pod := func(phase corev1.PodPhase, st corev1.ContainerStatus, conds ...corev1.PodCondition) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Status: corev1.PodStatus{Phase: phase, Conditions: conds}}
+		if st.Name != "" {
+			p.Status.ContainerStatuses = []corev1.ContainerStatus{st}
+		}
+		return p
+	}
+	crashed := corev1.ContainerStatus{Name: "svclab", RestartCount: 4, State: corev1.ContainerState{
+		Terminated: &corev1.ContainerStateTerminated{Reason: "Error", ExitCode: 2}}}
+	unschedulable := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes are available"}
+	for _, tc := range []struct {
+		pod    *corev1.Pod
+		logErr error
+		want   string
+	}{
+		{pod(corev1.PodRunning, crashed), nil, "pod p Running, container svclab terminated: Error exit 2, 4 restarts"},
+		{pod(corev1.PodPending, corev1.ContainerStatus{}, unschedulable), nil, "pod p Pending, not scheduled: Unschedulable 0/3 nodes are available"},
+		{pod(corev1.PodRunning, corev1.ContainerStatus{Name: "svclab", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}),
+			simcluster.ErrNoArchive, "pod p Running, container svclab running, log: no complete cell archive in the log"},
+	} {
+		if got := podState(tc.pod, tc.logErr); got != tc.want {
+			t.Errorf("podState = %q, want %q", got, tc.want)
 		}
 	}
 }

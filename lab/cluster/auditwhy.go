@@ -72,15 +72,15 @@ func podState(p *corev1.Pod, logErr error) string {
 	parts := []string{"pod " + p.Name + " " + string(p.Status.Phase)}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
-			parts = append(parts, fmt.Sprintf("not scheduled: %s %s", c.Reason, c.Message))
+			parts = append(parts, words("not scheduled:", c.Reason, c.Message))
 		}
 	}
 	for _, cs := range p.Status.ContainerStatuses {
 		switch s := cs.State; {
 		case s.Waiting != nil:
-			parts = append(parts, fmt.Sprintf("container %s waiting: %s %s", cs.Name, s.Waiting.Reason, s.Waiting.Message))
+			parts = append(parts, words("container "+cs.Name+" waiting:", s.Waiting.Reason, s.Waiting.Message))
 		case s.Terminated != nil:
-			parts = append(parts, fmt.Sprintf("container %s terminated: %s, exit %d %s", cs.Name, s.Terminated.Reason, s.Terminated.ExitCode, s.Terminated.Message))
+			parts = append(parts, words("container "+cs.Name+" terminated:", s.Terminated.Reason, fmt.Sprintf("exit %d", s.Terminated.ExitCode), s.Terminated.Message))
 		case s.Running != nil:
 			parts = append(parts, fmt.Sprintf("container %s running", cs.Name))
 		}
@@ -91,5 +91,16 @@ func podState(p *corev1.Pod, logErr error) string {
 	if logErr != nil {
 		parts = append(parts, "log: "+logErr.Error())
 	}
-	return strings.TrimSpace(strings.Join(parts, ", "))
+	return strings.Join(parts, ", ")
+}
+
+// words joins the non-empty ones with spaces.
+func words(ws ...string) string {
+	var out []string
+	for _, w := range ws {
+		if w = strings.TrimSpace(w); w != "" {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
 }

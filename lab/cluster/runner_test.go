@@ -130,8 +130,8 @@ func TestRunnerAgainstFakeCluster(t *testing.T) {
 				t.Fatal(err)
 			}
 			var progress bytes.Buffer
-			r := &Runner{Client: f.client, Namespace: "default", RunID: testRunID, Logs: f, Progress: &progress, Poll: 1,
-				CleanupTimeout: 10 * time.Second} // only reached when Cleanup fails
+			r := &Runner{Target{Client: f.client, Namespace: "default", RunID: testRunID, Logs: f, Progress: &progress, Poll: 1,
+				CleanupTimeout: 10 * time.Second}} // only reached when Cleanup fails
 			out := t.TempDir()
 			got, err := r.Run(ctx, jobs, out)
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
