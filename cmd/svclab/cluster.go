@@ -26,11 +26,13 @@ import (
 )
 
 func init() {
-	register(&command{name: "cluster", summary: "run a matrix of lab runs as Indexed Jobs on a cluster's node pools", usage: clusterUsage, run: runCluster})
+	register(&command{name: "cluster", summary: "run a matrix of lab runs as Indexed Jobs on a cluster's node pools; audit every node's rules", usage: clusterUsage + clusterAuditUsage, run: runCluster})
 }
 
 const clusterUsage = `Usage: svclab cluster run --image IMAGE --pool NAME=LABEL=VALUE... [options]
+       svclab cluster audit --image IMAGE --mode M [options]   (below)
        svclab cluster cell      (what each Job's pod runs; not for people)
+       svclab cluster audit-node (what each audit DaemonSet pod runs; not for people)
 
 'run' is the default subcommand: 'svclab cluster --image …' is 'svclab cluster run --image …'.
 
@@ -97,20 +99,24 @@ func (p *poolList) Set(s string) error {
 
 func runCluster(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("give a subcommand: run (or cell, inside a Job's pod)")
+		return usagef("give a subcommand: run or audit (or cell and audit-node, inside the pods)")
 	}
 	switch args[0] {
 	case "run":
 		return runClusterRun(args[1:], stdout, stderr)
 	case "cell":
 		return runClusterCell(args[1:], stdout, stderr)
+	case "audit":
+		return runClusterAudit(args[1:], stdout, stderr)
+	case "audit-node":
+		return runClusterAuditNode(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		return errHelp
 	}
 	if strings.HasPrefix(args[0], "-") {
 		return runClusterRun(args, stdout, stderr) // run is the default subcommand
 	}
-	return usagef("unknown subcommand %q: want run (or cell)", args[0])
+	return usagef("unknown subcommand %q: want run or audit (or cell and audit-node)", args[0])
 }
 
 func runClusterRun(args []string, stdout, stderr io.Writer) error {
@@ -123,18 +129,11 @@ func runClusterRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	runID := time.Now().UTC().Format("20060102-150405")
-	cfg := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: f.kubeconfig, Precedence: clientcmd.NewDefaultClientConfigLoadingRules().Precedence},
-		&clientcmd.ConfigOverrides{CurrentContext: f.context})
-	ns := f.namespace
-	if ns == "" {
-		if ns, _, err = cfg.Namespace(); err != nil && !f.dryRun {
-			return fmt.Errorf("kubeconfig: %w", err)
-		}
-		if ns == "" {
-			ns = "default"
-		}
+	kc, err := loadKubeconfig(f.kubeconfig, f.context, f.namespace, f.dryRun)
+	if err != nil {
+		return err
 	}
+	ns := kc.namespace
 	jobs, err := cluster.Jobs(m, cluster.JobOptions{Image: f.image, Namespace: ns, RunID: runID, Retries: int32(f.retries), DeadlineSeconds: int64(f.timeout.Seconds())})
 	if err != nil {
 		return usagef("%v", err)
@@ -142,13 +141,9 @@ func runClusterRun(args []string, stdout, stderr io.Writer) error {
 	if f.dryRun {
 		return printJobs(stdout, jobs)
 	}
-	rc, err := cfg.ClientConfig()
+	client, err := kc.client("--dry-run to print the Jobs")
 	if err != nil {
-		return fmt.Errorf("kubeconfig: %w (give --kubeconfig FILE, or --dry-run to print the Jobs)", err)
-	}
-	client, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return fmt.Errorf("kubeconfig: %w", err)
+		return err
 	}
 	out := f.out
 	if out == "" {
@@ -156,7 +151,7 @@ func runClusterRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r := &labcluster.Runner{Client: client, Namespace: ns, RunID: runID, Progress: stderr}
+	r := &labcluster.Runner{Target: labcluster.Target{Client: client, Namespace: ns, RunID: runID, Progress: stderr}}
 	outcome, runErr := r.Run(ctx, jobs, out)
 	return finishClusterRun(ctx, outcome, runErr, out, f.format.value, stdout, stderr)
 }
@@ -263,4 +258,43 @@ func printJobs(w io.Writer, jobs []*batchv1.Job) error {
 		}
 	}
 	return nil
+}
+
+// kubeconfig is the user's kubeconfig, by client-go's rules (--kubeconfig,
+// then $KUBECONFIG, then ~/.kube/config), and the namespace used.
+type kubeconfig struct {
+	cfg       clientcmd.ClientConfig
+	namespace string
+}
+
+// loadKubeconfig reads the kubeconfig; the namespace is ns, else the
+// context's, else default (a dry run needs no kubeconfig).
+func loadKubeconfig(path, context, ns string, dryRun bool) (kubeconfig, error) {
+	cfg := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: path, Precedence: clientcmd.NewDefaultClientConfigLoadingRules().Precedence},
+		&clientcmd.ConfigOverrides{CurrentContext: context})
+	if ns == "" {
+		var err error
+		if ns, _, err = cfg.Namespace(); err != nil && !dryRun {
+			return kubeconfig{}, fmt.Errorf("kubeconfig: %w", err)
+		}
+		if ns == "" {
+			ns = "default"
+		}
+	}
+	return kubeconfig{cfg: cfg, namespace: ns}, nil
+}
+
+// client connects with the kubeconfig; instead says what else the user
+// can do without one.
+func (k kubeconfig) client(instead string) (kubernetes.Interface, error) {
+	rc, err := k.cfg.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w (give --kubeconfig FILE, or %s)", err, instead)
+	}
+	client, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	return client, nil
 }

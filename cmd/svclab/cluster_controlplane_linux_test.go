@@ -234,7 +234,7 @@ func TestClusterRunDryRunAcceptedByAPIServer(t *testing.T) {
 	var j0 map[string]any
 	_ = json.Unmarshal(jobs[0], &j0)
 	runID := j0["metadata"].(map[string]any)["labels"].(map[string]any)[cluster.RunLabel].(string)
-	r := &labcluster.Runner{Client: cp.Client, Namespace: itNamespace, RunID: runID, Poll: 200 * time.Millisecond}
+	r := &labcluster.Runner{Target: labcluster.Target{Client: cp.Client, Namespace: itNamespace, RunID: runID, Poll: 200 * time.Millisecond}}
 	if err := r.Cleanup(); err != nil {
 		t.Fatalf("Cleanup: %v", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -161,7 +162,30 @@ func readObjects(arg string) (string, []byte, error) {
 	if len(raw) > scenario.MaxObjectsFileSize {
 		return "", nil, &objects.Error{File: name, Msg: fmt.Sprintf("more than %d MiB", scenario.MaxObjectsFileSize>>20)}
 	}
+	if raw, err = gunzipObjects(name, raw); err != nil {
+		return "", nil, err
+	}
 	return name, raw, nil
+}
+
+// gunzipObjects decompresses gzipped objects (as svclab cluster audit's
+// ConfigMap holds them); other bytes are returned as they are.
+func gunzipObjects(name string, raw []byte) ([]byte, error) {
+	if !bytes.HasPrefix(raw, []byte{0x1f, 0x8b}) {
+		return raw, nil
+	}
+	gz, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, &objects.Error{File: name, Msg: "gzip: " + err.Error(), Err: err}
+	}
+	out, err := io.ReadAll(io.LimitReader(gz, scenario.MaxObjectsFileSize+1))
+	if err != nil {
+		return nil, &objects.Error{File: name, Msg: "gzip: " + err.Error(), Err: err}
+	}
+	if len(out) > scenario.MaxObjectsFileSize {
+		return nil, &objects.Error{File: name, Msg: fmt.Sprintf("more than %d MiB once gunzipped", scenario.MaxObjectsFileSize>>20)}
+	}
+	return out, nil
 }
 
 func writeAnonymized(f importFlags, o *objects.Objects, out io.Writer) error {

@@ -13,8 +13,10 @@ import (
 	"testing/fstest"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,10 +29,19 @@ import (
 )
 
 var (
-	jobsGVR = batchv1.SchemeGroupVersion.WithResource("jobs")
-	jobGVK  = batchv1.SchemeGroupVersion.WithKind("Job")
-	podsGVR = corev1.SchemeGroupVersion.WithResource("pods")
-	podGVK  = corev1.SchemeGroupVersion.WithKind("Pod")
+	jobsGVR       = batchv1.SchemeGroupVersion.WithResource("jobs")
+	jobGVK        = batchv1.SchemeGroupVersion.WithKind("Job")
+	podsGVR       = corev1.SchemeGroupVersion.WithResource("pods")
+	podGVK        = corev1.SchemeGroupVersion.WithKind("Pod")
+	daemonSetsGVR = appsv1.SchemeGroupVersion.WithResource("daemonsets")
+	configMapsGVR = corev1.SchemeGroupVersion.WithResource("configmaps")
+	// kinds are the resources a run creates, with their kinds: what
+	// deletecollection and left know.
+	kinds = map[schema.GroupVersionResource]schema.GroupVersionKind{
+		jobsGVR: jobGVK, podsGVR: podGVK,
+		daemonSetsGVR: appsv1.SchemeGroupVersion.WithKind("DaemonSet"),
+		configMapsGVR: corev1.SchemeGroupVersion.WithKind("ConfigMap"),
+	}
 )
 
 // attempt is how one pod of a cell ends: its phase, and whether its log
@@ -48,8 +59,8 @@ var (
 )
 
 // fakeCluster is client-go's fake clientset with what a cluster adds
-// simulated over its object tracker, so the Runner meets the API objects a
-// cluster would show it:
+// simulated over its object tracker, so the Runner and the AuditRunner
+// meet the API objects a cluster would show them:
 //   - the Job controller: before each read of a Job it advances that Job
 //     one step: it creates each index's pod (the template's spec, the
 //     index's annotation and label, a node of the pool), which the kubelet
@@ -58,6 +69,8 @@ var (
 //     counts and its Complete or Failed condition follow. A pod and its
 //     Job's condition change in one step, so a poll that reads the pods
 //     before the Jobs misses the last cells;
+//   - the DaemonSet controller and the nodes' kubelets, for the
+//     AuditRunner: fakedaemonset_test.go;
 //   - the API server's deletecollection, which the fake does not implement
 //     (it answers nil and deletes nothing): Jobs go at once, a pod on a node
 //     is marked terminating and goes at its kubelet's second pod list;
@@ -70,14 +83,19 @@ type fakeCluster struct {
 	client *fake.Clientset
 	script map[string][]attempt // by "pool/index"; an index not in it succeeds at once
 
+	// nodes and audits are the DaemonSet side: the cluster's nodes and
+	// what each one's audit pod does.
+	nodes  []corev1.Node
+	audits map[string]nodeScript
+
 	mu          sync.Mutex
 	logs        map[string][]byte
 	terminating map[string]int // pod name: pod lists until it goes
-	reads       int            // Job reads so far
-	cancelAt    int            // cancel at this Job read (0: never)
+	reads       int            // Job or DaemonSet reads so far
+	cancelAt    int            // cancel at this read (0: never)
 	cancel      context.CancelFunc
-	createErr   map[string]error // a Job's create fails with this
-	created     []*batchv1.Job
+	createErr   map[string]error // an object's create fails with this, by name
+	created     []runtime.Object
 }
 
 // maxReads stops a Runner that never finishes.
@@ -87,44 +105,76 @@ func newFakeCluster(t *testing.T, script map[string][]attempt) *fakeCluster {
 	// The simple clientset: the Runner applies nothing, so it needs no
 	// field management (NewClientset's costs seconds on a loaded machine).
 	f := &fakeCluster{t: t, client: fake.NewSimpleClientset(), script: script,
-		logs: map[string][]byte{}, terminating: map[string]int{}, createErr: map[string]error{}}
-	f.client.PrependReactor("create", "jobs", f.onCreateJob)
-	f.client.PrependReactor("get", "jobs", f.onGetJob)
+		logs: map[string][]byte{}, terminating: map[string]int{}, createErr: map[string]error{}, audits: map[string]nodeScript{}}
+	f.client.PrependReactor("create", "*", f.onCreate)
+	f.client.PrependReactor("get", "jobs", f.stepOnGet(jobsGVR, "Job", func(o runtime.Object) error { return f.stepJob(o.(*batchv1.Job)) }))
+	f.client.PrependReactor("get", "daemonsets", f.stepOnGet(daemonSetsGVR, "DaemonSet", func(o runtime.Object) error {
+		return f.stepDaemonSet(o.(*appsv1.DaemonSet))
+	}))
 	f.client.PrependReactor("list", "pods", f.onListPods)
 	f.client.PrependReactor("delete-collection", "*", f.onDeleteCollection)
 	return f
 }
 
-func (f *fakeCluster) onCreateJob(a k8stesting.Action) (bool, runtime.Object, error) {
-	j := a.(k8stesting.CreateAction).GetObject().(*batchv1.Job)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.createErr[j.Name]; err != nil {
+// onCreate records what is created and refuses what createErr names; the
+// API server starts an object's generation at 1.
+func (f *fakeCluster) onCreate(a k8stesting.Action) (bool, runtime.Object, error) {
+	obj := a.(k8stesting.CreateAction).GetObject()
+	m, err := meta.Accessor(obj)
+	if err != nil {
 		return true, nil, err
 	}
-	f.created = append(f.created, j.DeepCopy())
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.createErr[m.GetName()]; err != nil {
+		return true, nil, err
+	}
+	if _, ok := obj.(*appsv1.DaemonSet); ok {
+		m.SetGeneration(1)
+	}
+	f.created = append(f.created, obj.DeepCopyObject())
 	return false, nil, nil // the tracker stores it
 }
 
-func (f *fakeCluster) onGetJob(a k8stesting.Action) (bool, runtime.Object, error) {
+// createdJobs are the Jobs created, in order.
+func (f *fakeCluster) createdJobs() []*batchv1.Job {
+	var out []*batchv1.Job
+	for _, o := range f.created {
+		if j, ok := o.(*batchv1.Job); ok {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// read counts a read of a Job or DaemonSet: the runners poll by them. It
+// cancels the run at cancelAt, and stops a runner that never finishes.
+func (f *fakeCluster) read() {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.reads++
-	reads := f.reads
-	if reads == f.cancelAt || reads == maxReads {
-		if reads == maxReads {
-			f.t.Errorf("the Runner read Jobs %d times without finishing", maxReads)
+	if f.reads == f.cancelAt || f.reads == maxReads {
+		if f.reads == maxReads {
+			f.t.Errorf("the runner read its objects %d times without finishing", maxReads)
 		}
 		f.cancel()
 	}
-	f.mu.Unlock()
-	obj, err := f.client.Tracker().Get(jobsGVR, a.GetNamespace(), a.(k8stesting.GetAction).GetName())
-	if err != nil {
-		return false, nil, nil // the tracker answers NotFound
+}
+
+// stepOnGet is a get reactor that counts the read and advances the
+// object's controller one step (step) before the tracker answers.
+func (f *fakeCluster) stepOnGet(gvr schema.GroupVersionResource, controller string, step func(runtime.Object) error) k8stesting.ReactionFunc {
+	return func(a k8stesting.Action) (bool, runtime.Object, error) {
+		f.read()
+		obj, err := f.client.Tracker().Get(gvr, a.GetNamespace(), a.(k8stesting.GetAction).GetName())
+		if err != nil {
+			return false, nil, nil // the tracker answers NotFound
+		}
+		if err := step(obj); err != nil {
+			f.t.Errorf("simulated %s controller: %v", controller, err)
+		}
+		return false, nil, nil
 	}
-	if err := f.stepJob(obj.(*batchv1.Job)); err != nil {
-		f.t.Errorf("simulated Job controller: %v", err)
-	}
-	return false, nil, nil
 }
 
 // stepJob is one step of the Job controller and the pool's kubelets.
@@ -312,13 +362,9 @@ func (f *fakeCluster) onDeleteCollection(a k8stesting.Action) (bool, runtime.Obj
 	if err != nil {
 		return true, nil, err
 	}
-	gvr, gvk := a.GetResource(), schema.GroupVersionKind{}
-	switch gvr {
-	case jobsGVR:
-		gvk = jobGVK
-	case podsGVR:
-		gvk = podGVK
-	default:
+	gvr := a.GetResource()
+	gvk, ok := kinds[gvr]
+	if !ok {
 		return true, nil, fmt.Errorf("deletecollection of %v: not simulated", gvr)
 	}
 	obj, err := f.client.Tracker().List(gvr, gvk, a.GetNamespace())
@@ -351,42 +397,41 @@ func (f *fakeCluster) onDeleteCollection(a k8stesting.Action) (bool, runtime.Obj
 	return true, nil, nil
 }
 
+// metaItems are a list's items (their typed objects, e.g. *corev1.Pod).
 func metaItems(list runtime.Object) ([]metav1.Object, error) {
-	var out []metav1.Object
-	switch l := list.(type) {
-	case *batchv1.JobList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
+	objs, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]metav1.Object, 0, len(objs))
+	for _, o := range objs {
+		m, err := meta.Accessor(o)
+		if err != nil {
+			return nil, err
 		}
-	case *corev1.PodList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	default:
-		return nil, fmt.Errorf("list of %T: not simulated", list)
+		out = append(out, m)
 	}
 	return out, nil
 }
 
-// left lists the Jobs and pods still in the API, by name.
+// left lists the Jobs, DaemonSets, pods and ConfigMaps still in the API,
+// by name.
 func (f *fakeCluster) left() []string {
 	var names []string
-	for _, l := range []struct {
-		gvr schema.GroupVersionResource
-		gvk schema.GroupVersionKind
-	}{{jobsGVR, jobGVK}, {podsGVR, podGVK}} {
-		obj, err := f.client.Tracker().List(l.gvr, l.gvk, "")
+	for gvr, gvk := range kinds {
+		obj, err := f.client.Tracker().List(gvr, gvk, "")
 		if err != nil {
-			f.t.Fatalf("list %v: %v", l.gvr, err)
+			f.t.Fatalf("list %v: %v", gvr, err)
 		}
 		items, err := metaItems(obj)
 		if err != nil {
 			f.t.Fatal(err)
 		}
 		for _, o := range items {
-			names = append(names, l.gvr.Resource+"/"+o.GetName())
+			names = append(names, gvr.Resource+"/"+o.GetName())
 		}
 	}
+	sort.Strings(names)
 	return names
 }
 

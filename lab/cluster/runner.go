@@ -31,19 +31,25 @@ func (a APILogs) Logs(ctx context.Context, pod *corev1.Pod) (io.ReadCloser, erro
 	return a.Client.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: "svclab"}).Stream(ctx)
 }
 
-// Runner runs one cluster run's Jobs.
-type Runner struct {
+// Target is where a runner works and how: the API server, the namespace
+// and the run (its id labels everything it creates).
+type Target struct {
 	Client    kubernetes.Interface
 	Namespace string
 	RunID     string
 	// Logs defaults to APILogs.
 	Logs LogSource
-	// Progress gets a line whenever a pool's counts change.
+	// Progress gets a line whenever the counts change.
 	Progress io.Writer
-	// Poll is how often the Jobs and pods are listed (default 2s).
+	// Poll is how often the objects and their pods are read (default 2s).
 	Poll time.Duration
 	// CleanupTimeout bounds Cleanup (default DefaultCleanupTimeout).
 	CleanupTimeout time.Duration
+}
+
+// Runner runs one cluster run's Jobs.
+type Runner struct {
+	Target
 }
 
 // Outcome is what a run collected: each cell's directory by label, and the
@@ -235,15 +241,19 @@ func cellOf(p *corev1.Pod, jobs []*batchv1.Job) (simcluster.Cell, error) {
 	return simcluster.Cell{}, fmt.Errorf("no Job of pool %q has index %q", pool, index)
 }
 
-func (r *Runner) poll() time.Duration {
-	if r.Poll > 0 {
-		return r.Poll
+func (r *Runner) logf(format string, args ...any) { progressf(r.Progress, "cluster", format, args...) }
+
+// poll is how often the runner reads its objects (default 2s).
+func (t *Target) poll() time.Duration {
+	if t.Poll > 0 {
+		return t.Poll
 	}
 	return 2 * time.Second
 }
 
-func (r *Runner) logf(format string, args ...any) {
-	if r.Progress != nil {
-		fmt.Fprintf(r.Progress, "cluster: "+format+"\n", args...)
+// progressf writes a progress line, "WHO: …", to w (if any).
+func progressf(w io.Writer, who, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, who+": "+format+"\n", args...)
 	}
 }

@@ -130,8 +130,8 @@ func TestRunnerAgainstFakeCluster(t *testing.T) {
 				t.Fatal(err)
 			}
 			var progress bytes.Buffer
-			r := &Runner{Client: f.client, Namespace: "default", RunID: testRunID, Logs: f, Progress: &progress, Poll: 1,
-				CleanupTimeout: 10 * time.Second} // only reached when Cleanup fails
+			r := &Runner{Target{Client: f.client, Namespace: "default", RunID: testRunID, Logs: f, Progress: &progress, Poll: 1,
+				CleanupTimeout: 10 * time.Second}} // only reached when Cleanup fails
 			out := t.TempDir()
 			got, err := r.Run(ctx, jobs, out)
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
@@ -140,7 +140,7 @@ func TestRunnerAgainstFakeCluster(t *testing.T) {
 			if left := f.left(); len(left) > 0 {
 				t.Errorf("left in the API after Run: %v", left)
 			}
-			checkCreated(t, f.created, testMatrix(), tc.retries, tc.createErr)
+			checkCreated(t, f.createdJobs(), testMatrix(), tc.retries, tc.createErr)
 			checkCells(t, got, tc.wantCells, out)
 			if !reflect.DeepEqual(got.Failed, tc.wantFailed) {
 				t.Errorf("Outcome.Failed = %v, want %v", got.Failed, tc.wantFailed)

@@ -29,6 +29,24 @@ const maxArchive = 512 << 20
 // Pack writes the files of dir (a run directory, flat or nested) to w as a
 // gzipped tar in base64 lines between the markers.
 func Pack(w io.Writer, dir fs.FS) error {
+	return frame(w, func(tw *tar.Writer) error { return tw.AddFS(dir) })
+}
+
+// PackFile writes one file, name holding data, to w as Pack writes a
+// directory: the same markers and encoding, so ReadFile finds it.
+func PackFile(w io.Writer, name string, data []byte) error {
+	return frame(w, func(tw *tar.Writer) error {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Size: int64(len(data)), Mode: 0o644}); err != nil {
+			return err
+		}
+		_, err := tw.Write(data)
+		return err
+	})
+}
+
+// frame writes what add puts in a tar as a gzipped tar in base64 lines
+// between the markers.
+func frame(w io.Writer, add func(*tar.Writer) error) error {
 	if _, err := fmt.Fprintln(w, beginMarker); err != nil {
 		return err
 	}
@@ -36,12 +54,12 @@ func Pack(w io.Writer, dir fs.FS) error {
 	b64 := base64.NewEncoder(base64.StdEncoding, lw)
 	gz := gzip.NewWriter(b64)
 	tw := tar.NewWriter(gz)
-	if err := tw.AddFS(dir); err != nil {
-		return fmt.Errorf("pack the run directory: %w", err)
+	if err := add(tw); err != nil {
+		return fmt.Errorf("pack the archive: %w", err)
 	}
 	for _, c := range []io.Closer{tw, gz, b64, lw} {
 		if err := c.Close(); err != nil {
-			return fmt.Errorf("pack the run directory: %w", err)
+			return fmt.Errorf("pack the archive: %w", err)
 		}
 	}
 	_, err := fmt.Fprintln(w, endMarker)
@@ -88,15 +106,45 @@ var ErrNoArchive = errors.New("no complete cell archive in the log")
 // Unpack finds the last complete archive in a pod's log and extracts it
 // into dir (created). Names leaving dir are refused.
 func Unpack(log io.Reader, dir string) error {
-	data, err := lastArchive(log)
+	tr, err := openArchive(log)
 	if err != nil {
 		return err
 	}
+	return extract(tr, dir)
+}
+
+// ReadFile returns the file name of the last complete archive in a pod's
+// log (written by Pack or PackFile), without writing anything to disk.
+func ReadFile(log io.Reader, name string) ([]byte, error) {
+	tr, err := openArchive(log)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil, fmt.Errorf("archive: no %s in it", name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("archive: %w", err)
+		}
+		if h.Name == name && h.Typeflag == tar.TypeReg {
+			return io.ReadAll(tr)
+		}
+	}
+}
+
+// openArchive finds the last complete archive in a pod's log.
+func openArchive(log io.Reader) (*tar.Reader, error) {
+	data, err := lastArchive(log)
+	if err != nil {
+		return nil, err
+	}
 	gz, err := gzip.NewReader(base64.NewDecoder(base64.StdEncoding, strings.NewReader(data)))
 	if err != nil {
-		return fmt.Errorf("cell archive: %w", err)
+		return nil, fmt.Errorf("cell archive: %w", err)
 	}
-	return extract(tar.NewReader(io.LimitReader(gz, maxArchive)), dir)
+	return tar.NewReader(io.LimitReader(gz, maxArchive)), nil
 }
 
 func lastArchive(log io.Reader) (string, error) {

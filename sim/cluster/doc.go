@@ -5,6 +5,11 @@
 // directory travels back as a base64 tar between markers in the pod's log.
 // It also merges the cells' run directories into one comparison.
 //
+// For `svclab cluster audit` it builds the ConfigMap that carries the
+// cluster's objects (gzipped) and the DaemonSet whose pods audit each
+// node's rules, frames each node's report in its pod's log the way a cell
+// travels, and summarises the reports by node.
+//
 // It builds objects and bytes only; creating, watching and cleaning up the
-// Jobs through the API server is lab/cluster's.
+// Jobs and the DaemonSet through the API server is lab/cluster's.
 package cluster

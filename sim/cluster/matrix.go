@@ -65,15 +65,28 @@ func ParsePool(s string) (Pool, error) {
 	if !dnsLabel.MatchString(name) {
 		return Pool{}, fmt.Errorf("--pool %q: the name %q must be lower-case letters, digits and '-' (at most 32), as it names a Job", s, name)
 	}
-	p := Pool{Name: name, Selector: map[string]string{}}
-	for _, kv := range strings.Split(sel, ",") {
+	selector, err := ParseSelector(sel)
+	if err != nil {
+		return Pool{}, fmt.Errorf("--pool %q: %w", s, err)
+	}
+	return Pool{Name: name, Selector: selector}, nil
+}
+
+// ParseSelector parses a node selector, LABEL=VALUE[,LABEL=VALUE...] (""
+// selects every node: nil).
+func ParseSelector(s string) (map[string]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	sel := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return Pool{}, fmt.Errorf("--pool %q: selector term %q is not LABEL=VALUE", s, kv)
+			return nil, fmt.Errorf("selector term %q is not LABEL=VALUE", kv)
 		}
-		p.Selector[k] = v
+		sel[k] = v
 	}
-	return p, nil
+	return sel, nil
 }
 
 // Validate checks each axis: not empty, no repeats, known dataplanes and

@@ -60,9 +60,7 @@ func Rows(samples []Sample) []Row {
 func WriteReport(w io.Writer, rows []Row, format string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return writeJSON(w, rows)
 	case "markdown":
 		return writeTable(w, rows, "| ", " | ", " |", true)
 	case "text", "":
@@ -109,4 +107,11 @@ func (r Row) cells() []string {
 	}
 	return []string{r.Pool, r.Node, r.CPU, r.Kernel, r.Scenario, r.Dataplane, r.Version, r.What, fmt.Sprint(r.Complete),
 		jain, chi, agree, fmt.Sprintf("%.0f", r.ConnPerSec), fmt.Sprintf("%.0f", r.P99us)}
+}
+
+// writeJSON writes v as one indented JSON document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
