@@ -206,7 +206,7 @@ test-controlplane: controlplane ## the cluster integration test against a real k
 	$(if $(SVCLAB_CLUSTER_IMAGE),@$(MAKE) --no-print-directory image)
 	$(GO) vet -tags controlplane ./cmd/svclab ./lab/cluster/...
 	SVCLAB_CLUSTER_IMAGE=$(SVCLAB_CLUSTER_IMAGE) SVCLAB_CONTROLPLANE_BIN=$(CURDIR)/bin $(GOINPATH) $(GO) test -count=1 -v -tags controlplane -timeout 30m \
-	  -run 'TestClusterRunDryRunAcceptedByAPIServer|TestClusterRunFourCellsEndToEnd|TestClusterRunInterruptedEndToEnd' ./cmd/svclab
+	  -run 'TestClusterRunDryRunAcceptedByAPIServer|TestClusterRunFourCellsEndToEnd|TestClusterRunInterruptedEndToEnd|TestClusterAuditManifestsAcceptedByAPIServer' ./cmd/svclab
 	$(GOINPATH) $(GO) test -count=1 ./lab/cluster/...
 
 # The IPVS half of svclab migrate's random-cluster property test: the tracer's
