@@ -72,6 +72,11 @@ func StartNodeAgent(ctx context.Context, cp *ControlPlane, cfg AgentConfig) (*No
 		return nil, fmt.Errorf("node agent: Writable %q: want a top-level directory such as /work", cfg.Writable)
 	}
 	a := &NodeAgent{client: cp.Client, cfg: cfg, nodes: map[string]*corev1.Node{}, pods: map[string]*podRun{}, logs: map[string]logEntry{}, done: make(chan struct{})}
+	if cfg.Image != "" {
+		if err := a.writePodmanConf(); err != nil {
+			return nil, err
+		}
+	}
 	if err := a.serveLogs(cp.ca); err != nil {
 		return nil, err
 	}

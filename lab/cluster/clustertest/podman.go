@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,6 +30,26 @@ runtime = "runc"
 events_logger = "file"
 `
 
+// podmanConfFile is the agent's containers.conf, written once at start
+// (writePodmanConf).
+func (a *NodeAgent) podmanConfFile() string { return filepath.Join(a.cfg.Dir, "containers.conf") }
+
+// writePodmanConf writes podmanConf for the agent's podman commands.
+func (a *NodeAgent) writePodmanConf() error {
+	if err := os.WriteFile(a.podmanConfFile(), []byte(podmanConf), 0o644); err != nil {
+		return fmt.Errorf("node agent: podman configuration: %w", err)
+	}
+	return nil
+}
+
+// podman is a podman command with the agent's configuration: every call
+// (run, ps, rm) sees the same runtime and cgroup manager.
+func (a *NodeAgent) podman(args ...string) *exec.Cmd {
+	cmd := exec.Command("podman", args...)
+	cmd.Env = append(os.Environ(), "CONTAINERS_CONF="+a.podmanConfFile())
+	return cmd
+}
+
 // containerName is the podman container of pod p.
 func containerName(p *corev1.Pod) string {
 	return containerPrefix + string(p.UID)
@@ -41,11 +62,11 @@ func containerName(p *corev1.Pod) string {
 // loopback (a lab run builds its own inside). `podman run` stays attached:
 // its output is the container's, its exit code the container's, and a
 // SIGTERM sent to it is passed to the container.
-func (a *NodeAgent) podmanCommand(p *corev1.Pod, c corev1.Container, env []string, log *os.File) (*exec.Cmd, error) {
-	conf := filepath.Join(a.cfg.Dir, "containers.conf")
-	if err := os.WriteFile(conf, []byte(podmanConf), 0o644); err != nil {
-		return nil, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err)
-	}
+// Its stdout and stderr reach the log a whole line at a time (lineLog), as
+// a kubelet's log keeps each line of either stream whole: podman copies
+// the two streams in chunks, which otherwise cut into each other's lines.
+// finish writes what is left and closes the log.
+func (a *NodeAgent) podmanCommand(p *corev1.Pod, c corev1.Container, env []string, log *os.File) (cmd *exec.Cmd, finish func()) {
 	args := []string{"run", "--rm", "--name", containerName(p), "--network", "none", "--pull", "never",
 		"--hostname", p.Name, "--sig-proxy=true", "--entrypoint", c.Command[0]}
 	if c.SecurityContext != nil && c.SecurityContext.Privileged != nil && *c.SecurityContext.Privileged {
@@ -57,11 +78,16 @@ func (a *NodeAgent) podmanCommand(p *corev1.Pod, c corev1.Container, env []strin
 		}
 	}
 	args = append(append(append(args, a.cfg.Image), c.Command[1:]...), c.Args...)
-	cmd := exec.Command("podman", args...)
-	cmd.Env = append(os.Environ(), "CONTAINERS_CONF="+conf)
-	cmd.Stdout, cmd.Stderr, cmd.Dir = log, log, "/"
+	cmd = a.podman(args...)
+	var mu sync.Mutex
+	stdout, stderr := &lineLog{mu: &mu, w: log}, &lineLog{mu: &mu, w: log}
+	cmd.Stdout, cmd.Stderr, cmd.Dir = stdout, stderr, "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	return cmd, nil
+	return cmd, func() {
+		stdout.flush()
+		stderr.flush()
+		_ = log.Close()
+	}
 }
 
 // removeContainers force-removes every container the agent started that
@@ -71,13 +97,13 @@ func (a *NodeAgent) removeContainers() {
 	if a.cfg.Image == "" {
 		return
 	}
-	out, err := exec.Command("podman", "ps", "-a", "--filter", "name=^"+containerPrefix, "--format", "{{.Names}}").Output()
+	out, err := a.podman("ps", "-a", "--filter", "name=^"+containerPrefix, "--format", "{{.Names}}").Output()
 	if err != nil {
 		a.logf("list podman containers: %v", err)
 		return
 	}
 	for _, name := range strings.Fields(string(out)) {
-		if b, err := exec.Command("podman", "rm", "-f", "-t", "0", name).CombinedOutput(); err != nil {
+		if b, err := a.podman("rm", "-f", "-t", "0", name).CombinedOutput(); err != nil {
 			a.logf("remove container %s: %v: %s", name, err, b)
 		}
 	}

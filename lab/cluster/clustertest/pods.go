@@ -42,7 +42,9 @@ const podPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 type podRun struct {
 	cmd *exec.Cmd
 	// done is closed when the process ended and the pod's status says so.
-	done       chan struct{}
+	done chan struct{}
+	// finish completes and closes the pod's log after the process ended.
+	finish     func()
 	terminated sync.Once
 }
 
@@ -68,17 +70,17 @@ func (a *NodeAgent) startPod(ctx context.Context, p *corev1.Pod) error {
 	if started {
 		return nil
 	}
-	cmd, log, err := a.command(p)
+	cmd, finish, err := a.command(p)
 	if err != nil {
 		a.markStarted(p, &podRun{done: closed()})
 		return a.setFinished(ctx, p, -1, time.Now(), fmt.Sprintf("svclab node agent cannot run it: %v", err))
 	}
-	defer log.Close()
 	if err := cmd.Start(); err != nil {
+		finish()
 		a.markStarted(p, &podRun{done: closed()})
 		return a.setFinished(ctx, p, -1, time.Now(), fmt.Sprintf("start: %v", err))
 	}
-	r := &podRun{cmd: cmd, done: make(chan struct{})}
+	r := &podRun{cmd: cmd, done: make(chan struct{}), finish: finish}
 	a.markStarted(p, r)
 	start := time.Now()
 	a.logf("started pod %s/%s on %s (pid %d)", p.Namespace, p.Name, p.Spec.NodeName, cmd.Process.Pid)
@@ -103,6 +105,7 @@ func (a *NodeAgent) markStarted(p *corev1.Pod, r *podRun) {
 func (a *NodeAgent) await(p *corev1.Pod, r *podRun, start time.Time) {
 	defer close(r.done)
 	err := r.cmd.Wait()
+	r.finish() // the log is whole before the status says the pod ended
 	code := r.cmd.ProcessState.ExitCode()
 	if ws, ok := r.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		code = 128 + int(ws.Signal())
@@ -117,8 +120,9 @@ func (a *NodeAgent) await(p *corev1.Pod, r *podRun, start time.Time) {
 
 // command builds the pod's process: its container's command and args, the
 // program the agent's Commands name for the command, its env resolved,
-// run in its own root (podRoot) with its output to the pod's log.
-func (a *NodeAgent) command(p *corev1.Pod) (*exec.Cmd, *os.File, error) {
+// run in its own root (podRoot) with its output to the pod's log; finish
+// closes the log once the process ended (or did not start).
+func (a *NodeAgent) command(p *corev1.Pod) (cmd *exec.Cmd, finish func(), err error) {
 	if len(p.Spec.Containers) != 1 || len(p.Spec.InitContainers) > 0 {
 		return nil, nil, fmt.Errorf("%d containers and %d init containers: the agent runs pods of one container", len(p.Spec.Containers), len(p.Spec.InitContainers))
 	}
@@ -147,18 +151,15 @@ func (a *NodeAgent) command(p *corev1.Pod) (*exec.Cmd, *os.File, error) {
 	a.logs[p.Namespace+"/"+p.Name] = logEntry{file: logFile, container: c.Name}
 	a.mu.Unlock()
 	if a.cfg.Image != "" {
-		cmd, err := a.podmanCommand(p, c, env, log)
-		if err != nil {
-			log.Close()
-		}
-		return cmd, log, err
+		cmd, finish := a.podmanCommand(p, c, env, log)
+		return cmd, finish, nil
 	}
 	args := append([]string{"--mount", "--propagation", "private", "--", "sh", "-c", podRoot, "sh", filepath.Join(dir, "root"), a.cfg.Writable, prog}, c.Command[1:]...)
-	cmd := exec.Command("unshare", append(args, c.Args...)...)
+	cmd = exec.Command("unshare", append(args, c.Args...)...)
 	cmd.Env, cmd.Stdout, cmd.Stderr, cmd.Dir = env, log, log, "/"
 	// The pod's process dies with the test process.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	return cmd, log, nil
+	return cmd, func() { _ = log.Close() }, nil
 }
 
 // podEnv is the container's environment as the kubelet gives it: PATH and
