@@ -28,8 +28,9 @@ func calibrateDataplane(name string, all []results.Point, opts Options) (Datapla
 	mode, _ := ModeOf(name)
 	points := calibrationPoints(all, name, opts.MaxN)
 	dm := DataplaneModel{Dataplane: name, Lookup: lookup, Mode: mode}
-	p50Points := inRange(positioned(points, PositionLast, PositionMiddle, PositionUniform), opts.Range)
-	x, y := costXY(p50Points, lookup, func(p results.Point) float64 { return p.P50us })
+	p50Points := inRange(p50Positions(points, lookup), opts.Range)
+	p50 := func(p results.Point) float64 { return p.P50us }
+	x, y := costXY(p50Points, lookup, p50)
 	if dm.P50, err = fitCostCurve(MetricP50, lookup, x, y); err != nil {
 		return dm, err
 	}
@@ -43,7 +44,9 @@ func calibrateDataplane(name string, all []results.Point, opts Options) (Datapla
 		dm.P99Tail = fitTailRatio(p99Points)
 	}
 	uniformPoints := inRange(positioned(points, PositionUniform), opts.Range)
-	dm.P50Uniform = optionalCost(&dm, MetricP50+" (uniform)", uniformPoints, opts, func(p results.Point) float64 { return p.P50us })
+	if dm.P50Uniform = optionalCost(&dm, MetricP50+" (uniform)", uniformPoints, opts, p50); dm.P50Uniform != nil {
+		dm.P50Uniform.withLogGrowth(costXY(uniformPoints, lookup, p50))
+	}
 	dm.P99Uniform = optionalCost(&dm, MetricP99+" (uniform)", uniformPoints, opts, func(p results.Point) float64 { return p.P99us })
 	lastPoints := inRange(positioned(points, PositionLast), opts.Range)
 	// The throughput batch that measures CPU always targets the last service.
@@ -53,6 +56,17 @@ func calibrateDataplane(name string, all []results.Point, opts Options) (Datapla
 	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, perSize, opts, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.KernelMem = fitMemLine(perSize)
 	return dm, nil
+}
+
+// p50Positions are the points of the p50 curve: every position for a
+// rule walk (evaluations tell them apart); for a map lookup the fixed
+// positions alone when there are any, as one hot service's lookup stays in
+// the caches where uniformly spread ones do not (P50Uniform has those).
+func p50Positions(points []results.Point, lookup Lookup) []results.Point {
+	if fixed := positioned(points, PositionLast, PositionMiddle); lookup == MapLookup && len(fixed) > 0 {
+		return fixed
+	}
+	return positioned(points, PositionLast, PositionMiddle, PositionUniform)
 }
 
 // optionalCost fits a cost curve, or records why it could not.

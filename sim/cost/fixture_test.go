@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -17,7 +18,8 @@ const (
 	synthP99PerRule = 0.02   // so p99 adds the p50's 20 ns per rule
 	synthCPUBase    = 100.0  // µs per connection
 	synthCPUPerRule = 0.025  // 25 ns of CPU per rule
-	synthNftP50     = 14.0   // the nftables constant
+	synthNftP50     = 14.0   // the nftables constant (one hot service)
+	synthNftPerLnN  = 0.5    // the growth of nftables' uniform p50 per ln N
 	synthSyncBase   = 0.05   // full sync: 50 ms + 4 µs per rule
 	synthSyncPerRul = 4e-6   //
 	synthIncrPerRul = 1e-6   // incremental sync: 1 µs per rule
@@ -47,6 +49,9 @@ func synthPoint(dataplane, position string, n int) results.Point {
 	}
 	if dataplane == "nftables" {
 		p.P50us, p.P99us, p.CPUusPerConn = synthNftP50+synthNoise(n), 3*synthNftP50, synthCPUBase+synthNoise(n)
+		if position == PositionUniform {
+			p.P50us += synthNftPerLnN * math.Log(float64(n))
+		}
 		return p
 	}
 	p.P50us = synthBaseUs + synthUsPerRule*evals + synthNoise(n)
@@ -55,12 +60,14 @@ func synthPoint(dataplane, position string, n int) results.Point {
 }
 
 // synthRun is the synthetic sweep: iptables-nft at last, middle and
-// uniform, nftables at last, and one wild point at synthOutlierN.
+// uniform, nftables at last and uniform, and one wild point at
+// synthOutlierN.
 func synthRun() *Run {
 	var points []results.Point
 	for _, n := range synthServices {
 		points = append(points, synthPoint("iptables-nft", PositionLast, n), synthPoint("iptables-nft", PositionMiddle, n),
-			synthPoint("iptables-nft", PositionUniform, n), synthPoint("nftables", PositionLast, n))
+			synthPoint("iptables-nft", PositionUniform, n), synthPoint("nftables", PositionLast, n),
+			synthPoint("nftables", PositionUniform, n))
 	}
 	wild := synthPoint("iptables-nft", PositionLast, synthOutlierN)
 	wild.P50us, wild.P99us, wild.CPUusPerConn = 1e6, 1e6, 1e6
