@@ -126,6 +126,49 @@ func TestSweepPlanOnFakes(t *testing.T) {
 	}
 }
 
+// TestSweepWalkProbeOnFakes: a sweep's walk probes load through the fake's
+// validating iptables-restore, for the rule-walk dataplane only, and are
+// recorded as walk_probe records, summarized apart from the points, with
+// the walk to the last target costing what the fake's walk of that many
+// rules does.
+func TestSweepWalkProbeOnFakes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fake-sweep.yaml")
+	if err := os.WriteFile(path, []byte(fakeSweep+"  walkProbe: [500, 1000]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runOnFakes(t, t.Context(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := records(t, out.Dir)
+	if got, want := len(recs[results.TypePoint]), 3*2*2*2; got != want {
+		t.Fatalf("%d point records, want %d (the probes apart)", got, want)
+	}
+	if got, want := len(recs[results.TypeWalkProbe]), 2*1*2*2; got != want { // sizes × rule-walk dataplanes × positions × repetitions
+		t.Fatalf("%d walk_probe records, want %d", got, want)
+	}
+	s, err := results.ReadSummary(out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := map[int]float64{}
+	for _, p := range s.WalkProbes {
+		if p.Dataplane != "iptables-legacy" {
+			t.Errorf("walk probe of %s, want iptables-legacy's only", p.Dataplane)
+		}
+		if p.Position == "last" {
+			last[p.Services] = p.P50us
+		}
+	}
+	if d := last[1000] - last[500]; d < 8 || d > 12 { // the fake walk: 20 ns per rule
+		t.Errorf("walk probe p50 at last: %v; want 500 more rules to add about 10 µs", last)
+	}
+}
+
 // TestSweepDeadlineKeepsTheMinimumRepetitions: a deadline already passed
 // cuts a sweep of 4 repetitions to its minimum of 2, and the run is complete.
 func TestSweepDeadlineKeepsTheMinimumRepetitions(t *testing.T) {

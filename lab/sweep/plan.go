@@ -3,13 +3,16 @@ package sweep
 import (
 	"math/rand/v2"
 
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
-// planPoint is one (dataplane, service count) a sweep measures.
+// planPoint is one (dataplane, service count) a sweep measures; a walk
+// probe's (sweep.walkProbe) loads the probe instead of the full ruleset.
 type planPoint struct {
 	dataplane string
 	services  int
+	walkProbe bool
 }
 
 // sweepPlan lists the points, skipping counts above a dataplane's cap.
@@ -21,6 +24,13 @@ func sweepPlan(s *scenario.Sweep) []planPoint {
 				continue
 			}
 			out = append(out, planPoint{dataplane: dp, services: n})
+		}
+	}
+	for _, n := range s.WalkProbe {
+		for _, dp := range s.Dataplanes {
+			if info, ok := dataplane.Lookup(dp); ok && info.Lookup == dataplane.LinearWalk {
+				out = append(out, planPoint{dataplane: dp, services: n, walkProbe: true})
+			}
 		}
 	}
 	return out

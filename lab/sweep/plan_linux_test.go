@@ -2,23 +2,33 @@ package sweep
 
 import (
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/svclab/svclab/sim/scenario"
 )
 
-func TestSweepPlanHonoursMaxServices(t *testing.T) {
-	spec := &scenario.Sweep{Services: []int{1, 5000, 20000}, Dataplanes: []string{"iptables-nft", "nftables"},
-		MaxServices: map[string]int{"nftables": 5000}}
-	got := sweepPlan(spec)
-	want := []planPoint{{"iptables-nft", 1}, {"nftables", 1}, {"iptables-nft", 5000}, {"nftables", 5000}, {"iptables-nft", 20000}}
-	if len(got) != len(want) {
-		t.Fatalf("plan %v, want %v", got, want)
+// TestSweepPlan: service counts above a dataplane's cap are skipped; walk
+// probes come after the points, for the rule-walk dataplanes only.
+func TestSweepPlan(t *testing.T) {
+	tests := []struct {
+		name string
+		spec scenario.Sweep
+		want []planPoint
+	}{
+		{"maxServices", scenario.Sweep{Services: []int{1, 5000, 20000}, Dataplanes: []string{"iptables-nft", "nftables"},
+			MaxServices: map[string]int{"nftables": 5000}},
+			[]planPoint{{"iptables-nft", 1, false}, {"nftables", 1, false}, {"iptables-nft", 5000, false}, {"nftables", 5000, false}, {"iptables-nft", 20000, false}}},
+		{"walk probes", scenario.Sweep{Services: []int{1000}, Dataplanes: []string{"iptables-legacy", "nftables", "iptables-nft"}, WalkProbe: []int{4, 80000}},
+			[]planPoint{{"iptables-legacy", 1000, false}, {"nftables", 1000, false}, {"iptables-nft", 1000, false},
+				{"iptables-legacy", 4, true}, {"iptables-nft", 4, true}, {"iptables-legacy", 80000, true}, {"iptables-nft", 80000, true}}},
 	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("plan %v, want %v", got, want)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sweepPlan(&tt.spec); !slices.Equal(got, tt.want) {
+				t.Fatalf("plan %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 

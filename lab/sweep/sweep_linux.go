@@ -86,7 +86,7 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Wr
 		for _, idx := range shuffled(len(labs), spec.Seed+uint64(rep)) {
 			points, err := measurePoint(ctx, labs[idx], spec, rep)
 			for i := range points {
-				rec := results.Record{Type: results.TypePoint, Point: &points[i]}
+				rec := results.Record{Type: labs[idx].recordType(), Point: &points[i]}
 				records = append(records, rec)
 				if aerr := w.Append(rec); aerr != nil {
 					return nil, aerr
@@ -121,7 +121,11 @@ func setUpPoint(ctx context.Context, sc *scenario.Scenario, p planPoint, prefix 
 		return nil, closeLab(lab, err)
 	}
 	l.dp = dp
-	if err := l.load(ctx, spec, opts); err != nil {
+	load := l.load
+	if p.walkProbe {
+		load = l.loadWalkProbe
+	}
+	if err := load(ctx, spec, opts); err != nil {
 		_ = dp.Close()
 		return nil, closeLab(lab, fmt.Errorf("%s at %d services: %w", p.dataplane, p.services, err))
 	}
@@ -226,6 +230,9 @@ func seconds(s float64, measured bool) string {
 // measurePoint probes every position of one point once and runs one
 // throughput batch.
 func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.Sweep, rep int) ([]results.Point, error) {
+	if l.plan.walkProbe {
+		return l.probePositions(ctx, spec, rep, throughput{}, pktRate{})
+	}
 	if spec.SyncEachRepetition && rep > 1 {
 		if err := l.resync(ctx, spec); err != nil {
 			return nil, err
@@ -244,6 +251,12 @@ func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.Sweep, rep in
 		}
 		flows = pktRate{flowsPerSec: r.FlowsPerSec, cpuUsPerPacket: r.CPUMicrosPerPacket}
 	}
+	return l.probePositions(ctx, spec, rep, tput, flows)
+}
+
+// probePositions probes every position of the point once, with the
+// repetition's throughput and packet rate (zero when not measured).
+func (l *sweepLab) probePositions(ctx context.Context, spec *scenario.Sweep, rep int, tput throughput, flows pktRate) ([]results.Point, error) {
 	var out []results.Point
 	for _, pos := range spec.Positions {
 		p, err := l.probe(ctx, spec, pos, rep)
@@ -251,7 +264,7 @@ func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.Sweep, rep in
 			return out, err
 		}
 		p.ConnPerSec, p.CPUusPerConn = tput.connPerSec, tput.cpuUsPerConn
-		if spec.PacketRate && packetsApply(l.plan.dataplane) {
+		if flows != (pktRate{}) {
 			p.FlowsPerSec = flows.flowsPerSec
 			p.Extra = map[string]float64{"cpu_us_per_packet": flows.cpuUsPerPacket}
 		}
@@ -323,7 +336,8 @@ func (l *sweepLab) throughput(ctx context.Context, spec *scenario.Sweep) (throug
 // summarize aggregates per-repetition records into points and fits.
 func summarize(sc *scenario.Scenario, records []results.Record, complete bool) *results.Summary {
 	points, fits := metric.Aggregate(records)
-	return &results.Summary{Schema: results.SchemaVersion, Scenario: sc.Name, Kind: "sweep", Complete: complete, Points: points, Fits: fits}
+	return &results.Summary{Schema: results.SchemaVersion, Scenario: sc.Name, Kind: "sweep", Complete: complete, Points: points, Fits: fits,
+		WalkProbes: metric.AggregateWalkProbes(records)}
 }
 
 func partialSummary(sc *scenario.Scenario, w *results.Writer) *results.Summary {

@@ -108,7 +108,10 @@ type DataplaneModel struct {
 	CPU             *CostCurve `json:"cpu,omitempty"`
 	SyncFull        *SyncCurve `json:"sync_full,omitempty"`
 	SyncIncremental *SyncCurve `json:"sync_incremental,omitempty"`
-	Warnings        []string   `json:"warnings,omitempty"`
+	// Walk are the rule walk's probes (LinearWalk, when the sweep had
+	// sweep.walkProbe): the p50 beyond the calibrated sizes grows as they do.
+	Walk     []WalkCurve `json:"walk_probe,omitempty"`
+	Warnings []string    `json:"warnings,omitempty"`
 }
 
 // Calibrate loads a sweep run directory and calibrates the model on it.
@@ -150,6 +153,9 @@ func CalibrateRun(run *Run, opts Options) (*Model, error) {
 		if err != nil {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("%s left out of the model: %v", name, err))
 			continue
+		}
+		if dm.Lookup == LinearWalk {
+			dm.Walk = walkCurves(run.WalkProbes, name)
 		}
 		m.Dataplanes = append(m.Dataplanes, dm)
 	}

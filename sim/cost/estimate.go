@@ -35,6 +35,11 @@ func (e Estimate) NonNegative() Estimate {
 	return e
 }
 
+// Plus adds o's value and bounds to e's.
+func (e Estimate) Plus(o Estimate) Estimate {
+	return Estimate{Value: e.Value + o.Value, Lo: e.Lo + o.Lo, Hi: e.Hi + o.Hi, NoInterval: e.NoInterval || o.NoInterval}
+}
+
 // Contains says whether v lies within [Lo, Hi].
 func (e Estimate) Contains(v float64) bool { return v >= e.Lo && v <= e.Hi }
 

@@ -187,9 +187,10 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %d services is %.1f× the largest calibrated N (%d): beyond calibration",
 			dm.Dataplane, q.Services, p.Extrapolation, dm.MaxServices))
 	}
-	p.P50us = predictCost(dm.p50For(q.Position), evals, q.Services)
+	warn := func(w string) { p.Warnings = append(p.Warnings, w) }
+	p.P50us = dm.p50At(q.Position, evals, q.Services, warn)
 	p.WalkBytes = WorkingSet(dm.Lookup, evals)
-	if w := cacheWarning(dm.Dataplane, m.Source.Machine, dm.P50.MaxX, evals); w != "" {
+	if w := cacheWarning(dm.Dataplane, m.Source.Machine, dm.P50.MaxX, evals); w != "" && len(dm.Walk) == 0 {
 		p.Warnings = append(p.Warnings, w)
 	}
 	if p99 := dm.p99For(q.Position); p99 != nil {
@@ -232,7 +233,7 @@ func (dm *DataplaneModel) tailBase(q Query, p50 CostPrediction) CostPrediction {
 	if q.Composition != nil {
 		last, _ = q.Composition.evaluations(dm.Lookup, PositionLast)
 	}
-	return predictCost(dm.P50, uniformTailQuantile*last, q.Services)
+	return dm.p50At(PositionLast, uniformTailQuantile*last, q.Services, func(string) {})
 }
 
 // uniformTailQuantile is the share of KUBE-SERVICES the slowest 1% of

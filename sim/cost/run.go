@@ -85,9 +85,11 @@ func (s Source) String() string {
 // Run is a sweep's points (medians over repetitions) and where they were
 // measured.
 type Run struct {
-	Source   Source
-	Points   []results.Point
-	Warnings []string
+	Source Source
+	Points []results.Point
+	// WalkProbes are the sweep's walk probes (sweep.walkProbe), if any.
+	WalkProbes []results.Point
+	Warnings   []string
 }
 
 // DefaultRun returns the embedded default calibration run.
@@ -140,6 +142,9 @@ func LoadRun(dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if probes := walkProbesOf(dir); probes != nil {
+		r.WalkProbes = probes
+	}
 	machine, ok, err := ReadMachine(dir)
 	if err != nil {
 		return nil, err
@@ -163,12 +168,24 @@ func summaryFromRecords(dir string) (*results.Summary, []string, error) {
 		return nil, nil, err
 	}
 	points, _ := metric.Aggregate(records)
-	s := &results.Summary{Schema: results.SchemaVersion, Kind: "sweep", Points: points}
+	s := &results.Summary{Schema: results.SchemaVersion, Kind: "sweep", Points: points, WalkProbes: metric.AggregateWalkProbes(records)}
 	if m := metaOf(records); m != nil {
 		s.Run, s.Scenario, s.Kind = m.Run, m.Scenario, m.Kind
 	}
 	warnings = append(warnings, fmt.Sprintf("%s has no summary.json: points aggregated from %s", dir, results.ResultsFile))
 	return s, warnings, nil
+}
+
+// walkProbesOf aggregates the walk probes of dir's results.jsonl, the
+// repetitions themselves (a summary.json written before the probes'
+// standard deviations were recorded has the medians alone); nil when
+// there are none or no records.
+func walkProbesOf(dir string) []results.Point {
+	records, _, err := results.ReadRecords(dir)
+	if err != nil {
+		return nil
+	}
+	return metric.AggregateWalkProbes(records)
 }
 
 func metaFromRecords(dir string) *results.Meta {
@@ -200,7 +217,7 @@ func newRun(name string, s *results.Summary, m *results.Meta) (*Run, error) {
 	if len(s.Points) == 0 {
 		return nil, fmt.Errorf("calibration %s: run %s has no sweep points", name, s.Run)
 	}
-	r := &Run{Source: Source{Name: name, Run: s.Run, Scenario: s.Scenario}, Points: s.Points}
+	r := &Run{Source: Source{Name: name, Run: s.Run, Scenario: s.Scenario}, Points: s.Points, WalkProbes: s.WalkProbes}
 	if m != nil {
 		r.Source = Source{Name: name, Run: m.Run, Scenario: m.Scenario, Started: m.Started, Kernel: m.Kernel,
 			GuestKernel: m.GuestKernel, CPU: m.CPU, CPUs: m.CPUs, GitCommit: m.GitCommit, Tools: m.Tools,

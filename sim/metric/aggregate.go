@@ -8,6 +8,7 @@ import (
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/stats"
+	"gonum.org/v1/gonum/stat"
 )
 
 // FitMetrics are the metrics Aggregate fits against the number of services.
@@ -58,6 +59,35 @@ func Aggregate(records []results.Record) (points []results.Point, fits []results
 		points = append(points, medianPoint(groups[k]))
 	}
 	return points, FitPoints(points)
+}
+
+// AggregateWalkProbes merges the repetitions of a sweep's walk-probe
+// records (results.TypeWalkProbe) as Aggregate merges its points, with
+// the standard deviation of the repetitions' p50 in Extra.
+func AggregateWalkProbes(records []results.Record) []results.Point {
+	var probes []results.Record
+	for _, r := range records {
+		if r.Type == results.TypeWalkProbe && r.Point != nil {
+			probes = append(probes, results.Record{Type: results.TypePoint, Point: r.Point})
+		}
+	}
+	if len(probes) == 0 {
+		return nil
+	}
+	points, _ := Aggregate(probes)
+	for i := range points {
+		p := &points[i]
+		var p50s []float64
+		for _, r := range probes {
+			if q := r.Point; q.Dataplane == p.Dataplane && q.Services == p.Services && q.Position == p.Position && q.P50us > 0 {
+				p50s = append(p50s, q.P50us)
+			}
+		}
+		if len(p50s) > 1 {
+			p.Extra = map[string]float64{results.ExtraP50SD: stat.StdDev(p50s, nil)}
+		}
+	}
+	return points
 }
 
 func sortedPointKeys(groups map[pointKey][]results.Point) []pointKey {

@@ -15,9 +15,18 @@ const (
 	TypeFairness = "fairness"
 	TypePoint    = "point"
 	TypeSync     = "sync"
+	// TypeWalkProbe is a sweep's walk-probe measurement (sweep.walkProbe):
+	// a Point whose Services is the probe's KUBE-SERVICES rule count, kept
+	// apart from the sweep's points (it loads no full ruleset).
+	TypeWalkProbe = "walk_probe"
 	// TypeInterrupted closes a run that a signal stopped.
 	TypeInterrupted = "interrupted"
 )
+
+// ExtraP50SD is the Extra key of a summary's walk probe that holds the
+// sample standard deviation of the p50 over its repetitions (the median
+// is P50us, their count Repetitions).
+const ExtraP50SD = "p50_us_sd"
 
 // Interruption says that a run was stopped before it finished, by what,
 // and what it had completed.
@@ -227,6 +236,9 @@ type Summary struct {
 	Measured int           `json:"measured,omitempty"`
 	Runs     []FairnessRun `json:"runs,omitempty"`
 	Points   []Point       `json:"points,omitempty"`
+	// WalkProbes are a sweep's walk-probe measurements (medians over
+	// repetitions), apart from Points.
+	WalkProbes []Point `json:"walk_probes,omitempty"`
 	// Timelines are the timeline runs, one per dataplane.
 	Timelines []TimelineRun `json:"timelines,omitempty"`
 	Fits      []Fit         `json:"fits,omitempty"`

@@ -101,6 +101,7 @@ var reference = []fieldDoc{
 	{path: "sweep.incrementalLimit", typ: "map dataplane → int", limits: fmt.Sprintf("known dataplanes; values 0..%d", MaxSyntheticServices), doc: "The same for incremental syncs."},
 	{path: "sweep.throughputConnections", typ: "int", r: ints(1, MaxConnections, 2000), doc: "Batch size for conn/s and CPU per connection."},
 	{path: "sweep.scheduler", typ: "string", def: "rr", limits: "rr, wrr, lc, sh or mh", doc: "The IPVS scheduler."},
+	{path: "sweep.walkProbe", typ: "list of int", limits: fmt.Sprintf("%d..%d, unique; the sweep needs a rule-walk (iptables) dataplane", MinWalkProbe, MaxSyntheticServices), doc: "KUBE-SERVICES sizes at which each iptables dataplane also measures a walk probe: all the rules of that many services, but only the target services' chains (the others jump to one shared service), so a long rule walk's cost is measured in seconds; recorded apart (walk_probe records), used by svclab plan beyond the calibrated sizes."},
 	{path: "sweep.syncEachRepetition", typ: "bool", def: "false", doc: "Reload the rules in every repetition, so sync times get one sample per repetition."},
 	{path: "kubeProxy", typ: "mapping", doc: "Whose code writes the rules, and which kube-proxy release's rules they are."},
 	{path: "kubeProxy.engine", typ: "string", def: EngineNative, limits: EngineNative + " or " + EngineKubeProxy, doc: "native: svclab's renderer (fast, any OS); kube-proxy: kube-proxy's own proxier, run by the driver built with `make kube-proxy` (render, and sync in the lab's node)."},

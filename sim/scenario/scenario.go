@@ -103,6 +103,12 @@ type Sweep struct {
 	Scheduler string
 	// SyncEachRepetition reloads the rules in every repetition.
 	SyncEachRepetition bool
+	// WalkProbe lists KUBE-SERVICES sizes at which each rule-walk dataplane
+	// also measures a walk probe: every KUBE-SERVICES rule of that many
+	// services but the chains of the targets alone (render/iptables'
+	// WalkProbe), so the cost of a long walk is measured without loading
+	// the full ruleset.
+	WalkProbe []int
 }
 
 // typed builds the typed form of a validated file.
@@ -138,7 +144,7 @@ func typed(f file, source string, raw []byte) *Scenario {
 			Concurrency: *w.Concurrency, PacketRate: w.PacketRate, Seed: w.Seed,
 			MaxServices: cloneMap(w.MaxServices), SyncLimit: cloneMap(w.SyncLimit),
 			IncrementalLimit: cloneMap(w.IncrementalLimit), ThroughputConnections: *w.ThroughputConnections,
-			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition}
+			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition, WalkProbe: slices.Clone(w.WalkProbe)}
 	}
 	s.Timeline = timelineOf(&f)
 	return s

@@ -136,6 +136,7 @@ type sweepSpec struct {
 	ThroughputConnections *int           `yaml:"throughputConnections"`
 	Scheduler             string         `yaml:"scheduler"`
 	SyncEachRepetition    bool           `yaml:"syncEachRepetition"`
+	WalkProbe             []int          `yaml:"walkProbe"`
 }
 
 // labSpec holds settings for the lab a run builds.

@@ -149,6 +149,7 @@ func validateSweep(f *file, cidrsOK bool) []pathError {
 		}
 	}
 	errs = append(errs, checkScheduler(s.Scheduler, at("scheduler"))...)
+	errs = append(errs, validateWalkProbe(f, cidrsOK)...)
 	for _, k := range []struct {
 		p   **int
 		key string
@@ -216,4 +217,41 @@ func checkScheduler(s string, at func(string, string) pathError) []pathError {
 		return nil
 	}
 	return []pathError{at(fmt.Sprintf("unknown IPVS scheduler %q", s), "use rr, wrr, lc, sh or mh")}
+}
+
+// MinWalkProbe is the smallest walk probe: the three targets and one other
+// service, whose chain the others share.
+const MinWalkProbe = 4
+
+// validateWalkProbe checks sweep.walkProbe: sizes in range, unique, within
+// the CIDRs, and a dataplane whose lookup walks rules to probe.
+func validateWalkProbe(f *file, cidrsOK bool) []pathError {
+	s := f.Sweep
+	if len(s.WalkProbe) == 0 {
+		return nil
+	}
+	var errs []pathError
+	for i, n := range s.WalkProbe {
+		errs = append(errs, checkRange(n, intRange{min: MinWalkProbe, max: MaxSyntheticServices}, fieldAt("sweep", "walkProbe", i))...)
+	}
+	if i, j := firstDuplicate(s.WalkProbe); i >= 0 {
+		errs = append(errs, fieldAt("sweep", "walkProbe", i)(fmt.Sprintf("%d is also walkProbe[%d]", s.WalkProbe[i], j), "list each size once"))
+	}
+	if !slices.ContainsFunc(s.Dataplanes, walksRules) {
+		errs = append(errs, fieldAt("sweep", "walkProbe")("no dataplane of the sweep walks rules", "add an iptables dataplane (iptables-legacy, iptables-nft), or leave walkProbe out"))
+	}
+	if len(errs) > 0 || !cidrsOK {
+		return errs
+	}
+	largest := slices.Index(s.WalkProbe, slices.Max(s.WalkProbe))
+	if _, err := newGeneratorFor(f, s.WalkProbe[largest], 1, s.Seed); err != nil {
+		return []pathError{fieldAt("sweep", "walkProbe", largest)(err.Error(), "use a smaller probe or a larger cluster.serviceCIDR / cluster.fillerCIDR")}
+	}
+	return nil
+}
+
+// walksRules says whether a dataplane's service lookup is a rule walk.
+func walksRules(name string) bool {
+	info, ok := dataplane.Lookup(name)
+	return ok && info.Lookup == dataplane.LinearWalk
 }

@@ -103,6 +103,9 @@ func TestValidationRefuses(t *testing.T) {
 		{"point 11: pods beyond the lab limit", edit("[10.244.1.2, 10.244.1.3]", manyEndpoints(MaxLabPods+1)), "- namespace:", "services", "lab.allowLargeLabs: true"},
 		{"targetPort: 0", edit("targetPort: 8080", "targetPort: 0"), "ports:", "services[0].ports[0].targetPort", "out of range"},
 		{"CIDR with host bits", edit("serviceCIDR: 10.96.0.0/12", "serviceCIDR: 10.96.0.1/12"), "serviceCIDR:", "cluster.serviceCIDR", "host bits"},
+		{"walk probe of 3 services", edit("warmup: 50", "warmup: 50\n  walkProbe: [3]"), "walkProbe:", "sweep.walkProbe[0]", "out of range"},
+		{"walk probe listed twice", edit("warmup: 50", "warmup: 50\n  walkProbe: [5000, 5000]"), "walkProbe:", "sweep.walkProbe[1]", "also walkProbe[0]"},
+		{"walk probe without a rule walk", edit("warmup: 50", "warmup: 50\n  dataplanes: [nftables]\n  walkProbe: [5000]"), "walkProbe:", "sweep.walkProbe", "walks rules"},
 		{"scenario name with a slash", edit("name: full", "name: ../../x"), "name: ../", "name", "must consist of"},
 	}
 	for _, tt := range tests {
@@ -136,6 +139,7 @@ func TestValidationAccepts(t *testing.T) {
 		{"warmup: 0 is kept", edit("warmup: 50", "warmup: 0")},
 		{"port names as Kubernetes allows", edit("name: http", "name: metrics-1")},
 		{"namespace of digits", edit("namespace: demo", `namespace: "123"`)},
+		{"walk probe", edit("warmup: 50", "warmup: 50\n  walkProbe: [4, 50000]")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,46 @@
+package apply
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
+	"github.com/svclab/svclab/sim/render/iptables"
+)
+
+// WalkProber is a dataplane that can load a walk probe instead of a model's
+// full ruleset: every KUBE-SERVICES rule of the model, but the chains of
+// the services whose ClusterIPs are in keep alone (render/iptables'
+// WalkProbe), so a long rule walk is measured without the full sync.
+type WalkProber interface {
+	LoadWalkProbe(ctx context.Context, m *model.Model, keep []netip.Addr) (Sync, error)
+}
+
+// LoadWalkProbe renders m's IPv4 payload, turns it into a walk probe and
+// restores it into empty tables (untimed: the probe is for the walk, not
+// the sync), then the jump rules from the built-in chains.
+func (d *iptablesDataplane) LoadWalkProbe(_ context.Context, m *model.Model, keep []netip.Addr) (Sync, error) {
+	mf := model.ForFamily(*m, model.IPv4)
+	var full bytes.Buffer
+	if _, err := iptables.Render(&full, &mf, d.opts); err != nil {
+		return Sync{}, fmt.Errorf("%s walk probe payload: %w", d.Name(), err)
+	}
+	probe, rules, err := iptables.WalkProbe(full.Bytes(), keep)
+	if err != nil {
+		return Sync{}, fmt.Errorf("%s: %w", d.Name(), err)
+	}
+	took, err := d.ipt.Restore(probe, false)
+	if err != nil {
+		return Sync{}, fmt.Errorf("%s walk probe restore: %w", d.Name(), err)
+	}
+	if err := d.ipt.EnsureJumps(iptables.ModelJumps(&mf, d.opts)); err != nil {
+		return Sync{}, fmt.Errorf("%s walk probe jump rules: %w", d.Name(), err)
+	}
+	stats := render.Stats{Lines: strings.Count(string(probe), "\n"), Bytes: len(probe), Rules: rules,
+		Chains: strings.Count(string(probe), "\n:")}
+	return Sync{}.add(stats, took), nil
+}

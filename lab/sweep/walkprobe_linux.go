@@ -1,0 +1,42 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+
+	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+// recordType is the record type of the point's measurements: a walk
+// probe's are kept apart from the sweep's points.
+func (l *sweepLab) recordType() string {
+	if l.plan.walkProbe {
+		return results.TypeWalkProbe
+	}
+	return results.TypePoint
+}
+
+// loadWalkProbe loads the point's walk probe: the KUBE-SERVICES rules of
+// its N services with the targets' chains alone (not timed, no
+// incremental sync: the probe measures the walk).
+func (l *sweepLab) loadWalkProbe(ctx context.Context, _ *scenario.Sweep, _ Options) error {
+	prober, ok := l.dp.(apply.WalkProber)
+	if !ok {
+		return fmt.Errorf("%s: this engine cannot load a walk probe (it is svclab's native iptables payload; use --engine native)", l.plan.dataplane)
+	}
+	keep := make([]netip.Addr, 0, len(scenario.SweepTargetIPs))
+	for _, ip := range scenario.SweepTargetIPs {
+		keep = append(keep, ip)
+	}
+	sync, err := prober.LoadWalkProbe(ctx, l.model, keep)
+	if err != nil {
+		return err
+	}
+	l.base = results.Point{Dataplane: l.plan.dataplane, Services: l.plan.services, Rules: sync.Payload.Rules,
+		Bytes: sync.Payload.Bytes, Lines: sync.Payload.Lines}
+	l.syncLine = fmt.Sprintf("%-16s %6d services: walk probe, %d rules, %d bytes", l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes)
+	return nil
+}

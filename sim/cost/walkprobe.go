@@ -1,0 +1,140 @@
+package cost
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/svclab/svclab/sim/results"
+)
+
+// WalkCurve is a rule-walk dataplane's walk probe at one position
+// (sweep.walkProbe): the first-packet p50 after a walk of the KUBE-SERVICES
+// rules of Services[i] services, in a ruleset with those rules and the
+// target services' chains alone. It is how the walk's cost grows past the
+// calibrated sizes, measured rather than extrapolated: the cost per rule
+// rises once the rules walked outgrow the CPU's caches (on this project's
+// reference machine iptables-legacy's went from about 1 ns per rule below
+// 2,500 services to 6-7 ns beyond), which no line over the calibrated sizes
+// can show.
+type WalkCurve struct {
+	// Position is the probe's: last (the walk of all Services rules) or
+	// uniform (connections to services spread over all of them).
+	Position string `json:"position"`
+	// Services are the probed sizes, ascending; P50us the median p50 over
+	// the probe's repetitions at each, SD their standard deviation and
+	// Repetitions their count (the fewest of any size).
+	Services    []float64 `json:"services"`
+	P50us       []float64 `json:"p50_us"`
+	SD          []float64 `json:"sd_us"`
+	Repetitions int       `json:"repetitions"`
+}
+
+// walkCurves builds a dataplane's walk curves from a run's walk probes
+// (medians with their repetitions' standard deviation in Extra), one per
+// position with two sizes or more.
+func walkCurves(probes []results.Point, dataplane string) []WalkCurve {
+	byPosition := map[string][]results.Point{}
+	for _, p := range probes {
+		if p.Dataplane == dataplane && p.P50us > 0 {
+			byPosition[p.Position] = append(byPosition[p.Position], p)
+		}
+	}
+	var out []WalkCurve
+	for _, pos := range []string{PositionLast, PositionUniform} {
+		points := byPosition[pos]
+		if len(points) < 2 {
+			continue
+		}
+		slices.SortFunc(points, func(a, b results.Point) int { return a.Services - b.Services })
+		c := WalkCurve{Position: pos, Repetitions: points[0].Repetitions}
+		for _, p := range points {
+			c.Services, c.P50us = append(c.Services, float64(p.Services)), append(c.P50us, p.P50us)
+			c.SD = append(c.SD, p.Extra[results.ExtraP50SD])
+			c.Repetitions = min(c.Repetitions, p.Repetitions)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// at interpolates ys at n services: linearly between the probed sizes, and
+// along the nearest segment outside them.
+func (c WalkCurve) at(ys []float64, n float64) float64 {
+	i := 1
+	for i < len(c.Services)-1 && c.Services[i] < n {
+		i++
+	}
+	x0, x1 := c.Services[i-1], c.Services[i]
+	return ys[i-1] + (ys[i]-ys[i-1])*(n-x0)/(x1-x0)
+}
+
+// growth is how much the probe's p50 grows from anchor to n services, with
+// a 95% interval for the difference of the two means (Student's t over the
+// repetitions, the standard deviations interpolated as the p50s are); no
+// interval from a single repetition.
+func (c WalkCurve) growth(anchor, n float64) Estimate {
+	g := exact(c.at(c.P50us, n) - c.at(c.P50us, anchor))
+	if c.Repetitions < 2 {
+		g.NoInterval = true
+		return g
+	}
+	sdN, sdA := math.Max(c.at(c.SD, n), 0), math.Max(c.at(c.SD, anchor), 0)
+	half := tQuantile(c.Repetitions-1) * math.Sqrt((sdN*sdN+sdA*sdA)/float64(c.Repetitions))
+	g.Lo, g.Hi = g.Value-half, g.Value+half
+	return g
+}
+
+// covers says whether the probe reaches down to the anchor: its growth is
+// then measured from the calibration's largest size on.
+func (c WalkCurve) covers(anchor float64) bool { return c.Services[0] <= anchor }
+
+// largest is the largest probed size.
+func (c WalkCurve) largest() float64 { return c.Services[len(c.Services)-1] }
+
+// walkFor is the walk curve for a query position (middle and first walk as
+// the last position's curve does, over fewer rules) and the KUBE-SERVICES
+// size it is read at for evaluations: the walk itself, or, for uniformly
+// spread connections (a mean walk of (n+1)/2), all n rules.
+func (dm *DataplaneModel) walkFor(position string, evals float64) (*WalkCurve, float64) {
+	want, size := PositionLast, evals
+	if position == PositionUniform {
+		want, size = PositionUniform, 2*evals-1
+	}
+	for i := range dm.Walk {
+		if dm.Walk[i].Position == want {
+			return &dm.Walk[i], size
+		}
+	}
+	return nil, 0
+}
+
+// p50At is the p50 for a position at evaluations: the calibrated curve
+// within the calibrated sizes and, beyond them when a walk probe covers the
+// position, the curve's value at the largest calibrated size plus the
+// probe's growth from that size on (warning when the query is beyond the
+// probe too).
+func (dm *DataplaneModel) p50At(position string, evals float64, services int, warn func(string)) CostPrediction {
+	c := dm.p50For(position)
+	walk, size := dm.walkFor(position, evals)
+	if dm.Lookup != LinearWalk || walk == nil {
+		return predictCost(c, evals, services)
+	}
+	anchorEvals, _ := Evaluations(dm.Lookup, position, dm.MaxServices)
+	if position == PositionFirst || evals <= anchorEvals {
+		return predictCost(c, evals, services)
+	}
+	_, anchorSize := dm.walkFor(position, anchorEvals)
+	if !walk.covers(anchorSize) {
+		warn(fmt.Sprintf("%s: the walk probe starts at %.0f services, above the largest calibrated N (%d): not used", dm.Dataplane, walk.Services[0], dm.MaxServices))
+		return predictCost(c, evals, services)
+	}
+	if size > walk.largest() {
+		warn(fmt.Sprintf("%s: a walk of %.0f services' rules is beyond the walk probe's largest (%.0f): its last segment is extrapolated", dm.Dataplane, size, walk.largest()))
+	}
+	out := predictCost(c, anchorEvals, dm.MaxServices)
+	g := walk.growth(anchorSize, size)
+	out.Total = out.Total.Plus(g).NonNegative()
+	out.Added = out.Added.Plus(g).NonNegative()
+	return out
+}

@@ -1,0 +1,84 @@
+package cost
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/svclab/svclab/sim/results"
+)
+
+// The synthetic walk probe: the walk costs synthUsPerRule per rule up to
+// synthCacheRules rules, then synthPastCacheUs per rule more (the rules no
+// longer fit in the caches); a uniform connection walks half of them.
+const (
+	synthCacheRules  = 20_000
+	synthPastCacheUs = 0.04
+)
+
+func synthWalk(position string, n int) float64 {
+	rules := float64(n)
+	past := math.Max(0, rules-synthCacheRules) * synthPastCacheUs
+	if position == PositionUniform {
+		return synthBaseUs + synthUsPerRule*float64(n+1)/2 + past/2
+	}
+	return synthBaseUs + synthUsPerRule*rules + past
+}
+
+// synthWalkProbes are the synthetic walk probes of iptables-nft, exact
+// medians of 3 repetitions whose p50s have a standard deviation of 1 µs.
+func synthWalkProbes() []results.Point {
+	var out []results.Point
+	for _, n := range []int{5000, 10000, 20000, 40000, 80000} {
+		for _, pos := range []string{PositionLast, PositionUniform} {
+			p50 := synthWalk(pos, n)
+			out = append(out, results.Point{Dataplane: "iptables-nft", Services: n, Position: pos, P50us: p50, Repetitions: 3,
+				Extra: map[string]float64{results.ExtraP50SD: 1}})
+		}
+	}
+	return out
+}
+
+// TestWalkProbeBeyondTheCalibration: with walk probes, a rule walk's p50
+// beyond the calibrated sizes grows as the probes' does (the cost per rule
+// rises past the caches), within the calibrated sizes it is the line's, and
+// without probes it is the line's everywhere; each interval covers the truth.
+func TestWalkProbeBeyondTheCalibration(t *testing.T) {
+	run := synthRun()
+	run.WalkProbes = synthWalkProbes()
+	probed, err := CalibrateRun(run, Options{MaxN: 20_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := synthModel(t, Options{})
+	tests := []struct {
+		name     string
+		model    *Model
+		position string
+		services int
+		want     float64
+		warning  string
+	}{
+		{"probed, last, within the probe", probed, PositionLast, 50_000, synthWalk(PositionLast, 50_000), ""},
+		{"probed, uniform, within the probe", probed, PositionUniform, 50_000, synthWalk(PositionUniform, 50_000), ""},
+		{"probed, last, beyond the probe", probed, PositionLast, 160_000, synthWalk(PositionLast, 160_000), "beyond the walk probe"},
+		{"probed, within the calibration", probed, PositionLast, 10_000, synthWalk(PositionLast, 10_000), ""},
+		{"no probe: the line", plain, PositionLast, 50_000, synthBaseUs + synthUsPerRule*50_000, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			preds, err := tt.model.Predict(Query{Services: tt.services, EndpointsPerService: 1, Dataplane: "iptables-nft", Position: tt.position})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := preds[0].P50us.Total
+			if math.Abs(got.Value-tt.want) > 0.02*tt.want || !got.Contains(tt.want) {
+				t.Errorf("p50 %v [%v, %v], want %v inside the interval", got.Value, got.Lo, got.Hi, tt.want)
+			}
+			warned := strings.Contains(strings.Join(preds[0].Warnings, "\n"), "beyond the walk probe")
+			if warned != (tt.warning != "") {
+				t.Errorf("warnings %q: want one saying %q: %v", preds[0].Warnings, tt.warning, warned)
+			}
+		})
+	}
+}
