@@ -35,6 +35,11 @@ Options:
   --reps N        run exactly N repetitions of every point (no time budget; at least 3)
   --dataplane L   dataplanes to calibrate (default iptables-legacy,iptables-nft,nftables)
   --services L    service counts, e.g. 1,1000,2500,5000 (the default)
+  --walk-probe L  sizes of the rule-walk probes: every KUBE-SERVICES rule of
+                  that many services with the targets' chains alone, loaded
+                  in seconds, from which plan reads how a rule walk grows
+                  past the calibrated sizes (default 2500,5000,10000,20000,40000,80000;
+                  "none" for none; go beyond your cluster's size)
   --out DIR       the calibration directory (default results/calibration/UTC-TIMESTAMP)
   --progress auto|plain|none  as svclab run's (plain: lines for CI logs)
 
@@ -46,15 +51,16 @@ Examples:
 
 func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	var (
-		out, dataplanes, services string
-		duration                  time.Duration
-		reps                      int
+		out, dataplanes, services, probes string
+		duration                          time.Duration
+		reps                              int
 	)
 	fs := newFlagSet("plan calibrate")
 	fs.DurationVar(&duration, "duration", cost.DefaultCalibrationDuration, "")
 	fs.IntVar(&reps, "reps", 0, "")
 	fs.StringVar(&dataplanes, "dataplane", "", "")
 	fs.StringVar(&services, "services", "", "")
+	fs.StringVar(&probes, "walk-probe", "", "")
 	fs.StringVar(&out, "out", "", "")
 	progress := addProgressFlag(fs)
 	rest, err := parseFlags(fs, args)
@@ -72,7 +78,11 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--services %q: %v", services, err)
 	}
-	sweep, err := cost.NewCalibrationSweep(duration, reps, splitList(dataplanes), counts)
+	walkProbe, err := parseWalkProbe(probes)
+	if err != nil {
+		return usagef("--walk-probe %q: %v", probes, err)
+	}
+	sweep, err := cost.NewCalibrationSweep(duration, reps, splitList(dataplanes), counts, walkProbe)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -143,4 +153,16 @@ func parseIntList(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// parseWalkProbe reads --walk-probe: "" is the default sizes (nil),
+// "none" none (an empty list), else a list of sizes.
+func parseWalkProbe(s string) ([]int, error) {
+	switch s {
+	case "":
+		return nil, nil
+	case "none":
+		return []int{}, nil
+	}
+	return parseIntList(s)
 }

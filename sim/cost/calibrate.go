@@ -155,7 +155,7 @@ func CalibrateRun(run *Run, opts Options) (*Model, error) {
 			continue
 		}
 		if dm.Lookup == LinearWalk {
-			dm.Walk = walkCurves(run.WalkProbes, name)
+			dm.Walk = walkCurves(run.WalkProbes, name, calibrationPoints(run.Points, name, opts.MaxN))
 		}
 		m.Dataplanes = append(m.Dataplanes, dm)
 	}

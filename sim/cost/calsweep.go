@@ -2,6 +2,7 @@ package cost
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,8 +15,11 @@ import (
 // so 1,000 services are about 0.5 MiB and 5,000 about 2.5 MiB), the last
 // and the uniform positions, and full and incremental syncs at every point.
 type CalibrationSweep struct {
-	Services    []int
-	Dataplanes  []string
+	Services   []int
+	Dataplanes []string
+	// WalkProbe are the walk probes' sizes (sweep.walkProbe), measured for
+	// the rule-walk dataplanes; empty: none.
+	WalkProbe   []int
 	Repetitions int
 	Connections int
 	// Budget, when set, is the time the whole calibration may take, rules
@@ -43,6 +47,15 @@ const (
 // DefaultCalibrationServices are the calibration sweep's service counts.
 var DefaultCalibrationServices = []int{1, 1000, 2500, 5000}
 
+// DefaultCalibrationWalkProbe are the walk probes' sizes: from the two
+// largest calibrated sizes (plan checks the probe's growth between them
+// against the sweep's) to 80,000 services' KUBE-SERVICES rules (about 38 MB of
+// rules in the kernel, past any CPU's caches), so plan reads a rule walk's
+// growth up to 16 times the calibration from measurements. They load in
+// seconds (a few chains; the full ruleset of 80,000 services would take
+// minutes with iptables-nft).
+var DefaultCalibrationWalkProbe = []int{2500, 5000, 10000, 20000, 40000, 80000}
+
 // DefaultCalibrationDataplanes are the host dataplanes calibrate measures
 // (IPVS needs a user-mode-linux guest on many hosts: calibrate it with
 // --dataplane).
@@ -51,7 +64,7 @@ var DefaultCalibrationDataplanes = []string{string(dataplane.IPTablesLegacy), st
 // NewCalibrationSweep sizes a sweep for a duration: the duration is its
 // Budget, and the repetitions an upper bound that a quiet node fills (at
 // least 3). Given repetitions (reps > 0) run all, with no budget.
-func NewCalibrationSweep(duration time.Duration, reps int, dataplanes []string, services []int) (CalibrationSweep, error) {
+func NewCalibrationSweep(duration time.Duration, reps int, dataplanes []string, services []int, walkProbe []int) (CalibrationSweep, error) {
 	if duration <= 0 && reps <= 0 {
 		return CalibrationSweep{}, fmt.Errorf("calibration duration %v: want > 0 (or give the repetitions)", duration)
 	}
@@ -72,7 +85,13 @@ func NewCalibrationSweep(duration time.Duration, reps int, dataplanes []string, 
 	if len(services) == 0 {
 		services = DefaultCalibrationServices
 	}
-	return CalibrationSweep{Services: services, Dataplanes: dataplanes, Repetitions: reps, Connections: 1000, Budget: budget}, nil
+	if walkProbe == nil {
+		walkProbe = DefaultCalibrationWalkProbe
+	}
+	if !slices.ContainsFunc(dataplanes, func(d string) bool { l, _ := LookupOf(d); return l == LinearWalk }) {
+		walkProbe = nil // nothing walks rules to probe
+	}
+	return CalibrationSweep{Services: services, Dataplanes: dataplanes, WalkProbe: walkProbe, Repetitions: reps, Connections: 1000, Budget: budget}, nil
 }
 
 // Scenario is the sweep as a scenario file (svclab run reads it; the
@@ -84,8 +103,15 @@ func (c CalibrationSweep) Scenario() []byte {
 	fmt.Fprintf(&b, "  (up to %d repetitions visit every point in a fresh random order).\n", c.Repetitions)
 	fmt.Fprintf(&b, "sweep:\n  services: %s\n  dataplanes: [%s]\n", intList(c.Services), strings.Join(c.Dataplanes, ", "))
 	fmt.Fprintf(&b, "  positions: [%s, %s]\n  endpointsPerService: 1\n", PositionLast, PositionUniform)
-	fmt.Fprintf(&b, "  connections: %d\n  warmup: 100\n  repetitions: %d\n  throughputConnections: 1000\n  seed: 1\n",
+	// Every repetition reloads the rules, so each sync time is a median of
+	// repetitions, not one load (a lab's first restore can pay one-off
+	// costs: 0.61 s for one service's iptables-legacy rules once, against
+	// 10 ms, which tipped the form of the whole sync curve).
+	fmt.Fprintf(&b, "  connections: %d\n  warmup: 100\n  repetitions: %d\n  throughputConnections: 1000\n  seed: 1\n  syncEachRepetition: true\n",
 		c.Connections, c.Repetitions)
+	if len(c.WalkProbe) > 0 {
+		fmt.Fprintf(&b, "  walkProbe: %s\n", intList(c.WalkProbe))
+	}
 	return []byte(b.String())
 }
 

@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ func TestCalibrationSweepIsAScenario(t *testing.T) {
 		{time.Hour, 0, 60, time.Hour},
 	}
 	for _, tt := range tests {
-		c, err := NewCalibrationSweep(tt.duration, tt.reps, nil, nil)
+		c, err := NewCalibrationSweep(tt.duration, tt.reps, nil, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,14 +36,28 @@ func TestCalibrationSweepIsAScenario(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, c.Scenario())
 		}
-		if sc.Sweep == nil || len(sc.Sweep.Services) != len(DefaultCalibrationServices) || len(sc.Dataplanes()) != 3 {
+		if sc.Sweep == nil || len(sc.Sweep.Services) != len(DefaultCalibrationServices) || len(sc.Dataplanes()) != 3 ||
+			!slices.Equal(sc.Sweep.WalkProbe, DefaultCalibrationWalkProbe) {
 			t.Errorf("scenario %+v", sc.Sweep)
 		}
 	}
-	if _, err := NewCalibrationSweep(0, 0, nil, nil); err == nil {
+	// Walk probes: none asked for, or no rule-walk dataplane, give none.
+	for _, tt := range []struct {
+		dataplanes []string
+		probes     []int
+	}{{nil, []int{}}, {[]string{"nftables"}, nil}} {
+		c, err := NewCalibrationSweep(time.Minute, 0, tt.dataplanes, nil, tt.probes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc, err := scenario.Parse("calibration.yaml", c.Scenario()); err != nil || len(sc.Sweep.WalkProbe) != 0 {
+			t.Errorf("dataplanes %v, walk probes %v: scenario error %v, probes %v", tt.dataplanes, tt.probes, err, c.WalkProbe)
+		}
+	}
+	if _, err := NewCalibrationSweep(0, 0, nil, nil, nil); err == nil {
 		t.Error("no duration and no repetitions: want an error")
 	}
-	if _, err := NewCalibrationSweep(time.Minute, 0, []string{"ebpf"}, nil); err == nil {
+	if _, err := NewCalibrationSweep(time.Minute, 0, []string{"ebpf"}, nil, nil); err == nil {
 		t.Error("a dataplane the model does not know: want an error")
 	}
 }

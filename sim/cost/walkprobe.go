@@ -28,12 +28,19 @@ type WalkCurve struct {
 	P50us       []float64 `json:"p50_us"`
 	SD          []float64 `json:"sd_us"`
 	Repetitions int       `json:"repetitions"`
+	// Validation is how far the probe's growth over the last calibrated
+	// step (the second largest calibrated size to the largest) was from the
+	// sweep's own, relative to the probe's: the probe is not the full
+	// ruleset, and on this machine's own data its growth was off by this
+	// share, which a prediction's growth may then be off by too.
+	Validation float64 `json:"validation,omitempty"`
 }
 
 // walkCurves builds a dataplane's walk curves from a run's walk probes
 // (medians with their repetitions' standard deviation in Extra), one per
-// position with two sizes or more.
-func walkCurves(probes []results.Point, dataplane string) []WalkCurve {
+// position with two sizes or more, validated against the calibration's own
+// points (positioned, one dataplane's, N ≤ MaxN).
+func walkCurves(probes []results.Point, dataplane string, calibration []results.Point) []WalkCurve {
 	byPosition := map[string][]results.Point{}
 	for _, p := range probes {
 		if p.Dataplane == dataplane && p.P50us > 0 {
@@ -53,6 +60,7 @@ func walkCurves(probes []results.Point, dataplane string) []WalkCurve {
 			c.SD = append(c.SD, p.Extra[results.ExtraP50SD])
 			c.Repetitions = min(c.Repetitions, p.Repetitions)
 		}
+		c.validate(positioned(calibration, pos))
 		out = append(out, c)
 	}
 	return out
@@ -83,6 +91,30 @@ func (c WalkCurve) growth(anchor, n float64) Estimate {
 	half := tQuantile(c.Repetitions-1) * math.Sqrt((sdN*sdN+sdA*sdA)/float64(c.Repetitions))
 	g.Lo, g.Hi = g.Value-half, g.Value+half
 	return g
+}
+
+// validate sets Validation from the sweep's points at the curve's
+// position: the p50s at its two largest sizes against the probe's growth
+// between them.
+func (c *WalkCurve) validate(points []results.Point) {
+	p50 := map[int]float64{}
+	for _, p := range points {
+		if p.P50us > 0 {
+			p50[p.Services] = p.P50us
+		}
+	}
+	var sizes []int
+	for n := range p50 {
+		sizes = append(sizes, n)
+	}
+	if len(sizes) < 2 {
+		return
+	}
+	slices.Sort(sizes)
+	nb, na := sizes[len(sizes)-2], sizes[len(sizes)-1]
+	if probe := c.growth(float64(nb), float64(na)).Value; probe > 0 {
+		c.Validation = math.Abs(p50[na]-p50[nb]-probe) / probe
+	}
 }
 
 // covers says whether the probe reaches down to the anchor: its growth is
@@ -134,6 +166,9 @@ func (dm *DataplaneModel) p50At(position string, evals float64, services int, wa
 	}
 	out := predictCost(c, anchorEvals, dm.MaxServices)
 	g := walk.growth(anchorSize, size)
+	// The probe's growth may be off by its validation share too.
+	off := math.Abs(g.Value) * walk.Validation
+	g.Lo, g.Hi = math.Min(g.Lo, g.Value-off), math.Max(g.Hi, g.Value+off)
 	out.Total = out.Total.Plus(g).NonNegative()
 	out.Added = out.Added.Plus(g).NonNegative()
 	return out

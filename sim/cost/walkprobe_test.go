@@ -82,3 +82,32 @@ func TestWalkProbeBeyondTheCalibration(t *testing.T) {
 		})
 	}
 }
+
+// TestWalkProbeValidationWidens: a probe whose growth is 20% short of the
+// sweep's (a probe is not the full ruleset) predicts short beyond the
+// calibration; the shortfall over the last calibrated step (a quarter of
+// the probe's growth) widens the interval, which then reaches the truth
+// (within 1%: the widening is the shortfall itself, no more).
+func TestWalkProbeValidationWidens(t *testing.T) {
+	run := synthRun()
+	for _, p := range synthWalkProbes() {
+		p.P50us = synthBaseUs + 0.8*(p.P50us-synthBaseUs)
+		run.WalkProbes = append(run.WalkProbes, p)
+	}
+	m, err := CalibrateRun(run, Options{MaxN: 20_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm, _ := m.Dataplane("iptables-nft")
+	if len(dm.Walk) == 0 || dm.Walk[0].Validation < 0.05 {
+		t.Fatalf("walk curves %+v: want a validation error of the short probe", dm.Walk)
+	}
+	preds, err := m.Predict(Query{Services: 80_000, EndpointsPerService: 1, Dataplane: "iptables-nft", Position: PositionLast})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := synthWalk(PositionLast, 80_000), preds[0].P50us.Total
+	if got.Value > 0.95*want || got.Hi < 0.99*want {
+		t.Errorf("p50 %v [%v, %v]: want short of %v, with the interval reaching it", got.Value, got.Lo, got.Hi, want)
+	}
+}
