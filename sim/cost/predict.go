@@ -46,7 +46,9 @@ type CostPrediction struct {
 	// Total is the whole cost as the calibration lab measured it (base +
 	// Added), e.g. the whole connect time.
 	Total Estimate `json:"total"`
-	// PerEvaluation is the cost of one rule walked (LinearWalk only).
+	// PerEvaluation is the cost of one rule walked (LinearWalk only): the
+	// line's slope, or, where a walk probe prices the walk beyond the
+	// calibration, Added over the rules walked.
 	PerEvaluation *Estimate `json:"per_evaluation,omitempty"`
 	// R2 is the line's R² (LinearWalk only); Points the calibration points.
 	R2     float64 `json:"r2,omitempty"`
