@@ -174,3 +174,27 @@ func sampleFairnessRun() results.FairnessRun {
 		},
 	}
 }
+
+// TestSweepTableWalkProbesGolden: a sweep's walk probes get a table of
+// their own (medians, the repetitions' standard deviation), apart from the
+// points, whose table and fits they leave as they were.
+func TestSweepTableWalkProbesGolden(t *testing.T) {
+	records := sweepRecords()
+	for rep, p50 := range []float64{270, 272, 278} {
+		for _, pos := range []string{"last", "uniform"} {
+			records = append(records, results.Record{Type: results.TypeWalkProbe, Point: &results.Point{Dataplane: "iptables-legacy",
+				Services: 40000, Position: pos, Repetition: rep + 1, Connections: 1000, P50us: p50, P99us: p50 + 80, Rules: 40034}})
+		}
+	}
+	var plain, probed bytes.Buffer
+	if err := SweepTable(&plain, Rebuild(sweepRecords())); err != nil {
+		t.Fatal(err)
+	}
+	if err := SweepTable(&probed, Rebuild(records)); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(probed.Bytes(), []byte("walk probes")) || !bytes.HasSuffix(probed.Bytes(), plain.Bytes()[bytes.Index(plain.Bytes(), []byte("\nfits")):]) {
+		t.Errorf("the walk probes table is missing, or the fits changed:\n%s", probed.String())
+	}
+	checkGolden(t, "sweep-table-walk-probes.txt", probed.Bytes())
+}

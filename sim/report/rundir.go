@@ -131,6 +131,7 @@ func Rebuild(records []results.Record) *results.Summary {
 		}
 	}
 	s.Points, s.Fits = metric.Aggregate(records)
+	s.WalkProbes = metric.AggregateWalkProbes(records)
 	if s.Kind == "" {
 		s.Kind = "fairness"
 		if len(s.Points) > 0 {

@@ -26,7 +26,27 @@ func SweepTable(w io.Writer, s *results.Summary) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := walkProbeTable(w, s.WalkProbes); err != nil {
+		return err
+	}
 	return fitsTable(w, s.Fits)
+}
+
+// walkProbeTable writes a sweep's walk probes (sweep.walkProbe), if any:
+// the p50 after a walk of every KUBE-SERVICES rule of that many services,
+// with the spread of the repetitions.
+func walkProbeTable(w io.Writer, probes []results.Point) error {
+	if len(probes) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nwalk probes (every KUBE-SERVICES rule of N services, only the targets' chains; medians over repetitions)\n")
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "dataplane\tservices\tposition\treps\tp50 µs\tsd µs\tp99 µs\trules\terrors\t")
+	for _, p := range probes {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t\n", p.Dataplane, p.Services, p.Position, p.Repetitions,
+			measured(p.P50us), measured(p.Extra[results.ExtraP50SD]), measured(p.P99us), count(p.Rules), p.Errors)
+	}
+	return tw.Flush()
 }
 
 func fitsTable(w io.Writer, fits []results.Fit) error {
