@@ -1,14 +1,11 @@
 package apply
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/netip"
-	"strings"
 
 	"github.com/svclab/svclab/sim/model"
-	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/iptables"
 )
 
@@ -25,11 +22,7 @@ type WalkProber interface {
 // the sync), then the jump rules from the built-in chains.
 func (d *iptablesDataplane) LoadWalkProbe(_ context.Context, m *model.Model, keep []netip.Addr) (Sync, error) {
 	mf := model.ForFamily(*m, model.IPv4)
-	var full bytes.Buffer
-	if _, err := iptables.Render(&full, &mf, d.opts); err != nil {
-		return Sync{}, fmt.Errorf("%s walk probe payload: %w", d.Name(), err)
-	}
-	probe, rules, err := iptables.WalkProbe(full.Bytes(), keep)
+	probe, stats, err := iptables.RenderWalkProbe(&mf, d.opts, keep)
 	if err != nil {
 		return Sync{}, fmt.Errorf("%s: %w", d.Name(), err)
 	}
@@ -40,7 +33,5 @@ func (d *iptablesDataplane) LoadWalkProbe(_ context.Context, m *model.Model, kee
 	if err := d.ipt.EnsureJumps(iptables.ModelJumps(&mf, d.opts)); err != nil {
 		return Sync{}, fmt.Errorf("%s walk probe jump rules: %w", d.Name(), err)
 	}
-	stats := render.Stats{Lines: strings.Count(string(probe), "\n"), Bytes: len(probe), Rules: rules,
-		Chains: strings.Count(string(probe), "\n:")}
 	return Sync{}.add(stats, took), nil
 }

@@ -5,14 +5,12 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"strings"
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/dataplane"
 	simipt "github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/model"
-	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/iptables"
 )
 
@@ -29,14 +27,11 @@ func (d *Dataplane) LoadWalkProbe(ctx context.Context, m *model.Model, keep []ne
 	}
 	mf := model.ForFamily(*m, model.IPv4)
 	opts := iptables.OptionsFor(d.cfg)
-	var full, jumps bytes.Buffer
-	if _, err := iptables.Render(&full, &mf, opts); err != nil {
-		return apply.Sync{}, err
-	}
+	var jumps bytes.Buffer
 	if _, err := iptables.RenderModelJumps(&jumps, &mf, opts); err != nil {
 		return apply.Sync{}, err
 	}
-	probe, rules, err := iptables.WalkProbe(full.Bytes(), keep)
+	probe, stats, err := iptables.RenderWalkProbe(&mf, opts, keep)
 	if err != nil {
 		return apply.Sync{}, fmt.Errorf("fake %s: %w", d.name, err)
 	}
@@ -52,5 +47,5 @@ func (d *Dataplane) LoadWalkProbe(ctx context.Context, m *model.Model, keep []ne
 	state.dumps[model.IPv4], state.rules[model.IPv4] = dump, &analyze.Dump{Kind: analyze.KindIPTables, IPT: withJumps}
 	d.load(m, state)
 	d.Syncs++
-	return apply.Sync{Payload: render.Stats{Bytes: len(probe), Rules: rules, Lines: strings.Count(string(probe), "\n")}}, nil
+	return apply.Sync{Payload: stats}, nil
 }

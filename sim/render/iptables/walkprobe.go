@@ -6,7 +6,25 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 )
+
+// RenderWalkProbe renders m's payload (one family's model) and turns it
+// into a walk probe keeping keep's services (WalkProbe), with its size.
+func RenderWalkProbe(m *model.Model, opts Options, keep []netip.Addr) ([]byte, render.Stats, error) {
+	var full bytes.Buffer
+	if _, err := Render(&full, m, opts); err != nil {
+		return nil, render.Stats{}, fmt.Errorf("walk probe: %w", err)
+	}
+	probe, rules, err := WalkProbe(full.Bytes(), keep)
+	if err != nil {
+		return nil, render.Stats{}, err
+	}
+	text := string(probe)
+	return probe, render.Stats{Lines: strings.Count(text, "\n"), Bytes: len(probe), Rules: rules, Chains: strings.Count(text, "\n:")}, nil
+}
 
 // WalkProbe turns a rendered iptables-restore payload into a walk probe:
 // every KUBE-SERVICES rule stays byte for byte, in its place, but only the
