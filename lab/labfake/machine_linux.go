@@ -143,5 +143,8 @@ func (l *Lab) loaded() *Dataplane {
 	return l.active
 }
 
+// Active is the dataplane whose rules the lab loaded last (nil before any).
+func (l *Lab) Active() *Dataplane { return l.loaded() }
+
 var _ machine.Lab = (*Lab)(nil)
 var _ machine.Machine = (*Machine)(nil)

@@ -169,6 +169,34 @@ func TestSweepWalkProbeOnFakes(t *testing.T) {
 	}
 }
 
+// TestSweepWalkProbeReloadsWithTheRules: when the sweep reloads its rules
+// every repetition, so does every walk probe (a long walk's cost depends on
+// the state each load leaves): 2 repetitions load each of the 6 points' and
+// the 2 probes' labs twice.
+func TestSweepWalkProbeReloadsWithTheRules(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fake-sweep.yaml")
+	if err := os.WriteFile(path, []byte(fakeSweep+"  walkProbe: [500, 1000]\n  syncEachRepetition: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, m, err := runOnFakes(t, t.Context(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := 0
+	for _, l := range m.Labs {
+		if d := l.Active(); d != nil {
+			loads += d.Syncs
+		}
+	}
+	if want := 2 * (6 + 2); loads != want {
+		t.Errorf("%d loads over the labs, want %d (every point and probe once per repetition)", loads, want)
+	}
+}
+
 // TestSweepDeadlineKeepsTheMinimumRepetitions: a deadline already passed
 // cuts a sweep of 4 repetitions to its minimum of 2, and the run is complete.
 func TestSweepDeadlineKeepsTheMinimumRepetitions(t *testing.T) {

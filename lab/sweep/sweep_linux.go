@@ -231,6 +231,9 @@ func seconds(s float64, measured bool) string {
 // throughput batch.
 func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.Sweep, rep int) ([]results.Point, error) {
 	if l.plan.walkProbe {
+		if err := l.reloadWalkProbe(ctx, spec, rep); err != nil {
+			return nil, err
+		}
 		return l.probePositions(ctx, spec, rep, throughput{}, pktRate{})
 	}
 	if spec.SyncEachRepetition && rep > 1 {
