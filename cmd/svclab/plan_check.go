@@ -61,12 +61,17 @@ func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 		if err := enc.Encode(struct {
 			Calibration cost.Source       `json:"calibration"`
 			MaxN        int               `json:"max_n"`
+			Probes      string            `json:"probes,omitempty"`
 			Rows        []cost.HoldoutRow `json:"rows"`
-		}{m.Source, maxN, rows}); err != nil {
+		}{m.Source, maxN, cost.ProbesText(run), rows}); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(stdout, "calibrated on N ≤ %d of %s\n\n", maxN, m.Source)
+		fmt.Fprintf(stdout, "calibrated on N ≤ %d of %s\n", maxN, m.Source)
+		if probes := cost.ProbesText(run); probes != "" {
+			fmt.Fprintln(stdout, probes)
+		}
+		fmt.Fprintln(stdout)
 		if err := cost.WriteHoldoutMarkdown(stdout, rows); err != nil {
 			return err
 		}

@@ -172,28 +172,90 @@ func TestSweepWalkProbeOnFakes(t *testing.T) {
 // TestSweepWalkProbeReloadsWithTheRules: when the sweep reloads its rules
 // every repetition, so does every walk probe (a long walk's cost depends on
 // the state each load leaves): 2 repetitions load each of the 6 points' and
-// the 2 probes' labs twice.
+// the 2 probes' labs twice; with walkProbeReload: false the probes load
+// once.
 func TestSweepWalkProbeReloadsWithTheRules(t *testing.T) {
+	tests := []struct {
+		name  string
+		extra string
+		want  int
+	}{
+		{"with the rules", "", 2 * (6 + 2)},
+		{"walkProbeReload false", "  walkProbeReload: false\n", 2*6 + 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "fake-sweep.yaml")
+			if err := os.WriteFile(path, []byte(fakeSweep+"  walkProbe: [500, 1000]\n  syncEachRepetition: true\n"+tt.extra), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sc, err := scenario.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, m, err := runOnFakes(t, t.Context(), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			loads := 0
+			for _, l := range m.Labs {
+				if d := l.Active(); d != nil {
+					loads += d.Syncs
+				}
+			}
+			if loads != tt.want {
+				t.Errorf("%d loads over the labs, want %d", loads, tt.want)
+			}
+		})
+	}
+}
+
+// TestSweepSyncProbeOnFakes: a sync probe loads the full ruleset of its
+// size once per repetition, for the dataplanes within their timed-sync
+// limit only, and records its syncs apart from the points, with no traffic
+// and no incremental sync (the fake's sync takes 1 µs per rule).
+func TestSweepSyncProbeOnFakes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fake-sweep.yaml")
-	if err := os.WriteFile(path, []byte(fakeSweep+"  walkProbe: [500, 1000]\n  syncEachRepetition: true\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(fakeSweep+"  syncProbe: [1000]\n  syncLimit: {nftables: 500}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sc, err := scenario.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, m, err := runOnFakes(t, t.Context(), sc)
+	out, m, err := runOnFakes(t, t.Context(), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	loads := 0
+	recs := records(t, out.Dir)
+	if got, want := len(recs[results.TypePoint]), 3*2*2*2; got != want {
+		t.Fatalf("%d point records, want %d (the probes apart)", got, want)
+	}
+	if got, want := len(recs[results.TypeSyncProbe]), 2; got != want { // iptables-legacy's, once per repetition
+		t.Fatalf("%d sync_probe records, want %d", got, want)
+	}
+	s, err := results.ReadSummary(out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.SyncProbes) != 1 {
+		t.Fatalf("summary sync probes %+v, want iptables-legacy's alone", s.SyncProbes)
+	}
+	p := s.SyncProbes[0]
+	if p.Dataplane != "iptables-legacy" || p.Services != 1000 || p.Rules <= 1000 || p.P50us != 0 || p.SyncIncrementalS != 0 {
+		t.Errorf("sync probe %+v: want iptables-legacy's 1,000 services' rules, no traffic, no incremental sync", p)
+	}
+	if want := float64(p.Rules) * 1e-6; math.Abs(p.SyncFullS-want) > 1e-9 {
+		t.Errorf("sync probe full sync %v s, want the fake's %v s for %d rules", p.SyncFullS, want, p.Rules)
+	}
+	syncs := 0
 	for _, l := range m.Labs {
-		if d := l.Active(); d != nil {
-			loads += d.Syncs
+		if d := l.Active(); d != nil && d.Changes == 0 && d.Syncs == 2 {
+			syncs++
 		}
 	}
-	if want := 2 * (6 + 2); loads != want {
-		t.Errorf("%d loads over the labs, want %d (every point and probe once per repetition)", loads, want)
+	if syncs != 1 {
+		t.Errorf("%d labs loaded twice with no change applied, want the probe's alone", syncs)
 	}
 }
 

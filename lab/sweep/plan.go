@@ -8,11 +8,13 @@ import (
 )
 
 // planPoint is one (dataplane, service count) a sweep measures; a walk
-// probe's (sweep.walkProbe) loads the probe instead of the full ruleset.
+// probe's (sweep.walkProbe) loads the probe instead of the full ruleset; a
+// sync probe's (sweep.syncProbe) times the full ruleset's loads alone.
 type planPoint struct {
 	dataplane string
 	services  int
 	walkProbe bool
+	syncProbe bool
 }
 
 // sweepPlan lists the points, skipping counts above a dataplane's cap.
@@ -33,7 +35,25 @@ func sweepPlan(s *scenario.Sweep) []planPoint {
 			}
 		}
 	}
+	for _, n := range s.SyncProbe {
+		for _, dp := range s.Dataplanes {
+			if syncProbed(s, dp, n) {
+				out = append(out, planPoint{dataplane: dp, services: n, syncProbe: true})
+			}
+		}
+	}
 	return out
+}
+
+// syncProbed says whether dataplane dp times a sync probe of n services:
+// not above its cap (sweep.maxServices) or its timed syncs' limit
+// (sweep.syncLimit).
+func syncProbed(s *scenario.Sweep, dp string, n int) bool {
+	if limit, ok := s.MaxServices[dp]; ok && n > limit {
+		return false
+	}
+	limit, ok := s.SyncLimit[dp]
+	return !ok || n <= limit
 }
 
 // shuffled returns a seeded permutation of 0..n-1, so repetitions visit the

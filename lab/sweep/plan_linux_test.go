@@ -9,7 +9,8 @@ import (
 )
 
 // TestSweepPlan: service counts above a dataplane's cap are skipped; walk
-// probes come after the points, for the rule-walk dataplanes only.
+// probes come after the points, for the rule-walk dataplanes only; sync
+// probes last, for every dataplane within its cap and timed-sync limit.
 func TestSweepPlan(t *testing.T) {
 	tests := []struct {
 		name string
@@ -18,10 +19,15 @@ func TestSweepPlan(t *testing.T) {
 	}{
 		{"maxServices", scenario.Sweep{Services: []int{1, 5000, 20000}, Dataplanes: []string{"iptables-nft", "nftables"},
 			MaxServices: map[string]int{"nftables": 5000}},
-			[]planPoint{{"iptables-nft", 1, false}, {"nftables", 1, false}, {"iptables-nft", 5000, false}, {"nftables", 5000, false}, {"iptables-nft", 20000, false}}},
+			[]planPoint{{dataplane: "iptables-nft", services: 1}, {dataplane: "nftables", services: 1}, {dataplane: "iptables-nft", services: 5000}, {dataplane: "nftables", services: 5000}, {dataplane: "iptables-nft", services: 20000}}},
 		{"walk probes", scenario.Sweep{Services: []int{1000}, Dataplanes: []string{"iptables-legacy", "nftables", "iptables-nft"}, WalkProbe: []int{4, 80000}},
-			[]planPoint{{"iptables-legacy", 1000, false}, {"nftables", 1000, false}, {"iptables-nft", 1000, false},
-				{"iptables-legacy", 4, true}, {"iptables-nft", 4, true}, {"iptables-legacy", 80000, true}, {"iptables-nft", 80000, true}}},
+			[]planPoint{{dataplane: "iptables-legacy", services: 1000}, {dataplane: "nftables", services: 1000}, {dataplane: "iptables-nft", services: 1000},
+				{dataplane: "iptables-legacy", services: 4, walkProbe: true}, {dataplane: "iptables-nft", services: 4, walkProbe: true}, {dataplane: "iptables-legacy", services: 80000, walkProbe: true}, {dataplane: "iptables-nft", services: 80000, walkProbe: true}}},
+		{"sync probes", scenario.Sweep{Services: []int{1000}, Dataplanes: []string{"iptables-legacy", "iptables-nft", "nftables"}, SyncProbe: []int{10000, 20000},
+			SyncLimit: map[string]int{"iptables-nft": 5000}, MaxServices: map[string]int{"nftables": 10000}},
+			[]planPoint{{dataplane: "iptables-legacy", services: 1000}, {dataplane: "iptables-nft", services: 1000}, {dataplane: "nftables", services: 1000},
+				{dataplane: "iptables-legacy", services: 10000, syncProbe: true}, {dataplane: "nftables", services: 10000, syncProbe: true},
+				{dataplane: "iptables-legacy", services: 20000, syncProbe: true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -155,6 +155,11 @@ func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options)
 	if timed {
 		l.base.SyncFullS, l.base.SyncFullCPUS = sync.Duration.Seconds(), sync.CPU.Seconds()
 	}
+	if l.plan.syncProbe {
+		l.syncLine = fmt.Sprintf("%-16s %6d services: sync probe, %d rules, %d bytes, full sync %s%s",
+			l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), cpuNote(l.base.SyncFullCPUS))
+		return nil
+	}
 	incrementalTimed := true
 	if limit, ok := spec.IncrementalLimit[l.plan.dataplane]; ok && l.plan.services > limit {
 		incrementalTimed = false
@@ -235,6 +240,9 @@ func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.Sweep, rep in
 			return nil, err
 		}
 		return l.probePositions(ctx, spec, rep, throughput{}, pktRate{})
+	}
+	if l.plan.syncProbe {
+		return l.measureSyncProbe(ctx, spec, rep)
 	}
 	if spec.SyncEachRepetition && rep > 1 {
 		if err := l.resync(ctx, spec); err != nil {
@@ -340,7 +348,7 @@ func (l *sweepLab) throughput(ctx context.Context, spec *scenario.Sweep) (throug
 func summarize(sc *scenario.Scenario, records []results.Record, complete bool) *results.Summary {
 	points, fits := metric.Aggregate(records)
 	return &results.Summary{Schema: results.SchemaVersion, Scenario: sc.Name, Kind: "sweep", Complete: complete, Points: points, Fits: fits,
-		WalkProbes: metric.AggregateWalkProbes(records)}
+		WalkProbes: metric.AggregateWalkProbes(records), SyncProbes: metric.AggregateSyncProbes(records)}
 }
 
 func partialSummary(sc *scenario.Scenario, w *results.Writer) *results.Summary {

@@ -13,8 +13,11 @@ import (
 // recordType is the record type of the point's measurements: a walk
 // probe's are kept apart from the sweep's points.
 func (l *sweepLab) recordType() string {
-	if l.plan.walkProbe {
+	switch {
+	case l.plan.walkProbe:
 		return results.TypeWalkProbe
+	case l.plan.syncProbe:
+		return results.TypeSyncProbe
 	}
 	return results.TypePoint
 }
@@ -48,7 +51,7 @@ func (l *sweepLab) loadWalkProbe(ctx context.Context, _ *scenario.Sweep, _ Optio
 // 36 to 41 µs: results/plan-holdout/legacy-walk-modes), so the probe's
 // repetitions sample that spread as the points' do.
 func (l *sweepLab) reloadWalkProbe(ctx context.Context, spec *scenario.Sweep, rep int) error {
-	if !spec.SyncEachRepetition || rep == 1 {
+	if !spec.WalkProbeReload || rep == 1 {
 		return nil
 	}
 	if err := l.dp.Reset(ctx); err != nil {

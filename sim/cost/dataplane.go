@@ -19,8 +19,9 @@ const (
 	MetricSyncIncremental = metric.SyncIncremental
 )
 
-// calibrateDataplane fits every curve of one dataplane.
-func calibrateDataplane(name string, all []results.Point, opts Options) (DataplaneModel, error) {
+// calibrateDataplane fits every curve of one dataplane; its sync probes
+// (all of every dataplane's) join its points in the full-sync fit.
+func calibrateDataplane(name string, all, syncProbes []results.Point, opts Options) (DataplaneModel, error) {
 	lookup, err := LookupOf(name)
 	if err != nil {
 		return DataplaneModel{}, err
@@ -52,7 +53,7 @@ func calibrateDataplane(name string, all []results.Point, opts Options) (Datapla
 	// The throughput batch that measures CPU always targets the last service.
 	dm.CPU = optionalCost(&dm, MetricCPU, lastPoints, opts, func(p results.Point) float64 { return p.CPUusPerConn })
 	perSize := onePerSize(points)
-	dm.SyncFull = optionalSync(&dm, MetricSyncFull, perSize, opts, func(p results.Point) float64 { return p.SyncFullS })
+	dm.SyncFull = optionalSync(&dm, MetricSyncFull, withSyncProbes(perSize, syncProbes, name), opts, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, perSize, opts, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.KernelMem = fitMemLine(perSize)
 	return dm, nil
@@ -177,6 +178,22 @@ func onePerSize(points []results.Point) []results.Point {
 	var out []results.Point
 	for _, p := range points {
 		if !slices.ContainsFunc(out, func(q results.Point) bool { return q.Services == p.Services }) {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b results.Point) int { return cmp.Compare(a.Services, b.Services) })
+	return out
+}
+
+// withSyncProbes adds the dataplane's sync probes to its calibration
+// points (one per size), at sizes the points do not have, in size order:
+// a full sync is fitted on both, so that growth faster than a line past
+// the traffic points (libiptc's restore, issue 23) is measured, not
+// guessed.
+func withSyncProbes(perSize, probes []results.Point, dataplane string) []results.Point {
+	out := slices.Clone(perSize)
+	for _, p := range probes {
+		if p.Dataplane == dataplane && !slices.ContainsFunc(out, func(q results.Point) bool { return q.Services == p.Services }) {
 			out = append(out, p)
 		}
 	}

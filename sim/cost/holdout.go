@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/svclab/svclab/sim/results"
@@ -148,4 +150,37 @@ func HoldoutSummary(rows []HoldoutRow) string {
 	}
 	return strings.TrimSpace(fmt.Sprintf("%d of %d targeted figures within target; %d of %d intervals cover the measurement",
 		within, targeted, covered, len(rows)))
+}
+
+// ProbesText says which probes of the run a holdout keeps beside the
+// points of N ≤ MaxN (they are the calibration's, whatever their size):
+// "" when there are none.
+func ProbesText(run *Run) string {
+	var parts []string
+	if sizes := probeSizes(run.WalkProbes); len(sizes) > 0 {
+		parts = append(parts, "walk probes at "+sizes+" services (the rule walk past the calibrated sizes)")
+	}
+	if sizes := probeSizes(run.SyncProbes); len(sizes) > 0 {
+		parts = append(parts, "sync probes at "+sizes+" services (full syncs: their ×calibration is from the largest)")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "with the run's " + strings.Join(parts, " and ")
+}
+
+// probeSizes lists the probes' distinct sizes in order, comma-separated.
+func probeSizes(probes []results.Point) string {
+	var sizes []int
+	for _, p := range probes {
+		if !slices.Contains(sizes, p.Services) {
+			sizes = append(sizes, p.Services)
+		}
+	}
+	slices.Sort(sizes)
+	parts := make([]string, len(sizes))
+	for i, n := range sizes {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ", ")
 }

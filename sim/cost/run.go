@@ -89,6 +89,9 @@ type Run struct {
 	Points []results.Point
 	// WalkProbes are the sweep's walk probes (sweep.walkProbe), if any.
 	WalkProbes []results.Point
+	// SyncProbes are the sweep's sync probes (sweep.syncProbe), if any:
+	// full syncs timed at sizes of their own, kept whatever Options.MaxN.
+	SyncProbes []results.Point
 	Warnings   []string
 }
 
@@ -145,6 +148,9 @@ func LoadRun(dir string) (*Run, error) {
 	if probes := walkProbesOf(dir); probes != nil {
 		r.WalkProbes = probes
 	}
+	if probes := syncProbesOf(dir); probes != nil {
+		r.SyncProbes = probes
+	}
 	machine, ok, err := ReadMachine(dir)
 	if err != nil {
 		return nil, err
@@ -168,7 +174,8 @@ func summaryFromRecords(dir string) (*results.Summary, []string, error) {
 		return nil, nil, err
 	}
 	points, _ := metric.Aggregate(records)
-	s := &results.Summary{Schema: results.SchemaVersion, Kind: "sweep", Points: points, WalkProbes: metric.AggregateWalkProbes(records)}
+	s := &results.Summary{Schema: results.SchemaVersion, Kind: "sweep", Points: points, WalkProbes: metric.AggregateWalkProbes(records),
+		SyncProbes: metric.AggregateSyncProbes(records)}
 	if m := metaOf(records); m != nil {
 		s.Run, s.Scenario, s.Kind = m.Run, m.Scenario, m.Kind
 	}
@@ -186,6 +193,16 @@ func walkProbesOf(dir string) []results.Point {
 		return nil
 	}
 	return metric.AggregateWalkProbes(records)
+}
+
+// syncProbesOf aggregates the sync probes of dir's results.jsonl; nil when
+// there are none or no records.
+func syncProbesOf(dir string) []results.Point {
+	records, _, err := results.ReadRecords(dir)
+	if err != nil {
+		return nil
+	}
+	return metric.AggregateSyncProbes(records)
 }
 
 func metaFromRecords(dir string) *results.Meta {
@@ -217,7 +234,7 @@ func newRun(name string, s *results.Summary, m *results.Meta) (*Run, error) {
 	if len(s.Points) == 0 {
 		return nil, fmt.Errorf("calibration %s: run %s has no sweep points", name, s.Run)
 	}
-	r := &Run{Source: Source{Name: name, Run: s.Run, Scenario: s.Scenario}, Points: s.Points, WalkProbes: s.WalkProbes}
+	r := &Run{Source: Source{Name: name, Run: s.Run, Scenario: s.Scenario}, Points: s.Points, WalkProbes: s.WalkProbes, SyncProbes: s.SyncProbes}
 	if m != nil {
 		r.Source = Source{Name: name, Run: m.Run, Scenario: m.Scenario, Started: m.Started, Kernel: m.Kernel,
 			GuestKernel: m.GuestKernel, CPU: m.CPU, CPUs: m.CPUs, GitCommit: m.GitCommit, Tools: m.Tools,

@@ -65,12 +65,7 @@ func Aggregate(records []results.Record) (points []results.Point, fits []results
 // records (results.TypeWalkProbe) as Aggregate merges its points, with
 // the standard deviation of the repetitions' p50 in Extra.
 func AggregateWalkProbes(records []results.Record) []results.Point {
-	var probes []results.Record
-	for _, r := range records {
-		if r.Type == results.TypeWalkProbe && r.Point != nil {
-			probes = append(probes, results.Record{Type: results.TypePoint, Point: r.Point})
-		}
-	}
+	probes := recordsOfType(records, results.TypeWalkProbe)
 	if len(probes) == 0 {
 		return nil
 	}
@@ -88,6 +83,30 @@ func AggregateWalkProbes(records []results.Record) []results.Point {
 		}
 	}
 	return points
+}
+
+// AggregateSyncProbes merges the repetitions of a sweep's sync-probe
+// records (results.TypeSyncProbe) as Aggregate merges its points: the
+// median full sync and kernel memory per dataplane and size.
+func AggregateSyncProbes(records []results.Record) []results.Point {
+	probes := recordsOfType(records, results.TypeSyncProbe)
+	if len(probes) == 0 {
+		return nil
+	}
+	points, _ := Aggregate(probes)
+	return points
+}
+
+// recordsOfType are the records of type typ that hold a point, as point
+// records (the form Aggregate reads).
+func recordsOfType(records []results.Record, typ string) []results.Record {
+	var out []results.Record
+	for _, r := range records {
+		if r.Type == typ && r.Point != nil {
+			out = append(out, results.Record{Type: results.TypePoint, Point: r.Point})
+		}
+	}
+	return out
 }
 
 func sortedPointKeys(groups map[pointKey][]results.Point) []pointKey {

@@ -198,3 +198,26 @@ func TestSweepTableWalkProbesGolden(t *testing.T) {
 	}
 	checkGolden(t, "sweep-table-walk-probes.txt", probed.Bytes())
 }
+
+// TestSweepTableSyncProbesGolden: a sweep's sync probes get a table of
+// their own (medians over repetitions) and leave the points and fits as
+// they were.
+func TestSweepTableSyncProbesGolden(t *testing.T) {
+	records := sweepRecords()
+	for rep, sync := range []float64{1.31, 1.28, 1.45} {
+		records = append(records, results.Record{Type: results.TypeSyncProbe, Point: &results.Point{Dataplane: "iptables-legacy",
+			Services: 20000, Repetition: rep + 1, SyncFullS: sync, SyncFullCPUS: sync - 0.02, Rules: 140018, Bytes: 11700000, KernelMemBytes: 53000000}})
+	}
+	var plain, probed bytes.Buffer
+	if err := SweepTable(&plain, Rebuild(sweepRecords())); err != nil {
+		t.Fatal(err)
+	}
+	if err := SweepTable(&probed, Rebuild(records)); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(probed.Bytes(), []byte("sync probes")) || !bytes.HasSuffix(probed.Bytes(), plain.Bytes()[bytes.Index(plain.Bytes(), []byte("\nfits")):]) ||
+		!bytes.HasPrefix(probed.Bytes(), plain.Bytes()[:bytes.Index(plain.Bytes(), []byte("\nfits"))]) {
+		t.Errorf("the sync probes table is missing, or the points or fits changed:\n%s", probed.String())
+	}
+	checkGolden(t, "sweep-table-sync-probes.txt", probed.Bytes())
+}

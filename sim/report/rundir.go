@@ -132,6 +132,7 @@ func Rebuild(records []results.Record) *results.Summary {
 	}
 	s.Points, s.Fits = metric.Aggregate(records)
 	s.WalkProbes = metric.AggregateWalkProbes(records)
+	s.SyncProbes = metric.AggregateSyncProbes(records)
 	if s.Kind == "" {
 		s.Kind = "fairness"
 		if len(s.Points) > 0 {

@@ -29,7 +29,26 @@ func SweepTable(w io.Writer, s *results.Summary) error {
 	if err := walkProbeTable(w, s.WalkProbes); err != nil {
 		return err
 	}
+	if err := syncProbeTable(w, s.SyncProbes); err != nil {
+		return err
+	}
 	return fitsTable(w, s.Fits)
+}
+
+// syncProbeTable writes a sweep's sync probes (sweep.syncProbe), if any:
+// the full ruleset's load time alone, at sizes the points do not reach.
+func syncProbeTable(w io.Writer, probes []results.Point) error {
+	if len(probes) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nsync probes (the full ruleset of N services loaded alone, no traffic; medians over repetitions)\n")
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "dataplane\tservices\treps\tsync full\tsync CPU\trules\tbytes\tkernel memory\t")
+	for _, p := range probes {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", p.Dataplane, p.Services, p.Repetitions,
+			seconds(p.SyncFullS), seconds(p.SyncFullCPUS), count(p.Rules), count(p.Bytes), count(int(p.KernelMemBytes)))
+	}
+	return tw.Flush()
 }
 
 // walkProbeTable writes a sweep's walk probes (sweep.walkProbe), if any:

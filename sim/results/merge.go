@@ -11,6 +11,7 @@ func (s *Summary) Merge(section *Summary) {
 	s.Runs = append(s.Runs, section.Runs...)
 	s.Points = append(s.Points, section.Points...)
 	s.WalkProbes = append(s.WalkProbes, section.WalkProbes...)
+	s.SyncProbes = append(s.SyncProbes, section.SyncProbes...)
 	s.Timelines = append(s.Timelines, section.Timelines...)
 	s.Fits = append(s.Fits, section.Fits...)
 	s.Warnings = append(s.Warnings, section.Warnings...)

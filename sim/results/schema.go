@@ -19,6 +19,10 @@ const (
 	// a Point whose Services is the probe's KUBE-SERVICES rule count, kept
 	// apart from the sweep's points (it loads no full ruleset).
 	TypeWalkProbe = "walk_probe"
+	// TypeSyncProbe is a sweep's sync-probe measurement (sweep.syncProbe):
+	// a Point with the ruleset's size, full sync time and kernel memory of
+	// one load and no traffic measurements, kept apart from the points.
+	TypeSyncProbe = "sync_probe"
 	// TypeInterrupted closes a run that a signal stopped.
 	TypeInterrupted = "interrupted"
 )
@@ -239,6 +243,9 @@ type Summary struct {
 	// WalkProbes are a sweep's walk-probe measurements (medians over
 	// repetitions), apart from Points.
 	WalkProbes []Point `json:"walk_probes,omitempty"`
+	// SyncProbes are a sweep's sync-probe measurements (medians over
+	// repetitions), apart from Points.
+	SyncProbes []Point `json:"sync_probes,omitempty"`
 	// Timelines are the timeline runs, one per dataplane.
 	Timelines []TimelineRun `json:"timelines,omitempty"`
 	Fits      []Fit         `json:"fits,omitempty"`

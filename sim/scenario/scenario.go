@@ -109,6 +109,19 @@ type Sweep struct {
 	// WalkProbe), so the cost of a long walk is measured without loading
 	// the full ruleset.
 	WalkProbe []int
+	// WalkProbeReload reloads the walk probes in every repetition, as the
+	// rules are with SyncEachRepetition (which it defaults to): a long
+	// walk's cost depends on the state each load leaves. False keeps each
+	// probe's first load, which a short calibration cannot afford to
+	// repeat (an 80,000-service iptables-legacy probe takes 8 s to reload).
+	WalkProbeReload bool
+	// SyncProbe lists service counts at which each dataplane also times
+	// full syncs alone, without traffic: the sweep's ruleset of that many
+	// services, loaded once per repetition, within SyncLimit. A sync that
+	// grows faster than a line past the measured sizes (libiptc's restore:
+	// 5,000 → 50,000 services took 17 times as long) is measured where the
+	// traffic points would take too long.
+	SyncProbe []int
 }
 
 // typed builds the typed form of a validated file.
@@ -144,7 +157,11 @@ func typed(f file, source string, raw []byte) *Scenario {
 			Concurrency: *w.Concurrency, PacketRate: w.PacketRate, Seed: w.Seed,
 			MaxServices: cloneMap(w.MaxServices), SyncLimit: cloneMap(w.SyncLimit),
 			IncrementalLimit: cloneMap(w.IncrementalLimit), ThroughputConnections: *w.ThroughputConnections,
-			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition, WalkProbe: slices.Clone(w.WalkProbe)}
+			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition, WalkProbe: slices.Clone(w.WalkProbe), SyncProbe: slices.Clone(w.SyncProbe),
+			WalkProbeReload: w.SyncEachRepetition}
+		if w.WalkProbeReload != nil {
+			s.Sweep.WalkProbeReload = *w.WalkProbeReload
+		}
 	}
 	s.Timeline = timelineOf(&f)
 	return s

@@ -137,6 +137,8 @@ type sweepSpec struct {
 	Scheduler             string         `yaml:"scheduler"`
 	SyncEachRepetition    bool           `yaml:"syncEachRepetition"`
 	WalkProbe             []int          `yaml:"walkProbe"`
+	WalkProbeReload       *bool          `yaml:"walkProbeReload"`
+	SyncProbe             []int          `yaml:"syncProbe"`
 }
 
 // labSpec holds settings for the lab a run builds.

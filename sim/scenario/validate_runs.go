@@ -150,6 +150,7 @@ func validateSweep(f *file, cidrsOK bool) []pathError {
 	}
 	errs = append(errs, checkScheduler(s.Scheduler, at("scheduler"))...)
 	errs = append(errs, validateWalkProbe(f, cidrsOK)...)
+	errs = append(errs, validateSyncProbe(f, cidrsOK)...)
 	for _, k := range []struct {
 		p   **int
 		key string
@@ -230,22 +231,45 @@ func validateWalkProbe(f *file, cidrsOK bool) []pathError {
 	if len(s.WalkProbe) == 0 {
 		return nil
 	}
-	var errs []pathError
-	for i, n := range s.WalkProbe {
-		errs = append(errs, checkRange(n, intRange{min: MinWalkProbe, max: MaxSyntheticServices}, fieldAt("sweep", "walkProbe", i))...)
-	}
-	if i, j := firstDuplicate(s.WalkProbe); i >= 0 {
-		errs = append(errs, fieldAt("sweep", "walkProbe", i)(fmt.Sprintf("%d is also walkProbe[%d]", s.WalkProbe[i], j), "list each size once"))
-	}
+	errs := validateProbeSizes(f, "walkProbe", s.WalkProbe, MinWalkProbe, false)
 	if !slices.ContainsFunc(s.Dataplanes, walksRules) {
 		errs = append(errs, fieldAt("sweep", "walkProbe")("no dataplane of the sweep walks rules", "add an iptables dataplane (iptables-legacy, iptables-nft), or leave walkProbe out"))
 	}
 	if len(errs) > 0 || !cidrsOK {
 		return errs
 	}
-	largest := slices.Index(s.WalkProbe, slices.Max(s.WalkProbe))
-	if _, err := newGeneratorFor(f, s.WalkProbe[largest], 1, s.Seed); err != nil {
-		return []pathError{fieldAt("sweep", "walkProbe", largest)(err.Error(), "use a smaller probe or a larger cluster.serviceCIDR / cluster.fillerCIDR")}
+	return validateProbeSizes(f, "walkProbe", s.WalkProbe, MinWalkProbe, true)
+}
+
+// MinSyncProbe is the smallest sync probe: the sweep's three targets.
+const MinSyncProbe = 3
+
+// validateSyncProbe checks sweep.syncProbe: sizes in range, unique and
+// within the CIDRs.
+func validateSyncProbe(f *file, cidrsOK bool) []pathError {
+	if len(f.Sweep.SyncProbe) == 0 {
+		return nil
+	}
+	return validateProbeSizes(f, "syncProbe", f.Sweep.SyncProbe, MinSyncProbe, cidrsOK)
+}
+
+// validateProbeSizes checks one probe list (sweep.FIELD): each size in
+// min..MaxSyntheticServices and listed once; with fits, also that the
+// largest fits the cluster's CIDRs.
+func validateProbeSizes(f *file, field string, sizes []int, minSize int, fits bool) []pathError {
+	var errs []pathError
+	for i, n := range sizes {
+		errs = append(errs, checkRange(n, intRange{min: minSize, max: MaxSyntheticServices}, fieldAt("sweep", field, i))...)
+	}
+	if i, j := firstDuplicate(sizes); i >= 0 {
+		errs = append(errs, fieldAt("sweep", field, i)(fmt.Sprintf("%d is also %s[%d]", sizes[i], field, j), "list each size once"))
+	}
+	if len(errs) > 0 || !fits {
+		return errs
+	}
+	largest := slices.Index(sizes, slices.Max(sizes))
+	if _, err := newGeneratorFor(f, sizes[largest], 1, f.Sweep.Seed); err != nil {
+		return []pathError{fieldAt("sweep", field, largest)(err.Error(), "use a smaller probe or a larger cluster.serviceCIDR / cluster.fillerCIDR")}
 	}
 	return nil
 }

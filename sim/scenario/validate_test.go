@@ -106,6 +106,8 @@ func TestValidationRefuses(t *testing.T) {
 		{"walk probe of 3 services", edit("warmup: 50", "warmup: 50\n  walkProbe: [3]"), "walkProbe:", "sweep.walkProbe[0]", "out of range"},
 		{"walk probe listed twice", edit("warmup: 50", "warmup: 50\n  walkProbe: [5000, 5000]"), "walkProbe:", "sweep.walkProbe[1]", "also walkProbe[0]"},
 		{"walk probe without a rule walk", edit("warmup: 50", "warmup: 50\n  dataplanes: [nftables]\n  walkProbe: [5000]"), "walkProbe:", "sweep.walkProbe", "walks rules"},
+		{"sync probe of 2 services", edit("warmup: 50", "warmup: 50\n  syncProbe: [2]"), "syncProbe:", "sweep.syncProbe[0]", "out of range"},
+		{"sync probe listed twice", edit("warmup: 50", "warmup: 50\n  syncProbe: [10000, 10000]"), "syncProbe:", "sweep.syncProbe[1]", "also syncProbe[0]"},
 		{"scenario name with a slash", edit("name: full", "name: ../../x"), "name: ../", "name", "must consist of"},
 	}
 	for _, tt := range tests {
@@ -140,6 +142,7 @@ func TestValidationAccepts(t *testing.T) {
 		{"port names as Kubernetes allows", edit("name: http", "name: metrics-1")},
 		{"namespace of digits", edit("namespace: demo", `namespace: "123"`)},
 		{"walk probe", edit("warmup: 50", "warmup: 50\n  walkProbe: [4, 50000]")},
+		{"sync probe", edit("warmup: 50", "warmup: 50\n  syncProbe: [3, 20000]")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
