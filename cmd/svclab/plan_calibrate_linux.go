@@ -20,7 +20,10 @@ Calibrates svclab plan on this node: an interleaved sweep of kube-proxy's
 rules at 1, 1,000, 2,500 and 5,000 services for iptables-legacy,
 iptables-nft and nftables (first-packet latency at the last and at a
 uniformly random service, CPU per connection, full and incremental syncs,
-kernel memory), then stores it with this machine's identity (CPU model and
+kernel memory), with walk probes (a rule walk's growth to 80,000 services)
+and sync probes (iptables-legacy's full sync timed alone at 10,000 and
+20,000 services, where it grows faster than a line), then
+stores it with this machine's identity (CPU model and
 caches, kernel, tool versions) in a directory of its own. svclab plan uses
 the newest calibration under results/calibration and refuses one from
 another CPU model unless told (--allow-other-machine). Needs root. Progress
@@ -40,6 +43,11 @@ Options:
                   in seconds, from which plan reads how a rule walk grows
                   past the calibrated sizes (default 2500,5000,10000,20000,40000,80000;
                   "none" for none; go beyond your cluster's size)
+  --sync-probe L  sizes at which the full ruleset is loaded and timed alone
+                  (no traffic), from which plan reads how a full sync grows
+                  past the calibrated sizes (default 10000,20000; "none" for
+                  none; for iptables-legacy and IPVS: iptables-nft's restore
+                  takes 16 s at 10,000, nftables' sync is linear)
   --out DIR       the calibration directory (default results/calibration/UTC-TIMESTAMP)
   --progress auto|plain|none  as svclab run's (plain: lines for CI logs)
 
@@ -51,9 +59,9 @@ Examples:
 
 func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	var (
-		out, dataplanes, services, probes string
-		duration                          time.Duration
-		reps                              int
+		out, dataplanes, services, probes, syncProbes string
+		duration                                      time.Duration
+		reps                                          int
 	)
 	fs := newFlagSet("plan calibrate")
 	fs.DurationVar(&duration, "duration", cost.DefaultCalibrationDuration, "")
@@ -61,6 +69,7 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&dataplanes, "dataplane", "", "")
 	fs.StringVar(&services, "services", "", "")
 	fs.StringVar(&probes, "walk-probe", "", "")
+	fs.StringVar(&syncProbes, "sync-probe", "", "")
 	fs.StringVar(&out, "out", "", "")
 	progress := addProgressFlag(fs)
 	rest, err := parseFlags(fs, args)
@@ -78,11 +87,15 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--services %q: %v", services, err)
 	}
-	walkProbe, err := parseWalkProbe(probes)
+	walkProbe, err := parseProbeSizes(probes)
 	if err != nil {
 		return usagef("--walk-probe %q: %v", probes, err)
 	}
-	sweep, err := cost.NewCalibrationSweep(duration, reps, splitList(dataplanes), counts, walkProbe)
+	syncProbe, err := parseProbeSizes(syncProbes)
+	if err != nil {
+		return usagef("--sync-probe %q: %v", syncProbes, err)
+	}
+	sweep, err := cost.NewCalibrationSweep(duration, reps, splitList(dataplanes), counts, cost.Probes{Walk: walkProbe, Sync: syncProbe})
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -155,9 +168,9 @@ func parseIntList(s string) ([]int, error) {
 	return out, nil
 }
 
-// parseWalkProbe reads --walk-probe: "" is the default sizes (nil),
-// "none" none (an empty list), else a list of sizes.
-func parseWalkProbe(s string) ([]int, error) {
+// parseProbeSizes reads --walk-probe and --sync-probe: "" is the default
+// sizes (nil), "none" none (an empty list), else a list of sizes.
+func parseProbeSizes(s string) ([]int, error) {
 	switch s {
 	case "":
 		return nil, nil

@@ -23,7 +23,7 @@ func TestCalibrationRunFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sweep, err := cost.NewCalibrationSweep(tt.duration, tt.reps, nil, nil, nil)
+			sweep, err := cost.NewCalibrationSweep(tt.duration, tt.reps, nil, nil, cost.Probes{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,7 +19,9 @@ type CalibrationSweep struct {
 	Dataplanes []string
 	// WalkProbe are the walk probes' sizes (sweep.walkProbe), measured for
 	// the rule-walk dataplanes; empty: none.
-	WalkProbe   []int
+	WalkProbe []int
+	// SyncProbe are the sync probes' sizes (sweep.syncProbe); empty: none.
+	SyncProbe   []int
 	Repetitions int
 	Connections int
 	// Budget, when set, is the time the whole calibration may take, rules
@@ -56,6 +58,20 @@ var DefaultCalibrationServices = []int{1, 1000, 2500, 5000}
 // minutes with iptables-nft).
 var DefaultCalibrationWalkProbe = []int{2500, 5000, 10000, 20000, 40000, 80000}
 
+// DefaultCalibrationSyncProbe are the sync probes' sizes: the full
+// ruleset of 2 and 4 times the largest calibrated size, loaded and timed
+// alone, so that plan fits a full sync that grows faster than a line past
+// 5,000 services (libiptc's restore) on measurements. They take seconds
+// (iptables-legacy: about 0.6 s and 1.3 s per load on the reference
+// machine); iptables-nft and nftables get none (calibrationSyncLimited).
+var DefaultCalibrationSyncProbe = []int{10000, 20000}
+
+// Probes are the probe sizes a calibration sweep measures, each nil for
+// the default sizes and empty for none.
+type Probes struct {
+	Walk, Sync []int
+}
+
 // DefaultCalibrationDataplanes are the host dataplanes calibrate measures
 // (IPVS needs a user-mode-linux guest on many hosts: calibrate it with
 // --dataplane).
@@ -64,7 +80,7 @@ var DefaultCalibrationDataplanes = []string{string(dataplane.IPTablesLegacy), st
 // NewCalibrationSweep sizes a sweep for a duration: the duration is its
 // Budget, and the repetitions an upper bound that a quiet node fills (at
 // least 3). Given repetitions (reps > 0) run all, with no budget.
-func NewCalibrationSweep(duration time.Duration, reps int, dataplanes []string, services []int, walkProbe []int) (CalibrationSweep, error) {
+func NewCalibrationSweep(duration time.Duration, reps int, dataplanes []string, services []int, probes Probes) (CalibrationSweep, error) {
 	if duration <= 0 && reps <= 0 {
 		return CalibrationSweep{}, fmt.Errorf("calibration duration %v: want > 0 (or give the repetitions)", duration)
 	}
@@ -85,13 +101,17 @@ func NewCalibrationSweep(duration time.Duration, reps int, dataplanes []string, 
 	if len(services) == 0 {
 		services = DefaultCalibrationServices
 	}
+	walkProbe, syncProbe := probes.Walk, probes.Sync
 	if walkProbe == nil {
 		walkProbe = DefaultCalibrationWalkProbe
+	}
+	if syncProbe == nil {
+		syncProbe = DefaultCalibrationSyncProbe
 	}
 	if !slices.ContainsFunc(dataplanes, func(d string) bool { l, _ := LookupOf(d); return l == LinearWalk }) {
 		walkProbe = nil // nothing walks rules to probe
 	}
-	return CalibrationSweep{Services: services, Dataplanes: dataplanes, WalkProbe: walkProbe, Repetitions: reps, Connections: 1000, Budget: budget}, nil
+	return CalibrationSweep{Services: services, Dataplanes: dataplanes, WalkProbe: walkProbe, SyncProbe: syncProbe, Repetitions: reps, Connections: 1000, Budget: budget}, nil
 }
 
 // Scenario is the sweep as a scenario file (svclab run reads it; the
@@ -110,10 +130,35 @@ func (c CalibrationSweep) Scenario() []byte {
 	fmt.Fprintf(&b, "  connections: %d\n  warmup: 100\n  repetitions: %d\n  throughputConnections: 1000\n  seed: 1\n  syncEachRepetition: true\n",
 		c.Connections, c.Repetitions)
 	if len(c.WalkProbe) > 0 {
-		fmt.Fprintf(&b, "  walkProbe: %s\n", intList(c.WalkProbe))
+		// The probes are loaded once: reloading them every repetition (up
+		// to 80,000 services' KUBE-SERVICES rules, 8 s for iptables-legacy's
+		// alone) took the default 3 minutes down to 2 repetitions.
+		fmt.Fprintf(&b, "  walkProbe: %s\n  walkProbeReload: false\n", intList(c.WalkProbe))
+	}
+	if len(c.SyncProbe) > 0 {
+		fmt.Fprintf(&b, "  syncProbe: %s\n", intList(c.SyncProbe))
+		var limits []string
+		for _, d := range calibrationSyncLimited {
+			if slices.Contains(c.Dataplanes, d) {
+				limits = append(limits, fmt.Sprintf("%s: %d", d, slices.Max(c.Services)))
+			}
+		}
+		if len(limits) > 0 {
+			fmt.Fprintf(&b, "  syncLimit: {%s}\n", strings.Join(limits, ", "))
+		}
 	}
 	return []byte(b.String())
 }
+
+// calibrationSyncLimited are the dataplanes whose syncs a calibration
+// times up to its largest service count only, without sync probes (each
+// probe reloads every repetition, which the 3-minute default pays for in
+// repetitions): iptables-nft, whose restore --noflush took 2.9 s for 5,000
+// services and 16 s for 10,000 on the reference machine (over 45 minutes
+// for 50,000), and nftables, whose full sync is linear there (121-128 µs
+// per service from 1,000 to 20,000 in results/plan-holdout/native-j and
+// native-k), so probes would cost repetitions and add no information.
+var calibrationSyncLimited = []string{string(dataplane.IPTablesNFT), string(dataplane.NFTables)}
 
 func intList(v []int) string {
 	parts := make([]string, len(v))

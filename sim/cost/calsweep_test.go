@@ -25,7 +25,7 @@ func TestCalibrationSweepIsAScenario(t *testing.T) {
 		{time.Hour, 0, 60, time.Hour},
 	}
 	for _, tt := range tests {
-		c, err := NewCalibrationSweep(tt.duration, tt.reps, nil, nil, nil)
+		c, err := NewCalibrationSweep(tt.duration, tt.reps, nil, nil, Probes{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,27 +37,29 @@ func TestCalibrationSweepIsAScenario(t *testing.T) {
 			t.Fatalf("%v\n%s", err, c.Scenario())
 		}
 		if sc.Sweep == nil || len(sc.Sweep.Services) != len(DefaultCalibrationServices) || len(sc.Dataplanes()) != 3 ||
-			!slices.Equal(sc.Sweep.WalkProbe, DefaultCalibrationWalkProbe) {
+			!slices.Equal(sc.Sweep.WalkProbe, DefaultCalibrationWalkProbe) || sc.Sweep.WalkProbeReload || !slices.Equal(sc.Sweep.SyncProbe, DefaultCalibrationSyncProbe) ||
+			sc.Sweep.SyncLimit["iptables-nft"] != 5000 || sc.Sweep.SyncLimit["nftables"] != 5000 || len(sc.Sweep.SyncLimit) != 2 {
 			t.Errorf("scenario %+v", sc.Sweep)
 		}
 	}
-	// Walk probes: none asked for, or no rule-walk dataplane, give none.
+	// Walk probes: none asked for, or no rule-walk dataplane, give none;
+	// no sync probes asked for: none, and no sync limit.
 	for _, tt := range []struct {
 		dataplanes []string
 		probes     []int
 	}{{nil, []int{}}, {[]string{"nftables"}, nil}} {
-		c, err := NewCalibrationSweep(time.Minute, 0, tt.dataplanes, nil, tt.probes)
+		c, err := NewCalibrationSweep(time.Minute, 0, tt.dataplanes, nil, Probes{Walk: tt.probes, Sync: []int{}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc, err := scenario.Parse("calibration.yaml", c.Scenario()); err != nil || len(sc.Sweep.WalkProbe) != 0 {
+		if sc, err := scenario.Parse("calibration.yaml", c.Scenario()); err != nil || len(sc.Sweep.WalkProbe) != 0 || len(sc.Sweep.SyncProbe) != 0 || len(sc.Sweep.SyncLimit) != 0 {
 			t.Errorf("dataplanes %v, walk probes %v: scenario error %v, probes %v", tt.dataplanes, tt.probes, err, c.WalkProbe)
 		}
 	}
-	if _, err := NewCalibrationSweep(0, 0, nil, nil, nil); err == nil {
+	if _, err := NewCalibrationSweep(0, 0, nil, nil, Probes{}); err == nil {
 		t.Error("no duration and no repetitions: want an error")
 	}
-	if _, err := NewCalibrationSweep(time.Minute, 0, []string{"ebpf"}, nil, nil); err == nil {
+	if _, err := NewCalibrationSweep(time.Minute, 0, []string{"ebpf"}, nil, Probes{}); err == nil {
 		t.Error("a dataplane the model does not know: want an error")
 	}
 }
