@@ -54,6 +54,7 @@ Options:
 Examples:
   sudo svclab plan calibrate
   sudo svclab plan calibrate --duration 10m
+  sudo svclab plan calibrate --duration 6m --sync-probe 10000,20000,40000
   svclab plan --objects cluster.yaml --scale 3
 `
 
