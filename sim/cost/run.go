@@ -148,9 +148,6 @@ func LoadRun(dir string) (*Run, error) {
 	if probes := walkProbesOf(dir); probes != nil {
 		r.WalkProbes = probes
 	}
-	if probes := syncProbesOf(dir); probes != nil {
-		r.SyncProbes = probes
-	}
 	machine, ok, err := ReadMachine(dir)
 	if err != nil {
 		return nil, err
@@ -193,16 +190,6 @@ func walkProbesOf(dir string) []results.Point {
 		return nil
 	}
 	return metric.AggregateWalkProbes(records)
-}
-
-// syncProbesOf aggregates the sync probes of dir's results.jsonl; nil when
-// there are none or no records.
-func syncProbesOf(dir string) []results.Point {
-	records, _, err := results.ReadRecords(dir)
-	if err != nil {
-		return nil
-	}
-	return metric.AggregateSyncProbes(records)
 }
 
 func metaFromRecords(dir string) *results.Meta {
