@@ -22,6 +22,21 @@ func runOnFakes(t *testing.T, ctx context.Context, sc *scenario.Scenario) (*runn
 	return runOn(t, ctx, sc, &labfake.Machine{Seed: 7})
 }
 
+// runFakeSweep runs fakeSweep with tail appended to its sweep section on
+// fakes.
+func runFakeSweep(t *testing.T, tail string) (*runner.Outcome, *labfake.Machine, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fake-sweep.yaml")
+	if err := os.WriteFile(path, []byte(fakeSweep+tail), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runOnFakes(t, t.Context(), sc)
+}
+
 func runOn(t *testing.T, ctx context.Context, sc *scenario.Scenario, m *labfake.Machine) (*runner.Outcome, *labfake.Machine, error) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
@@ -132,15 +147,7 @@ func TestSweepPlanOnFakes(t *testing.T) {
 // the walk to the last target costing what the fake's walk of that many
 // rules does.
 func TestSweepWalkProbeOnFakes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fake-sweep.yaml")
-	if err := os.WriteFile(path, []byte(fakeSweep+"  walkProbe: [500, 1000]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenario.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _, err := runOnFakes(t, t.Context(), sc)
+	out, _, err := runFakeSweep(t, "  walkProbe: [500, 1000]\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,15 +192,7 @@ func TestSweepWalkProbeReloadsWithTheRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "fake-sweep.yaml")
-			if err := os.WriteFile(path, []byte(fakeSweep+"  walkProbe: [500, 1000]\n  syncEachRepetition: true\n"+tt.extra), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			sc, err := scenario.Load(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, m, err := runOnFakes(t, t.Context(), sc)
+			_, m, err := runFakeSweep(t, "  walkProbe: [500, 1000]\n  syncEachRepetition: true\n"+tt.extra)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,15 +214,7 @@ func TestSweepWalkProbeReloadsWithTheRules(t *testing.T) {
 // limit only, and records its syncs apart from the points, with no traffic
 // and no incremental sync (the fake's sync takes 1 µs per rule).
 func TestSweepSyncProbeOnFakes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fake-sweep.yaml")
-	if err := os.WriteFile(path, []byte(fakeSweep+"  syncProbe: [1000]\n  syncLimit: {nftables: 500}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenario.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, m, err := runOnFakes(t, t.Context(), sc)
+	out, m, err := runFakeSweep(t, "  syncProbe: [1000]\n  syncLimit: {nftables: 500}\n")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -231,14 +231,14 @@ func validateWalkProbe(f *file, cidrsOK bool) []pathError {
 	if len(s.WalkProbe) == 0 {
 		return nil
 	}
-	errs := validateProbeSizes(f, "walkProbe", s.WalkProbe, MinWalkProbe, false)
+	errs := checkProbeSizes("walkProbe", s.WalkProbe, MinWalkProbe)
 	if !slices.ContainsFunc(s.Dataplanes, walksRules) {
 		errs = append(errs, fieldAt("sweep", "walkProbe")("no dataplane of the sweep walks rules", "add an iptables dataplane (iptables-legacy, iptables-nft), or leave walkProbe out"))
 	}
 	if len(errs) > 0 || !cidrsOK {
 		return errs
 	}
-	return validateProbeSizes(f, "walkProbe", s.WalkProbe, MinWalkProbe, true)
+	return probeFits(f, "walkProbe", s.WalkProbe)
 }
 
 // MinSyncProbe is the smallest sync probe: the sweep's three targets.
@@ -247,16 +247,19 @@ const MinSyncProbe = 3
 // validateSyncProbe checks sweep.syncProbe: sizes in range, unique and
 // within the CIDRs.
 func validateSyncProbe(f *file, cidrsOK bool) []pathError {
-	if len(f.Sweep.SyncProbe) == 0 {
+	s := f.Sweep
+	if len(s.SyncProbe) == 0 {
 		return nil
 	}
-	return validateProbeSizes(f, "syncProbe", f.Sweep.SyncProbe, MinSyncProbe, cidrsOK)
+	if errs := checkProbeSizes("syncProbe", s.SyncProbe, MinSyncProbe); len(errs) > 0 || !cidrsOK {
+		return errs
+	}
+	return probeFits(f, "syncProbe", s.SyncProbe)
 }
 
-// validateProbeSizes checks one probe list (sweep.FIELD): each size in
-// min..MaxSyntheticServices and listed once; with fits, also that the
-// largest fits the cluster's CIDRs.
-func validateProbeSizes(f *file, field string, sizes []int, minSize int, fits bool) []pathError {
+// checkProbeSizes checks one probe list (sweep.FIELD): each size in
+// minSize..MaxSyntheticServices and listed once.
+func checkProbeSizes(field string, sizes []int, minSize int) []pathError {
 	var errs []pathError
 	for i, n := range sizes {
 		errs = append(errs, checkRange(n, intRange{min: minSize, max: MaxSyntheticServices}, fieldAt("sweep", field, i))...)
@@ -264,9 +267,12 @@ func validateProbeSizes(f *file, field string, sizes []int, minSize int, fits bo
 	if i, j := firstDuplicate(sizes); i >= 0 {
 		errs = append(errs, fieldAt("sweep", field, i)(fmt.Sprintf("%d is also %s[%d]", sizes[i], field, j), "list each size once"))
 	}
-	if len(errs) > 0 || !fits {
-		return errs
-	}
+	return errs
+}
+
+// probeFits checks that the largest probe of sweep.FIELD fits the
+// cluster's CIDRs.
+func probeFits(f *file, field string, sizes []int) []pathError {
 	largest := slices.Index(sizes, slices.Max(sizes))
 	if _, err := newGeneratorFor(f, sizes[largest], 1, f.Sweep.Seed); err != nil {
 		return []pathError{fieldAt("sweep", field, largest)(err.Error(), "use a smaller probe or a larger cluster.serviceCIDR / cluster.fillerCIDR")}
