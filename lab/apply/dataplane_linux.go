@@ -125,7 +125,7 @@ func (d *iptablesDataplane) load(m *model.Model, noflush bool) (Sync, error) {
 }
 
 // Apply renders kube-proxy's partial-sync payload (top-level chains in full,
-// only the changed service's chains) of each family and restores it with
+// only the changed services' chains) of each family and restores it with
 // --noflush.
 func (d *iptablesDataplane) Apply(_ context.Context, m *model.Model, c Change) (Sync, error) {
 	after := c.After(m)
@@ -133,7 +133,7 @@ func (d *iptablesDataplane) Apply(_ context.Context, m *model.Model, c Change) (
 	for _, f := range model.Families(after.Services) {
 		mf := model.ForFamily(*after, f)
 		var payload bytes.Buffer
-		stats, err := iptables.RenderPartial(&payload, &mf, d.opts, func(k int) bool { return k == c.Service })
+		stats, err := iptables.RenderPartial(&payload, &mf, d.opts, c.Changed)
 		if err != nil {
 			return Sync{}, fmt.Errorf("%s %s payload: %w", d.Name(), f, err)
 		}

@@ -22,8 +22,12 @@ func (d *IPVS) Program(ctx context.Context, m *model.Model) (Sync, error) { retu
 // the ipset members the endpoint brings (kube-proxy adds only the
 // difference), rewrites its constant iptables rules (it does so on every
 // sync), lists the kernel's virtual servers and adds the real server to the
-// changed one. Rendering is not timed.
-func (d *IPVS) Apply(_ context.Context, m *model.Model, c Change) (Sync, error) {
+// changed one. Rendering is not timed. A batch is applied one change at a
+// time.
+func (d *IPVS) Apply(ctx context.Context, m *model.Model, c Change) (Sync, error) {
+	if len(c.More) > 0 {
+		return OneByOne(ctx, m, c, d.Apply)
+	}
 	after := c.After(m)
 	var sync Sync
 	for _, f := range model.Families(after.Services) {

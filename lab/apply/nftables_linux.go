@@ -9,6 +9,7 @@ import (
 
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/render/nftables"
 )
 
@@ -98,18 +99,34 @@ func (p *NFTables) sync(m *model.Model) (Sync, error) {
 }
 
 // syncChange loads the transaction kube-proxy runs for change c to m: the
-// proxier of the new endpoint's family runs it.
+// proxier of each family a new endpoint belongs to runs one, carrying that
+// family's additions (each service's part rendered on the model the
+// previous ones left).
 func (p *NFTables) syncChange(m *model.Model, c Change) (Sync, error) {
-	f := model.FamilyOf(c.Endpoint.IP)
-	mf := model.ForFamily(*m, f)
-	var script bytes.Buffer
-	stats, err := nftables.RenderIncremental(&script, &mf, c.Service, c.Endpoint, p.Options)
-	if err != nil {
-		return Sync{}, err
+	var sync Sync
+	for _, f := range model.Families(c.After(m).Services) {
+		var script bytes.Buffer
+		var stats render.Stats
+		cur := m
+		for _, one := range c.Each() {
+			if model.FamilyOf(one.Endpoint.IP) != f {
+				continue
+			}
+			mf := model.ForFamily(*cur, f)
+			s, err := nftables.RenderIncremental(&script, &mf, one.Service, one.Endpoint, p.Options)
+			if err != nil {
+				return Sync{}, err
+			}
+			stats, cur = addStats(stats, s), one.After(cur)
+		}
+		if script.Len() == 0 {
+			continue
+		}
+		took, err := p.Load(script.Bytes())
+		if err != nil {
+			return Sync{}, fmt.Errorf("nftables %s incremental sync in netns %s: %w", f, p.Netns, err)
+		}
+		sync = sync.add(stats, took)
 	}
-	took, err := p.Load(script.Bytes())
-	if err != nil {
-		return Sync{}, fmt.Errorf("nftables %s incremental sync in netns %s: %w", f, p.Netns, err)
-	}
-	return Sync{}.add(stats, took), nil
+	return sync, nil
 }

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/svclab/svclab/sim/model"
@@ -33,11 +34,43 @@ func (s Sync) add(stats render.Stats, t Took) Sync {
 	return s
 }
 
-// Change is one change to a programmed model: Endpoint added to the
-// service at index Service of the model.
+// Change is what one sync programs: Endpoint added to the service at index
+// Service of the model and, in the same sync, each of More (kube-proxy's
+// sync loop carries every change queued since its last sync; a sweep times
+// such a batch). The changes in More have no More of their own and name
+// services other than Service and each other.
 type Change struct {
 	Service  int
 	Endpoint model.Endpoint
+	More     []Change
+}
+
+// Each returns the change's endpoint additions one by one, Service's first.
+func (c Change) Each() []Change {
+	return append([]Change{{Service: c.Service, Endpoint: c.Endpoint}}, c.More...)
+}
+
+// Changed reports whether the service at index i is one the change adds an
+// endpoint to.
+func (c Change) Changed(i int) bool {
+	return slices.ContainsFunc(c.Each(), func(one Change) bool { return one.Service == i })
+}
+
+// OneByOne applies a batched change as a dataplane that has no batched form
+// does: each addition in turn, on the model the previous ones left, with
+// their payloads and times summed.
+func OneByOne(ctx context.Context, m *model.Model, c Change, apply func(context.Context, *model.Model, Change) (Sync, error)) (Sync, error) {
+	var total Sync
+	for _, one := range c.Each() {
+		s, err := apply(ctx, m, one)
+		if err != nil {
+			return Sync{}, err
+		}
+		total.Payload, total.Duration, total.CPU = addStats(total.Payload, s.Payload), total.Duration+s.Duration, total.CPU+s.CPU
+		total.Engine = s.Engine
+		m = one.After(m)
+	}
+	return total, nil
 }
 
 // Target is one service port whose traffic is counted.
@@ -123,8 +156,10 @@ type Dataplane interface {
 	// same state in the kernel; for measurements that need the rules, not
 	// their loading time.
 	Program(ctx context.Context, m *model.Model) (Sync, error)
-	// Apply makes one change to the programmed model m (m is the state
-	// before the change) the way kube-proxy's partial sync does, and times it.
+	// Apply makes change c to the programmed model m (m is the state
+	// before the change) the way kube-proxy's partial sync does, in one
+	// sync where the dataplane has one (apply.OneByOne where it has not),
+	// and times it.
 	Apply(ctx context.Context, m *model.Model, c Change) (Sync, error)
 	// Count starts counting new connections to t.
 	Count(ctx context.Context, t Target) (Counting, error)
@@ -136,9 +171,13 @@ type Dataplane interface {
 
 // After returns the model with the change made; m is not modified.
 func (c Change) After(m *model.Model) *model.Model {
-	svc := *m.Services.At(c.Service)
-	svc.Endpoints = append(append([]model.Endpoint(nil), svc.Endpoints...), c.Endpoint)
-	return &model.Model{Cluster: m.Cluster, Services: model.Replace(m.Services, c.Service, svc)}
+	services := m.Services
+	for _, one := range c.Each() {
+		svc := *services.At(one.Service)
+		svc.Endpoints = append(append([]model.Endpoint(nil), svc.Endpoints...), one.Endpoint)
+		services = model.Replace(services, one.Service, svc)
+	}
+	return &model.Model{Cluster: m.Cluster, Services: services}
 }
 
 // Address is where the target's traffic goes: Dest when set, else the

@@ -8,7 +8,7 @@ type (
 	// Sync is the outcome of programming a model or applying one change;
 	// Engine is false: svclab times its own map writes.
 	Sync = apply.Sync
-	// Change is one change to a programmed model.
+	// Change is what one sync programs.
 	Change = apply.Change
 	// Target is one service port whose traffic is counted.
 	Target = apply.Target
@@ -17,3 +17,7 @@ type (
 	// Counting is an open count of one target's connections.
 	Counting = apply.Counting
 )
+
+// oneByOne applies a batched change one addition at a time: the maps have
+// no batched form of kube-proxy's partial sync.
+var oneByOne = apply.OneByOne

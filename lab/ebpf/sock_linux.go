@@ -138,8 +138,11 @@ func (d *Sock) FullSync(_ context.Context, m *model.Model) (Sync, error) { retur
 // Program is FullSync.
 func (d *Sock) Program(_ context.Context, m *model.Model) (Sync, error) { return d.lb.program(m) }
 
-// Apply adds one endpoint.
-func (d *Sock) Apply(_ context.Context, m *model.Model, c Change) (Sync, error) {
+// Apply adds one endpoint (a batch, one at a time).
+func (d *Sock) Apply(ctx context.Context, m *model.Model, c Change) (Sync, error) {
+	if len(c.More) > 0 {
+		return oneByOne(ctx, m, c, d.Apply)
+	}
 	return d.lb.apply(m, c)
 }
 

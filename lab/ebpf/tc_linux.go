@@ -78,8 +78,12 @@ func (d *TC) FullSync(_ context.Context, m *model.Model) (Sync, error) { return 
 // Program is FullSync: batch updates are the fastest load.
 func (d *TC) Program(_ context.Context, m *model.Model) (Sync, error) { return d.lb.program(m) }
 
-// Apply adds one endpoint: the changed backend slots, then the service entry.
-func (d *TC) Apply(_ context.Context, m *model.Model, c Change) (Sync, error) {
+// Apply adds one endpoint: the changed backend slots, then the service
+// entry (a batch, one change at a time).
+func (d *TC) Apply(ctx context.Context, m *model.Model, c Change) (Sync, error) {
+	if len(c.More) > 0 {
+		return oneByOne(ctx, m, c, d.Apply)
+	}
 	return d.lb.apply(m, c)
 }
 

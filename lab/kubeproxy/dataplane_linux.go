@@ -115,8 +115,9 @@ func (d *kubeProxyDataplane) Program(ctx context.Context, m *model.Model) (apply
 // partial syncs, summed.
 func (d *kubeProxyDataplane) Apply(_ context.Context, m *model.Model, c apply.Change) (apply.Sync, error) {
 	var sync apply.Sync
+	after := c.After(m)
 	for _, f := range model.Families(m.Services) {
-		s, err := engineSync(d.engines[f].Apply(m, c.Service, c.Endpoint))
+		s, err := engineSync(d.engines[f].Apply(m.Services, after.Services))
 		if err != nil {
 			return apply.Sync{}, fmt.Errorf("kube-proxy %s partial sync: %w", f, err)
 		}

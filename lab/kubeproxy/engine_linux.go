@@ -42,13 +42,14 @@ func (e *Engine) FullSync(ctx context.Context, m *model.Model) (kube.Sync, error
 	return syncs[0], nil
 }
 
-// Apply hands kube-proxy the change that adds endpoint ep to service i of
-// m (m is the state before it) and returns the report of the partial sync.
-func (e *Engine) Apply(m *model.Model, i int, ep model.Endpoint) (kube.Sync, error) {
+// Apply hands kube-proxy the change from services before to after (the
+// informer events that turn one into the other, in one step) and returns
+// the report of the partial sync that programs them.
+func (e *Engine) Apply(before, after model.List) (kube.Sync, error) {
 	if e.proc == nil {
 		return kube.Sync{}, fmt.Errorf("kube-proxy %s in netns %s: apply before the full sync", e.Mode, e.NS)
 	}
-	return e.proc.Step(kube.Diff(m.Services, kube.AddEndpoint(m.Services, i, ep)))
+	return e.proc.Step(kube.Diff(before, after))
 }
 
 // Close stops kube-proxy; what it programmed stays.

@@ -38,7 +38,7 @@ func TestEngineSync(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				part, err := e.Apply(m, 0, model.Endpoint{IP: netip.MustParseAddr("10.0.3.3"), Ready: true, Serving: true, Node: "node-2"})
+				part, err := e.Apply(m.Services, kube.AddEndpoint(m.Services, 0, model.Endpoint{IP: netip.MustParseAddr("10.0.3.3"), Ready: true, Serving: true, Node: "node-2"}))
 				if err != nil {
 					t.Fatal(err)
 				}

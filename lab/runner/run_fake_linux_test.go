@@ -250,6 +250,35 @@ func TestSweepSyncProbeOnFakes(t *testing.T) {
 	}
 }
 
+// TestSweepIncrementalBatchOnFakes: sweep.incrementalBatch times a second
+// partial sync carrying that many changes at every size with fillers to
+// change. The fake checks iptables' as kube-proxy's partial payload for all
+// of them (1 µs a rule: more rules than one change's); its nftables renders
+// the whole script after any change, so only the count is checked there.
+func TestSweepIncrementalBatchOnFakes(t *testing.T) {
+	out, m, err := runFakeSweep(t, "  incrementalBatch: 50\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range records(t, out.Dir)[results.TypePoint] {
+		p := r.Point
+		want := 50
+		if p.Services == 3 {
+			want = 0 // no fillers: neither sync is timed
+		}
+		longer := p.SyncBatchS > p.SyncIncrementalS || p.Dataplane != "iptables-legacy"
+		if p.SyncBatch != want || want > 0 && !longer {
+			t.Errorf("%s at %d services: batch of %d in %v s, one change in %v s; want %d changes taking longer than one",
+				p.Dataplane, p.Services, p.SyncBatch, p.SyncBatchS, p.SyncIncrementalS, want)
+		}
+	}
+	for _, l := range m.Labs {
+		if d := l.Active(); d != nil && d.Changes != 0 && d.Changes != 2 {
+			t.Errorf("a lab applied %d changes, want the one change and the batch", d.Changes)
+		}
+	}
+}
+
 // TestSweepDeadlineKeepsTheMinimumRepetitions: a deadline already passed
 // cuts a sweep of 4 repetitions to its minimum of 2, and the run is complete.
 func TestSweepDeadlineKeepsTheMinimumRepetitions(t *testing.T) {

@@ -163,11 +163,11 @@ func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options)
 	incrementalTimed := true
 	if limit, ok := spec.IncrementalLimit[l.plan.dataplane]; ok && l.plan.services > limit {
 		incrementalTimed = false
-	} else if err := l.incremental(ctx); err != nil {
+	} else if err := l.incremental(ctx, spec.IncrementalBatch); err != nil {
 		return err
 	}
-	l.syncLine = fmt.Sprintf("%-16s %6d services: %d rules, %d bytes, full sync %s%s, incremental %s",
-		l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), cpuNote(l.base.SyncFullCPUS), seconds(l.base.SyncIncrementalS, incrementalTimed))
+	l.syncLine = fmt.Sprintf("%-16s %6d services: %d rules, %d bytes, full sync %s%s, incremental %s%s",
+		l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), cpuNote(l.base.SyncFullCPUS), seconds(l.base.SyncIncrementalS, incrementalTimed), batchNote(l.base))
 	return nil
 }
 
@@ -188,33 +188,6 @@ func (l *sweepLab) resync(ctx context.Context, spec *scenario.Sweep) error {
 		return err
 	}
 	return l.load(ctx, spec, Options{})
-}
-
-// incremental adds one endpoint to the middle filler service (the sink
-// answers for it, so traffic is unaffected) and times kube-proxy's way of
-// programming that change.
-func (l *sweepLab) incremental(ctx context.Context) error {
-	if l.fillers.Len() == 0 {
-		return nil
-	}
-	i := model.IndexOf(l.model.Services, "target-middle") + 1
-	if i <= 0 || i >= l.model.Services.Len() {
-		i = l.model.Services.Len() - 2
-	}
-	ep := model.Endpoint{IP: lastUsable(l.fillers.Config().EndpointCIDR), Ready: true, Node: "node-1"}
-	sync, err := l.dp.Apply(ctx, l.model, apply.Change{Service: i, Endpoint: ep})
-	if err != nil {
-		return err
-	}
-	l.base.SyncIncrementalS = sync.Duration.Seconds()
-	return nil
-}
-
-func lastUsable(p netip.Prefix) netip.Addr {
-	a := p.Masked().Addr().As4()
-	host := uint32(1)<<(32-p.Bits()) - 2
-	v := (uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])) + host
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 }
 
 // cpuNote is the full sync's CPU time for the setup line, when measured.

@@ -108,6 +108,10 @@ type DataplaneModel struct {
 	CPU             *CostCurve `json:"cpu,omitempty"`
 	SyncFull        *SyncCurve `json:"sync_full,omitempty"`
 	SyncIncremental *SyncCurve `json:"sync_incremental,omitempty"`
+	// SyncPerChange is what each further change adds to a partial sync
+	// that carries several (seconds, from sweep.incrementalBatch: the
+	// batch's sync less the one change's, over the further changes).
+	SyncPerChange *SyncCurve `json:"sync_per_change,omitempty"`
 	// Walk are the rule walk's probes (LinearWalk, when the sweep had
 	// sweep.walkProbe): the p50 beyond the calibrated sizes grows as they do.
 	Walk     []WalkCurve `json:"walk_probe,omitempty"`

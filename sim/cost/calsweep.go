@@ -21,7 +21,11 @@ type CalibrationSweep struct {
 	// the rule-walk dataplanes; empty: none.
 	WalkProbe []int
 	// SyncProbe are the sync probes' sizes (sweep.syncProbe); empty: none.
-	SyncProbe   []int
+	SyncProbe []int
+	// Batch is how many endpoint changes the batched partial sync carries
+	// (sweep.incrementalBatch), for the programming latency's per-change
+	// cost; 0: none.
+	Batch       int
 	Repetitions int
 	Connections int
 	// Budget, when set, is the time the whole calibration may take, rules
@@ -33,6 +37,11 @@ type CalibrationSweep struct {
 
 // Defaults of a calibration sweep.
 const (
+	// DefaultCalibrationBatch is the changes a calibration's batched
+	// partial sync carries: about what one sync carries at 100 changes a
+	// second with kube-proxy's 1 s --min-sync-period (its service storm,
+	// results/service-storm-quiet-kube-proxy-1.37, carried 120-151).
+	DefaultCalibrationBatch = 100
 	// DefaultCalibrationDuration is the default Budget: with svclab plan's
 	// few seconds after it, calibrate-then-plan stays under 5 minutes
 	// (issue 23) even when loading the rules is slow on a busy node.
@@ -111,7 +120,7 @@ func NewCalibrationSweep(duration time.Duration, reps int, dataplanes []string, 
 	if !slices.ContainsFunc(dataplanes, func(d string) bool { l, _ := LookupOf(d); return l == LinearWalk }) {
 		walkProbe = nil // nothing walks rules to probe
 	}
-	return CalibrationSweep{Services: services, Dataplanes: dataplanes, WalkProbe: walkProbe, SyncProbe: syncProbe, Repetitions: reps, Connections: 1000, Budget: budget}, nil
+	return CalibrationSweep{Services: services, Dataplanes: dataplanes, WalkProbe: walkProbe, SyncProbe: syncProbe, Batch: DefaultCalibrationBatch, Repetitions: reps, Connections: 1000, Budget: budget}, nil
 }
 
 // Scenario is the sweep as a scenario file (svclab run reads it; the
@@ -129,6 +138,9 @@ func (c CalibrationSweep) Scenario() []byte {
 	// 10 ms, which tipped the form of the whole sync curve).
 	fmt.Fprintf(&b, "  connections: %d\n  warmup: 100\n  repetitions: %d\n  throughputConnections: 1000\n  seed: 1\n  syncEachRepetition: true\n",
 		c.Connections, c.Repetitions)
+	if c.Batch > 0 {
+		fmt.Fprintf(&b, "  incrementalBatch: %d\n", c.Batch)
+	}
 	if len(c.WalkProbe) > 0 {
 		// The probes are loaded once: reloading them every repetition (up
 		// to 80,000 services' KUBE-SERVICES rules, 8 s for iptables-legacy's

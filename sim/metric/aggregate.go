@@ -150,6 +150,8 @@ func medianPoint(reps []results.Point) results.Point {
 	out.SyncFullS = med(func(p results.Point) float64 { return p.SyncFullS })
 	out.SyncIncrementalS = med(func(p results.Point) float64 { return p.SyncIncrementalS })
 	out.SyncFullCPUS = med(func(p results.Point) float64 { return p.SyncFullCPUS })
+	out.SyncBatchS = med(func(p results.Point) float64 { return p.SyncBatchS })
+	out.SyncBatch = int(medInt(func(p results.Point) float64 { return float64(p.SyncBatch) }))
 	out.Rules = int(medInt(func(p results.Point) float64 { return float64(p.Rules) }))
 	out.Bytes = int(medInt(func(p results.Point) float64 { return float64(p.Bytes) }))
 	out.Lines = int(medInt(func(p results.Point) float64 { return float64(p.Lines) }))

@@ -34,6 +34,8 @@ var catalog = []Metric{
 		Point: func(p results.Point) float64 { return p.SyncFullCPUS }},
 	{Name: SyncIncremental, Unit: "s", Label: "incremental sync (s)", BenchUnit: "sync-incremental-s", NsPerUnit: 1e9, Direction: HigherIsWorse, ZeroIsMissing: true, Aggregation: OncePerPoint,
 		Point: func(p results.Point) float64 { return p.SyncIncrementalS }},
+	{Name: SyncBatch, Unit: "s", Label: "partial sync of a batch of changes (s)", BenchUnit: "sync-batch-s", NsPerUnit: 1e9, Direction: HigherIsWorse, ZeroIsMissing: true, Aggregation: OncePerPoint,
+		Point: func(p results.Point) float64 { return p.SyncBatchS }},
 	{Name: Rules, Label: "rules", BenchUnit: "rules", NsPerUnit: 1, Direction: HigherIsWorse, ZeroIsMissing: true, Aggregation: OncePerPoint,
 		Point: func(p results.Point) float64 { return float64(p.Rules) }},
 	{Name: Bytes, Unit: "bytes", Label: "rule-set size (bytes)", BenchUnit: "B", NsPerUnit: 1, Direction: HigherIsWorse, ZeroIsMissing: true, Aggregation: OncePerPoint,

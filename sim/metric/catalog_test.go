@@ -13,7 +13,7 @@ import (
 )
 
 // notMetrics are numeric record fields that are not measurements.
-var notMetrics = []string{"services", "repetition", "repetitions", "connections", "errors", "total", "dof", "chi2", "requests"}
+var notMetrics = []string{"services", "repetition", "repetitions", "connections", "errors", "total", "dof", "chi2", "requests", "sync_batch"}
 
 // setByJSON returns a value of type T whose field with JSON name name is v
 // (converted to the field's kind), and whether there is such a field.

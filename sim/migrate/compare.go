@@ -68,7 +68,7 @@ type sideRules struct {
 func Compare(in Input) (*Result, error) {
 	in.From, in.To = in.From.Effective(), in.To.Effective()
 	m, notes := withNodeAddrs(in.Model)
-	m.Services = materialized(m.Services)
+	m.Services = model.Materialize(m.Services)
 	in.Model = m
 	var from, to *sideRules
 	err := both(
@@ -134,19 +134,6 @@ func wrapSide(flag string, s Side, err error) error {
 		return fmt.Errorf("%s %s: %w", flag, s, err)
 	}
 	return nil
-}
-
-// materialized returns l as a Slice, each service built once (a
-// generator's List builds them on each At).
-func materialized(l model.List) model.Slice {
-	if s, ok := l.(model.Slice); ok {
-		return s
-	}
-	out := make(model.Slice, l.Len())
-	for i := range out {
-		out[i] = *l.At(i)
-	}
-	return out
 }
 
 // loadSide writes and compiles one side's rules for every family of the

@@ -73,6 +73,19 @@ func (s Slice) Len() int { return len(s) }
 // At returns service i.
 func (s Slice) At(i int) *Service { return &s[i] }
 
+// Materialize returns l held in memory: l itself when it is a Slice, else
+// each service built once (a generator's List builds them on each At).
+func Materialize(l List) Slice {
+	if s, ok := l.(Slice); ok {
+		return s
+	}
+	out := make(Slice, l.Len())
+	for i := range out {
+		out[i] = *l.At(i)
+	}
+	return out
+}
+
 // TotalEndpoints sums endpoints over every service port, ready or not, as
 // kube-proxy does to decide on large-cluster mode (the sum over the
 // service ports it proxies of len(endpointsMap[servicePort]); see

@@ -194,6 +194,10 @@ type Point struct {
 	FlowsPerSec      float64 `json:"flows_per_s,omitempty"`
 	SyncFullS        float64 `json:"sync_full_s"`
 	SyncIncrementalS float64 `json:"sync_incremental_s"`
+	// SyncBatchS is the partial sync that carried SyncBatch endpoint
+	// changes at once (sweep.incrementalBatch); 0 when not timed.
+	SyncBatchS float64 `json:"sync_batch_s,omitempty"`
+	SyncBatch  int     `json:"sync_batch,omitempty"`
 	// SyncFullCPUS is the full sync's CPU time (user plus system) of the
 	// tool that applied it (nft -f, iptables-restore), from its rusage:
 	// what SyncFullS measures less the time a busy machine made the tool

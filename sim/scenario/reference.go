@@ -98,6 +98,7 @@ var reference = []fieldDoc{
 	{path: "sweep.seed", typ: "uint64", def: "0", doc: "Seeds filler addresses and the order points are visited in."},
 	{path: "sweep.maxServices", typ: "map dataplane → int", limits: "known dataplanes; values 1..MaxSyntheticServices", doc: "Caps the service count per dataplane (points above are skipped)."},
 	{path: "sweep.syncLimit", typ: "map dataplane → int", limits: fmt.Sprintf("known dataplanes; values 0..%d", MaxSyntheticServices), doc: "Full syncs are timed up to this many services; above, rules load the fastest way and sync_full_s is not measured."},
+	{path: "sweep.incrementalBatch", typ: "int", def: "0 (none)", limits: fmt.Sprintf("2..%d", MaxIncrementalBatch), doc: "Also time a partial sync carrying this many endpoint changes (one endpoint added to each of as many filler services, or all of them when there are fewer), after the one-change incremental sync and within sweep.incrementalLimit: what each change kube-proxy's sync loop batches adds to a sync (sync_batch_s, sync_batch); svclab plan's programming latency uses it."},
 	{path: "sweep.incrementalLimit", typ: "map dataplane → int", limits: fmt.Sprintf("known dataplanes; values 0..%d", MaxSyntheticServices), doc: "The same for incremental syncs."},
 	{path: "sweep.throughputConnections", typ: "int", r: ints(1, MaxConnections, 2000), doc: "Batch size for conn/s and CPU per connection."},
 	{path: "sweep.scheduler", typ: "string", def: "rr", limits: "rr, wrr, lc, sh or mh", doc: "The IPVS scheduler."},

@@ -122,6 +122,11 @@ type Sweep struct {
 	// 5,000 → 50,000 services took 17 times as long) is measured where the
 	// traffic points would take too long.
 	SyncProbe []int
+	// IncrementalBatch, when 2 or more, also times a partial sync that
+	// carries this many endpoint changes at once (one endpoint added to
+	// each of as many filler services), after the one-change incremental
+	// sync: what each change kube-proxy's sync loop batches adds to a sync.
+	IncrementalBatch int
 }
 
 // typed builds the typed form of a validated file.
@@ -157,7 +162,7 @@ func typed(f file, source string, raw []byte) *Scenario {
 			Concurrency: *w.Concurrency, PacketRate: w.PacketRate, Seed: w.Seed,
 			MaxServices: cloneMap(w.MaxServices), SyncLimit: cloneMap(w.SyncLimit),
 			IncrementalLimit: cloneMap(w.IncrementalLimit), ThroughputConnections: *w.ThroughputConnections,
-			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition, WalkProbe: slices.Clone(w.WalkProbe), SyncProbe: slices.Clone(w.SyncProbe),
+			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition, WalkProbe: slices.Clone(w.WalkProbe), SyncProbe: slices.Clone(w.SyncProbe), IncrementalBatch: w.IncrementalBatch,
 			WalkProbeReload: w.SyncEachRepetition}
 		if w.WalkProbeReload != nil {
 			s.Sweep.WalkProbeReload = *w.WalkProbeReload

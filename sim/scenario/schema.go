@@ -139,6 +139,7 @@ type sweepSpec struct {
 	WalkProbe             []int          `yaml:"walkProbe"`
 	WalkProbeReload       *bool          `yaml:"walkProbeReload"`
 	SyncProbe             []int          `yaml:"syncProbe"`
+	IncrementalBatch      int            `yaml:"incrementalBatch"`
 }
 
 // labSpec holds settings for the lab a run builds.

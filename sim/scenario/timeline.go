@@ -194,9 +194,15 @@ func (s *Scenario) ModelOf(explicit model.Slice, synthetic int) (*model.Model, e
 	if err != nil {
 		return nil, err
 	}
+	return s.ModelOfServices(explicit, gen)
+}
+
+// ModelOfServices is ModelOf with the synthetic services given (a prefix of the
+// generator's, which ModelOf would generate).
+func (s *Scenario) ModelOfServices(explicit model.Slice, synthetic model.List) (*model.Model, error) {
 	pos, err := model.ParsePosition(s.Placement)
 	if err != nil {
 		return nil, err
 	}
-	return &model.Model{Cluster: s.Cluster(), Services: model.Place(explicit, gen, pos)}, nil
+	return &model.Model{Cluster: s.Cluster(), Services: model.Place(explicit, synthetic, pos)}, nil
 }

@@ -151,6 +151,9 @@ func validateSweep(f *file, cidrsOK bool) []pathError {
 	errs = append(errs, checkScheduler(s.Scheduler, at("scheduler"))...)
 	errs = append(errs, validateWalkProbe(f, cidrsOK)...)
 	errs = append(errs, validateSyncProbe(f, cidrsOK)...)
+	if s.IncrementalBatch != 0 {
+		errs = append(errs, checkRange(s.IncrementalBatch, intRange{min: 2, max: MaxIncrementalBatch}, at("incrementalBatch"))...)
+	}
 	for _, k := range []struct {
 		p   **int
 		key string
@@ -240,6 +243,10 @@ func validateWalkProbe(f *file, cidrsOK bool) []pathError {
 	}
 	return probeFits(f, "walkProbe", s.WalkProbe)
 }
+
+// MaxIncrementalBatch is the most changes sweep.incrementalBatch carries
+// in one sync.
+const MaxIncrementalBatch = 10000
 
 // MinSyncProbe is the smallest sync probe: the sweep's three targets.
 const MinSyncProbe = 3

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/svclab/svclab/sim/model"
@@ -46,6 +47,11 @@ type Plan struct {
 	Pods model.Slice
 	// MaxSynthetic is the most synthetic services any state has.
 	MaxSynthetic int
+	// synthetic are the MaxSynthetic synthetic services, generated once
+	// (Model): every state's are a prefix of them.
+	synthetic     model.Slice
+	syntheticErr  error
+	syntheticOnce sync.Once
 }
 
 // Build expands a scenario's timeline into its plan.
@@ -83,10 +89,23 @@ func (p *Plan) State(i int) *Change {
 	return &p.Changes[i]
 }
 
-// Model builds the model of state i for the scenario.
+// Model builds the model of state i for the scenario. Its synthetic
+// services are a prefix of one list generated once for the plan, so two
+// states share their unchanged services: a step between them (kube.Diff)
+// skips those without generating each again (at 10,000 services that took
+// 44 ms a step, against a storm's 10 ms between changes).
 func (p *Plan) Model(sc *scenario.Scenario, i int) (*model.Model, error) {
+	p.syntheticOnce.Do(func() {
+		var all *model.Model
+		if all, p.syntheticErr = sc.ModelOf(nil, p.MaxSynthetic); p.syntheticErr == nil {
+			p.synthetic = model.Materialize(all.Services)
+		}
+	})
+	if p.syntheticErr != nil {
+		return nil, p.syntheticErr
+	}
 	st := p.State(i)
-	return sc.ModelOf(st.Explicit, st.Synthetic)
+	return sc.ModelOfServices(st.Explicit, p.synthetic[:st.Synthetic])
 }
 
 // DeletedBy lists the pods deleted at or before state i, with when.

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"net/netip"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"github.com/svclab/svclab/sim/kube"
+	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
@@ -160,5 +162,36 @@ func TestStepStampsTriggerTime(t *testing.T) {
 		if strings.Join(got, " ") != tt.actions {
 			t.Errorf("step %d: ops %v, want %s", tt.step, got, tt.actions)
 		}
+	}
+}
+
+// TestModelSharesTheSyntheticServices: a state's model, built from the
+// plan's synthetic services generated once, is the model the scenario
+// builds for that state on its own (a generator's services are a prefix of
+// a larger one's), and two states' unchanged services cost a step nothing.
+func TestModelSharesTheSyntheticServices(t *testing.T) {
+	sc := parse(t, "    - {at: 1s, createServices: {count: 3, over: 3s}}\n    - {at: 10s, deleteServices: {count: 2}}")
+	p, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := -1; i < len(p.Changes); i++ {
+		got, err := p.Model(sc, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := p.State(i)
+		want, err := sc.ModelOf(st.Explicit, st.Synthetic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(model.Materialize(got.Services), model.Materialize(want.Services)) {
+			t.Errorf("state %d (%s): the plan's model differs from the scenario's", i, st.What)
+		}
+	}
+	a, _ := p.Model(sc, 0)
+	b, _ := p.Model(sc, 0)
+	if ops := Step(a.Services, b.Services, time.Now()).Ops; len(ops) != 0 {
+		t.Errorf("a step between equal states: %d events, want none", len(ops))
 	}
 }

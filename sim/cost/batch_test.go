@@ -1,0 +1,64 @@
+package cost
+
+import (
+	"math"
+	"testing"
+)
+
+// synthPerChangePerRule is the synthetic cost each further change adds to
+// a partial sync, per rule of the ruleset.
+const synthPerChangePerRule = 2e-8
+
+// TestBatchedSyncsFeedProgrammingLatency: a sweep that timed a batch of 100
+// changes (sweep.incrementalBatch) calibrates what each further change adds
+// to a sync; the programming latency's loop then carries it, and a churn
+// the loop cannot keep up with says so. Without a batch, a busy loop's
+// prediction warns that it takes a partial sync to cost one change's.
+func TestBatchedSyncsFeedProgrammingLatency(t *testing.T) {
+	tests := []struct {
+		name        string
+		batch       bool
+		churn       float64
+		wantBehind  bool
+		wantWarning string
+	}{
+		{"batch calibrated", true, 20, false, ""},
+		{"batch calibrated, too much churn", true, 2000, true, "falls behind"},
+		{"no batch", false, 20, false, "timed no batch"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := synthRun()
+			for i := range run.Points {
+				if p := &run.Points[i]; tt.batch {
+					p.SyncBatch = 100
+					p.SyncBatchS = p.SyncIncrementalS + 99*synthPerChangePerRule*float64(p.Rules)
+				}
+			}
+			m, err := CalibrateRun(run, Options{MaxN: 5000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			preds, err := m.Predict(Query{Services: 10_000, EndpointsPerService: 1, Dataplane: "iptables-nft", Position: PositionLast, ChurnPerSec: tt.churn, MinSyncPeriodS: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := preds[0]
+			if got := p.SyncPerChange != nil; got != tt.batch {
+				t.Fatalf("per-change sync predicted = %v, want %v", got, tt.batch)
+			}
+			if tt.batch {
+				want := synthPerChangePerRule * float64(synthPoint("iptables-nft", PositionLast, 10_000).Rules)
+				if got := p.SyncPerChange.Seconds.Value; math.Abs(got/want-1) > 0.02 {
+					t.Errorf("per-change sync %.3g s, want %.3g s", got, want)
+				}
+				if p.Programming.PerChangeS == nil || p.Programming.FallsBehind != tt.wantBehind {
+					t.Errorf("programming latency %+v: want the per-change cost, falling behind = %v", p.Programming, tt.wantBehind)
+				}
+			}
+			if found := tt.wantWarning != "" && hasWarning(p.Warnings, tt.wantWarning); found != (tt.wantWarning != "") {
+				t.Errorf("warnings %q: want one saying %q = %v", p.Warnings, tt.wantWarning, tt.wantWarning != "")
+			}
+		})
+	}
+}
