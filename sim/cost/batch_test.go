@@ -62,3 +62,30 @@ func TestBatchedSyncsFeedProgrammingLatency(t *testing.T) {
 		})
 	}
 }
+
+// TestPerChangeAtOrBelowZeroIsZero: a batch that took no longer than one
+// change (noise larger than the cost) fits a per-change cost of zero, used
+// as such without a warning that it is not usable, and the interval stays
+// bounded.
+func TestPerChangeAtOrBelowZeroIsZero(t *testing.T) {
+	run := synthRun()
+	for i := range run.Points {
+		p := &run.Points[i]
+		p.SyncBatch, p.SyncBatchS = 100, p.SyncIncrementalS*(0.97+0.01*float64(i%3))
+	}
+	m, err := CalibrateRun(run, Options{MaxN: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds, err := m.Predict(Query{Services: 10_000, EndpointsPerService: 1, Dataplane: "iptables-nft", Position: PositionLast, ChurnPerSec: 20, MinSyncPeriodS: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := preds[0]
+	if p.SyncPerChange == nil || p.SyncPerChange.Seconds.Value != 0 || math.IsInf(p.SyncPerChange.Seconds.Hi, 0) {
+		t.Fatalf("per-change sync %+v: want 0 with a bounded interval", p.SyncPerChange)
+	}
+	if hasWarning(p.Warnings, "not usable") {
+		t.Errorf("warnings %q: a zero per-change cost is usable", p.Warnings)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/stats"
 )
 
 // Metric names the cost model fits (sim/metric's).
@@ -58,26 +59,40 @@ func calibrateDataplane(name string, all, syncProbes []results.Point, opts Optio
 	perSize := onePerSize(points)
 	dm.SyncFull = optionalSync(&dm, MetricSyncFull, withSyncProbes(perSize, syncProbes, name), opts, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, perSize, opts, func(p results.Point) float64 { return p.SyncIncrementalS })
-	if batched(perSize) {
-		dm.SyncPerChange = optionalSync(&dm, MetricSyncPerChange, perSize, opts, perChange)
-	}
+	dm.SyncPerChange = fitPerChange(&dm, perSize)
 	dm.KernelMem = fitMemLine(perSize)
 	return dm, nil
 }
 
-// batched reports whether any point timed a batch of changes.
-func batched(points []results.Point) bool {
-	return slices.ContainsFunc(points, func(p results.Point) bool { return p.SyncBatch > 1 && p.SyncBatchS > 0 })
-}
-
-// perChange is what each change after the first added to the point's
-// batched partial sync; 0 (not used) without a batch, or when the batch
-// was not slower than one change (noise larger than the cost).
-func perChange(p results.Point) float64 {
-	if p.SyncBatch < 2 || p.SyncBatchS <= 0 || p.SyncIncrementalS <= 0 {
-		return 0
+// fitPerChange fits what each further change adds to a partial sync: a
+// line against rules through each size's (batched sync − one change's) /
+// (changes − 1), differences below zero (noise larger than the cost)
+// included, as leaving them out would bias it up. A line, not the full
+// syncs' choice of forms: the difference of two noisy syncs fits no form
+// well, and a power form's interval in log space is unbounded. Nil when
+// the sweep timed no batch.
+func fitPerChange(dm *DataplaneModel, points []results.Point) *SyncCurve {
+	var rules, seconds []float64
+	for _, p := range points {
+		if p.SyncBatch > 1 && p.SyncBatchS > 0 && p.SyncIncrementalS > 0 {
+			rules = append(rules, float64(pointRules(dm.Mode, p)))
+			seconds = append(seconds, (p.SyncBatchS-p.SyncIncrementalS)/float64(p.SyncBatch-1))
+		}
 	}
-	return max(p.SyncBatchS-p.SyncIncrementalS, 0) / float64(p.SyncBatch-1)
+	if len(rules) == 0 {
+		return nil
+	}
+	if n := distinctCount(rules); n < 3 {
+		dm.Warnings = append(dm.Warnings, fmt.Sprintf("%s %s: %d sizes timed a batch, need 3: not predicted", dm.Dataplane, MetricSyncPerChange, n))
+		return nil
+	}
+	lin, err := stats.LinearFit(rules, seconds)
+	if err != nil {
+		dm.Warnings = append(dm.Warnings, fmt.Sprintf("%s %s: %v: not predicted", dm.Dataplane, MetricSyncPerChange, err))
+		return nil
+	}
+	return &SyncCurve{Metric: MetricSyncPerChange, Form: FormLinear, R2: lin.R2, LinearR2: lin.R2, Points: len(rules),
+		MaxRules: slices.Max(rules), Linear: lin, Selected: "fit"}
 }
 
 // p50Positions are the points of the p50 curve: every position for a

@@ -282,7 +282,9 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, rules int) *SyncPredict
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %d rules is %.1f× the largest calibrated ruleset (%.0f rules): beyond calibration",
 			p.Dataplane, c.Metric, rules, s.Extrapolation, c.MaxRules))
 	}
-	if s.Seconds.Value <= 0 {
+	// A per-change cost at or below zero says the batch cost no more than
+	// one change: it is used as zero, not refused.
+	if s.Seconds.Value <= 0 && c.Metric != MetricSyncPerChange {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: the %s fit predicts %.3g s at %d rules; not usable", p.Dataplane, c.Metric, c.Form, s.Seconds.Value, rules))
 	}
 	s.Seconds = s.Seconds.NonNegative()
