@@ -29,9 +29,12 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
   - full and incremental sync time against the ruleset's rules, in the form
     (linear, power law with fixed cost, quadratic) that best predicted the
     largest calibrated size from the smaller ones;
-  - network programming latency p50/p99 at --churn endpoint changes a second,
-    from the incremental and full sync times and kube-proxy's sync loop
-    (--min-sync-period, a full sync an hour);
+  - network programming latency p50/p99 at --churn endpoint changes a second:
+    kube-proxy's sync loop simulated as v1.34-v1.37 run it (--min-sync-period
+    from the end of one sync to the start of the next, a sync carrying every
+    change queued meanwhile, a full sync an hour), with the incremental and
+    full sync times and what each further change adds to a sync (from a
+    calibrated batch; a loop that cannot keep up is flagged);
   - kernel memory, and the ruleset's rules, chains, elements and bytes.
 Every number carries its 95% interval and its extrapolation factor (the
 size over the largest calibrated size). --budget asks the inverse: the

@@ -20,7 +20,7 @@ Calibrates svclab plan on this node: an interleaved sweep of kube-proxy's
 rules at 1, 1,000, 2,500 and 5,000 services for iptables-legacy,
 iptables-nft and nftables (first-packet latency at the last and at a
 uniformly random service, CPU per connection, full and incremental syncs,
-kernel memory), with walk probes (a rule walk's growth to 80,000 services)
+a partial sync carrying 100 endpoint changes, kernel memory), with walk probes (a rule walk's growth to 80,000 services)
 and sync probes (iptables-legacy's full sync timed alone at 10,000 and
 20,000 services, where it grows faster than a line), then
 stores it with this machine's identity (CPU model and
