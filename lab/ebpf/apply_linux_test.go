@@ -82,3 +82,47 @@ func TestApplyAndReset(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyBatch: a batched change (apply.Change.More) is applied one
+// addition after another, each on the model the previous one left: its
+// map writes are those of the same changes applied one by one.
+func TestApplyBatch(t *testing.T) {
+	for _, name := range []string{"ebpf", "ebpf-sock"} {
+		t.Run(name, func(t *testing.T) {
+			l := newLab(t, 2, false)
+			d := newDataplane(t, l, name)
+			ctx := context.Background()
+			m := modelOf(webService("other", netip.MustParseAddr("10.96.0.61"), 1), webService("web", netip.MustParseAddr("10.96.0.60"), 0))
+			first := Change{Service: 1, Endpoint: model.Endpoint{IP: podIP(1), Ready: true}}
+			second := Change{Service: 0, Endpoint: model.Endpoint{IP: podIP(0), Ready: true}}
+			load := func() {
+				t.Helper()
+				if err := d.Reset(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := d.FullSync(ctx, m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			load()
+			one, err := d.Apply(ctx, m, first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			two, err := d.Apply(ctx, first.After(m), second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			load()
+			batch := first
+			batch.More = []Change{second}
+			s, err := d.Apply(ctx, m, batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := one.Payload.Elements + two.Payload.Elements; s.Payload.Elements != want {
+				t.Errorf("the batch wrote %d entries, the two changes one by one %d", s.Payload.Elements, want)
+			}
+		})
+	}
+}
