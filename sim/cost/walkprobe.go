@@ -78,9 +78,13 @@ func (c WalkCurve) at(ys []float64, n float64) float64 {
 }
 
 // growth is how much the probe's p50 grows from anchor to n services, with
-// a 95% interval for the difference of the two means (Student's t over the
-// repetitions, the standard deviations interpolated as the p50s are); no
-// interval from a single repetition.
+// a 95% interval for what a sweep will measure there (Student's t over the
+// repetitions, the standard deviations interpolated as the p50s are): the
+// two means' uncertainty, plus the spread of a median of as many
+// repetitions at n (π/2·sd²/R), since each load leaves a long walk in
+// another state (233-416 µs over 8 reloads of the same 50,000 services,
+// results/plan-holdout/legacy-walk-modes); no interval from a single
+// repetition.
 func (c WalkCurve) growth(anchor, n float64) Estimate {
 	g := exact(c.at(c.P50us, n) - c.at(c.P50us, anchor))
 	if c.Repetitions < 2 {
@@ -88,7 +92,7 @@ func (c WalkCurve) growth(anchor, n float64) Estimate {
 		return g
 	}
 	sdN, sdA := math.Max(c.at(c.SD, n), 0), math.Max(c.at(c.SD, anchor), 0)
-	half := tQuantile(c.Repetitions-1) * math.Sqrt((sdN*sdN+sdA*sdA)/float64(c.Repetitions))
+	half := tQuantile(c.Repetitions-1) * math.Sqrt((sdN*sdN*(1+math.Pi/2)+sdA*sdA)/float64(c.Repetitions))
 	g.Lo, g.Hi = g.Value-half, g.Value+half
 	return g
 }

@@ -111,3 +111,29 @@ func TestWalkProbeValidationWidens(t *testing.T) {
 		t.Errorf("p50 %v [%v, %v]: want short of %v, with the interval reaching it", got.Value, got.Lo, got.Hi, want)
 	}
 }
+
+// TestWalkGrowthIntervalHoldsAMeasurement: the growth's interval is for
+// what a sweep measures at n, a median of as many reloads as the probe's
+// repetitions: the two means' uncertainty plus that median's spread
+// (π/2·sd²/R).
+func TestWalkGrowthIntervalHoldsAMeasurement(t *testing.T) {
+	tests := []struct {
+		name     string
+		sdN, sdA float64
+		reps     int
+		wantHalf float64
+	}{
+		{"spread at n only", 30, 0, 3, tQuantile(2) * 30 * math.Sqrt((1+math.Pi/2)/3)},
+		{"spread at both", 30, 4, 5, tQuantile(4) * math.Sqrt((900*(1+math.Pi/2)+16)/5)},
+		{"no spread", 0, 0, 3, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := WalkCurve{Services: []float64{5000, 50000}, P50us: []float64{40, 340}, SD: []float64{tt.sdA, tt.sdN}, Repetitions: tt.reps}
+			g := c.growth(5000, 50000)
+			if g.Value != 300 || math.Abs((g.Hi-g.Value)-tt.wantHalf) > 1e-9 || math.Abs((g.Value-g.Lo)-tt.wantHalf) > 1e-9 {
+				t.Errorf("growth %+v: want 300 ± %.3f", g, tt.wantHalf)
+			}
+		})
+	}
+}
