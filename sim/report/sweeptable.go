@@ -38,32 +38,35 @@ func SweepTable(w io.Writer, s *results.Summary) error {
 // syncProbeTable writes a sweep's sync probes (sweep.syncProbe), if any:
 // the full ruleset's load time alone, at sizes the points do not reach.
 func syncProbeTable(w io.Writer, probes []results.Point) error {
-	if len(probes) == 0 {
-		return nil
-	}
-	fmt.Fprintf(w, "\nsync probes (the full ruleset of N services loaded alone, no traffic; medians over repetitions)\n")
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "dataplane\tservices\treps\tsync full\tsync CPU\trules\tbytes\tkernel memory\t")
-	for _, p := range probes {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", p.Dataplane, p.Services, p.Repetitions,
-			seconds(p.SyncFullS), seconds(p.SyncFullCPUS), count(p.Rules), count(p.Bytes), count(int(p.KernelMemBytes)))
-	}
-	return tw.Flush()
+	return probeTable(w, "sync probes (the full ruleset of N services loaded alone, no traffic; medians over repetitions)",
+		"dataplane\tservices\treps\tsync full\tsync CPU\trules\tbytes\tkernel memory", probes, func(p results.Point) string {
+			return fmt.Sprintf("%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s", p.Dataplane, p.Services, p.Repetitions,
+				seconds(p.SyncFullS), seconds(p.SyncFullCPUS), count(p.Rules), count(p.Bytes), count(int(p.KernelMemBytes)))
+		})
 }
 
 // walkProbeTable writes a sweep's walk probes (sweep.walkProbe), if any:
 // the p50 after a walk of every KUBE-SERVICES rule of that many services,
 // with the spread of the repetitions.
 func walkProbeTable(w io.Writer, probes []results.Point) error {
+	return probeTable(w, "walk probes (every KUBE-SERVICES rule of N services, only the targets' chains; medians over repetitions)",
+		"dataplane\tservices\tposition\treps\tp50 µs\tsd µs\tp99 µs\trules\terrors", probes, func(p results.Point) string {
+			return fmt.Sprintf("%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\t%d", p.Dataplane, p.Services, p.Position, p.Repetitions,
+				measured(p.P50us), measured(p.Extra[results.ExtraP50SD]), measured(p.P99us), count(p.Rules), p.Errors)
+		})
+}
+
+// probeTable writes one kind of probe records under its title, a row each
+// (tab-separated cells), if there are any.
+func probeTable(w io.Writer, title, header string, probes []results.Point, row func(results.Point) string) error {
 	if len(probes) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "\nwalk probes (every KUBE-SERVICES rule of N services, only the targets' chains; medians over repetitions)\n")
+	fmt.Fprintf(w, "\n%s\n", title)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "dataplane\tservices\tposition\treps\tp50 µs\tsd µs\tp99 µs\trules\terrors\t")
+	fmt.Fprintln(tw, header+"\t")
 	for _, p := range probes {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t\n", p.Dataplane, p.Services, p.Position, p.Repetitions,
-			measured(p.P50us), measured(p.Extra[results.ExtraP50SD]), measured(p.P99us), count(p.Rules), p.Errors)
+		fmt.Fprintln(tw, row(p)+"\t")
 	}
 	return tw.Flush()
 }
