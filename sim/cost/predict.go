@@ -219,21 +219,29 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 		p.KernelMemMB = &mem
 	}
 	if p.SyncIncremental != nil {
-		var perChange *Estimate
-		if p.SyncPerChange != nil {
-			perChange = &p.SyncPerChange.Seconds
-		} else if carried := q.ChurnPerSec * (q.MinSyncPeriodS + p.SyncIncremental.Seconds.Value); carried >= 2 {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("%s programming latency: at %g changes/s a sync carries about %.0f, but the calibration timed no batch of changes (sweep.incrementalBatch, svclab plan calibrate), so a partial sync is taken to cost one change's however many it carries: the latency is likely underestimated", dm.Dataplane, q.ChurnPerSec, carried))
-		}
-		p.Programming = NewProgrammingLatency(q.ChurnPerSec, q.MinSyncPeriodS, p.SyncIncremental.Seconds, perChange, p.SyncFull)
-		if p.Programming.FallsBehind {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("%s programming latency: at %g changes/s each change adds %.3g s to a sync, so the sync loop falls behind and the latency grows for as long as the churn lasts (shown: after two hours)", dm.Dataplane, q.ChurnPerSec, perChange.Value))
-		}
+		p.Programming = predictProgramming(&p, q)
 	}
 	if !size.BytesExact {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: ruleset bytes scaled from a rendered sample (about ±1%%)", dm.Dataplane))
 	}
 	return p
+}
+
+// predictProgramming is the network programming latency at the query's
+// churn from p's sync predictions, warning when a busy loop's batches were
+// not calibrated and when the loop falls behind.
+func predictProgramming(p *Prediction, q Query) *ProgrammingLatency {
+	var perChange *Estimate
+	if p.SyncPerChange != nil {
+		perChange = &p.SyncPerChange.Seconds
+	} else if carried := q.ChurnPerSec * (q.MinSyncPeriodS + p.SyncIncremental.Seconds.Value); carried >= 2 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s programming latency: at %g changes/s a sync carries about %.0f, but the calibration timed no batch of changes (sweep.incrementalBatch, svclab plan calibrate), so a partial sync is taken to cost one change's however many it carries: the latency is likely underestimated", p.Dataplane, q.ChurnPerSec, carried))
+	}
+	pl := NewProgrammingLatency(q.ChurnPerSec, q.MinSyncPeriodS, p.SyncIncremental.Seconds, perChange, p.SyncFull)
+	if pl.FallsBehind {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s programming latency: at %g changes/s each change adds %.3g s to a sync, so the sync loop falls behind and the latency grows for as long as the churn lasts (shown: after two hours)", p.Dataplane, q.ChurnPerSec, perChange.Value))
+	}
+	return pl
 }
 
 // tailBase is the p50 a rule walk's p99 is read from: the position's own
