@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/lab/traffic"
 )
 
 // sysctl is one kernel setting, named as `sysctl` names it
@@ -35,9 +36,11 @@ var (
 		{"net.ipv6.conf.all.forwarding", "1"},
 	}
 	nodeSysctls = append(append([]sysctl{}, forwardSysctls...), hostSysctls...)
-	// clientSysctls let one client open many short connections in a row.
+	// clientSysctls let one client open many short connections in a row
+	// (svclab's client binds the range's ports in turn itself; other
+	// sockets get them from the kernel).
 	clientSysctls = []sysctl{
-		{"net.ipv4.ip_local_port_range", "1024 65535"},
+		{"net.ipv4.ip_local_port_range", fmt.Sprintf("%d %d", traffic.FirstSourcePort, traffic.LastSourcePort)},
 		{"net.ipv4.tcp_tw_reuse", "1"},
 	}
 )

@@ -23,6 +23,7 @@ type conn struct {
 	spec    *Spec
 	target  string
 	dialer  net.Dialer
+	local   net.IP // the bound source address; nil lets the kernel choose
 	request []byte
 	reader  *bufio.Reader
 }
@@ -37,7 +38,7 @@ func newConn(spec *Spec) *conn {
 		reader:  bufio.NewReaderSize(nil, 4096),
 	}
 	if spec.Source.IsValid() {
-		c.dialer.LocalAddr = &net.TCPAddr{IP: spec.Source.AsSlice()}
+		c.local = spec.Source.AsSlice()
 	}
 	return c
 }
@@ -46,7 +47,7 @@ func newConn(spec *Spec) *conn {
 // must be called on the worker's thread so the socket is born in its netns.
 func (c *conn) run(ctx context.Context, seq int) Record {
 	rec := Record{Seq: seq, Start: time.Now()}
-	nc, err := c.dialer.DialContext(ctx, "tcp", c.target)
+	nc, err := dialFromNextPort(ctx, &c.dialer, c.local, c.target)
 	rec.Connect = time.Since(rec.Start) // connect(2) completes on the SYN-ACK
 	if err != nil {
 		rec.Total, rec.Err = rec.Connect, err.Error()

@@ -7,4 +7,7 @@
 // packet of each new connection. Short connections are closed with
 // SO_LINGER 0 (an RST) so the client keeps no TIME_WAIT sockets and does
 // not run out of ephemeral ports over tens of thousands of connections.
+// Each connection is bound to the next source port of one cycle over the
+// range, so no 4-tuple recurs while conntrack remembers its last use and
+// every connection is a new flow through the nat table.
 package traffic
