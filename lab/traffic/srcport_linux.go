@@ -36,12 +36,12 @@ func takeSourcePort() int {
 // so a client opening 10,000 short connections to one service reuses about
 // 600 of its 4-tuples within seconds (measured on this kernel), while
 // conntrack still holds the earlier connection in CLOSE for 10 s. Such a
-// SYN usually makes conntrack drop the old entry and start a new one, but
-// when it does not, the SYN takes the old entry's NAT binding without
-// passing the nat table: a connection the servers count and the DNAT
-// counters do not (CI saw 4,940 against 4,939), and a split that is not
-// one independent draw per connection. Taken in turn, a 4-tuple recurs only
-// after 64,512 connections from the whole process.
+// SYN nearly always makes conntrack drop the old entry and start a new
+// one, but an existing entry is the only way a connection reaches a pod
+// without passing a DNAT rule (it takes the old entry's NAT): once, CI
+// counted 4,940 connections at a server against 4,939 at its DNAT rule.
+// Taken in turn, a 4-tuple recurs only after 64,512 connections from the
+// whole process.
 func dialFromNextPort(ctx context.Context, d *net.Dialer, local net.IP, target string) (net.Conn, error) {
 	var err error
 	for range sourcePortTries {
