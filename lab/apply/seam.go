@@ -66,7 +66,7 @@ func OneByOne(ctx context.Context, m *model.Model, c Change, apply func(context.
 		if err != nil {
 			return Sync{}, err
 		}
-		total.Payload, total.Duration, total.CPU = addStats(total.Payload, s.Payload), total.Duration+s.Duration, total.CPU+s.CPU
+		total = total.add(s.Payload, Took{Wall: s.Duration, CPU: s.CPU})
 		total.Engine = s.Engine
 		m = one.After(m)
 	}
