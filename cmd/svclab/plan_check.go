@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/svclab/svclab/sim/cost"
 )
 
-const planCheckUsage = `Usage: svclab plan check RUN_DIR --max-n N [--format markdown|json]
+const planCheckUsage = `Usage: svclab plan check RUN_DIR... --max-n N [--format markdown|json]
 
 The holdout check of svclab plan: calibrates on the sweep's points with at
 most N services, predicts every point above N (first-packet p50 and p99 at
@@ -20,9 +21,14 @@ covers the measurement. Exit 1 when a figure misses its target or its
 interval misses the measurement. The calibration and the holdout come from
 one interleaved run, so that the machine's drift spreads over both.
 
+Given several runs of one recipe, it checks each, then tabulates every
+figure across them: its error in each run, and in how many runs it met its
+target and its interval covered.
+
 Examples:
   svclab plan check results/plan-holdout/native --max-n 5000
   svclab plan check results/sweep-full-ebpf --max-n 10000 --format json
+  svclab plan check results/plan-holdout/native-j results/plan-holdout/native-k --max-n 5000
 `
 
 func runPlanCheck(args []string, stdout, stderr io.Writer) error {
@@ -41,46 +47,128 @@ func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(rest) != 1 || maxN <= 0 {
-		return usagef("give one sweep run directory and --max-n N")
+	if len(rest) == 0 || maxN <= 0 {
+		return usagef("give one or more sweep run directories and --max-n N")
 	}
-	run, err := cost.LoadRun(rest[0])
-	if err != nil {
-		return usagef("%v", err)
-	}
-	rows, m, err := cost.Holdout(run, cost.Options{MaxN: maxN})
-	if err != nil {
-		return usagef("%v", err)
-	}
-	for _, w := range m.Warnings {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
+	checks := make([]holdoutCheck, len(rest))
+	for i, dir := range rest {
+		if checks[i], err = checkHoldout(dir, maxN); err != nil {
+			return err
+		}
+		for _, w := range checks[i].model.Warnings {
+			if len(rest) > 1 {
+				w = dir + ": " + w
+			}
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
 	}
 	if format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(struct {
-			Calibration cost.Source       `json:"calibration"`
-			MaxN        int               `json:"max_n"`
-			Probes      string            `json:"probes,omitempty"`
-			Rows        []cost.HoldoutRow `json:"rows"`
-		}{m.Source, maxN, cost.ProbesText(run), rows}); err != nil {
-			return err
-		}
+		err = writeHoldoutJSON(stdout, checks, maxN)
 	} else {
-		fmt.Fprintf(stdout, "calibrated on N ≤ %d of %s\n", maxN, m.Source)
-		if probes := cost.ProbesText(run); probes != "" {
-			fmt.Fprintln(stdout, probes)
-		}
-		fmt.Fprintln(stdout)
-		if err := cost.WriteHoldoutMarkdown(stdout, rows); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "\n%s\n", cost.HoldoutSummary(rows))
+		err = writeHoldoutText(stdout, checks, maxN)
 	}
-	for _, r := range rows {
-		if !r.Within() || !r.Covered {
-			return &exitError{code: 1}
+	if err != nil {
+		return err
+	}
+	for _, c := range checks {
+		for _, r := range c.rows {
+			if !r.Within() || !r.Covered {
+				return &exitError{code: 1}
+			}
 		}
 	}
 	return nil
+}
+
+// holdoutCheck is one run directory's holdout.
+type holdoutCheck struct {
+	dir   string
+	run   *cost.Run
+	model *cost.Model
+	rows  []cost.HoldoutRow
+}
+
+func checkHoldout(dir string, maxN int) (holdoutCheck, error) {
+	run, err := cost.LoadRun(dir)
+	if err != nil {
+		return holdoutCheck{}, usagef("%v", err)
+	}
+	rows, m, err := cost.Holdout(run, cost.Options{MaxN: maxN})
+	if err != nil {
+		return holdoutCheck{}, usagef("%s: %v", dir, err)
+	}
+	return holdoutCheck{dir: dir, run: run, model: m, rows: rows}, nil
+}
+
+// holdoutJSON is one run's check as JSON.
+type holdoutJSON struct {
+	Dir         string            `json:"dir,omitempty"`
+	Calibration cost.Source       `json:"calibration"`
+	MaxN        int               `json:"max_n"`
+	Probes      string            `json:"probes,omitempty"`
+	Rows        []cost.HoldoutRow `json:"rows"`
+}
+
+// writeHoldoutJSON writes one run's check as before, or several runs'
+// checks and the figures across them.
+func writeHoldoutJSON(w io.Writer, checks []holdoutCheck, maxN int) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	runs := make([]holdoutJSON, len(checks))
+	for i, c := range checks {
+		runs[i] = holdoutJSON{Calibration: c.model.Source, MaxN: maxN, Probes: cost.ProbesText(c.run), Rows: c.rows}
+	}
+	if len(checks) == 1 {
+		return enc.Encode(runs[0])
+	}
+	for i := range runs {
+		runs[i].Dir = checks[i].dir
+	}
+	return enc.Encode(struct {
+		Runs   []holdoutJSON        `json:"runs"`
+		Across []cost.HoldoutAcross `json:"across"`
+	}{runs, cost.HoldoutAcrossRuns(holdoutRows(checks))})
+}
+
+// writeHoldoutText writes each run's table and, for several runs, the
+// table across them.
+func writeHoldoutText(w io.Writer, checks []holdoutCheck, maxN int) error {
+	for i, c := range checks {
+		if len(checks) > 1 {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "## %s\n\n", c.dir)
+		}
+		fmt.Fprintf(w, "calibrated on N ≤ %d of %s\n", maxN, c.model.Source)
+		if probes := cost.ProbesText(c.run); probes != "" {
+			fmt.Fprintln(w, probes)
+		}
+		fmt.Fprintln(w)
+		if err := cost.WriteHoldoutMarkdown(w, c.rows); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\n%s\n", cost.HoldoutSummary(c.rows))
+	}
+	if len(checks) == 1 {
+		return nil
+	}
+	names := make([]string, len(checks))
+	for i, c := range checks {
+		names[i] = filepath.Base(c.dir)
+	}
+	fmt.Fprintf(w, "\n## Across the %d runs\n\nEach run's error (predicted/measured − 1; bold: outside the target):\n\n", len(checks))
+	if err := cost.WriteHoldoutAcrossMarkdown(w, cost.HoldoutAcrossRuns(holdoutRows(checks)), names); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", cost.HoldoutAcrossSummary(holdoutRows(checks)))
+	return err
+}
+
+func holdoutRows(checks []holdoutCheck) [][]cost.HoldoutRow {
+	out := make([][]cost.HoldoutRow, len(checks))
+	for i, c := range checks {
+		out[i] = c.rows
+	}
+	return out
 }

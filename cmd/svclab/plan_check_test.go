@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/svclab/svclab/sim/cost"
+)
+
+// Two recorded holdout runs of one recipe (docs/planning.md).
+var recordedHoldouts = []string{"../../results/plan-holdout/native-j", "../../results/plan-holdout/native-k"}
+
+// TestPlanCheckAcrossRuns: several runs are each checked as one would be,
+// and the figures across them count what the runs' rows say.
+func TestPlanCheckAcrossRuns(t *testing.T) {
+	var one bytes.Buffer
+	if code := dispatch([]string{"plan", "check", recordedHoldouts[0], "--max-n", "5000", "--format", "json"}, &one, &bytes.Buffer{}); code != 1 {
+		t.Fatalf("one run: exit %d, want 1 (native-j misses figures)", code)
+	}
+	var single holdoutJSON
+	if err := json.Unmarshal(one.Bytes(), &single); err != nil || len(single.Rows) == 0 || single.Dir != "" {
+		t.Fatalf("one run's JSON (%v): %s", err, one.String())
+	}
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"plan", "check"}, append(recordedHoldouts, "--max-n", "5000", "--format", "json")...)
+	if code := dispatch(args, &stdout, &stderr); code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr.String())
+	}
+	var out struct {
+		Runs   []holdoutJSON        `json:"runs"`
+		Across []cost.HoldoutAcross `json:"across"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || len(out.Runs) != 2 {
+		t.Fatalf("JSON (%v): %s", err, stdout.String())
+	}
+	if len(out.Runs[0].Rows) != len(single.Rows) || out.Runs[1].Dir != recordedHoldouts[1] {
+		t.Errorf("first run has %d rows alone and %d beside another; second run's dir %q", len(single.Rows), len(out.Runs[0].Rows), out.Runs[1].Dir)
+	}
+	var rows, covered, acrossRuns, acrossCovered int
+	for _, r := range out.Runs {
+		for _, row := range r.Rows {
+			rows++
+			if row.Covered {
+				covered++
+			}
+		}
+	}
+	for _, a := range out.Across {
+		acrossRuns, acrossCovered = acrossRuns+a.Runs, acrossCovered+a.Covered
+	}
+	if acrossRuns != rows || acrossCovered != covered {
+		t.Errorf("across: %d figures-runs, %d covered; the runs: %d rows, %d covered", acrossRuns, acrossCovered, rows, covered)
+	}
+	var text bytes.Buffer
+	dispatch(append([]string{"plan", "check"}, append(recordedHoldouts, "--max-n", "5000")...), &text, &bytes.Buffer{})
+	for _, want := range []string{"## ../../results/plan-holdout/native-j\n", "## Across the 2 runs\n", "| native-j | native-k |", "over 2 runs: "} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+}
