@@ -15,7 +15,7 @@ func init() {
 const planUsage = `Usage: svclab plan --services N --endpoints-per-service M [options]
        svclab plan --objects FILE [--scale K] [options]
        svclab plan calibrate [options]     (calibrate on this node: svclab plan calibrate --help)
-       svclab plan check RUN_DIR --max-n N (the holdout check: svclab plan check --help)
+       svclab plan check RUN_DIR... --max-n N (the holdout check: svclab plan check --help)
 
 Predicts, side by side for every calibrated dataplane, what a cluster costs
 kube-proxy's dataplane: N ClusterIP services with M endpoints each, or a
