@@ -57,8 +57,9 @@ func calibrateDataplane(name string, all, syncProbes []results.Point, opts Optio
 	// The throughput batch that measures CPU always targets the last service.
 	dm.CPU = optionalCost(&dm, MetricCPU, lastPoints, opts, func(p results.Point) float64 { return p.CPUusPerConn })
 	perSize := onePerSize(points)
-	dm.SyncFull = optionalSync(&dm, MetricSyncFull, withSyncProbes(perSize, syncProbes, name), opts, func(p results.Point) float64 { return p.SyncFullS })
-	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, perSize, opts, func(p results.Point) float64 { return p.SyncIncrementalS })
+	info, _ := modelled(name)
+	dm.SyncFull = optionalSync(&dm, MetricSyncFull, withSyncProbes(perSize, syncProbes, name), opts, info.FullSyncQuadratic, func(p results.Point) float64 { return p.SyncFullS })
+	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, perSize, opts, false, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.SyncPerChange = fitPerChange(&dm, perSize)
 	dm.KernelMem = fitMemLine(perSize)
 	return dm, nil
@@ -119,14 +120,14 @@ func optionalCost(dm *DataplaneModel, metric string, points []results.Point, opt
 }
 
 // optionalSync fits a sync curve against rules, or records why it could not.
-func optionalSync(dm *DataplaneModel, metric string, points []results.Point, opts Options, value func(results.Point) float64) *SyncCurve {
+func optionalSync(dm *DataplaneModel, metric string, points []results.Point, opts Options, quadratic bool, value func(results.Point) float64) *SyncCurve {
 	var rules, seconds []float64
 	for _, p := range points {
 		if v := value(p); v > 0 {
 			rules, seconds = append(rules, float64(pointRules(dm.Mode, p))), append(seconds, v)
 		}
 	}
-	c, err := fitSyncCurve(metric, rules, seconds, opts.MinR2)
+	c, err := fitSyncCurve(metric, rules, seconds, opts.MinR2, quadratic)
 	if err != nil {
 		dm.Warnings = append(dm.Warnings, dm.Dataplane+" "+err.Error()+" (0 = not timed): not predicted")
 		return nil

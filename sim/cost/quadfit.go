@@ -87,3 +87,12 @@ func (q QuadFit) predict(x float64) Estimate {
 	half := tQuantile(q.N-3) * q.ResidualStdErr * math.Sqrt(math.Max(quad, 0))
 	return Estimate{Value: y, Lo: y - half, Hi: y + half}
 }
+
+// curvesUp says whether the quadratic term is positive beyond its 95%
+// interval: the points themselves show a sync growing faster than a line.
+func (q QuadFit) curvesUp() bool {
+	if q.N <= 3 {
+		return false
+	}
+	return q.Coef[2]-tQuantile(q.N-3)*q.ResidualStdErr*math.Sqrt(math.Max(q.Cov[8], 0)) > 0
+}

@@ -42,7 +42,9 @@ type SyncCurve struct {
 	// largest calibrated size from the smaller ones (fitted without it):
 	// how well each form extrapolates on this machine's own data. With 4
 	// sizes or more the form with the smallest such error is chosen
-	// (Selected "extrapolation"); otherwise the R² rule above ("fit").
+	// (Selected "extrapolation"); otherwise the R² rule above ("fit"). A
+	// tool known to grow quadratically gets the quadratic once the points
+	// show its curvature ("mechanism", see fitSyncCurve).
 	Validation map[string]float64 `json:"validation,omitempty"`
 	Selected   string             `json:"selected"`
 	// ValidationFactor is the largest size over the second largest: the
@@ -64,7 +66,14 @@ const powerFromFraction = 25
 
 // fitSyncCurve fits seconds against rules as SyncCurve documents. It needs
 // 3 points at distinct sizes.
-func fitSyncCurve(metric string, rules, seconds []float64, minR2 float64) (SyncCurve, error) {
+//
+// quadratic says the tool's time is known to have a quadratic term
+// (dataplane.Info.FullSyncQuadratic): the quadratic is then chosen when
+// its quadratic term is positive beyond its 95% interval (Selected
+// "mechanism"). Over small sizes alone that term is lost in the noise, and
+// a quadratic chosen then extrapolates the noise; sync probes at larger
+// sizes show it.
+func fitSyncCurve(metric string, rules, seconds []float64, minR2 float64, quadratic bool) (SyncCurve, error) {
 	c := SyncCurve{Metric: metric, Points: len(rules)}
 	if n := distinctCount(rules); n < 3 {
 		return c, fmt.Errorf("%s: %d measured sizes, need 3", metric, n)
@@ -98,6 +107,9 @@ func fitSyncCurve(metric string, rules, seconds []float64, minR2 float64) (SyncC
 	c.Selected = "fit"
 	if distinctCount(rules) >= 4 {
 		c.validate(rules, seconds)
+	}
+	if quadratic && c.Quadratic != nil && c.Quadratic.curvesUp() {
+		c.Form, c.Selected, c.BetterForm = FormQuadratic, "mechanism", ""
 	}
 	c.R2 = rSquared(seconds, c.predictions(c.Form, rules))
 	return c, nil

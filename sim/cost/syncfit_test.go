@@ -31,7 +31,7 @@ func TestSyncCurveForms(t *testing.T) {
 			for i, r := range tt.x {
 				y[i] = tt.curve(r)
 			}
-			c, err := fitSyncCurve(MetricSyncFull, tt.x, y, DefaultMinR2)
+			c, err := fitSyncCurve(MetricSyncFull, tt.x, y, DefaultMinR2, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func TestSyncCurveIntervalCoversTruth(t *testing.T) {
 	for i, r := range x {
 		y[i] = truth(r) + noise[i]
 	}
-	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2)
+	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestSyncCurveIntervalCoversTruth(t *testing.T) {
 }
 
 func TestSyncCurveNeedsThreeSizes(t *testing.T) {
-	if _, err := fitSyncCurve(MetricSyncFull, []float64{10, 10, 20}, []float64{1, 1.1, 2}, DefaultMinR2); err == nil {
+	if _, err := fitSyncCurve(MetricSyncFull, []float64{10, 10, 20}, []float64{1, 1.1, 2}, DefaultMinR2, false); err == nil {
 		t.Error("2 distinct sizes accepted")
 	}
 }
@@ -115,7 +115,7 @@ func TestSyncCurveValidatedForm(t *testing.T) {
 	for i, r := range x {
 		y[i] = curve(r)
 	}
-	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2)
+	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,11 +136,46 @@ func TestSyncCurveValidatedForm(t *testing.T) {
 func TestSyncCurveSkipsFormsThatTurnDown(t *testing.T) {
 	x := []float64{25, 1022, 2522, 5022}
 	y := []float64{0.359, 2.585, 5.275, 7.157}
-	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2)
+	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Form == FormQuadratic || !(c.At(50022).Value > c.At(5022).Value) {
 		t.Errorf("form %s predicts %v at 10×, %v at the data (validation %v)", c.Form, c.At(50022).Value, c.At(5022).Value, c.Validation)
+	}
+}
+
+// TestSyncCurveQuadraticMechanism: a tool known to grow quadratically
+// (iptables-legacy's libiptc) gets the quadratic once the points show its
+// curvature beyond the noise, and not over small sizes where they do not,
+// nor when the tool is not known to.
+func TestSyncCurveQuadraticMechanism(t *testing.T) {
+	// kube-proxy-e's iptables-legacy full syncs (medians, s) at 1 to
+	// 40,000 services, ~5 rules each.
+	probes := []float64{5, 5000, 12500, 25000, 50000, 100000, 200000}
+	times := []float64{0.22, 0.31, 0.43, 0.77, 1.45, 2.71, 6.95}
+	// kube-proxy-d's (medians at 1 to 5,000 services, no probes).
+	small := []float64{5, 5000, 12500, 25000}
+	flat := []float64{0.209, 0.311, 0.435, 0.731}
+	tests := []struct {
+		name      string
+		x, y      []float64
+		quadratic bool
+		want      string // Selected
+	}{
+		{"known, shown by probes", probes, times, true, "mechanism"},
+		{"not known", probes, times, false, "extrapolation"},
+		{"known, small sizes only", small, flat, true, "extrapolation"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := fitSyncCurve(MetricSyncFull, tt.x, tt.y, DefaultMinR2, tt.quadratic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Selected != tt.want || (tt.want == "mechanism") != (c.Form == FormQuadratic && c.Selected == "mechanism") {
+				t.Errorf("form %s selected by %s, want %s", c.Form, c.Selected, tt.want)
+			}
+		})
 	}
 }

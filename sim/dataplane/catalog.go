@@ -21,7 +21,7 @@ var all = []Info{
 		Version:      VersionCmd{Key: "iptables-legacy", Argv: []string{"iptables-legacy", "--version"}},
 		RuleCounters: true, Sync: RestoreText, Up: true,
 		Kernel: KernelNeeds{Module: "ip_tables", Features: []Feature{FeatureIPTablesLegacy, FeatureConntrack}},
-		Lookup: LinearWalk, Colour: color.RGBA{R: 0xD5, G: 0x5E, B: 0x00, A: 0xFF}}, // vermillion
+		Lookup: LinearWalk, FullSyncQuadratic: true, Colour: color.RGBA{R: 0xD5, G: 0x5E, B: 0x00, A: 0xFF}}, // vermillion
 	{Name: IPTablesNFT, Summary: "kube-proxy iptables mode through iptables-nft (nf_tables backend)",
 		Mode: ModeIPTables, IPTablesBackend: BackendNFT,
 		Tools: []string{"iptables-nft", "iptables-nft-restore", "iptables-nft-save"}, Packages: []string{"iptables"},

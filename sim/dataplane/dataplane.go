@@ -88,6 +88,13 @@ type Info struct {
 	// LookupNote says why.
 	Lookup     LookupKind
 	LookupNote string
+	// FullSyncQuadratic is true when its restore tool's time has a term
+	// quadratic in the chains a full sync creates, so that the cost model
+	// fits its full sync as a quadratic once sizes far enough apart show
+	// it. iptables-legacy: libiptc keeps user chains in one name-sorted
+	// list and rebuilds that list's index by walking all of it every 355
+	// chains it creates (results/iptables-legacy-restore).
+	FullSyncQuadratic bool
 	// Colour is its colour in plots and compare's overlays (Okabe-Ito,
 	// colour-blind safe).
 	Colour color.RGBA
