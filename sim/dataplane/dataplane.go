@@ -4,7 +4,8 @@
 // the command that reports their version, whether the kernel keeps a
 // per-rule counter for every endpoint, how rules reach the kernel, its
 // kernel needs and how doctor checks them, its lookup kind for the cost
-// model, its plot colour, and whether it balances at connect(). Every
+// model and whether its full sync grows quadratically, its plot colour,
+// and whether it balances at connect(). Every
 // other package (scenario validation, the lab's constructors and
 // prerequisite checks, doctor, the fake, plots, compare, cost, the CLI)
 // reads it from here; a test fails on a dataplane or mode name spelled
