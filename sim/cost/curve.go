@@ -29,6 +29,10 @@ type CostCurve struct {
 	// stays cached: the fixed positions keep the constant) (nftables' uniform p50: 15.5, 17.8, 18.6,
 	// 19.2 µs at N = 1, 1,000, 2,500, 5,000 in results/plan-holdout/native-d).
 	LogLine *stats.Fit `json:"log_line,omitempty"`
+	// Repetitions is how many points the LogLine has per size: its
+	// interval is for a median of that many repetitions measured at the
+	// predicted size (stats.PredictMedian), as a holdout measures it.
+	Repetitions int `json:"repetitions,omitempty"`
 	// Points is the number of calibration points; MaxX the largest
 	// evaluations (LinearWalk) or services (MapLookup) among them.
 	Points int     `json:"points"`
@@ -91,7 +95,7 @@ func (c *CostCurve) withLogGrowth(x, y []float64) {
 		lnx[i] = math.Log(v)
 	}
 	if f, err := stats.LinearFit(lnx, y); err == nil {
-		c.LogLine = &f
+		c.LogLine, c.Repetitions = &f, max(len(x)/distinctCount(x), 1)
 	}
 }
 
@@ -124,13 +128,15 @@ func (c CostCurve) Added(evaluations float64, services int) Estimate {
 
 // Total is the whole cost at evaluations (LinearWalk: base + evaluations ×
 // per rule, with stats.Predict's 95% interval for the mean) or at n
-// services (MapLookup: the LogLine at ln n with its 95% interval, or
+// services (MapLookup: the LogLine at ln n with its 95% interval for a
+// median of Repetitions measurements there (the scatter of spread
+// connections' cache misses between loads is in it), or
 // without one the constant, its upper bound raised by the growth Added
 // allows). It is never negative (a line with a negative base can
 // dip below zero near zero evaluations; warnings says so).
 func (c CostCurve) Total(evaluations float64, services int) Estimate {
 	if c.LogLine != nil {
-		y, lo, hi := stats.Predict(*c.LogLine, math.Log(float64(max(services, 1))))
+		y, lo, hi := stats.PredictMedian(*c.LogLine, math.Log(float64(max(services, 1))), c.Repetitions)
 		return Estimate{Value: y, Lo: lo, Hi: hi}.NonNegative()
 	}
 	if c.Lookup == MapLookup {

@@ -87,3 +87,31 @@ func TestEvaluations(t *testing.T) {
 		t.Error("dataplane ebpf accepted")
 	}
 }
+
+// TestUniformLookupIntervalHoldsAMeasurement: a map lookup's uniform p50
+// (a line in ln N) predicts a median of as many repetitions as each
+// calibrated size had, so its interval holds that median's spread too;
+// native-m's nftables points (µs, 3 repetitions at 1 to 5,000 services)
+// then cover the 25.7 µs it measured at 50,000, which the mean's interval
+// [16.6, 24.2] did not.
+func TestUniformLookupIntervalHoldsAMeasurement(t *testing.T) {
+	x := []float64{1, 1, 1, 1000, 1000, 1000, 2500, 2500, 2500, 5000, 5000, 5000}
+	y := []float64{28.8, 15.9, 15.8, 31.7, 17.4, 18.6, 26.2, 20.3, 17.5, 18.7, 19.0, 18.1}
+	c, err := fitCostCurve(MetricP50+" (uniform)", MapLookup, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.withLogGrowth(x, y)
+	if c.LogLine == nil || c.Repetitions != 3 {
+		t.Fatalf("log line %v, %d repetitions, want a line and 3", c.LogLine, c.Repetitions)
+	}
+	e := c.Total(0, 50000)
+	if !e.Contains(25.7) {
+		t.Errorf("uniform p50 at 50,000: %+v, want an interval holding 25.7", e)
+	}
+	one := c
+	one.Repetitions = 1000 // as good as the mean's interval
+	if wide := e.Hi - e.Lo; !(wide > one.Total(0, 50000).Hi-one.Total(0, 50000).Lo) {
+		t.Errorf("the median's interval is not wider than with 1,000 repetitions")
+	}
+}

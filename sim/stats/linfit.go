@@ -83,6 +83,20 @@ func Predict(fit Fit, x float64) (y, lo, hi float64) {
 	return y, y - half, y + half
 }
 
+// PredictMedian returns the fitted y at x with a 95% interval for the
+// median of m new observations there: the mean's uncertainty plus the
+// spread of such a median (π/2·σ²/m for normal scatter, σ the residual
+// standard error). With fewer than 3 points or m < 1 it is Predict.
+func PredictMedian(fit Fit, x float64, m int) (y, lo, hi float64) {
+	y, lo, hi = Predict(fit, x)
+	if fit.N < 3 || fit.XSumSquares == 0 || m < 1 {
+		return y, lo, hi
+	}
+	dx := x - fit.XMean
+	half := tCritical(fit.N) * fit.ResidualStdErr * math.Sqrt(1/float64(fit.N)+dx*dx/fit.XSumSquares+math.Pi/2/float64(m))
+	return y, y - half, y + half
+}
+
 func validateFitInput(x, y []float64) error {
 	if len(x) != len(y) {
 		return fmt.Errorf("linear fit: %d x values but %d y values", len(x), len(y))
