@@ -31,6 +31,13 @@ func serve(t testing.TB, f labtest.VethPair, pod string, addr netip.AddrPort) *p
 // the kernel completes handshakes, but no request is ever answered.
 func silentListener(t testing.TB, f labtest.VethPair, addr netip.AddrPort) {
 	t.Helper()
+	serverListener(t, f, addr)
+}
+
+// serverListener listens on addr in the server namespace, closed when the
+// test ends.
+func serverListener(t testing.TB, f labtest.VethPair, addr netip.AddrPort) net.Listener {
+	t.Helper()
 	var ln net.Listener
 	err := netns.Do(f.Server, func() (err error) {
 		ln, err = (&net.ListenConfig{}).Listen(context.Background(), "tcp4", addr.String())
@@ -40,6 +47,7 @@ func silentListener(t testing.TB, f labtest.VethPair, addr netip.AddrPort) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
+	return ln
 }
 
 // podserverStats builds the server counts a test expects.

@@ -2,13 +2,11 @@ package traffic_test
 
 import (
 	"context"
-	"net"
 	"net/netip"
 	"sync"
 	"testing"
 
 	"github.com/svclab/svclab/lab/labtest"
-	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/traffic"
 )
 
@@ -21,15 +19,7 @@ type portRecorder struct {
 
 func recordPorts(t *testing.T, f labtest.VethPair, addr netip.AddrPort) *portRecorder {
 	t.Helper()
-	var ln net.Listener
-	err := netns.Do(f.Server, func() (err error) {
-		ln, err = (&net.ListenConfig{}).Listen(context.Background(), "tcp4", addr.String())
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
+	ln := serverListener(t, f, addr)
 	r := &portRecorder{ports: map[uint16]int{}}
 	go func() {
 		for {
