@@ -89,7 +89,7 @@ func HoldoutAcrossSummary(runs [][]HoldoutRow) string {
 	clean := 0
 	for _, rows := range runs {
 		all = append(all, rows...)
-		if passes(rows) {
+		if HoldoutPasses(rows) {
 			clean++
 		}
 	}
@@ -97,8 +97,8 @@ func HoldoutAcrossSummary(runs [][]HoldoutRow) string {
 		len(runs), HoldoutSummary(all), clean, len(runs))
 }
 
-// passes says whether every row meets its target and is covered.
-func passes(rows []HoldoutRow) bool {
+// HoldoutPasses says whether every row meets its target and is covered.
+func HoldoutPasses(rows []HoldoutRow) bool {
 	for _, r := range rows {
 		if !r.Within() || !r.Covered {
 			return false
