@@ -40,30 +40,3 @@ func (c CPUTimes) Busy() float64 { return c.User + c.Nice + c.System + c.IRQ + c
 // in the sender's context, counted as softirq or system time depending on
 // the kernel's IRQ time accounting).
 func (c CPUTimes) Kernel() float64 { return c.System + c.SoftIRQ }
-
-// KernelMemory is Slab + VmallocUsed from /proc/meminfo, in bytes: where
-// iptables and nftables rules and BPF maps live. Its growth across a sync is
-// an approximate, machine-wide measure of their kernel memory.
-func KernelMemory() (int64, error) {
-	fs, err := procfs.NewDefaultFS()
-	if err != nil {
-		return 0, fmt.Errorf("open /proc: %w", err)
-	}
-	return kernelMemory(fs)
-}
-
-// kernelMemory reads the meminfo file of fs.
-func kernelMemory(fs procfs.FS) (int64, error) {
-	mi, err := fs.Meminfo()
-	if err != nil {
-		return 0, fmt.Errorf("read /proc/meminfo: %w", err)
-	}
-	var kb uint64
-	if mi.Slab != nil {
-		kb += *mi.Slab
-	}
-	if mi.VmallocUsed != nil {
-		kb += *mi.VmallocUsed
-	}
-	return int64(kb) * 1024, nil
-}

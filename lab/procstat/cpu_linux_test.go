@@ -36,16 +36,13 @@ func TestReadCPU(t *testing.T) {
 	}
 }
 
-// TestKernelMemory sums Slab and VmallocUsed; a meminfo without them is 0.
+// TestKernelMemory is Slab and VmallocUsed less the objects the slab
+// caches hold free.
 func TestKernelMemory(t *testing.T) {
-	for _, tc := range []struct {
-		dir  string
-		want int64
-	}{{"testdata/proc", 1024 * 1024}, {"testdata/noslab", 0}} {
-		got, err := kernelMemory(fixture(t, tc.dir))
-		if err != nil || got != tc.want {
-			t.Errorf("%s: kernelMemory = %d, %v; want %d", tc.dir, got, err, tc.want)
-		}
+	got, err := kernelMemory(fixture(t, "testdata/proc"))
+	want := int64((4000+24)*1024 - (4000-1000)*512 - (2048-2000)*128)
+	if err != nil || got != want {
+		t.Errorf("kernelMemory = %d, %v; want %d", got, err, want)
 	}
 }
 
@@ -54,7 +51,9 @@ func TestMissingFiles(t *testing.T) {
 	if _, err := readCPU(fixture(t, "testdata/noslab")); err == nil {
 		t.Error("readCPU without a stat file: no error")
 	}
-	if _, err := kernelMemory(fixture(t, "testdata")); err == nil {
-		t.Error("kernelMemory without a meminfo file: no error")
+	for _, dir := range []string{"testdata", "testdata/noslab"} {
+		if _, err := kernelMemory(fixture(t, dir)); err == nil {
+			t.Errorf("kernelMemory of %s (no slabinfo): no error", dir)
+		}
 	}
 }
