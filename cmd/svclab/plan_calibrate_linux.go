@@ -44,8 +44,9 @@ Options:
                   past the calibrated sizes (default 2500,5000,10000,20000,40000,80000;
                   "none" for none; go beyond your cluster's size)
   --sync-probe L  sizes at which the full ruleset is loaded and timed alone
-                  (no traffic), from which plan reads how a full sync grows
-                  past the calibrated sizes (default 10000,20000; "none" for
+                  (no traffic), then one change's incremental sync, from which
+                  plan reads how syncs and kernel memory grow past the
+                  calibrated sizes (default 10000,20000; "none" for
                   none; for iptables-legacy and IPVS: iptables-nft's restore
                   takes 16 s at 10,000, nftables' sync is linear)
   --out DIR       the calibration directory (default results/calibration/UTC-TIMESTAMP)

@@ -155,16 +155,22 @@ func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options)
 	if timed {
 		l.base.SyncFullS, l.base.SyncFullCPUS = sync.Duration.Seconds(), sync.CPU.Seconds()
 	}
+	// A sync probe times one change: what a batch adds per change is
+	// fitted on the points alone.
+	batch := spec.IncrementalBatch
 	if l.plan.syncProbe {
-		l.syncLine = fmt.Sprintf("%-16s %6d services: sync probe, %d rules, %d bytes, full sync %s%s",
-			l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), cpuNote(l.base.SyncFullCPUS))
-		return nil
+		batch = 0
 	}
 	incrementalTimed := true
 	if limit, ok := spec.IncrementalLimit[l.plan.dataplane]; ok && l.plan.services > limit {
 		incrementalTimed = false
-	} else if err := l.incremental(ctx, spec.IncrementalBatch); err != nil {
+	} else if err := l.incremental(ctx, batch); err != nil {
 		return err
+	}
+	if l.plan.syncProbe {
+		l.syncLine = fmt.Sprintf("%-16s %6d services: sync probe, %d rules, %d bytes, full sync %s%s, incremental %s",
+			l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), cpuNote(l.base.SyncFullCPUS), seconds(l.base.SyncIncrementalS, incrementalTimed))
+		return nil
 	}
 	l.syncLine = fmt.Sprintf("%-16s %6d services: %d rules, %d bytes, full sync %s%s, incremental %s%s",
 		l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), cpuNote(l.base.SyncFullCPUS), seconds(l.base.SyncIncrementalS, incrementalTimed), batchNote(l.base))

@@ -58,10 +58,11 @@ func calibrateDataplane(name string, all, syncProbes []results.Point, opts Optio
 	dm.CPU = optionalCost(&dm, MetricCPU, lastPoints, opts, func(p results.Point) float64 { return p.CPUusPerConn })
 	perSize := onePerSize(points)
 	info, _ := modelled(name)
-	dm.SyncFull = optionalSync(&dm, MetricSyncFull, withSyncProbes(perSize, syncProbes, name), opts, info.FullSyncQuadratic, func(p results.Point) float64 { return p.SyncFullS })
-	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, perSize, opts, false, func(p results.Point) float64 { return p.SyncIncrementalS })
+	probed := withSyncProbes(perSize, syncProbes, name)
+	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, info.FullSyncQuadratic, func(p results.Point) float64 { return p.SyncFullS })
+	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, probed, opts, false, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.SyncPerChange = fitPerChange(&dm, perSize)
-	dm.KernelMem = fitMemLine(perSize)
+	dm.KernelMem = fitMemLine(probed)
 	return dm, nil
 }
 
@@ -224,9 +225,10 @@ func onePerSize(points []results.Point) []results.Point {
 
 // withSyncProbes adds the dataplane's sync probes to its calibration
 // points (one per size), at sizes the points do not have, in size order:
-// a full sync is fitted on both, so that growth faster than a line past
-// the traffic points (libiptc's restore, issue 23) is measured, not
-// guessed.
+// full and incremental syncs and kernel memory are fitted on both, so that
+// growth faster than a line past the traffic points (libiptc's restore,
+// issue 23) is measured, not guessed. A probe recorded before probes timed
+// an incremental sync has none (0), which the incremental fit skips.
 func withSyncProbes(perSize, probes []results.Point, dataplane string) []results.Point {
 	out := slices.Clone(perSize)
 	for _, p := range probes {

@@ -5,9 +5,9 @@ import (
 	"github.com/svclab/svclab/sim/stats"
 )
 
-// MemLine is the kernel memory a ruleset takes (MB: the growth of Slab +
-// VmallocUsed across the load, machine-wide and so approximate) against its
-// rules, a least-squares line.
+// MemLine is the kernel memory a ruleset takes (MB: the growth of live slab
+// objects + VmallocUsed across the load, machine-wide and so approximate)
+// against its rules, a least-squares line.
 type MemLine struct {
 	Line     stats.Fit `json:"line"`
 	MaxRules float64   `json:"max_rules"`
@@ -35,9 +35,13 @@ func fitMemLine(points []results.Point) *MemLine {
 	return m
 }
 
-// at is the memory at rules with a 95% interval for the mean, never negative.
+// at is the memory at rules with a 95% interval for one more measurement
+// like the fitted ones (each a size's median over its repetitions), never
+// negative: how much a load's memory varies (iptables-legacy's 50,000
+// Services measured 109 to 135 MB over three loads in one run) is part of
+// what a measurement will show, not only where the line lies.
 func (m MemLine) at(rules float64) Estimate {
-	y, lo, hi := stats.Predict(m.Line, rules)
+	y, lo, hi := stats.PredictObservation(m.Line, rules)
 	return Estimate{Value: y, Lo: lo, Hi: hi}.NonNegative()
 }
 

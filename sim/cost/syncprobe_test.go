@@ -146,3 +146,71 @@ func TestLoadRunReadsSyncProbes(t *testing.T) {
 		t.Errorf("probes text %q of a run without probes, want none", got)
 	}
 }
+
+// synthIncrQuad is a synthetic incremental sync that grows faster than a
+// line (kube-proxy's nftables partial sync did: results/plan-holdout).
+func synthIncrQuad(rules float64) float64 { return synthIncrPerRul*rules + 2e-11*rules*rules }
+
+// TestSyncProbesCalibrateIncrementalSyncAndMemory: sync probes that timed
+// an incremental sync and measured kernel memory join those fits too (their
+// largest ruleset is the probe's), so an incremental sync growing faster
+// than a line is predicted at 50,000 services within 10% and covered, where
+// the points alone fall short by more than 20%; a probe recorded without
+// them (0) leaves both fits to the points.
+func TestSyncProbesCalibrateIncrementalSyncAndMemory(t *testing.T) {
+	const memPerRule = 700
+	tests := []struct {
+		name         string
+		probeTimed   bool
+		wantMaxN     int // the largest calibrated size of both fits
+		maxIncrErr   float64
+		shortIncrErr float64
+	}{
+		{"probes timed them", true, 20_000, 0.10, 0},
+		{"probes from before", false, 5000, 0, -0.20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := synthRun()
+			for i := range run.Points {
+				p := &run.Points[i]
+				p.SyncIncrementalS, p.KernelMemBytes = synthIncrQuad(float64(p.Rules))*(1+0.05*synthNoise(p.Services)), int64(memPerRule*p.Rules)
+			}
+			for _, n := range []int{10_000, 20_000} {
+				p := synthPoint("iptables-nft", "", n)
+				p.P50us, p.P99us, p.CPUusPerConn, p.SyncIncrementalS = 0, 0, 0, 0
+				if tt.probeTimed {
+					p.SyncIncrementalS, p.KernelMemBytes = synthIncrQuad(float64(p.Rules))*(1+0.05*synthNoise(n)), int64(memPerRule*p.Rules)
+				}
+				run.SyncProbes = append(run.SyncProbes, p)
+			}
+			m, err := CalibrateRun(run, Options{MaxN: 5000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dm, _ := m.Dataplane("iptables-nft")
+			wantRules := float64(synthPoint("iptables-nft", "", tt.wantMaxN).Rules)
+			if dm.SyncIncremental == nil || dm.SyncIncremental.MaxRules != wantRules || dm.KernelMem == nil || dm.KernelMem.MaxRules != wantRules {
+				t.Fatalf("incremental %+v, memory %+v: want both calibrated up to %v rules", dm.SyncIncremental, dm.KernelMem, wantRules)
+			}
+			preds, err := m.Predict(Query{Services: 50_000, EndpointsPerService: 1, Dataplane: "iptables-nft", Position: PositionLast})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rules := float64(synthPoint("iptables-nft", "", 50_000).Rules)
+			s, truth := preds[0].SyncIncremental, synthIncrQuad(rules)
+			rel := s.Seconds.Value/truth - 1
+			if tt.maxIncrErr > 0 && (math.Abs(rel) > tt.maxIncrErr || !s.Seconds.Contains(truth)) {
+				t.Errorf("incremental sync %.3g s [%.3g, %.3g] (%s), truth %.3g s (%+.1f%%): want within %.0f%% and covered",
+					s.Seconds.Value, s.Seconds.Lo, s.Seconds.Hi, s.Form, truth, rel*100, tt.maxIncrErr*100)
+			}
+			if tt.shortIncrErr < 0 && rel > tt.shortIncrErr {
+				t.Errorf("incremental sync %.3g s (%s) from the points alone, truth %.3g s (%+.1f%%): want short by more than %.0f%%",
+					s.Seconds.Value, s.Form, truth, rel*100, -tt.shortIncrErr*100)
+			}
+			if mem := preds[0].KernelMemMB; mem == nil || math.Abs(mem.Value/(memPerRule*rules/1e6)-1) > 0.01 {
+				t.Errorf("kernel memory %+v MB, want %.1f", mem, memPerRule*rules/1e6)
+			}
+		})
+	}
+}

@@ -117,7 +117,8 @@ type Sweep struct {
 	WalkProbeReload bool
 	// SyncProbe lists service counts at which each dataplane also times
 	// full syncs alone, without traffic: the sweep's ruleset of that many
-	// services, loaded once per repetition, within SyncLimit. A sync that
+	// services, loaded once per repetition, within SyncLimit, then one
+	// change's incremental sync within IncrementalLimit. A sync that
 	// grows faster than a line past the measured sizes (libiptc's restore:
 	// 5,000 → 50,000 services took 17 times as long) is measured where the
 	// traffic points would take too long.

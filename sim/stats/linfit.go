@@ -88,12 +88,29 @@ func Predict(fit Fit, x float64) (y, lo, hi float64) {
 // spread of such a median (π/2·σ²/m for normal scatter, σ the residual
 // standard error). With fewer than 3 points or m < 1 it is Predict.
 func PredictMedian(fit Fit, x float64, m int) (y, lo, hi float64) {
+	if m < 1 {
+		return Predict(fit, x)
+	}
+	return predictBeyondMean(fit, x, math.Pi/2/float64(m))
+}
+
+// PredictObservation returns the fitted y at x with the 95% prediction
+// interval for one new observation like the fitted ones (each a median of
+// repetitions, say, when the fit was on medians): ŷ ± t·s·sqrt(1 + 1/N +
+// (x-x̄)²/Sxx). With fewer than 3 points it is Predict.
+func PredictObservation(fit Fit, x float64) (y, lo, hi float64) {
+	return predictBeyondMean(fit, x, 1)
+}
+
+// predictBeyondMean is Predict's interval widened by spread·σ² inside the
+// square root: the scatter of what will be measured, beyond the line's.
+func predictBeyondMean(fit Fit, x, spread float64) (y, lo, hi float64) {
 	y, lo, hi = Predict(fit, x)
-	if fit.N < 3 || fit.XSumSquares == 0 || m < 1 {
+	if fit.N < 3 || fit.XSumSquares == 0 {
 		return y, lo, hi
 	}
 	dx := x - fit.XMean
-	half := tCritical(fit.N) * fit.ResidualStdErr * math.Sqrt(1/float64(fit.N)+dx*dx/fit.XSumSquares+math.Pi/2/float64(m))
+	half := tCritical(fit.N) * fit.ResidualStdErr * math.Sqrt(1/float64(fit.N)+dx*dx/fit.XSumSquares+spread)
 	return y, y - half, y + half
 }
 

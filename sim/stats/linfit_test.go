@@ -129,7 +129,8 @@ func TestPredictZeroFit(t *testing.T) {
 }
 
 // TestPredictMedian: the interval for a median of m new observations adds
-// π/2·σ²/m to the mean's variance; without m (or points) it is Predict's.
+// π/2·σ²/m to the mean's variance, for one observation like the fitted ones
+// σ²; without m (or points) it is Predict's.
 func TestPredictMedian(t *testing.T) {
 	x := []float64{0, 1, 2, 3, 4, 5}
 	y := []float64{1.1, 2.9, 5.2, 6.8, 9.1, 11.0}
@@ -138,27 +139,38 @@ func TestPredictMedian(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, mlo, mhi := Predict(f, 8)
+	median := func(m int) func(Fit, float64) (float64, float64, float64) {
+		return func(f Fit, x float64) (float64, float64, float64) { return PredictMedian(f, x, m) }
+	}
+	half := func(spread float64) float64 {
+		return tCritical(f.N) * f.ResidualStdErr * math.Sqrt(1.0/6+(8-f.XMean)*(8-f.XMean)/f.XSumSquares+spread)
+	}
 	tests := []struct {
-		name string
-		m    int
-		want float64 // half width
+		name    string
+		predict func(Fit, float64) (float64, float64, float64)
+		want    float64 // half width
+		wider   bool    // than the mean's
 	}{
-		{"one", 1, tCritical(f.N) * f.ResidualStdErr * math.Sqrt(1.0/6+(8-f.XMean)*(8-f.XMean)/f.XSumSquares+math.Pi/2)},
-		{"three", 3, tCritical(f.N) * f.ResidualStdErr * math.Sqrt(1.0/6+(8-f.XMean)*(8-f.XMean)/f.XSumSquares+math.Pi/6)},
-		{"none", 0, (mhi - mlo) / 2},
+		{"median of one", median(1), half(math.Pi / 2), true},
+		{"median of three", median(3), half(math.Pi / 6), true},
+		{"median of none", median(0), (mhi - mlo) / 2, false},
+		{"one observation", PredictObservation, half(1), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			y, lo, hi := PredictMedian(f, 8, tt.m)
+			y, lo, hi := tt.predict(f, 8)
 			if math.Abs((hi-lo)/2-tt.want) > 1e-12 || math.Abs(y-(hi+lo)/2) > 1e-12 {
-				t.Errorf("PredictMedian(m=%d) = %v [%v, %v], want half width %v", tt.m, y, lo, hi, tt.want)
+				t.Errorf("%s = %v [%v, %v], want half width %v", tt.name, y, lo, hi, tt.want)
 			}
-			if tt.m > 0 && !(hi-lo > mhi-mlo) {
-				t.Errorf("the median's interval [%v, %v] is not wider than the mean's [%v, %v]", lo, hi, mlo, mhi)
+			if tt.wider && !(hi-lo > mhi-mlo) {
+				t.Errorf("the interval [%v, %v] is not wider than the mean's [%v, %v]", lo, hi, mlo, mhi)
 			}
 		})
 	}
 	if y, lo, hi := PredictMedian(Fit{Slope: 2, Intercept: 1}, 3, 3); y != 7 || lo != 7 || hi != 7 {
 		t.Errorf("PredictMedian on a bare Fit = %v, %v, %v; want 7, 7, 7", y, lo, hi)
+	}
+	if y, lo, hi := PredictObservation(Fit{Slope: 2, Intercept: 1}, 3); y != 7 || lo != 7 || hi != 7 {
+		t.Errorf("PredictObservation on a bare Fit = %v, %v, %v; want 7, 7, 7", y, lo, hi)
 	}
 }
