@@ -211,10 +211,11 @@ func TestSweepWalkProbeReloadsWithTheRules(t *testing.T) {
 
 // TestSweepSyncProbeOnFakes: a sync probe loads the full ruleset of its
 // size once per repetition, for the dataplanes within their timed-sync
-// limit only, and records its syncs apart from the points, with no traffic
-// and no incremental sync (the fake's sync takes 1 µs per rule).
+// limit only, then times one change's incremental sync (never a batch),
+// and records its syncs apart from the points, with no traffic (the fake's
+// sync takes 1 µs per rule).
 func TestSweepSyncProbeOnFakes(t *testing.T) {
-	out, m, err := runFakeSweep(t, "  syncProbe: [1000]\n  syncLimit: {nftables: 500}\n")
+	out, m, err := runFakeSweep(t, "  syncProbe: [1000]\n  syncLimit: {nftables: 500}\n  incrementalBatch: 50\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,20 +234,20 @@ func TestSweepSyncProbeOnFakes(t *testing.T) {
 		t.Fatalf("summary sync probes %+v, want iptables-legacy's alone", s.SyncProbes)
 	}
 	p := s.SyncProbes[0]
-	if p.Dataplane != "iptables-legacy" || p.Services != 1000 || p.Rules <= 1000 || p.P50us != 0 || p.SyncIncrementalS != 0 {
-		t.Errorf("sync probe %+v: want iptables-legacy's 1,000 services' rules, no traffic, no incremental sync", p)
+	if p.Dataplane != "iptables-legacy" || p.Services != 1000 || p.Rules <= 1000 || p.P50us != 0 || p.SyncIncrementalS <= 0 || p.SyncBatch != 0 {
+		t.Errorf("sync probe %+v: want iptables-legacy's 1,000 services' rules, no traffic, one change's incremental sync and no batch", p)
 	}
 	if want := float64(p.Rules) * 1e-6; math.Abs(p.SyncFullS-want) > 1e-9 {
 		t.Errorf("sync probe full sync %v s, want the fake's %v s for %d rules", p.SyncFullS, want, p.Rules)
 	}
-	syncs := 0
+	probes := 0
 	for _, l := range m.Labs {
-		if d := l.Active(); d != nil && d.Changes == 0 && d.Syncs == 2 {
-			syncs++
+		if d := l.Active(); d != nil && d.Syncs == 2 && d.Changes == 2 {
+			probes++
 		}
 	}
-	if syncs != 1 {
-		t.Errorf("%d labs loaded twice with no change applied, want the probe's alone", syncs)
+	if probes != 1 {
+		t.Errorf("%d labs loaded twice with one change applied after each load, want the probe's alone", probes)
 	}
 }
 
