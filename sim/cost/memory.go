@@ -5,9 +5,9 @@ import (
 	"github.com/svclab/svclab/sim/stats"
 )
 
-// MemLine is the kernel memory a ruleset takes (MB: the growth of live slab
-// objects + VmallocUsed across the load, machine-wide and so approximate)
-// against its rules, a least-squares line.
+// MemLine is the kernel memory a ruleset takes (MB: the growth across the
+// load of Slab + VmallocUsed less the slab caches' free objects,
+// machine-wide and so approximate) against its rules, a least-squares line.
 type MemLine struct {
 	Line     stats.Fit `json:"line"`
 	MaxRules float64   `json:"max_rules"`

@@ -92,8 +92,9 @@ type Prediction struct {
 	// SyncPerChange is what each further change adds to a partial sync
 	// (nil: the calibration timed no batch).
 	SyncPerChange *SyncPrediction `json:"sync_per_change_s,omitempty"`
-	// KernelMemMB is the kernel memory the rules take (the growth of live
-	// slab objects and vmalloc across the load, a line against rules).
+	// KernelMemMB is the kernel memory the rules take (the growth of Slab
+	// + VmallocUsed less the slab caches' free objects across the load, a
+	// line against rules).
 	KernelMemMB *Estimate `json:"kernel_mem_mb,omitempty"`
 	// Programming is the network programming latency at the query's churn
 	// (nil without incremental sync calibration or churn).
