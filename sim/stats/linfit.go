@@ -70,17 +70,11 @@ func LinearFit(x, y []float64) (Fit, error) {
 
 // Predict returns the fitted y at x and a 95% confidence interval for the
 // MEAN response at x: ŷ ± t·s·sqrt(1/N + (x-x̄)²/Sxx). It says where the line
-// lies, not where a single new measurement will fall; a prediction interval
-// for one measurement would be wider (1 + 1/N + ...). A Fit with fewer than
-// 3 points (the zero Fit) gives y = Intercept + Slope·x with lo = hi = y.
+// lies, not where a single new measurement will fall (PredictObservation,
+// PredictMedian). A Fit with fewer than 3 points (the zero Fit) gives
+// y = Intercept + Slope·x with lo = hi = y.
 func Predict(fit Fit, x float64) (y, lo, hi float64) {
-	y = fit.Intercept + fit.Slope*x
-	if fit.N < 3 || fit.XSumSquares == 0 {
-		return y, y, y
-	}
-	dx := x - fit.XMean
-	half := tCritical(fit.N) * fit.ResidualStdErr * math.Sqrt(1/float64(fit.N)+dx*dx/fit.XSumSquares)
-	return y, y - half, y + half
+	return predictWithSpread(fit, x, 0)
 }
 
 // PredictMedian returns the fitted y at x with a 95% interval for the
@@ -91,7 +85,7 @@ func PredictMedian(fit Fit, x float64, m int) (y, lo, hi float64) {
 	if m < 1 {
 		return Predict(fit, x)
 	}
-	return predictBeyondMean(fit, x, math.Pi/2/float64(m))
+	return predictWithSpread(fit, x, math.Pi/2/float64(m))
 }
 
 // PredictObservation returns the fitted y at x with the 95% prediction
@@ -99,15 +93,16 @@ func PredictMedian(fit Fit, x float64, m int) (y, lo, hi float64) {
 // repetitions, say, when the fit was on medians): ŷ ± t·s·sqrt(1 + 1/N +
 // (x-x̄)²/Sxx). With fewer than 3 points it is Predict.
 func PredictObservation(fit Fit, x float64) (y, lo, hi float64) {
-	return predictBeyondMean(fit, x, 1)
+	return predictWithSpread(fit, x, 1)
 }
 
-// predictBeyondMean is Predict's interval widened by spread·σ² inside the
-// square root: the scatter of what will be measured, beyond the line's.
-func predictBeyondMean(fit Fit, x, spread float64) (y, lo, hi float64) {
-	y, lo, hi = Predict(fit, x)
+// predictWithSpread is the fitted y at x with the mean's 95% interval
+// widened by spread·σ² inside the square root: the scatter of what will be
+// measured, beyond the line's (0: the mean's own).
+func predictWithSpread(fit Fit, x, spread float64) (y, lo, hi float64) {
+	y = fit.Intercept + fit.Slope*x
 	if fit.N < 3 || fit.XSumSquares == 0 {
-		return y, lo, hi
+		return y, y, y
 	}
 	dx := x - fit.XMean
 	half := tCritical(fit.N) * fit.ResidualStdErr * math.Sqrt(1/float64(fit.N)+dx*dx/fit.XSumSquares+spread)
