@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/sim/cost"
+	"github.com/svclab/svclab/sim/scenario"
 )
 
 func init() {
@@ -29,12 +30,14 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
   - full and incremental sync time against the ruleset's rules, in the form
     (linear, power law with fixed cost, quadratic) that best predicted the
     largest calibrated size from the smaller ones;
-  - network programming latency p50/p99 at --churn endpoint changes a second:
+  - network programming latency p50/p99 at --churn changes a second (endpoint
+    changes, or Service creations with --churn-kind services):
     kube-proxy's sync loop simulated as v1.34-v1.37 run it (--min-sync-period
     from the end of one sync to the start of the next, a sync carrying every
     change queued meanwhile, a full sync an hour), with the incremental and
     full sync times and what each further change adds to a sync (from a
-    calibrated batch; a loop that cannot keep up is flagged);
+    calibrated batch of the same kind, sweep.incrementalBatchKind; a loop that
+    cannot keep up is flagged);
   - kernel memory, and the ruleset's rules, chains, elements and bytes.
 Every number carries its 95% interval and its extrapolation factor (the
 size over the largest calibrated size). --budget asks the inverse: the
@@ -55,7 +58,9 @@ Options:
   --scale K                    the cluster at K times its size (default 1)
   --dataplane D                only this dataplane (iptables-legacy, iptables-nft, nftables, ipvs)
   --new-conn-per-s R           new connections per second, for CPU cores (default 1000)
-  --churn R                    endpoint changes per second, for programming latency (default 1)
+  --churn R                    changes per second, for programming latency (default 1)
+  --churn-kind K               what they are: endpoints (endpoint changes, default) or services
+                               (Service creations; needs a calibration that batched them)
   --min-sync-period D          kube-proxy's --min-sync-period (default 1s)
   --position P                 where the services that connections go to sit in KUBE-SERVICES:
                                uniform (default: spread over all), last (worst case),
@@ -73,6 +78,7 @@ Examples:
   svclab plan --services 30000 --endpoints-per-service 3
   svclab plan --objects cluster.yaml --scale 20 --churn 50 --format markdown
   svclab plan --objects cluster.yaml --budget p99=500us --budget sync=10s
+  svclab plan --calibration DIR --services 10000 --churn 100 --churn-kind services
   svclab plan --services 50000 --endpoints-per-service 1 --calibration results/plan-holdout/native --max-n 5000 --position last
 `
 
@@ -82,6 +88,7 @@ type planFlags struct {
 	minSync                   time.Duration
 	dataplane, position       string
 	calibration, fit, objects string
+	churnKind                 string
 	format                    *formatFlag
 	budgets                   []cost.Budget
 	allowOther                bool
@@ -132,6 +139,7 @@ func parsePlanFlags(args []string) (planFlags, error) {
 	fs.StringVar(&f.dataplane, "dataplane", "", "")
 	fs.Float64Var(&f.rate, "new-conn-per-s", 1000, "")
 	fs.Float64Var(&f.churn, "churn", 1, "")
+	fs.StringVar(&f.churnKind, "churn-kind", scenario.BatchEndpoints, "")
 	fs.DurationVar(&f.minSync, "min-sync-period", time.Duration(cost.DefaultMinSyncPeriodS*float64(time.Second)), "")
 	fs.StringVar(&f.position, "position", cost.PositionUniform, "")
 	fs.Func("budget", "", func(s string) error {
@@ -157,7 +165,7 @@ func parsePlanFlags(args []string) (planFlags, error) {
 // query checks the flags that describe the cluster.
 func (f planFlags) query(stderr io.Writer) (cost.Query, error) {
 	q := cost.Query{Services: f.services, EndpointsPerService: f.endpoints, NewConnPerSec: f.rate, Dataplane: f.dataplane,
-		Position: f.position, ChurnPerSec: f.churn, MinSyncPeriodS: f.minSync.Seconds()}
+		Position: f.position, ChurnPerSec: f.churn, MinSyncPeriodS: f.minSync.Seconds(), ChurnKind: f.churnKind}
 	switch {
 	case f.objects != "" && (f.services >= 0 || f.endpoints >= 0):
 		return q, usagef("give either --objects or --services and --endpoints-per-service, not both")

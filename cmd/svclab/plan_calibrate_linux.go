@@ -49,6 +49,9 @@ Options:
                   calibrated sizes (default 10000,20000; "none" for
                   none; for iptables-legacy and IPVS: iptables-nft's restore
                   takes 16 s at 10,000, nftables' sync is linear)
+  --batch-kind K  what the timed batch of 100 changes is: endpoints (endpoint
+                  changes, the default) or services (Service creations), for
+                  plan --churn-kind K
   --out DIR       the calibration directory (default results/calibration/UTC-TIMESTAMP)
   --progress auto|plain|none  as svclab run's (plain: lines for CI logs)
 
@@ -56,12 +59,14 @@ Examples:
   sudo svclab plan calibrate
   sudo svclab plan calibrate --duration 10m
   sudo svclab plan calibrate --duration 6m --sync-probe 10000,20000,40000
+  sudo svclab plan calibrate --batch-kind services   # then: svclab plan ... --churn-kind services
   svclab plan --objects cluster.yaml --scale 3
 `
 
 func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	var (
 		out, dataplanes, services, probes, syncProbes string
+		batchKind                                     string
 		duration                                      time.Duration
 		reps                                          int
 	)
@@ -72,6 +77,7 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&services, "services", "", "")
 	fs.StringVar(&probes, "walk-probe", "", "")
 	fs.StringVar(&syncProbes, "sync-probe", "", "")
+	fs.StringVar(&batchKind, "batch-kind", scenario.BatchEndpoints, "")
 	fs.StringVar(&out, "out", "", "")
 	progress := addProgressFlag(fs)
 	rest, err := parseFlags(fs, args)
@@ -100,6 +106,13 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	sweep, err := cost.NewCalibrationSweep(duration, reps, splitList(dataplanes), counts, cost.Probes{Walk: walkProbe, Sync: syncProbe})
 	if err != nil {
 		return usagef("%v", err)
+	}
+	switch batchKind {
+	case scenario.BatchEndpoints:
+	case scenario.BatchServices:
+		sweep.BatchKind = batchKind
+	default:
+		return usagef("--batch-kind %q: use %s or %s", batchKind, scenario.BatchEndpoints, scenario.BatchServices)
 	}
 	if out == "" {
 		out = filepath.Join(calibrationRoot, time.Now().UTC().Format("20060102T150405Z"))

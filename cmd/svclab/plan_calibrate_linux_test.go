@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,5 +37,15 @@ func TestCalibrationRunFlags(t *testing.T) {
 				t.Errorf("deadline %v, want %v", f.deadline, tt.wantDeadline)
 			}
 		})
+	}
+}
+
+// TestPlanCalibrateRefusesUnknownBatchKind: plan calibrate --batch-kind
+// takes endpoints or services, and says so before any sweep starts.
+func TestPlanCalibrateRefusesUnknownBatchKind(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := dispatch([]string{"plan", "calibrate", "--batch-kind", "pods"}, &stdout, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), `--batch-kind "pods": use endpoints or services`) {
+		t.Errorf("exit %d, stderr %q; want 2 and the kinds", code, stderr.String())
 	}
 }

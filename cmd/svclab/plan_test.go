@@ -95,6 +95,7 @@ func TestPlanBadInput(t *testing.T) {
 		{"unknown dataplane", append(ok, "--dataplane", "ebpf"), `dataplane "ebpf"`},
 		{"uncalibrated dataplane", append(ok, "--dataplane", "ipvs", "--calibration", planCalibration), "not in the calibration"},
 		{"unknown position", append(ok, "--position", "centre"), `position "centre"`},
+		{"unknown churn kind", append(ok, "--churn-kind", "pods"), `churn kind "pods": want endpoints or services`},
 		{"unknown fit", append(ok, "--fit", "best"), `range "best"`},
 		{"negative max-n", append(ok, "--max-n", "-3"), "MaxN -3"},
 		{"missing calibration", append(ok, "--calibration", "/nonexistent/run"), "sweep run directory"},

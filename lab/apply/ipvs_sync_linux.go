@@ -10,6 +10,7 @@ import (
 
 	cipvs "github.com/cloudflare/ipvs"
 
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render/ipvs"
 )
@@ -25,6 +26,9 @@ func (d *IPVS) Program(ctx context.Context, m *model.Model) (Sync, error) { retu
 // changed one. Rendering is not timed. A batch is applied one change at a
 // time.
 func (d *IPVS) Apply(ctx context.Context, m *model.Model, c Change) (Sync, error) {
+	if err := c.RefuseCreations(string(dataplane.IPVS)); err != nil {
+		return Sync{}, err
+	}
 	if len(c.More) > 0 {
 		return OneByOne(ctx, m, c, d.Apply)
 	}

@@ -103,6 +103,9 @@ func (p *NFTables) sync(m *model.Model) (Sync, error) {
 // family's additions (each service's part rendered on the model the
 // previous ones left).
 func (p *NFTables) syncChange(m *model.Model, c Change) (Sync, error) {
+	if len(c.Created) > 0 {
+		return p.syncCreations(m, c)
+	}
 	var sync Sync
 	for _, f := range model.Families(c.After(m).Services) {
 		var script bytes.Buffer
@@ -125,6 +128,29 @@ func (p *NFTables) syncChange(m *model.Model, c Change) (Sync, error) {
 		took, err := p.Load(script.Bytes())
 		if err != nil {
 			return Sync{}, fmt.Errorf("nftables %s incremental sync in netns %s: %w", f, p.Netns, err)
+		}
+		sync = sync.add(stats, took)
+	}
+	return sync, nil
+}
+
+// syncCreations loads the transaction kube-proxy runs for a change that
+// creates services: each family's partial sync from m to the model after
+// the change (nftables.RenderSync, kube-proxy's partial sync: only the new
+// and changed services are written). Rendering is not timed.
+func (p *NFTables) syncCreations(m *model.Model, c Change) (Sync, error) {
+	after := c.After(m)
+	var sync Sync
+	for _, f := range model.Families(after.Services) {
+		before, next := model.ForFamily(*m, f), model.ForFamily(*after, f)
+		var script bytes.Buffer
+		stats, err := nftables.RenderSync(&script, &before, &next, p.Options)
+		if err != nil {
+			return Sync{}, fmt.Errorf("nftables %s partial sync creating %d services: %w", f, len(c.Created), err)
+		}
+		took, err := p.Load(script.Bytes())
+		if err != nil {
+			return Sync{}, fmt.Errorf("nftables %s partial sync creating %d services in netns %s: %w", f, len(c.Created), p.Netns, err)
 		}
 		sync = sync.add(stats, took)
 	}

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
 	"slices"
 	"time"
@@ -37,16 +38,22 @@ func (s Sync) add(stats render.Stats, t Took) Sync {
 // Change is what one sync programs: Endpoint added to the service at index
 // Service of the model and, in the same sync, each of More (kube-proxy's
 // sync loop carries every change queued since its last sync; a sweep times
-// such a batch). The changes in More have no More of their own and name
-// services other than Service and each other.
+// such a batch), then the services of Created appended after the model's
+// (Service Creations in the same sync). The changes in More have no More or
+// Created of their own and name services other than Service and each other.
+// Service is -1 when the change only creates services.
 type Change struct {
 	Service  int
 	Endpoint model.Endpoint
 	More     []Change
+	Created  []model.Service
 }
 
 // Each returns the change's endpoint additions one by one, Service's first.
 func (c Change) Each() []Change {
+	if c.Service < 0 {
+		return c.More
+	}
 	return append([]Change{{Service: c.Service, Endpoint: c.Endpoint}}, c.More...)
 }
 
@@ -56,10 +63,29 @@ func (c Change) Changed(i int) bool {
 	return slices.ContainsFunc(c.Each(), func(one Change) bool { return one.Service == i })
 }
 
+// Updated returns, for the model after the change of a model of before
+// services, whether the service at index i is one the sync writes: one the
+// change adds an endpoint to or one it creates.
+func (c Change) Updated(before int) func(int) bool {
+	return func(i int) bool { return i >= before || c.Changed(i) }
+}
+
+// RefuseCreations is the error of a dataplane whose Apply programs endpoint
+// changes only: nil when c creates no service.
+func (c Change) RefuseCreations(dataplane string) error {
+	if len(c.Created) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %d Service creations in one sync: only the dataplanes that create services in a partial sync (sim/dataplane's PartialCreates) apply them", dataplane, len(c.Created))
+}
+
 // OneByOne applies a batched change as a dataplane that has no batched form
 // does: each addition in turn, on the model the previous ones left, with
 // their payloads and times summed.
 func OneByOne(ctx context.Context, m *model.Model, c Change, apply func(context.Context, *model.Model, Change) (Sync, error)) (Sync, error) {
+	if err := c.RefuseCreations("one change at a time"); err != nil {
+		return Sync{}, err
+	}
 	var total Sync
 	for _, one := range c.Each() {
 		s, err := apply(ctx, m, one)
@@ -176,6 +202,13 @@ func (c Change) After(m *model.Model) *model.Model {
 		svc := *services.At(one.Service)
 		svc.Endpoints = append(append([]model.Endpoint(nil), svc.Endpoints...), one.Endpoint)
 		services = model.Replace(services, one.Service, svc)
+	}
+	if len(c.Created) > 0 {
+		created := make([]model.Insertion, len(c.Created))
+		for i, svc := range c.Created {
+			created[i] = model.Insertion{Before: services.Len(), Service: svc}
+		}
+		services = model.Insert(services, created)
 	}
 	return &model.Model{Cluster: m.Cluster, Services: services}
 }

@@ -140,6 +140,9 @@ func (d *Sock) Program(_ context.Context, m *model.Model) (Sync, error) { return
 
 // Apply adds one endpoint (a batch, one at a time).
 func (d *Sock) Apply(ctx context.Context, m *model.Model, c Change) (Sync, error) {
+	if err := c.RefuseCreations(d.Name()); err != nil {
+		return Sync{}, err
+	}
 	if len(c.More) > 0 {
 		return oneByOne(ctx, m, c, d.Apply)
 	}

@@ -81,6 +81,9 @@ func (d *TC) Program(_ context.Context, m *model.Model) (Sync, error) { return d
 // Apply adds one endpoint: the changed backend slots, then the service
 // entry (a batch, one change at a time).
 func (d *TC) Apply(ctx context.Context, m *model.Model, c Change) (Sync, error) {
+	if err := c.RefuseCreations(d.Name()); err != nil {
+		return Sync{}, err
+	}
 	if len(c.More) > 0 {
 		return oneByOne(ctx, m, c, d.Apply)
 	}

@@ -90,7 +90,7 @@ func (d *Dataplane) Apply(ctx context.Context, m *model.Model, c apply.Change) (
 		return apply.Sync{}, fmt.Errorf("fake %s: Apply before any sync", d.name)
 	}
 	after := c.After(m)
-	stats, state, err := d.validateFamilies(after, d.dumps, true, c.Changed)
+	stats, state, err := d.validateFamilies(after, d.dumps, true, c.Updated(m.Services.Len()))
 	if err != nil {
 		return apply.Sync{}, err
 	}

@@ -280,6 +280,34 @@ func TestSweepIncrementalBatchOnFakes(t *testing.T) {
 	}
 }
 
+// TestSweepServiceCreationsOnFakes: with sweep.incrementalBatchKind:
+// services the batch creates that many new Services in one partial sync.
+// The fake checks iptables' payload as kube-proxy's partial sync for the
+// new services' chains (1 µs a rule: 50 new services' chains are more
+// rules than one change's) and then routes by the model with them.
+func TestSweepServiceCreationsOnFakes(t *testing.T) {
+	out, m, err := runFakeSweep(t, "  incrementalBatch: 50\n  incrementalBatchKind: services\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range records(t, out.Dir)[results.TypePoint] {
+		p := r.Point
+		if p.Services == 3 {
+			continue // no fillers: no change is timed
+		}
+		longer := p.SyncBatchS > p.SyncIncrementalS || p.Dataplane != "iptables-legacy"
+		if p.SyncBatch != 50 || p.SyncBatchKind != results.BatchServices || !longer {
+			t.Errorf("%s at %d services: batch of %d %q in %v s, one change in %v s; want 50 Services created, taking longer than one change",
+				p.Dataplane, p.Services, p.SyncBatch, p.SyncBatchKind, p.SyncBatchS, p.SyncIncrementalS)
+		}
+	}
+	for _, l := range m.Labs {
+		if d := l.Active(); d != nil && d.Changes != 0 && d.Changes != 2 {
+			t.Errorf("a lab applied %d changes, want the one change and the creations", d.Changes)
+		}
+	}
+}
+
 // TestSweepDeadlineKeepsTheMinimumRepetitions: a deadline already passed
 // cuts a sweep of 4 repetitions to its minimum of 2, and the run is complete.
 func TestSweepDeadlineKeepsTheMinimumRepetitions(t *testing.T) {

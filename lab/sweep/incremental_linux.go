@@ -11,13 +11,15 @@ import (
 	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/scenario"
 )
 
 // incremental adds one endpoint to the middle filler service (the sink
 // answers for it, so traffic is unaffected) and times kube-proxy's way of
 // programming that change; with sweep.incrementalBatch it then times a
-// batch of such changes in one sync.
-func (l *sweepLab) incremental(ctx context.Context, batch int) error {
+// batch of such changes, or of Service creations (kind
+// scenario.BatchServices), in one sync.
+func (l *sweepLab) incremental(ctx context.Context, batch int, kind string) error {
 	if l.fillers.Len() == 0 {
 		return nil
 	}
@@ -32,10 +34,30 @@ func (l *sweepLab) incremental(ctx context.Context, batch int) error {
 		return err
 	}
 	l.base.SyncIncrementalS = sync.Duration.Seconds()
-	if batch < 2 {
+	switch {
+	case batch < 2:
 		return nil
+	case kind == scenario.BatchServices:
+		return l.creations(ctx, first, batch)
 	}
 	return l.batch(ctx, first, batch)
+}
+
+// creations creates n services in one partial sync on top of first, and
+// times it. They stay in the kernel until the rules are next loaded: they
+// come after every service of the point, so no target's lookup crosses
+// them.
+func (l *sweepLab) creations(ctx context.Context, first apply.Change, n int) error {
+	created, err := l.created(n)
+	if err != nil {
+		return err
+	}
+	sync, err := l.dp.Apply(ctx, first.After(l.model), apply.Change{Service: -1, Created: created})
+	if err != nil {
+		return fmt.Errorf("a partial sync creating %d services: %w", n, err)
+	}
+	l.base.SyncBatchS, l.base.SyncBatch, l.base.SyncBatchKind = sync.Duration.Seconds(), n, scenario.BatchServices
+	return nil
 }
 
 // batch adds one endpoint to each of up to n filler services other than
@@ -88,6 +110,9 @@ func lastUsable(p netip.Prefix) netip.Addr {
 func batchNote(p results.Point) string {
 	if p.SyncBatch == 0 {
 		return ""
+	}
+	if p.SyncBatchKind == scenario.BatchServices {
+		return fmt.Sprintf(", %d Services created in one sync %s", p.SyncBatch, metric.FormatSeconds(p.SyncBatchS))
 	}
 	return fmt.Sprintf(", %d changes in one sync %s", p.SyncBatch, metric.FormatSeconds(p.SyncBatchS))
 }

@@ -29,6 +29,9 @@ type sweepLab struct {
 	dp      apply.Dataplane
 	model   *model.Model
 	fillers *model.Generator
+	// created makes k services the point does not have, for a batch of
+	// Service creations (sweep.incrementalBatchKind: services).
+	created func(k int) ([]model.Service, error)
 	base    results.Point // sync, size and memory, measured at setup
 	// syncLine is the setup's log line (sync times and size); Run
 	// logs them in plan order once every point is set up, since points
@@ -116,6 +119,9 @@ func setUpPoint(ctx context.Context, sc *scenario.Scenario, p planPoint, prefix 
 		return nil, err
 	}
 	l := &sweepLab{plan: p, lab: lab, machine: opts.Machine, model: m, fillers: gen}
+	l.created = func(k int) ([]model.Service, error) {
+		return sc.SweepCreations(p.services, spec.EndpointsPerService, spec.Seed, k)
+	}
 	dp, err := lab.Dataplane(p.dataplane, opts.Settings)
 	if err != nil {
 		return nil, closeLab(lab, err)
@@ -164,7 +170,7 @@ func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options)
 	incrementalTimed := true
 	if limit, ok := spec.IncrementalLimit[l.plan.dataplane]; ok && l.plan.services > limit {
 		incrementalTimed = false
-	} else if err := l.incremental(ctx, batch); err != nil {
+	} else if err := l.incremental(ctx, batch, spec.IncrementalBatchKind); err != nil {
 		return err
 	}
 	if l.plan.syncProbe {

@@ -1,8 +1,11 @@
 package cost
 
 import (
+	"cmp"
 	"math"
 	"testing"
+
+	"github.com/svclab/svclab/sim/scenario"
 )
 
 // synthPerChangePerRule is the synthetic cost each further change adds to
@@ -13,25 +16,31 @@ const synthPerChangePerRule = 2e-8
 // changes (sweep.incrementalBatch) calibrates what each further change adds
 // to a sync; the programming latency's loop then carries it, and a churn
 // the loop cannot keep up with says so. Without a batch, a busy loop's
-// prediction warns that it takes a partial sync to cost one change's.
+// prediction warns that it takes a partial sync to cost one change's. A
+// batch of one kind (endpoint changes, Service creations) serves churn of
+// that kind only.
 func TestBatchedSyncsFeedProgrammingLatency(t *testing.T) {
 	tests := []struct {
-		name        string
-		batch       bool
-		churn       float64
-		wantBehind  bool
-		wantWarning string
+		name                 string
+		batch                bool
+		batchKind, churnKind string
+		churn                float64
+		wantBehind           bool
+		wantWarning          string
 	}{
-		{"batch calibrated", true, 20, false, ""},
-		{"batch calibrated, too much churn", true, 2000, true, "falls behind"},
-		{"no batch", false, 20, false, "timed no batch"},
+		{"batch calibrated", true, "", "", 20, false, ""},
+		{"batch calibrated, too much churn", true, "", "", 2000, true, "falls behind"},
+		{"no batch", false, "", "", 20, false, "timed no batch of endpoint changes"},
+		{"creations calibrated, Service churn", true, scenario.BatchServices, scenario.BatchServices, 20, false, ""},
+		{"endpoint batch, Service churn", true, "", scenario.BatchServices, 20, false, "batched endpoint changes (sweep.incrementalBatchKind), not Service creations"},
+		{"creations calibrated, endpoint churn", true, scenario.BatchServices, scenario.BatchEndpoints, 20, false, "batched Service creations (sweep.incrementalBatchKind), not endpoint changes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			run := synthRun()
 			for i := range run.Points {
 				if p := &run.Points[i]; tt.batch {
-					p.SyncBatch = 100
+					p.SyncBatch, p.SyncBatchKind = 100, tt.batchKind
 					p.SyncBatchS = p.SyncIncrementalS + 99*synthPerChangePerRule*float64(p.Rules)
 				}
 			}
@@ -39,11 +48,14 @@ func TestBatchedSyncsFeedProgrammingLatency(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			preds, err := m.Predict(Query{Services: 10_000, EndpointsPerService: 1, Dataplane: "iptables-nft", Position: PositionLast, ChurnPerSec: tt.churn, MinSyncPeriodS: 1})
+			preds, err := m.Predict(Query{Services: 10_000, EndpointsPerService: 1, Dataplane: "iptables-nft", Position: PositionLast, ChurnPerSec: tt.churn, MinSyncPeriodS: 1, ChurnKind: tt.churnKind})
 			if err != nil {
 				t.Fatal(err)
 			}
 			p := preds[0]
+			if p.Programming.ChangeKind != cmp.Or(tt.churnKind, scenario.BatchEndpoints) || p.SyncPerChangeKind != tt.batchKind && tt.batch {
+				t.Errorf("kinds: programming latency for %q, per-change cost of %q; want %q and %q", p.Programming.ChangeKind, p.SyncPerChangeKind, tt.churnKind, tt.batchKind)
+			}
 			if got := p.SyncPerChange != nil; got != tt.batch {
 				t.Fatalf("per-change sync predicted = %v, want %v", got, tt.batch)
 			}
@@ -52,8 +64,9 @@ func TestBatchedSyncsFeedProgrammingLatency(t *testing.T) {
 				if got := p.SyncPerChange.Seconds.Value; math.Abs(got/want-1) > 0.02 {
 					t.Errorf("per-change sync %.3g s, want %.3g s", got, want)
 				}
-				if p.Programming.PerChangeS == nil || p.Programming.FallsBehind != tt.wantBehind {
-					t.Errorf("programming latency %+v: want the per-change cost, falling behind = %v", p.Programming, tt.wantBehind)
+				used := cmp.Or(tt.batchKind, scenario.BatchEndpoints) == cmp.Or(tt.churnKind, scenario.BatchEndpoints)
+				if (p.Programming.PerChangeS != nil) != used || p.Programming.FallsBehind != tt.wantBehind {
+					t.Errorf("programming latency %+v: want the per-change cost used = %v, falling behind = %v", p.Programming, used, tt.wantBehind)
 				}
 			}
 			if found := tt.wantWarning != "" && hasWarning(p.Warnings, tt.wantWarning); found != (tt.wantWarning != "") {

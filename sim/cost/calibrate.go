@@ -112,6 +112,9 @@ type DataplaneModel struct {
 	// that carries several (seconds, from sweep.incrementalBatch: the
 	// batch's sync less the one change's, over the further changes).
 	SyncPerChange *SyncCurve `json:"sync_per_change,omitempty"`
+	// SyncPerChangeKind is what SyncPerChange's changes were: "" endpoint
+	// changes, ChurnServices Service creations (sweep.incrementalBatchKind).
+	SyncPerChangeKind string `json:"sync_per_change_kind,omitempty"`
 	// Walk are the rule walk's probes (LinearWalk, when the sweep had
 	// sweep.walkProbe): the p50 beyond the calibrated sizes grows as they do.
 	Walk     []WalkCurve `json:"walk_probe,omitempty"`

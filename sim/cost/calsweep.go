@@ -25,7 +25,10 @@ type CalibrationSweep struct {
 	// Batch is how many endpoint changes the batched partial sync carries
 	// (sweep.incrementalBatch), for the programming latency's per-change
 	// cost; 0: none.
-	Batch       int
+	Batch int
+	// BatchKind is what the batch's changes are (sweep.incrementalBatchKind:
+	// scenario.BatchEndpoints, the default, or scenario.BatchServices).
+	BatchKind   string
 	Repetitions int
 	Connections int
 	// Budget, when set, is the time the whole calibration may take, rules
@@ -140,6 +143,9 @@ func (c CalibrationSweep) Scenario() []byte {
 		c.Connections, c.Repetitions)
 	if c.Batch > 0 {
 		fmt.Fprintf(&b, "  incrementalBatch: %d\n", c.Batch)
+	}
+	if c.Batch > 0 && c.BatchKind != "" {
+		fmt.Fprintf(&b, "  incrementalBatchKind: %s\n", c.BatchKind)
 	}
 	if len(c.WalkProbe) > 0 {
 		// The probes are loaded once: reloading them every repetition (up

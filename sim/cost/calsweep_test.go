@@ -60,6 +60,15 @@ func TestCalibrationSweepIsAScenario(t *testing.T) {
 	if _, err := NewCalibrationSweep(0, 0, nil, nil, Probes{}); err == nil {
 		t.Error("no duration and no repetitions: want an error")
 	}
+	// plan calibrate --batch-kind services: the batch creates Services.
+	c, err := NewCalibrationSweep(time.Minute, 0, nil, nil, Probes{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.BatchKind = scenario.BatchServices
+	if sc, err := scenario.Parse("calibration.yaml", c.Scenario()); err != nil || sc.Sweep.IncrementalBatchKind != scenario.BatchServices || sc.Sweep.IncrementalBatch != DefaultCalibrationBatch {
+		t.Errorf("a batch of Service creations: scenario error %v, sweep %+v", err, sc.Sweep)
+	}
 	if _, err := NewCalibrationSweep(time.Minute, 0, []string{"ebpf"}, nil, Probes{}); err == nil {
 		t.Error("a dataplane the model does not know: want an error")
 	}

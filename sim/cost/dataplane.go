@@ -61,7 +61,7 @@ func calibrateDataplane(name string, all, syncProbes []results.Point, opts Optio
 	probed := withSyncProbes(perSize, syncProbes, name)
 	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, info.FullSyncQuadratic, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, probed, opts, false, func(p results.Point) float64 { return p.SyncIncrementalS })
-	dm.SyncPerChange = fitPerChange(&dm, perSize)
+	dm.SyncPerChange, dm.SyncPerChangeKind = fitPerChange(&dm, perSize)
 	dm.KernelMem = fitMemLine(probed)
 	return dm, nil
 }
@@ -72,29 +72,39 @@ func calibrateDataplane(name string, all, syncProbes []results.Point, opts Optio
 // included, as leaving them out would bias it up. A line, not the full
 // syncs' choice of forms: the difference of two noisy syncs fits no form
 // well, and a power form's interval in log space is unbounded. Nil when
-// the sweep timed no batch.
-func fitPerChange(dm *DataplaneModel, points []results.Point) *SyncCurve {
+// the sweep timed no batch. The batches are of one kind (endpoint changes
+// or Service creations, the first batched point's), returned with it.
+func fitPerChange(dm *DataplaneModel, points []results.Point) (*SyncCurve, string) {
 	var rules, seconds []float64
+	kind, kinds := "", 0
 	for _, p := range points {
 		if p.SyncBatch > 1 && p.SyncBatchS > 0 && p.SyncIncrementalS > 0 {
+			if kinds++; kinds == 1 {
+				kind = p.SyncBatchKind
+			} else if p.SyncBatchKind != kind {
+				continue
+			}
 			rules = append(rules, float64(pointRules(dm.Mode, p)))
 			seconds = append(seconds, (p.SyncBatchS-p.SyncIncrementalS)/float64(p.SyncBatch-1))
 		}
 	}
 	if len(rules) == 0 {
-		return nil
+		return nil, ""
+	}
+	if len(rules) < kinds {
+		dm.Warnings = append(dm.Warnings, fmt.Sprintf("%s %s: the sweep batched two kinds of change; only the %s batches are fitted", dm.Dataplane, MetricSyncPerChange, ChurnKindName(kind)))
 	}
 	if n := distinctCount(rules); n < 3 {
 		dm.Warnings = append(dm.Warnings, fmt.Sprintf("%s %s: %d sizes timed a batch, need 3: not predicted", dm.Dataplane, MetricSyncPerChange, n))
-		return nil
+		return nil, ""
 	}
 	lin, err := stats.LinearFit(rules, seconds)
 	if err != nil {
 		dm.Warnings = append(dm.Warnings, fmt.Sprintf("%s %s: %v: not predicted", dm.Dataplane, MetricSyncPerChange, err))
-		return nil
+		return nil, ""
 	}
 	return &SyncCurve{Metric: MetricSyncPerChange, Form: FormLinear, R2: lin.R2, LinearR2: lin.R2, Points: len(rules),
-		MaxRules: slices.Max(rules), Linear: lin, Selected: "fit"}
+		MaxRules: slices.Max(rules), Linear: lin, Selected: "fit"}, kind
 }
 
 // p50Positions are the points of the p50 curve: every position for a

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/svclab/svclab/sim/scenario"
 )
 
 // PlanJSON is the JSON form of a plan (svclab plan --json).
@@ -130,8 +132,8 @@ func planRows(q Query) []planRow {
 		{fmt.Sprintf("CPU cores at %s conn/s", planNumber(q.NewConnPerSec)), func(p Prediction) string { return EstimateText(p.CPUCores) }},
 		{"full sync (s)", func(p Prediction) string { return SyncText(p.SyncFull) }},
 		{"incremental sync (s)", func(p Prediction) string { return SyncText(p.SyncIncremental) }},
-		{"each further change in a sync (s)", func(p Prediction) string { return SyncText(p.SyncPerChange) }},
-		{fmt.Sprintf("programming latency p50 (s) at %s changes/s", planNumber(q.ChurnPerSec)), func(p Prediction) string { return planProgramming(p.Programming, false) }},
+		{"each further change in a sync (s)", func(p Prediction) string { return planPerChange(p) }},
+		{fmt.Sprintf("programming latency p50 (s) at %s %s/s", planNumber(q.ChurnPerSec), ChurnKindName(q.ChurnKind)), func(p Prediction) string { return planProgramming(p.Programming, false) }},
 		{"programming latency p99 (s)", func(p Prediction) string { return planProgramming(p.Programming, true) }},
 		{"kernel memory (MB)", func(p Prediction) string { return EstimateText(p.KernelMemMB) }},
 		{"rules", func(p Prediction) string { return fmt.Sprint(p.Ruleset.Rules) }},
@@ -238,4 +240,14 @@ func writePlanWarnings(w io.Writer, m *Model, preds []Prediction, title string) 
 	for _, s := range warnings {
 		fmt.Fprintf(w, "  - %s\n", s)
 	}
+}
+
+// planPerChange is what each further change adds to a sync, naming the
+// kind of change when the calibration batched Service creations.
+func planPerChange(p Prediction) string {
+	text := SyncText(p.SyncPerChange)
+	if p.SyncPerChange != nil && p.SyncPerChangeKind == scenario.BatchServices {
+		text += " per Service created"
+	}
+	return text
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/svclab/svclab/sim/scenario"
 )
 
 // Limits of a Query: a /12 service CIDR holds about a million ClusterIPs.
@@ -35,6 +37,11 @@ type Query struct {
 	// the default): they give the network programming latency.
 	ChurnPerSec    float64 `json:"churn_per_s,omitempty"`
 	MinSyncPeriodS float64 `json:"min_sync_period_s,omitempty"`
+	// ChurnKind is what the churn's changes are: scenario.BatchEndpoints
+	// ("" too) or scenario.BatchServices (Service creations). A sync's
+	// cost per further change comes from a calibration that batched the
+	// same kind.
+	ChurnKind string `json:"churn_kind,omitempty"`
 }
 
 // CostPrediction is one per-connection cost.
@@ -92,6 +99,9 @@ type Prediction struct {
 	// SyncPerChange is what each further change adds to a partial sync
 	// (nil: the calibration timed no batch).
 	SyncPerChange *SyncPrediction `json:"sync_per_change_s,omitempty"`
+	// SyncPerChangeKind is what SyncPerChange's changes are: "" endpoint
+	// changes, scenario.BatchServices Service creations.
+	SyncPerChangeKind string `json:"sync_per_change_kind,omitempty"`
 	// KernelMemMB is the kernel memory the rules take (the growth of Slab
 	// + VmallocUsed less the slab caches' free objects across the load, a
 	// line against rules).
@@ -118,6 +128,13 @@ func (q *Query) Validate() error {
 	}
 	if !(q.ChurnPerSec >= 0) || math.IsInf(q.ChurnPerSec, 0) || !(q.MinSyncPeriodS > 0) {
 		return fmt.Errorf("churn %v/s, min sync period %v s: want churn ≥ 0 and a period > 0", q.ChurnPerSec, q.MinSyncPeriodS)
+	}
+	switch q.ChurnKind {
+	case "":
+		q.ChurnKind = scenario.BatchEndpoints
+	case scenario.BatchEndpoints, scenario.BatchServices:
+	default:
+		return fmt.Errorf("churn kind %q: want %s or %s", q.ChurnKind, scenario.BatchEndpoints, scenario.BatchServices)
 	}
 	switch {
 	case q.Services < 1 || q.Services > MaxQueryServices:
@@ -215,12 +232,15 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	p.SyncFull = m.predictSync(&p, dm.SyncFull, size.Rules)
 	p.SyncIncremental = m.predictSync(&p, dm.SyncIncremental, size.Rules)
 	p.SyncPerChange = m.predictSync(&p, dm.SyncPerChange, size.Rules)
+	if p.SyncPerChange != nil {
+		p.SyncPerChangeKind = dm.SyncPerChangeKind
+	}
 	if dm.KernelMem != nil {
 		mem := dm.KernelMem.at(float64(size.Rules))
 		p.KernelMemMB = &mem
 	}
 	if p.SyncIncremental != nil {
-		p.Programming = predictProgramming(&p, q)
+		p.Programming = predictProgramming(&p, q, dm.SyncPerChangeKind)
 	}
 	if !size.BytesExact {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: ruleset bytes scaled from a rendered sample (about ±1%%)", dm.Dataplane))
@@ -231,16 +251,23 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 // predictProgramming is the network programming latency at the query's
 // churn from p's sync predictions, warning when a busy loop's batches were
 // not calibrated and when the loop falls behind.
-func predictProgramming(p *Prediction, q Query) *ProgrammingLatency {
+func predictProgramming(p *Prediction, q Query, batchKind string) *ProgrammingLatency {
 	var perChange *Estimate
-	if p.SyncPerChange != nil {
+	kind := ChurnKindName(q.ChurnKind)
+	carried := q.ChurnPerSec * (q.MinSyncPeriodS + p.SyncIncremental.Seconds.Value)
+	switch {
+	case p.SyncPerChange != nil && ChurnKindName(batchKind) == kind:
 		perChange = &p.SyncPerChange.Seconds
-	} else if carried := q.ChurnPerSec * (q.MinSyncPeriodS + p.SyncIncremental.Seconds.Value); carried >= 2 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s programming latency: at %g changes/s a sync carries about %.0f, but the calibration timed no batch of changes (sweep.incrementalBatch, svclab plan calibrate), so a partial sync is taken to cost one change's however many it carries: the latency is likely underestimated", p.Dataplane, q.ChurnPerSec, carried))
+	case carried < 2:
+	case p.SyncPerChange != nil:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s programming latency: at %g %s/s a sync carries about %.0f, but the calibration batched %s (sweep.incrementalBatchKind), not %s, so a partial sync is taken to cost one change's however many it carries: the latency is likely underestimated", p.Dataplane, q.ChurnPerSec, kind, carried, ChurnKindName(batchKind), kind))
+	default:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s programming latency: at %g %s/s a sync carries about %.0f, but the calibration timed no batch of %s (sweep.incrementalBatch, svclab plan calibrate), so a partial sync is taken to cost one change's however many it carries: the latency is likely underestimated", p.Dataplane, q.ChurnPerSec, kind, carried, kind))
 	}
 	pl := NewProgrammingLatency(q.ChurnPerSec, q.MinSyncPeriodS, p.SyncIncremental.Seconds, perChange, p.SyncFull)
+	pl.ChangeKind = q.ChurnKind
 	if pl.FallsBehind {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s programming latency: at %g changes/s each change adds %.3g s to a sync, so the sync loop falls behind and the latency grows for as long as the churn lasts (shown: after two hours)", p.Dataplane, q.ChurnPerSec, perChange.Value))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s programming latency: at %g %s/s each adds %.3g s to a sync, so the sync loop falls behind and the latency grows for as long as the churn lasts (shown: after two hours)", p.Dataplane, q.ChurnPerSec, kind, perChange.Value))
 	}
 	return pl
 }

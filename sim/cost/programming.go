@@ -1,6 +1,10 @@
 package cost
 
-import "math"
+import (
+	"math"
+
+	"github.com/svclab/svclab/sim/scenario"
+)
 
 // Defaults of kube-proxy's sync loop (v1.28 and later, iptables and
 // nftables modes).
@@ -27,10 +31,12 @@ const (
 // from a calibration that timed a batch; without one c = 0, which
 // underestimates a busy loop).
 type ProgrammingLatency struct {
-	ChurnPerSec    float64  `json:"churn_per_s"`
-	MinSyncPeriodS float64  `json:"min_sync_period_s"`
-	P50s           Estimate `json:"p50_s"`
-	P99s           Estimate `json:"p99_s"`
+	ChurnPerSec    float64 `json:"churn_per_s"`
+	MinSyncPeriodS float64 `json:"min_sync_period_s"`
+	// ChangeKind is what the churn's changes are (Query.ChurnKind).
+	ChangeKind string   `json:"change_kind,omitempty"`
+	P50s       Estimate `json:"p50_s"`
+	P99s       Estimate `json:"p99_s"`
 	// PerChangeS is c; nil when the calibration timed no batch.
 	PerChangeS *Estimate `json:"per_change_s,omitempty"`
 	// FallsBehind is set when each change adds at least 1/churn seconds
@@ -67,4 +73,14 @@ func NewProgrammingLatency(churn, minSync float64, partial Estimate, perChange *
 	p.P50s.Hi, p.P99s.Hi = at(partial.Hi, perChangeS.Hi, fullS.Hi)
 	p.P50s.NoInterval, p.P99s.NoInterval = partial.NoInterval, partial.NoInterval
 	return p
+}
+
+// ChurnKindName names a kind of change (sweep.incrementalBatchKind, a
+// query's ChurnKind) in text: "Service creations" for
+// scenario.BatchServices, "endpoint changes" otherwise.
+func ChurnKindName(kind string) string {
+	if kind == scenario.BatchServices {
+		return "Service creations"
+	}
+	return "endpoint changes"
 }

@@ -96,6 +96,12 @@ type Info struct {
 	// list and rebuilds that list's index by walking all of it every 355
 	// chains it creates (results/iptables-legacy-restore).
 	FullSyncQuadratic bool
+	// PartialCreates is true when the lab applies Service creations in
+	// one partial sync, as kube-proxy's does (lab/apply's Change.Created):
+	// a sweep can time a batch of them (sweep.incrementalBatchKind:
+	// services) for svclab plan's programming latency under Service
+	// churn.
+	PartialCreates bool
 	// Colour is its colour in plots and compare's overlays (Okabe-Ito,
 	// colour-blind safe).
 	Colour color.RGBA

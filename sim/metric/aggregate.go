@@ -152,6 +152,7 @@ func medianPoint(reps []results.Point) results.Point {
 	out.SyncFullCPUS = med(func(p results.Point) float64 { return p.SyncFullCPUS })
 	out.SyncBatchS = med(func(p results.Point) float64 { return p.SyncBatchS })
 	out.SyncBatch = int(medInt(func(p results.Point) float64 { return float64(p.SyncBatch) }))
+	out.SyncBatchKind = first.SyncBatchKind
 	out.Rules = int(medInt(func(p results.Point) float64 { return float64(p.Rules) }))
 	out.Bytes = int(medInt(func(p results.Point) float64 { return float64(p.Bytes) }))
 	out.Lines = int(medInt(func(p results.Point) float64 { return float64(p.Lines) }))

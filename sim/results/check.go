@@ -5,6 +5,11 @@ import (
 	"strconv"
 )
 
+// BatchServices is a point's sync_batch_kind when its batched partial
+// sync created Services (sweep.incrementalBatchKind: services); none means
+// endpoint changes.
+const BatchServices = "services"
+
 // MaxValue bounds every measured number a record may hold: no latency (µs),
 // rate (per second), CPU time (µs) or sync time (s) svclab measures comes
 // near 10¹² (11 days in µs, 31,000 years in seconds), and a report would
@@ -18,7 +23,11 @@ func (r Record) check() error {
 	switch {
 	case r.Type == TypePoint && r.Point != nil:
 		p := r.Point
-		return checkFields(fmt.Sprintf("point %s/%d/%s repetition %d", p.Dataplane, p.Services, p.Position, p.Repetition), []field{
+		what := fmt.Sprintf("point %s/%d/%s repetition %d", p.Dataplane, p.Services, p.Position, p.Repetition)
+		if p.SyncBatchKind != "" && p.SyncBatchKind != BatchServices {
+			return fmt.Errorf("%s: sync_batch_kind %q: unknown (want none, for endpoint changes, or %q)", what, p.SyncBatchKind, BatchServices)
+		}
+		return checkFields(what, []field{
 			{"p50_us", p.P50us, MaxValue}, {"p90_us", p.P90us, MaxValue}, {"p99_us", p.P99us, MaxValue},
 			{"p999_us", p.P999us, MaxValue}, {"mean_us", p.MeanUs, MaxValue}, {"cpu_us_per_conn", p.CPUusPerConn, MaxValue},
 			{"conn_per_s", p.ConnPerSec, MaxValue}, {"flows_per_s", p.FlowsPerSec, MaxValue},

@@ -198,6 +198,10 @@ type Point struct {
 	// changes at once (sweep.incrementalBatch); 0 when not timed.
 	SyncBatchS float64 `json:"sync_batch_s,omitempty"`
 	SyncBatch  int     `json:"sync_batch,omitempty"`
+	// SyncBatchKind is what the batch's changes were: "" for endpoint
+	// changes, "services" for Service creations
+	// (sweep.incrementalBatchKind).
+	SyncBatchKind string `json:"sync_batch_kind,omitempty"`
 	// SyncFullCPUS is the full sync's CPU time (user plus system) of the
 	// tool that applied it (nft -f, iptables-restore), from its rusage:
 	// what SyncFullS measures less the time a busy machine made the tool

@@ -11,6 +11,7 @@ import (
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/objects"
 	"github.com/svclab/svclab/sim/render"
+	"github.com/svclab/svclab/sim/results"
 )
 
 // Scenario is a decoded, defaulted and validated scenario. Its fields are
@@ -128,7 +129,18 @@ type Sweep struct {
 	// each of as many filler services), after the one-change incremental
 	// sync: what each change kube-proxy's sync loop batches adds to a sync.
 	IncrementalBatch int
+	// IncrementalBatchKind is what the batch's changes are: BatchEndpoints
+	// (one endpoint added to each of as many filler services) or
+	// BatchServices (as many new Services created, each with
+	// endpointsPerService endpoints).
+	IncrementalBatchKind string
 }
+
+// The kinds of change sweep.incrementalBatchKind batches.
+const (
+	BatchEndpoints = "endpoints"
+	BatchServices  = results.BatchServices
+)
 
 // typed builds the typed form of a validated file.
 func typed(f file, source string, raw []byte) *Scenario {
@@ -164,7 +176,8 @@ func typed(f file, source string, raw []byte) *Scenario {
 			MaxServices: cloneMap(w.MaxServices), SyncLimit: cloneMap(w.SyncLimit),
 			IncrementalLimit: cloneMap(w.IncrementalLimit), ThroughputConnections: *w.ThroughputConnections,
 			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition, WalkProbe: slices.Clone(w.WalkProbe), SyncProbe: slices.Clone(w.SyncProbe), IncrementalBatch: w.IncrementalBatch,
-			WalkProbeReload: w.SyncEachRepetition}
+			IncrementalBatchKind: batchKindOrDefault(w.IncrementalBatchKind),
+			WalkProbeReload:      w.SyncEachRepetition}
 		if w.WalkProbeReload != nil {
 			s.Sweep.WalkProbeReload = *w.WalkProbeReload
 		}

@@ -140,6 +140,7 @@ type sweepSpec struct {
 	WalkProbeReload       *bool          `yaml:"walkProbeReload"`
 	SyncProbe             []int          `yaml:"syncProbe"`
 	IncrementalBatch      int            `yaml:"incrementalBatch"`
+	IncrementalBatchKind  string         `yaml:"incrementalBatchKind"`
 }
 
 // labSpec holds settings for the lab a run builds.

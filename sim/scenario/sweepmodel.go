@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"net/netip"
 
 	"github.com/svclab/svclab/sim/model"
@@ -37,16 +38,7 @@ func SweepTargets() model.Slice {
 // first, in the middle and last (n counts the targets; at least 3).
 func (s *Scenario) SweepModel(n, endpoints int, seed uint64) (*model.Model, *model.Generator, error) {
 	fillers := max(n-3, 0)
-	reserved := []netip.Addr{SweepTargetIPs["first"], SweepTargetIPs["middle"], SweepTargetIPs["last"]}
-	var mix *model.Mix
-	if s.Synthetic != nil {
-		mix = s.Synthetic.Mix
-	}
-	gen, err := model.NewGenerator(model.GeneratorConfig{
-		Services: fillers, EndpointsPerService: endpoints, Seed: seed, Mix: mix,
-		ServiceCIDR: s.Cluster().ServiceCIDR, EndpointCIDR: s.FillerCIDR(),
-		ExcludeEndpoints: []netip.Prefix{s.PodCIDR()}, ReservedClusterIPs: reserved,
-	})
+	gen, err := s.sweepFillers(fillers, endpoints, seed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -56,4 +48,35 @@ func (s *Scenario) SweepModel(n, endpoints int, seed uint64) (*model.Model, *mod
 		{Before: fillers, Service: sweepTarget("last")},
 	})
 	return &model.Model{Cluster: s.Cluster(), Services: services}, gen, nil
+}
+
+// SweepCreations returns k new services for the sweep point of n services
+// (sweep.incrementalBatchKind: services): the fillers the generator would
+// make after the point's own, so their names and ClusterIPs are the
+// point's none.
+func (s *Scenario) SweepCreations(n, endpoints int, seed uint64, k int) ([]model.Service, error) {
+	fillers := max(n-3, 0)
+	gen, err := s.sweepFillers(fillers+k, endpoints, seed)
+	if err != nil {
+		return nil, fmt.Errorf("%d services created on %d: %w", k, n, err)
+	}
+	out := make([]model.Service, k)
+	for i := range out {
+		out[i] = *gen.At(fillers + i)
+	}
+	return out, nil
+}
+
+// sweepFillers is the generator of a sweep's filler services.
+func (s *Scenario) sweepFillers(fillers, endpoints int, seed uint64) (*model.Generator, error) {
+	reserved := []netip.Addr{SweepTargetIPs["first"], SweepTargetIPs["middle"], SweepTargetIPs["last"]}
+	var mix *model.Mix
+	if s.Synthetic != nil {
+		mix = s.Synthetic.Mix
+	}
+	return model.NewGenerator(model.GeneratorConfig{
+		Services: fillers, EndpointsPerService: endpoints, Seed: seed, Mix: mix,
+		ServiceCIDR: s.Cluster().ServiceCIDR, EndpointCIDR: s.FillerCIDR(),
+		ExcludeEndpoints: []netip.Prefix{s.PodCIDR()}, ReservedClusterIPs: reserved,
+	})
 }

@@ -154,6 +154,7 @@ func validateSweep(f *file, cidrsOK bool) []pathError {
 	if s.IncrementalBatch != 0 {
 		errs = append(errs, checkRange(s.IncrementalBatch, intRange{min: 2, max: MaxIncrementalBatch}, at("incrementalBatch"))...)
 	}
+	errs = append(errs, validateBatchKind(f, cidrsOK)...)
 	for _, k := range []struct {
 		p   **int
 		key string
@@ -291,4 +292,45 @@ func probeFits(f *file, field string, sizes []int) []pathError {
 func walksRules(name string) bool {
 	info, ok := dataplane.Lookup(name)
 	return ok && info.Lookup == dataplane.LinearWalk
+}
+
+// batchKindOrDefault is sweep.incrementalBatchKind with its default.
+func batchKindOrDefault(kind string) string {
+	if kind == "" {
+		return BatchEndpoints
+	}
+	return kind
+}
+
+// validateBatchKind checks sweep.incrementalBatchKind: a known kind, a
+// batch to apply it to, and for Service creations dataplanes that create
+// services in a partial sync and room in the CIDRs for the new services
+// on top of the largest point.
+func validateBatchKind(f *file, cidrsOK bool) []pathError {
+	s := f.Sweep
+	at := fieldAt("sweep", "incrementalBatchKind")
+	switch s.IncrementalBatchKind {
+	case "", BatchEndpoints:
+		return nil
+	case BatchServices:
+	default:
+		return []pathError{at(fmt.Sprintf("unknown batch kind %q", s.IncrementalBatchKind), "use endpoints or services")}
+	}
+	if s.IncrementalBatch == 0 {
+		return []pathError{at("services is a kind of sweep.incrementalBatch, which is not set", "set sweep.incrementalBatch (e.g. 100), or leave incrementalBatchKind out")}
+	}
+	var errs []pathError
+	for i, name := range s.Dataplanes {
+		if info, ok := dataplane.Lookup(name); ok && !info.PartialCreates {
+			errs = append(errs, fieldAt("sweep", "dataplanes", i)(name+" does not create services in a partial sync in the lab", "time Service creations on iptables-legacy, iptables-nft or nftables, or use incrementalBatchKind: endpoints"))
+		}
+	}
+	if len(errs) > 0 || !cidrsOK || len(s.Services) == 0 {
+		return errs
+	}
+	largest := slices.Max(s.Services) + s.IncrementalBatch
+	if _, err := newGeneratorFor(f, largest, 1, s.Seed); err != nil {
+		return []pathError{at(fmt.Sprintf("the largest point plus %d new services: %v", s.IncrementalBatch, err), "use a smaller batch or a larger cluster.serviceCIDR / cluster.fillerCIDR")}
+	}
+	return nil
 }

@@ -108,6 +108,10 @@ func TestValidationRefuses(t *testing.T) {
 		{"walk probe without a rule walk", edit("warmup: 50", "warmup: 50\n  dataplanes: [nftables]\n  walkProbe: [5000]"), "walkProbe:", "sweep.walkProbe", "walks rules"},
 		{"sync probe of 2 services", edit("warmup: 50", "warmup: 50\n  syncProbe: [2]"), "syncProbe:", "sweep.syncProbe[0]", "out of range"},
 		{"sync probe listed twice", edit("warmup: 50", "warmup: 50\n  syncProbe: [10000, 10000]"), "syncProbe:", "sweep.syncProbe[1]", "also syncProbe[0]"},
+		{"unknown batch kind", edit("warmup: 50", "warmup: 50\n  incrementalBatch: 10\n  incrementalBatchKind: pods"), "incrementalBatchKind:", "sweep.incrementalBatchKind", "unknown batch kind"},
+		{"Service creations without a batch", edit("warmup: 50", "warmup: 50\n  incrementalBatchKind: services"), "incrementalBatchKind:", "sweep.incrementalBatchKind", "not set"},
+		{"Service creations on IPVS", edit("warmup: 50", "warmup: 50\n  dataplanes: [nftables, ipvs]\n  incrementalBatch: 10\n  incrementalBatchKind: services"), "dataplanes: [nftables", "sweep.dataplanes[1]", "does not create services"},
+		{"Service creations beyond the service CIDR", strings.Replace(edit("serviceCIDR: 10.96.0.0/12", "serviceCIDR: 10.96.0.0/24"), "services: [1, 1000]\n  warmup: 50", "services: [1, 200]\n  warmup: 50\n  incrementalBatch: 100\n  incrementalBatchKind: services", 1), "incrementalBatchKind:", "sweep.incrementalBatchKind", "100 new services"},
 		{"scenario name with a slash", edit("name: full", "name: ../../x"), "name: ../", "name", "must consist of"},
 	}
 	for _, tt := range tests {
@@ -143,6 +147,7 @@ func TestValidationAccepts(t *testing.T) {
 		{"namespace of digits", edit("namespace: demo", `namespace: "123"`)},
 		{"walk probe", edit("warmup: 50", "warmup: 50\n  walkProbe: [4, 50000]")},
 		{"sync probe", edit("warmup: 50", "warmup: 50\n  syncProbe: [3, 20000]")},
+		{"Service creations", edit("warmup: 50", "warmup: 50\n  dataplanes: [nftables, iptables-legacy]\n  incrementalBatch: 100\n  incrementalBatchKind: services")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,6 +157,13 @@ func TestValidationAccepts(t *testing.T) {
 			}
 			if strings.Contains(tt.yaml, "warmup: 0") && sc.Sweep.Warmup != 0 {
 				t.Fatalf("warmup: 0 became %d", sc.Sweep.Warmup)
+			}
+			if want := BatchEndpoints; strings.Contains(tt.yaml, "incrementalBatchKind: services") {
+				if sc.Sweep.IncrementalBatchKind != BatchServices {
+					t.Fatalf("incrementalBatchKind: services became %q", sc.Sweep.IncrementalBatchKind)
+				}
+			} else if sc.Sweep.IncrementalBatchKind != want {
+				t.Fatalf("the default batch kind is %q, want %q", sc.Sweep.IncrementalBatchKind, want)
 			}
 		})
 	}
