@@ -39,7 +39,7 @@ func (s Sync) add(stats render.Stats, t Took) Sync {
 // Service of the model and, in the same sync, each of More (kube-proxy's
 // sync loop carries every change queued since its last sync; a sweep times
 // such a batch), then the services of Created appended after the model's
-// (Service Creations in the same sync). The changes in More have no More or
+// (Service creations in the same sync). The changes in More have no More or
 // Created of their own and name services other than Service and each other.
 // Service is -1 when the change only creates services.
 type Change struct {

@@ -102,3 +102,32 @@ func TestPerChangeAtOrBelowZeroIsZero(t *testing.T) {
 		t.Errorf("warnings %q: a zero per-change cost is usable", p.Warnings)
 	}
 }
+
+// TestSyncGrowthWarning: a sync predicted past the calibrated sizes of a
+// dataplane whose syncs are known to outgrow the fitted forms
+// (sim/dataplane's SyncGrowthNote: iptables-nft) carries a warning; within
+// the calibration, or for another dataplane, it does not.
+func TestSyncGrowthWarning(t *testing.T) {
+	m, err := CalibrateRun(synthRun(), Options{MaxN: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		dataplane string
+		services  int
+		want      bool
+	}{
+		{"iptables-nft", 20_000, true},
+		{"iptables-nft", 1000, false},
+		{"nftables", 20_000, false},
+	}
+	for _, tt := range tests {
+		preds, err := m.Predict(Query{Services: tt.services, EndpointsPerService: 1, Dataplane: tt.dataplane, Position: PositionLast})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := preds[0]; p.SyncFull == nil || hasWarning(p.Warnings, "may grow faster than the fitted form") != tt.want {
+			t.Errorf("%s at %d services: full sync %+v, warnings %q; want the sync growth warning = %v", tt.dataplane, tt.services, p.SyncFull, p.Warnings, tt.want)
+		}
+	}
+}

@@ -239,6 +239,7 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 		mem := dm.KernelMem.at(float64(size.Rules))
 		p.KernelMemMB = &mem
 	}
+	p.Warnings = append(p.Warnings, syncGrowthWarning(dm.Dataplane, p.SyncFull, p.SyncIncremental)...)
 	if p.SyncIncremental != nil {
 		p.Programming = predictProgramming(&p, q, dm.SyncPerChangeKind)
 	}
@@ -325,4 +326,21 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, rules int) *SyncPredict
 	}
 	s.Seconds = s.Seconds.NonNegative()
 	return s
+}
+
+// syncGrowthWarning warns when a sync of a dataplane whose syncs are known
+// to outgrow the fitted forms (sim/dataplane's SyncGrowthNote) is predicted
+// past the largest calibrated ruleset.
+func syncGrowthWarning(name string, syncs ...*SyncPrediction) []string {
+	info, _ := modelled(name)
+	factor := 0.0
+	for _, s := range syncs {
+		if s != nil {
+			factor = max(factor, s.Extrapolation)
+		}
+	}
+	if info.SyncGrowthNote == "" || factor <= 1 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s syncs predicted at %.2g× the largest calibrated ruleset, where they may grow faster than the fitted form: %s. Time sync probes up to this size (sweep.syncProbe, with sweep.syncLimit above it), or take these syncs as lower bounds", name, factor, info.SyncGrowthNote)}
 }

@@ -96,6 +96,12 @@ type Info struct {
 	// list and rebuilds that list's index by walking all of it every 355
 	// chains it creates (results/iptables-legacy-restore).
 	FullSyncQuadratic bool
+	// SyncGrowthNote, when set, says why its syncs can grow faster past
+	// the sizes a calibration timed than any form fitted below them:
+	// svclab plan then warns when it extrapolates a sync. iptables-nft:
+	// iptables-nft-restore --noflush (1.8.9) spends user time that grows
+	// faster than quadratically in chains (results/iptables-nft-restore).
+	SyncGrowthNote string
 	// PartialCreates is true when the lab applies Service creations in
 	// one partial sync, as kube-proxy's does (lab/apply's Change.Created):
 	// a sweep can time a batch of them (sweep.incrementalBatchKind:
