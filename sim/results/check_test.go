@@ -28,6 +28,8 @@ func TestIssue26Point12RefusesImpossibleValues(t *testing.T) {
 		{"p-value below 0", []string{meta, strings.Replace(fairness, `"chi2_p":0.5`, `"chi2_p":-0.1`, 1)}, "run.jsonl:2: fairness nftables default/web:80: chi2_p -0.1"},
 		{"repetition twice", []string{meta, point(1, "10"), point(2, "11"), point(1, "12")}, "run.jsonl:4: point nftables/10/last repetition 1 again (first on line 2)"},
 		{"file given four times", []string{meta, point(1, "10"), meta, point(1, "10")}, "run.jsonl:3: the same record as line 1"},
+		{"a batch of Service creations", []string{meta, strings.Replace(point(1, "10"), `"conn_per_s":100`, `"conn_per_s":100,"sync_batch_s":0.2,"sync_batch":100,"sync_batch_kind":"services"`, 1)}, ""},
+		{"an unknown batch kind", []string{meta, strings.Replace(point(1, "10"), `"conn_per_s":100`, `"conn_per_s":100,"sync_batch_kind":"pods"`, 1)}, `run.jsonl:2: point nftables/10/last repetition 1: sync_batch_kind "pods": unknown`},
 		{"fairness twice", []string{meta, fairness, fairness}, "run.jsonl:3: the same record as line 2"},
 	}
 	for _, tt := range tests {
