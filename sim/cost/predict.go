@@ -256,14 +256,15 @@ func predictProgramming(p *Prediction, q Query, batchKind string) *ProgrammingLa
 	var perChange *Estimate
 	kind := ChurnKindName(q.ChurnKind)
 	carried := q.ChurnPerSec * (q.MinSyncPeriodS + p.SyncIncremental.Seconds.Value)
+	missing := fmt.Sprintf("timed no batch of %s (sweep.incrementalBatch, svclab plan calibrate)", kind)
+	if p.SyncPerChange != nil {
+		missing = fmt.Sprintf("batched %s (sweep.incrementalBatchKind), not %s", ChurnKindName(batchKind), kind)
+	}
 	switch {
 	case p.SyncPerChange != nil && ChurnKindName(batchKind) == kind:
 		perChange = &p.SyncPerChange.Seconds
-	case carried < 2:
-	case p.SyncPerChange != nil:
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s programming latency: at %g %s/s a sync carries about %.0f, but the calibration batched %s (sweep.incrementalBatchKind), not %s, so a partial sync is taken to cost one change's however many it carries: the latency is likely underestimated", p.Dataplane, q.ChurnPerSec, kind, carried, ChurnKindName(batchKind), kind))
-	default:
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s programming latency: at %g %s/s a sync carries about %.0f, but the calibration timed no batch of %s (sweep.incrementalBatch, svclab plan calibrate), so a partial sync is taken to cost one change's however many it carries: the latency is likely underestimated", p.Dataplane, q.ChurnPerSec, kind, carried, kind))
+	case carried >= 2:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s programming latency: at %g %s/s a sync carries about %.0f, but the calibration %s, so a partial sync is taken to cost one change's however many it carries: the latency is likely underestimated", p.Dataplane, q.ChurnPerSec, kind, carried, missing))
 	}
 	pl := NewProgrammingLatency(q.ChurnPerSec, q.MinSyncPeriodS, p.SyncIncremental.Seconds, perChange, p.SyncFull)
 	pl.ChangeKind = q.ChurnKind

@@ -322,7 +322,7 @@ func validateBatchKind(f *file, cidrsOK bool) []pathError {
 	var errs []pathError
 	for i, name := range s.Dataplanes {
 		if info, ok := dataplane.Lookup(name); ok && !info.PartialCreates {
-			errs = append(errs, fieldAt("sweep", "dataplanes", i)(name+" does not create services in a partial sync in the lab", "time Service creations on iptables-legacy, iptables-nft or nftables, or use incrementalBatchKind: endpoints"))
+			errs = append(errs, fieldAt("sweep", "dataplanes", i)(name+" does not create services in a partial sync in the lab", "time Service creations on "+strings.Join(partialCreators(), ", ")+", or use incrementalBatchKind: endpoints"))
 		}
 	}
 	if len(errs) > 0 || !cidrsOK || len(s.Services) == 0 {
@@ -333,4 +333,16 @@ func validateBatchKind(f *file, cidrsOK bool) []pathError {
 		return []pathError{at(fmt.Sprintf("the largest point plus %d new services: %v", s.IncrementalBatch, err), "use a smaller batch or a larger cluster.serviceCIDR / cluster.fillerCIDR")}
 	}
 	return nil
+}
+
+// partialCreators names the dataplanes that create services in a partial
+// sync (sim/dataplane's PartialCreates), in the registry's order.
+func partialCreators() []string {
+	var out []string
+	for _, d := range dataplane.All() {
+		if d.PartialCreates {
+			out = append(out, string(d.Name))
+		}
+	}
+	return out
 }
