@@ -24,8 +24,9 @@ const (
 )
 
 // calibrateDataplane fits every curve of one dataplane; its sync probes
-// (all of every dataplane's) join its points in the full-sync fit.
-func calibrateDataplane(name string, all, syncProbes []results.Point, opts Options) (DataplaneModel, error) {
+// (all of every dataplane's) join its points in the full-sync fit, and its
+// loads (syncLoads) give the sync curves' LoadSpread.
+func calibrateDataplane(name string, all, syncProbes, loads []results.Point, opts Options) (DataplaneModel, error) {
 	lookup, err := LookupOf(name)
 	if err != nil {
 		return DataplaneModel{}, err
@@ -61,6 +62,8 @@ func calibrateDataplane(name string, all, syncProbes []results.Point, opts Optio
 	probed := withSyncProbes(perSize, syncProbes, name)
 	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, info.FullSyncQuadratic, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, probed, opts, false, func(p results.Point) float64 { return p.SyncIncrementalS })
+	dm.SyncFull.withLoadSpread(loads, mode, func(p results.Point) float64 { return p.SyncFullS })
+	dm.SyncIncremental.withLoadSpread(loads, mode, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.SyncPerChange, dm.SyncPerChangeKind = fitPerChange(&dm, perSize)
 	dm.KernelMem = fitMemLine(probed)
 	return dm, nil

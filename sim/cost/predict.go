@@ -307,7 +307,9 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, rules int) *SyncPredict
 	if c == nil {
 		return nil
 	}
-	s := &SyncPrediction{Seconds: c.At(float64(rules)), Form: c.Form, R2: c.R2, Points: c.Points,
+	// The fit's interval is for the mean curve; a sweep measures a median
+	// of a few loads, each scattering around it.
+	s := &SyncPrediction{Seconds: c.Load.widen(c.At(float64(rules))), Form: c.Form, R2: c.R2, Points: c.Points,
 		Extrapolation: float64(rules) / c.MaxRules}
 	// The fit's interval says nothing about the form being wrong beyond
 	// the data: widen it by the error the form made predicting the largest

@@ -92,7 +92,14 @@ type Run struct {
 	// SyncProbes are the sweep's sync probes (sweep.syncProbe), if any:
 	// full syncs timed at sizes of their own, kept whatever Options.MaxN.
 	SyncProbes []results.Point
-	Warnings   []string
+	// PointLoads and SyncProbeLoads are the loads behind those medians,
+	// from results.jsonl: one point per dataplane, size and repetition, and
+	// every sync-probe repetition (none for a summary alone, such as the
+	// embedded default). How much a load's sync time scatters widens the
+	// sync intervals (LoadSpread).
+	PointLoads     []results.Point
+	SyncProbeLoads []results.Point
+	Warnings       []string
 }
 
 // DefaultRun returns the embedded default calibration run.
@@ -145,8 +152,14 @@ func LoadRun(dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if probes := walkProbesOf(dir); probes != nil {
-		r.WalkProbes = probes
+	// The walk probes are aggregated from the repetitions themselves (a
+	// summary.json written before the probes' standard deviations were
+	// recorded has the medians alone), and the loads are read from them.
+	if records, _, err := results.ReadRecords(dir); err == nil {
+		if probes := metric.AggregateWalkProbes(records); probes != nil {
+			r.WalkProbes = probes
+		}
+		r.PointLoads, r.SyncProbeLoads = loadsOf(records)
 	}
 	machine, ok, err := ReadMachine(dir)
 	if err != nil {
@@ -178,18 +191,6 @@ func summaryFromRecords(dir string) (*results.Summary, []string, error) {
 	}
 	warnings = append(warnings, fmt.Sprintf("%s has no summary.json: points aggregated from %s", dir, results.ResultsFile))
 	return s, warnings, nil
-}
-
-// walkProbesOf aggregates the walk probes of dir's results.jsonl, the
-// repetitions themselves (a summary.json written before the probes'
-// standard deviations were recorded has the medians alone); nil when
-// there are none or no records.
-func walkProbesOf(dir string) []results.Point {
-	records, _, err := results.ReadRecords(dir)
-	if err != nil {
-		return nil
-	}
-	return metric.AggregateWalkProbes(records)
 }
 
 func metaFromRecords(dir string) *results.Meta {

@@ -58,6 +58,10 @@ type SyncCurve struct {
 	// smallest size, when that size is below MaxRules/200 (y = offset +
 	// a·x^b).
 	PowerOffset float64 `json:"power_offset,omitempty"`
+	// Load is how much one load scatters around its size's median, when
+	// the calibration recorded its loads: At's interval is for the mean,
+	// Predict's for what a sweep will measure.
+	Load *LoadSpread `json:"load_spread,omitempty"`
 }
 
 // powerFromFraction: the power form uses the sizes of at least

@@ -109,8 +109,8 @@ func TestWithSyncProbesKeepsThePoints(t *testing.T) {
 }
 
 // TestLoadRunReadsSyncProbes: a run directory's sync_probe records become
-// the run's sync probes (medians over repetitions, apart from the points),
-// and plan check names them.
+// the run's sync probes (medians over repetitions, apart from the points)
+// and its sync-probe loads (every repetition), and plan check names them.
 func TestLoadRunReadsSyncProbes(t *testing.T) {
 	dir := t.TempDir()
 	data, err := os.ReadFile(filepath.Join(sweepDir, results.ResultsFile))
@@ -138,6 +138,9 @@ func TestLoadRunReadsSyncProbes(t *testing.T) {
 	}
 	if len(run.SyncProbes) != 1 || run.SyncProbes[0].SyncFullS != 1.4 || run.SyncProbes[0].Repetitions != 3 || len(run.Points) != len(plain.Points) {
 		t.Fatalf("sync probes %+v and %d points; want one probe, the median 1.4 s of 3, and the %d points", run.SyncProbes, len(run.Points), len(plain.Points))
+	}
+	if len(run.SyncProbeLoads) != 3 || len(plain.SyncProbeLoads) != 0 || len(run.PointLoads) == 0 {
+		t.Errorf("%d sync-probe loads (without the probes %d) and %d point loads: want the 3 repetitions, none, and the points'", len(run.SyncProbeLoads), len(plain.SyncProbeLoads), len(run.PointLoads))
 	}
 	if got := ProbesText(run); !strings.Contains(got, "sync probes at 20000 services") || strings.Contains(got, "walk probes") {
 		t.Errorf("probes text %q", got)
