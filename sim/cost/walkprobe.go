@@ -34,6 +34,12 @@ type WalkCurve struct {
 	// ruleset, and on this machine's own data its growth was off by this
 	// share, which a prediction's growth may then be off by too.
 	Validation float64 `json:"validation,omitempty"`
+	// TailUs and TailSD are the median tail (p99 − p50, µs) over the
+	// probe's repetitions at each size and its standard deviation, when
+	// every size recorded them: how the tail grows past the calibrated
+	// sizes (tailGrowth).
+	TailUs []float64 `json:"tail_us,omitempty"`
+	TailSD []float64 `json:"tail_us_sd,omitempty"`
 }
 
 // walkCurves builds a dataplane's walk curves from a run's walk probes
@@ -60,6 +66,7 @@ func walkCurves(probes []results.Point, dataplane string, calibration []results.
 			c.SD = append(c.SD, p.Extra[results.ExtraP50SD])
 			c.Repetitions = min(c.Repetitions, p.Repetitions)
 		}
+		c.withTails(points)
 		c.validate(positioned(calibration, pos))
 		out = append(out, c)
 	}
@@ -69,31 +76,72 @@ func walkCurves(probes []results.Point, dataplane string, calibration []results.
 // at interpolates ys at n services: linearly between the probed sizes, and
 // along the nearest segment outside them.
 func (c WalkCurve) at(ys []float64, n float64) float64 {
-	i := 1
-	for i < len(c.Services)-1 && c.Services[i] < n {
-		i++
-	}
+	i := c.segment(n)
 	x0, x1 := c.Services[i-1], c.Services[i]
 	return ys[i-1] + (ys[i]-ys[i-1])*(n-x0)/(x1-x0)
 }
 
-// growth is how much the probe's p50 grows from anchor to n services, with
-// a 95% interval for what a sweep will measure there (Student's t over the
-// repetitions, the standard deviations interpolated as the p50s are): the
-// two means' uncertainty, plus the spread of a median of as many
-// repetitions at n (π/2·sd²/R), since each load leaves a long walk in
+// p50At interpolates the probe's p50 at n services as a power law between
+// the probed sizes (y = y0·(n/x0)^b through both ends); outside them, and
+// where a p50 is not positive, linearly (at). A walk's cost per rule rises
+// as the rules outgrow the caches, so the p50 is convex in n and the chord
+// between two probes lies above it: on the reference VM's later instance
+// the probes at 40,000 and 80,000 took 342 and 1,391 µs (×4.1 for ×2) and
+// the 50,000 point 497 µs, where the chord gives 604 and the power law 538
+// (results/plan-holdout/native-q).
+func (c WalkCurve) p50At(n float64) float64 { return c.interpolate(c.P50us, n) }
+
+// interpolate is ys at n services as p50At reads the p50s: a power law
+// between the probed sizes, linear outside them or where a y is not
+// positive.
+func (c WalkCurve) interpolate(ys []float64, n float64) float64 {
+	i := c.segment(n)
+	x0, x1, y0, y1 := c.Services[i-1], c.Services[i], ys[i-1], ys[i]
+	switch {
+	case n == x0:
+		return y0
+	case n == x1:
+		return y1
+	case n < x0 || n > x1 || y0 <= 0 || y1 <= 0:
+		return c.at(ys, n)
+	}
+	return y0 * math.Pow(n/x0, math.Log(y1/y0)/math.Log(x1/x0))
+}
+
+// segment is the index i of the probed sizes' segment [i−1, i] that n
+// falls in, or the nearest one outside them.
+func (c WalkCurve) segment(n float64) int {
+	i := 1
+	for i < len(c.Services)-1 && c.Services[i] < n {
+		i++
+	}
+	return i
+}
+
+// growth is how much the probe's p50 grows from anchor to n services
+// (p50At), with a 95% interval for what a sweep will measure there
+// (Student's t over the repetitions, the standard deviations interpolated
+// linearly): the two means' uncertainty, plus the spread of a median of as
+// many repetitions at n (π/2·sd²/R), since each load leaves a long walk in
 // another state (233-416 µs over 8 reloads of the same 50,000 services,
-// results/plan-holdout/legacy-walk-modes); no interval from a single
-// repetition.
-func (c WalkCurve) growth(anchor, n float64) Estimate {
-	g := exact(c.at(c.P50us, n) - c.at(c.P50us, anchor))
+// results/plan-holdout/legacy-walk-modes). Between two probes the curve's
+// shape is not measured, so the interval also reaches the chord's growth
+// (a curve that bends at one size, not gradually, follows the chord). No
+// interval from a single repetition.
+func (c WalkCurve) growth(anchor, n float64) Estimate { return c.growthOf(c.P50us, c.SD, anchor, n) }
+
+// growthOf is growth for any of the probe's medians ys with their
+// standard deviations sds.
+func (c WalkCurve) growthOf(ys, sds []float64, anchor, n float64) Estimate {
+	g := exact(c.interpolate(ys, n) - c.interpolate(ys, anchor))
 	if c.Repetitions < 2 {
 		g.NoInterval = true
 		return g
 	}
-	sdN, sdA := math.Max(c.at(c.SD, n), 0), math.Max(c.at(c.SD, anchor), 0)
+	sdN, sdA := math.Max(c.at(sds, n), 0), math.Max(c.at(sds, anchor), 0)
 	half := tQuantile(c.Repetitions-1) * math.Sqrt((sdN*sdN*(1+math.Pi/2)+sdA*sdA)/float64(c.Repetitions))
-	g.Lo, g.Hi = g.Value-half, g.Value+half
+	chord := c.at(ys, n) - c.at(ys, anchor)
+	g.Lo, g.Hi = min(g.Value, chord)-half, max(g.Value, chord)+half
 	return g
 }
 

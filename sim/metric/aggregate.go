@@ -63,7 +63,8 @@ func Aggregate(records []results.Record) (points []results.Point, fits []results
 
 // AggregateWalkProbes merges the repetitions of a sweep's walk-probe
 // records (results.TypeWalkProbe) as Aggregate merges its points, with
-// the standard deviation of the repetitions' p50 in Extra.
+// the standard deviation of the repetitions' p50, and the median and
+// standard deviation of their tails (p99 − p50), in Extra.
 func AggregateWalkProbes(records []results.Record) []results.Point {
 	probes := recordsOfType(records, results.TypeWalkProbe)
 	if len(probes) == 0 {
@@ -72,14 +73,21 @@ func AggregateWalkProbes(records []results.Record) []results.Point {
 	points, _ := Aggregate(probes)
 	for i := range points {
 		p := &points[i]
-		var p50s []float64
+		var p50s, tails []float64
 		for _, r := range probes {
 			if q := r.Point; q.Dataplane == p.Dataplane && q.Services == p.Services && q.Position == p.Position && q.P50us > 0 {
 				p50s = append(p50s, q.P50us)
+				if q.P99us >= q.P50us {
+					tails = append(tails, q.P99us-q.P50us)
+				}
 			}
 		}
 		if len(p50s) > 1 {
 			p.Extra = map[string]float64{results.ExtraP50SD: stat.StdDev(p50s, nil)}
+		}
+		if len(tails) > 1 {
+			p.Extra[results.ExtraTailUs] = stats.Median(tails)
+			p.Extra[results.ExtraTailSD] = stat.StdDev(tails, nil)
 		}
 	}
 	return points

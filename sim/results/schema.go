@@ -32,6 +32,14 @@ const (
 // is P50us, their count Repetitions).
 const ExtraP50SD = "p50_us_sd"
 
+// ExtraTailUs and ExtraTailSD are the Extra keys of a summary's walk
+// probe that hold the median and the sample standard deviation of its
+// repetitions' tail, p99 − p50 in µs.
+const (
+	ExtraTailUs = "tail_us"
+	ExtraTailSD = "tail_us_sd"
+)
+
 // Interruption says that a run was stopped before it finished, by what,
 // and what it had completed.
 type Interruption struct {
