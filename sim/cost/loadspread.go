@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/svclab/svclab/sim/results"
+	"gonum.org/v1/gonum/stat"
 )
 
 // LoadSpread is how much one load's sync time scatters around its size's
@@ -62,18 +63,13 @@ func fitLoadSpread(loads []results.Point, mode string, maxRules float64, value f
 	return s
 }
 
-// squaredDeviations is the sum of squared deviations from the mean.
+// squaredDeviations is the sum of squared deviations from the mean (0 for
+// fewer than 2 values).
 func squaredDeviations(values []float64) float64 {
-	mean := 0.0
-	for _, v := range values {
-		mean += v
+	if len(values) < 2 {
+		return 0
 	}
-	mean /= float64(len(values))
-	out := 0.0
-	for _, v := range values {
-		out += (v - mean) * (v - mean)
-	}
-	return out
+	return stat.Variance(values, nil) * float64(len(values)-1)
 }
 
 // widen adds to e's interval the scatter of a median of Repetitions loads

@@ -287,15 +287,7 @@ func sumSquaredResiduals(y, fitted []float64) float64 {
 
 // rSquared is 1 − SSE/SST, or 1 when y is constant.
 func rSquared(y, fitted []float64) float64 {
-	mean := 0.0
-	for _, v := range y {
-		mean += v
-	}
-	mean /= float64(len(y))
-	sst := 0.0
-	for _, v := range y {
-		sst += (v - mean) * (v - mean)
-	}
+	sst := squaredDeviations(y)
 	if sst == 0 {
 		return 1
 	}
