@@ -2,7 +2,6 @@ package cost
 
 import (
 	"math"
-	"slices"
 
 	"github.com/svclab/svclab/sim/results"
 	"gonum.org/v1/gonum/stat"
@@ -137,7 +136,6 @@ func loadsOf(records []results.Record) (points, probes []results.Point) {
 			probes = append(probes, p)
 		}
 	}
-	slices.SortStableFunc(points, func(a, b results.Point) int { return a.Services - b.Services })
 	return points, probes
 }
 

@@ -220,11 +220,7 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 		c := predictCost(*p99, evals, q.Services)
 		if dm.P99Tail != nil {
 			c = dm.P99Tail.apply(dm.tailBase(q, p.P50us))
-			// Uniformly spread connections' p99 is the walk's spread over
-			// the positions more than one walk's tail: with the last
-			// position's tail growth added it came out 28-49% high in 5 of
-			// the 12 recorded native holdouts (iptables-legacy).
-			if g, ok := dm.tailGrowth(evals); ok && q.Position != PositionUniform {
+			if g, ok := dm.tailGrowth(q.Position, evals); ok {
 				c.Total = c.Total.Plus(g).NonNegative()
 			}
 		}
