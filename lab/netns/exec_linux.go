@@ -3,8 +3,10 @@ package netns
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -37,7 +39,9 @@ func OutputCPU(name string, stdin []byte, argv ...string) ([]byte, time.Duration
 	if err := Start(name, cmd); err != nil {
 		return nil, 0, err
 	}
+	running.add(cmd.Process, name)
 	err := cmd.Wait()
+	running.remove(cmd.Process)
 	var cpu time.Duration
 	if cmd.ProcessState != nil {
 		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
@@ -46,4 +50,42 @@ func OutputCPU(name string, stdin []byte, argv ...string) ([]byte, time.Duration
 		return stdout.Bytes(), cpu, fmt.Errorf("%s in netns %s: %w: %s", strings.Join(argv, " "), name, err, strings.TrimSpace(stderr.String()))
 	}
 	return stdout.Bytes(), cpu, nil
+}
+
+// running are the commands Output and OutputCPU wait for, by the
+// namespace each runs in.
+var running = commands{procs: map[*os.Process]string{}}
+
+type commands struct {
+	sync.Mutex
+	procs map[*os.Process]string
+}
+
+func (c *commands) add(p *os.Process, netns string) {
+	c.Lock()
+	defer c.Unlock()
+	c.procs[p] = netns
+}
+
+func (c *commands) remove(p *os.Process) {
+	c.Lock()
+	defer c.Unlock()
+	delete(c.procs, p)
+}
+
+// StopCommands kills every command Output or OutputCPU is waiting for in a
+// namespace whose name starts with prefix, and returns how many it killed:
+// an interrupted run's (its prefix) returns from a rule load at once, where
+// iptables-nft-restore --noflush of 25,000 Services runs for minutes. Their
+// Output calls return the kill as an error.
+func StopCommands(prefix string) int {
+	running.Lock()
+	defer running.Unlock()
+	killed := 0
+	for p, netns := range running.procs {
+		if strings.HasPrefix(netns, prefix) && p.Kill() == nil {
+			killed++
+		}
+	}
+	return killed
 }

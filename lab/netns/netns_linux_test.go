@@ -3,6 +3,7 @@ package netns_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/svclab/svclab/lab/labtest"
 	"github.com/svclab/svclab/lab/netns"
@@ -40,5 +41,40 @@ func TestNewNamespaceDoesNotForward(t *testing.T) {
 		if got := strings.TrimSpace(string(out)); got != "0" {
 			t.Errorf("%s in a new namespace = %s, want 0 (the kernel's default, not the host's)", key, got)
 		}
+	}
+}
+
+// TestStopCommandsKillsTheRunsCommands: a command running in a namespace
+// of the stopped prefix returns at once with an error; one in another
+// namespace runs on.
+func TestStopCommandsKillsTheRunsCommands(t *testing.T) {
+	stopped, other := labtest.ScratchNetns(t), labtest.ScratchNetns(t)
+	type result struct {
+		err  error
+		took time.Duration
+	}
+	run := func(name, seconds string) chan result {
+		done := make(chan result, 1)
+		go func() {
+			start := time.Now()
+			_, err := netns.Output(name, nil, "sleep", seconds)
+			done <- result{err, time.Since(start)}
+		}()
+		return done
+	}
+	stoppedDone, otherDone := run(stopped, "30"), run(other, "2")
+	killed := 0
+	for deadline := time.Now().Add(20 * time.Second); killed == 0 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond) // until the command has started
+		killed = netns.StopCommands(stopped)
+	}
+	if killed != 1 {
+		t.Fatalf("StopCommands(%s) killed %d commands, want 1", stopped, killed)
+	}
+	if r := <-stoppedDone; r.err == nil || r.took > 25*time.Second {
+		t.Errorf("the stopped namespace's sleep 30: %v after %v, want an error at once", r.err, r.took)
+	}
+	if r := <-otherDone; r.err != nil || r.took < 2*time.Second {
+		t.Errorf("the other namespace's sleep 2: %v after %v, want it to finish", r.err, r.took)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/lab/fairness"
+	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/sweep"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
@@ -95,6 +96,9 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 		return out, err
 	}
 	opts.logf("svclab: run %s of scenario %s → %s", opts.Prefix, sc.Name, opts.OutDir)
+	// A rule load can run for minutes; an interrupt kills it, not waits.
+	stopLoads := context.AfterFunc(ctx, func() { netns.StopCommands(opts.Prefix + "-") })
+	defer stopLoads()
 	summary, runErr := runSections(ctx, sc, opts.Options, w)
 	out.Summary = summary
 	if ctx.Err() != nil {

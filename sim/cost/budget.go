@@ -156,6 +156,7 @@ func (q Query) sizeAt(mode string, n int) Size {
 		return q.Composition.scaled(n).Modes[mode]
 	}
 	s, _ := countsOf(mode, n, q.EndpointsPerService)
+	s.HashTables, _ = syntheticHashTables(mode, n, q.EndpointsPerService)
 	return s
 }
 
@@ -170,7 +171,21 @@ func (c Composition) scaled(n int) Composition {
 	for mode, s := range c.Modes {
 		fixed, _ := countsOf(mode, 0, 0)
 		out.Modes[mode] = Size{Mode: mode, Rules: grow(s.Rules, fixed.Rules), Chains: grow(s.Chains, fixed.Chains),
-			Elements: grow(s.Elements, fixed.Elements), Bytes: int(math.Round(float64(s.Bytes) * f))}
+			Elements: grow(s.Elements, fixed.Elements), Bytes: int(math.Round(float64(s.Bytes) * f)),
+			HashTables: scaledCounts(s.HashTables, f)}
+	}
+	return out
+}
+
+// scaledCounts is each count times f, rounded: a hash table's fixed
+// entries (a few chains) are too few to matter where its array steps.
+func scaledCounts(counts []int, f float64) []int {
+	if counts == nil {
+		return nil
+	}
+	out := make([]int, len(counts))
+	for i, c := range counts {
+		out[i] = int(math.Round(float64(c) * f))
 	}
 	return out
 }

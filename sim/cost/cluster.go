@@ -62,7 +62,11 @@ func CompositionFor(source string, scale float64, mdl *model.Model, cfgs ...rout
 			if err != nil {
 				return c, fmt.Errorf("%s: render %s (%s): %w", source, cfg.Mode, fam, err)
 			}
-			c.add(string(cfg.Mode), st)
+			tables, err := payloadHashTables(cfg.Mode, payload.Bytes())
+			if err != nil {
+				return c, fmt.Errorf("%s: %s (%s): %w", source, cfg.Mode, fam, err)
+			}
+			c.add(string(cfg.Mode), st, tables)
 			if cfg.Mode == dataplane.ModeIPTables && (fam == model.IPv4 || i == 0) {
 				c.ServiceRules = bytes.Count(payload.Bytes(), []byte("\n-A KUBE-SERVICES "))
 			}
@@ -75,14 +79,16 @@ func CompositionFor(source string, scale float64, mdl *model.Model, cfgs ...rout
 // sim/route entries: the two the lookup calibration measured.
 var compositionModes = []dataplane.Mode{dataplane.ModeIPTables, dataplane.ModeNFTables}
 
-// add adds one family's payload statistics to mode's size.
-func (c *Composition) add(mode string, st render.Stats) {
+// add adds one family's payload statistics and hash tables to mode's
+// size (each family's proxier writes tables of its own).
+func (c *Composition) add(mode string, st render.Stats, tables []int) {
 	s := c.Modes[mode]
 	s.Mode, s.BytesExact = mode, true
 	s.Rules += st.Rules
 	s.Chains += st.Chains
 	s.Elements += st.Elements
 	s.Bytes += st.Bytes
+	s.HashTables = append(s.HashTables, tables...)
 	c.Modes[mode] = s
 }
 

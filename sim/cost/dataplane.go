@@ -25,7 +25,8 @@ const (
 
 // calibrateDataplane fits every curve of one dataplane; its sync probes
 // (all of every dataplane's) join its points in the full-sync fit, and its
-// loads (syncLoads) give the sync curves' LoadSpread.
+// loads (dataplaneLoads) give the sync curves' and the memory line's
+// LoadSpread.
 func calibrateDataplane(name string, all, syncProbes, loads []results.Point, opts Options) (DataplaneModel, error) {
 	lookup, err := LookupOf(name)
 	if err != nil {
@@ -65,7 +66,7 @@ func calibrateDataplane(name string, all, syncProbes, loads []results.Point, opt
 	dm.SyncFull.withLoadSpread(loads, mode, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental.withLoadSpread(loads, mode, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.SyncPerChange, dm.SyncPerChangeKind = fitPerChange(&dm, perSize)
-	dm.KernelMem = fitMemLine(probed)
+	dm.KernelMem = fitMemLine(probed, loads, mode, info.HashedByNFTables())
 	return dm, nil
 }
 

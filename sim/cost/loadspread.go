@@ -7,16 +7,16 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// LoadSpread is how much one load's sync time scatters around its size's
-// median: the pooled standard deviation of ln(seconds) over the
-// repetitions at each of the larger sizes. A sync curve is fitted on the
+// LoadSpread is how much one load's sync time (or kernel memory) scatters
+// around its size's median: the pooled standard deviation of ln(value)
+// over the repetitions at each of the larger sizes. A sync curve is fitted on the
 // sizes' medians, and its interval for the mean says where that curve
 // lies, not what a sweep will measure: on this project's reference VM
 // nftables' full sync of the same 50,000 Services took 5.4 to 10.7 s
 // over 8 loads in one run (results/plan-holdout/nft-probe-vs-point), and
 // the recorded holdouts' intervals missed 5 of 11 such medians.
 type LoadSpread struct {
-	// SD is the pooled standard deviation of ln(seconds) of one load,
+	// SD is the pooled standard deviation of ln(value) of one load,
 	// DF its degrees of freedom (the loads less one per size).
 	SD float64 `json:"sd_ln"`
 	DF int     `json:"df"`
@@ -72,7 +72,7 @@ func squaredDeviations(values []float64) float64 {
 }
 
 // widen adds to e's interval the scatter of a median of Repetitions loads
-// (π/2·SD²/R in ln seconds, Student's t over DF), in quadrature with the
+// (π/2·SD²/R in ln of the value, Student's t over DF), in quadrature with the
 // fit's own relative half-widths: the interval is then for what a sweep
 // will measure at that size. An estimate at or below zero, or without an
 // interval of its own (a fit with no spare degrees of freedom), is
@@ -90,11 +90,11 @@ func (s *LoadSpread) widen(e Estimate) Estimate {
 	return e
 }
 
-// syncLoads are one dataplane's recorded loads a sync curve's spread is
-// pooled over: the points' (one per size and repetition, N ≤ maxN, 0 for
+// dataplaneLoads are one dataplane's recorded loads a sync curve's or the
+// memory line's spread is pooled over: the points' (one per size and repetition, N ≤ maxN, 0 for
 // all) and the sync probes' at sizes the points do not have, as
 // withSyncProbes joins their medians.
-func syncLoads(run *Run, dataplane string, maxN int) []results.Point {
+func dataplaneLoads(run *Run, dataplane string, maxN int) []results.Point {
 	var out []results.Point
 	sizes := map[int]bool{}
 	for _, p := range run.PointLoads {

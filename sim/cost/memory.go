@@ -11,16 +11,34 @@ import (
 type MemLine struct {
 	Line     stats.Fit `json:"line"`
 	MaxRules float64   `json:"max_rules"`
+	// Load is how much one load's memory scatters around its size's
+	// median, relative (nil when the run recorded no loads): the line's
+	// residuals are in MB and so hold the small sizes' scatter, while a
+	// large ruleset's scatters by a share of itself (iptables-nft's 50,000
+	// Services 182-194 MB over five loads of one run).
+	Load *LoadSpread `json:"load,omitempty"`
+	// HashTables is true for a dataplane whose rules nf_tables holds
+	// (nftables, iptables-nft): the line is fitted to the memory less the
+	// bucket arrays of the ruleset's kernel hash tables, which step where
+	// a table crosses 3/4 of a power of two (hashtable.go), and a
+	// prediction adds its ruleset's arrays back.
+	HashTables bool `json:"hash_tables,omitempty"`
 }
 
-// fitMemLine fits the points that measured kernel memory (nil when fewer
-// than 3 sizes did).
-func fitMemLine(points []results.Point) *MemLine {
+// fitMemLine fits the points (each size's median) that measured kernel
+// memory, less their hash tables' arrays when hashTables, and their loads'
+// spread (nil when fewer than 3 sizes did). A sweep's services have one
+// endpoint each.
+func fitMemLine(points, loads []results.Point, mode string, hashTables bool) *MemLine {
 	var x, y []float64
-	m := &MemLine{}
+	m := &MemLine{HashTables: hashTables}
 	for _, p := range points {
 		if p.KernelMemBytes > 0 && p.Rules > 0 {
-			x, y = append(x, float64(p.Rules)), append(y, float64(p.KernelMemBytes)/1e6)
+			mb, err := m.lessHashTables(kernelMemMB(p), mode, p.Services)
+			if err != nil {
+				return nil
+			}
+			x, y = append(x, float64(p.Rules)), append(y, mb)
 			m.MaxRules = max(m.MaxRules, float64(p.Rules))
 		}
 	}
@@ -32,17 +50,39 @@ func fitMemLine(points []results.Point) *MemLine {
 		return nil
 	}
 	m.Line = line
+	m.Load = fitLoadSpread(loads, mode, m.MaxRules, kernelMemMB)
 	return m
+}
+
+// kernelMemMB is a point's kernel memory in MB (0 when not measured).
+func kernelMemMB(p results.Point) float64 { return float64(p.KernelMemBytes) / 1e6 }
+
+// lessHashTables is mb, measured for mode's ruleset of services synthetic
+// services with one endpoint each, less its hash tables' arrays when the
+// line leaves them out.
+func (m MemLine) lessHashTables(mb float64, mode string, services int) (float64, error) {
+	if !m.HashTables {
+		return mb, nil
+	}
+	tables, err := syntheticHashTables(mode, services, 1)
+	return mb - hashTablesMB(tables), err
 }
 
 // at is the memory at rules with a 95% interval for one more measurement
 // like the fitted ones (each a size's median over its repetitions), never
 // negative: how much a load's memory varies (iptables-legacy's 50,000
 // Services measured 109 to 135 MB over three loads in one run) is part of
-// what a measurement will show, not only where the line lies.
-func (m MemLine) at(rules float64) Estimate {
-	y, lo, hi := stats.PredictObservation(m.Line, rules)
-	return Estimate{Value: y, Lo: lo, Hi: hi}.NonNegative()
+// what a measurement will show, not only where the line lies. The line's
+// own interval is widened by the loads' relative spread, and the
+// ruleset's hash tables' arrays added when the line leaves them out.
+func (m MemLine) at(size Size) Estimate {
+	y, lo, hi := stats.PredictObservation(m.Line, float64(size.Rules))
+	est := m.Load.widen(Estimate{Value: y, Lo: lo, Hi: hi})
+	if m.HashTables {
+		arrays := hashTablesMB(size.HashTables)
+		est = est.Plus(Estimate{Value: arrays, Lo: arrays, Hi: arrays})
+	}
+	return est.NonNegative()
 }
 
 // p50For is the p50 curve for a position: for uniformly random services

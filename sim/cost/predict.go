@@ -239,7 +239,7 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 		p.SyncPerChangeKind = dm.SyncPerChangeKind
 	}
 	if dm.KernelMem != nil {
-		mem := dm.KernelMem.at(float64(size.Rules))
+		mem := dm.KernelMem.at(size)
 		p.KernelMemMB = &mem
 	}
 	p.Warnings = append(p.Warnings, syncGrowthWarning(dm.Dataplane, p.SyncFull, p.SyncIncremental)...)

@@ -22,6 +22,11 @@ type Size struct {
 	// BytesExact is false when Bytes was scaled up from a rendered sample
 	// (above exactBytesObjects services + endpoints): within about 1%.
 	BytesExact bool `json:"bytes_exact"`
+	// HashTables are the entries of each kernel hash table nf_tables
+	// keeps for the payload (hashtable.go): every table's chains and every
+	// nftables set's elements. For iptables, the tables iptables-nft
+	// fills (iptables-legacy keeps none); empty for IPVS.
+	HashTables []int `json:"hash_tables,omitempty"`
 }
 
 // exactBytesObjects is the most services + endpoints whose payload
@@ -41,7 +46,10 @@ func RulesetSize(mode string, n, m int) (Size, error) {
 	if err != nil {
 		return Size{}, err
 	}
-	s.Bytes, s.BytesExact, err = payloadBytes(mode, n, m)
+	if s.Bytes, s.BytesExact, err = payloadBytes(mode, n, m); err != nil {
+		return s, err
+	}
+	s.HashTables, err = syntheticHashTables(mode, n, m)
 	return s, err
 }
 
@@ -82,6 +90,12 @@ func payloadBytes(mode string, n, m int) (int, bool, error) {
 // renderStats renders the seeded synthetic model of n services × m
 // endpoints in one mode and returns the payload's statistics.
 func renderStats(mode string, n, m int) (render.Stats, error) {
+	return renderTo(io.Discard, mode, n, m)
+}
+
+// renderTo writes mode's payload of n synthetic services with m endpoints
+// each (the seeded generator's) to w.
+func renderTo(w io.Writer, mode string, n, m int) (render.Stats, error) {
 	gen, err := model.NewGenerator(model.GeneratorConfig{Services: n, EndpointsPerService: m, Seed: 1})
 	if err != nil {
 		return render.Stats{}, fmt.Errorf("ruleset of %d services × %d endpoints: %w", n, m, err)
@@ -91,5 +105,5 @@ func renderStats(mode string, n, m int) (render.Stats, error) {
 		return render.Stats{}, err
 	}
 	mdl := &model.Model{Cluster: model.DefaultCluster(), Services: gen}
-	return route.Render(io.Discard, mdl, route.Config{Mode: md})
+	return route.Render(w, mdl, route.Config{Mode: md})
 }

@@ -129,6 +129,15 @@ func (d Info) RoutingMode() Mode {
 	return d.RoutesAs
 }
 
+// HashedByNFTables reports whether the dataplane's rules are held by
+// nf_tables (nftables mode, or iptables through iptables-nft), whose kernel
+// keeps each table's chains and each set's or map's elements in a
+// resizable hash table (lib/rhashtable.c): the cost model adds those
+// tables' bucket arrays to its kernel memory.
+func (d Info) HashedByNFTables() bool {
+	return d.Mode == ModeNFTables || (d.Mode == ModeIPTables && d.IPTablesBackend == BackendNFT)
+}
+
 // All returns every dataplane, in a fixed order.
 func All() []Info { return append([]Info(nil), all...) }
 

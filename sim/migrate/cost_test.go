@@ -3,6 +3,7 @@ package migrate
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -110,7 +111,7 @@ func checkDataplaneCost(t *testing.T, m *cost.Model, sz Cost, side Side, want da
 	if p == nil {
 		t.Fatalf("%g× %s: no prediction (%s)", sz.Scale, where, dc.Missing)
 	}
-	if p.Ruleset != dc.Ruleset {
+	if !reflect.DeepEqual(p.Ruleset, dc.Ruleset) {
 		t.Errorf("%g× %s: the prediction's ruleset %+v is not the side's %+v", sz.Scale, where, p.Ruleset, dc.Ruleset)
 	}
 	// A figure may be missing only where the calibration has no curve for
