@@ -61,7 +61,7 @@ func hashTablesMB(counts []int) float64 {
 func payloadHashTables(mode dataplane.Mode, payload []byte) ([]int, error) {
 	switch mode {
 	case dataplane.ModeNFTables:
-		rs, err := nftables.Parse(bytes.NewReader(payload))
+		rs, err := nftables.Parse(bytes.NewReader(withoutRules(payload, "add rule ", "insert rule ")))
 		if err != nil {
 			return nil, fmt.Errorf("count the hash tables of the %s payload: %w", mode, err)
 		}
@@ -74,7 +74,7 @@ func payloadHashTables(mode dataplane.Mode, payload []byte) ([]int, error) {
 		}
 		return counts, nil
 	case dataplane.ModeIPTables:
-		d, err := iptables.Parse(bytes.NewReader(payload))
+		d, err := iptables.Parse(bytes.NewReader(withoutRules(payload, "-A ", "-I ")))
 		if err != nil {
 			return nil, fmt.Errorf("count the hash tables of the %s payload: %w", mode, err)
 		}
@@ -85,6 +85,32 @@ func payloadHashTables(mode dataplane.Mode, payload []byte) ([]int, error) {
 		return counts, nil
 	}
 	return nil, nil
+}
+
+// withoutRules is payload less its lines that start with one of
+// rulePrefixes (its rules): rules fill no hash table, and they take the
+// parsers most of their time. svclab plan --objects cluster-500 at 20×
+// took 1.5-1.6 s without counting the tables, 5.4-6.2 s parsing the whole
+// payloads and 2.3-2.5 s without their rules (most of that nftables'
+// element lines: one per endpoint).
+func withoutRules(payload []byte, rulePrefixes ...string) []byte {
+	out := make([]byte, 0, len(payload)/4)
+	for line := range bytes.Lines(payload) {
+		if !hasAnyPrefix(line, rulePrefixes) {
+			out = append(out, line...)
+		}
+	}
+	return out
+}
+
+// hasAnyPrefix says whether line starts with one of prefixes.
+func hasAnyPrefix(line []byte, prefixes []string) bool {
+	for _, p := range prefixes {
+		if bytes.HasPrefix(line, []byte(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // hashTableSample is how many synthetic services syntheticHashTables
