@@ -3,6 +3,7 @@ package cost
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/iptables"
@@ -69,7 +70,9 @@ func payloadHashTables(mode dataplane.Mode, payload []byte) ([]int, error) {
 		for _, t := range rs.Tables {
 			counts = append(counts, len(t.Chains))
 			for _, s := range t.Sets {
-				counts = append(counts, len(s.Elements))
+				if resizableSet(s) {
+					counts = append(counts, len(s.Elements))
+				}
 			}
 		}
 		return counts, nil
@@ -85,6 +88,13 @@ func payloadHashTables(mode dataplane.Mode, payload []byte) ([]int, error) {
 		return counts, nil
 	}
 	return nil, nil
+}
+
+// resizableSet says whether the kernel keeps s in a resizable hash table
+// (nft_rhash): a set without the interval flag (those take rbtree or
+// pipapo) and without a declared size (a fixed hash sized by it).
+func resizableSet(s *nftables.Set) bool {
+	return s.Size == 0 && !slices.Contains(s.Flags, "interval")
 }
 
 // withoutRules is payload less its lines that start with one of

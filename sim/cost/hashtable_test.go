@@ -68,6 +68,29 @@ func TestPayloadHashTablesCountTheRenderedTables(t *testing.T) {
 	}
 }
 
+// TestPayloadHashTablesLeaveOutFixedSets: a set with intervals (rbtree or
+// pipapo) or a declared size (a fixed hash) is no resizable table.
+func TestPayloadHashTablesLeaveOutFixedSets(t *testing.T) {
+	payload := `add table ip t
+add chain ip t c
+add set ip t plain { type ipv4_addr ; }
+add set ip t ranges { type ipv4_addr ; flags interval ; }
+add set ip t sized { type ipv4_addr ; size 65536 ; }
+add element ip t plain { 10.0.0.1 }
+add element ip t plain { 10.0.0.2 }
+add element ip t ranges { 10.0.0.0/8 }
+add element ip t sized { 10.0.0.3 }
+add rule ip t c ip daddr @plain accept
+`
+	got, err := payloadHashTables(dataplane.ModeNFTables, []byte(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{1, 2}; !slices.Equal(got, want) {
+		t.Errorf("tables %v, want %v (the chain, and plain's two elements)", got, want)
+	}
+}
+
 // TestSyntheticHashTablesMatchTheRender: extended from two small renders,
 // the counts are those of the rendered payload itself.
 func TestSyntheticHashTablesMatchTheRender(t *testing.T) {
