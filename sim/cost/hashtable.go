@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/iptables"
@@ -136,23 +137,55 @@ func syntheticHashTables(mode string, n, m int) ([]int, error) {
 	if n <= hashTableSample {
 		return renderedHashTables(mode, n, m)
 	}
-	small, err := renderedHashTables(mode, hashTableSample, m)
+	g, err := hashTableGrowthOf(mode, m)
 	if err != nil {
 		return nil, err
+	}
+	counts := make([]int, len(g.sample))
+	for i := range g.sample {
+		counts[i] = g.sample[i] + g.perSample[i]*(n-hashTableSample)/hashTableSample
+	}
+	return counts, nil
+}
+
+// hashTableGrowth is each table's entries at hashTableSample services and
+// what hashTableSample more add.
+type hashTableGrowth struct{ sample, perSample []int }
+
+// hashTableGrowths memoizes hashTableGrowthOf by mode and endpoints: a
+// calibration asks for every point's tables and a budget's search for
+// every size it tries, all on the same two renders.
+var hashTableGrowths sync.Map
+
+type hashTableGrowthKey struct {
+	mode      string
+	endpoints int
+}
+
+// hashTableGrowthOf renders mode's payloads of hashTableSample and twice
+// as many services with m endpoints each, once per mode and m.
+func hashTableGrowthOf(mode string, m int) (hashTableGrowth, error) {
+	key := hashTableGrowthKey{mode, m}
+	if g, ok := hashTableGrowths.Load(key); ok {
+		return g.(hashTableGrowth), nil
+	}
+	small, err := renderedHashTables(mode, hashTableSample, m)
+	if err != nil {
+		return hashTableGrowth{}, err
 	}
 	large, err := renderedHashTables(mode, 2*hashTableSample, m)
 	if err != nil {
-		return nil, err
+		return hashTableGrowth{}, err
 	}
 	if len(small) != len(large) {
-		return nil, fmt.Errorf("%s payload of %d and %d services: %d and %d hash tables, want as many", mode, hashTableSample, 2*hashTableSample, len(small), len(large))
+		return hashTableGrowth{}, fmt.Errorf("%s payload of %d and %d services: %d and %d hash tables, want as many", mode, hashTableSample, 2*hashTableSample, len(small), len(large))
 	}
-	counts := make([]int, len(small))
+	g := hashTableGrowth{sample: small, perSample: make([]int, len(small))}
 	for i := range small {
-		perService := large[i] - small[i]
-		counts[i] = small[i] + perService*(n-hashTableSample)/hashTableSample
+		g.perSample[i] = large[i] - small[i]
 	}
-	return counts, nil
+	hashTableGrowths.Store(key, g)
+	return g, nil
 }
 
 // renderedHashTables renders mode's payload of n synthetic services with
