@@ -49,6 +49,12 @@ Options:
                   calibrated sizes (default 10000,20000; "none" for
                   none; for iptables-legacy and IPVS: iptables-nft's restore
                   takes 16 s at 10,000, nftables' sync is linear)
+  --walk-probe-reload
+                  reload the walk probes in every repetition, not once: one
+                  load's long rule walk moves by ±25-35% on a noisy VM, and
+                  a median over reloads is what a 10x plan needs (the 10x
+                  holdout took 9 to hold every walk within 10%; about 30 s
+                  more per repetition here, so give --duration or --reps)
   --batch-kind K  what the timed batch of 100 changes is: endpoints (endpoint
                   changes, the default) or services (Service creations), for
                   plan --churn-kind K
@@ -59,6 +65,7 @@ Examples:
   sudo svclab plan calibrate
   sudo svclab plan calibrate --duration 10m
   sudo svclab plan calibrate --duration 6m --sync-probe 10000,20000,40000
+  sudo svclab plan calibrate --reps 9 --walk-probe-reload --sync-probe 10000,20000,40000   # for a 10x plan
   sudo svclab plan calibrate --batch-kind services   # then: svclab plan ... --churn-kind services
   svclab plan --objects cluster.yaml --scale 3
 `
@@ -69,6 +76,7 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 		batchKind                                     string
 		duration                                      time.Duration
 		reps                                          int
+		reloadWalk                                    bool
 	)
 	fs := newFlagSet("plan calibrate")
 	fs.DurationVar(&duration, "duration", cost.DefaultCalibrationDuration, "")
@@ -77,6 +85,7 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&services, "services", "", "")
 	fs.StringVar(&probes, "walk-probe", "", "")
 	fs.StringVar(&syncProbes, "sync-probe", "", "")
+	fs.BoolVar(&reloadWalk, "walk-probe-reload", false, "")
 	fs.StringVar(&batchKind, "batch-kind", scenario.BatchEndpoints, "")
 	fs.StringVar(&out, "out", "", "")
 	progress := addProgressFlag(fs)
@@ -103,7 +112,7 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--sync-probe %q: %v", syncProbes, err)
 	}
-	sweep, err := cost.NewCalibrationSweep(duration, reps, splitList(dataplanes), counts, cost.Probes{Walk: walkProbe, Sync: syncProbe})
+	sweep, err := cost.NewCalibrationSweep(duration, reps, splitList(dataplanes), counts, cost.Probes{Walk: walkProbe, Sync: syncProbe, ReloadWalk: reloadWalk})
 	if err != nil {
 		return usagef("%v", err)
 	}

@@ -21,10 +21,11 @@ func iptablesDir(ns, variant string) (string, error) {
 	if variant != "legacy" && variant != "nft" {
 		return "", fmt.Errorf("iptables variant %q: want legacy or nft", variant)
 	}
-	if err := os.MkdirAll(lease.Dir, 0o755); err != nil {
-		return "", fmt.Errorf("iptables variant %s: %w", variant, err)
-	}
-	dir, err := os.MkdirTemp(lease.Dir, ns+"-iptables-"+variant+"-")
+	var dir string
+	err := lease.InDir(func() (err error) {
+		dir, err = os.MkdirTemp(lease.Dir, ns+"-iptables-"+variant+"-")
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("iptables variant %s: %w", variant, err)
 	}

@@ -11,5 +11,6 @@
 // reused PID is never signalled), and the directories and cgroups it made.
 // Directories in /run/svclab named PREFIX-… belong to the run as its
 // namespaces do (StateDirs).
-// Objects are recorded before they are created.
+// Objects are recorded before they are created. /run/svclab itself goes
+// with the last thing in it (Tidy; InDir makes it again).
 package lease

@@ -51,11 +51,12 @@ func Path(prefix string) string { return filepath.Join(Dir, prefix+suffix) }
 // Acquire takes the lease of prefix for this process. It fails if another
 // live process holds it.
 func Acquire(prefix, kind string) (*Lease, error) {
-	if err := os.MkdirAll(Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", Dir, err)
-	}
 	path := Path(prefix)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	var f *os.File
+	err := InDir(func() (err error) {
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("open lease %s: %w", path, err)
 	}
@@ -152,7 +153,9 @@ func (l *Lease) Release() error {
 	if errors.Is(err, os.ErrNotExist) {
 		err = nil
 	}
-	return errors.Join(err, l.f.Close())
+	err = errors.Join(err, l.f.Close())
+	Tidy()
+	return err
 }
 
 // Abandon drops the lock but keeps the lease file: some of what it records

@@ -113,5 +113,7 @@ func Forget(e Entry, f *os.File) error {
 	if errors.Is(err, os.ErrNotExist) {
 		err = nil
 	}
-	return errors.Join(err, f.Close())
+	err = errors.Join(err, f.Close())
+	Tidy()
+	return err
 }

@@ -63,7 +63,7 @@ func TestStateDirs(t *testing.T) {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { os.RemoveAll(d) })
+		t.Cleanup(func() { os.RemoveAll(d); Tidy() })
 	}
 	if got := StateDirs(prefix); len(got) != 1 || got[0] != mine {
 		t.Fatalf("StateDirs(%s) = %v, want [%s]", prefix, got, mine)

@@ -73,6 +73,7 @@ func Cleanup(opts CleanupOptions) (CleanupReport, error) {
 		errs = append(errs, err)
 	}
 	rep.Unowned = unownedNamespaces(covered)
+	lease.Tidy()
 	return rep, errors.Join(errs...)
 }
 

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/topo"
 )
 
@@ -27,10 +28,11 @@ func StartUp(source, dataplane string, daemonArgs ...string) (UpState, error) {
 		return UpState{}, ErrNeedsRoot
 	}
 	prefix := topo.NewPrefix()
-	if err := os.MkdirAll(StateDir, 0o755); err != nil {
-		return UpState{}, err
-	}
-	logFile, err := os.Create(logPath(prefix))
+	var logFile *os.File
+	err := lease.InDir(func() (err error) {
+		logFile, err = os.Create(logPath(prefix))
+		return err
+	})
 	if err != nil {
 		return UpState{}, err
 	}

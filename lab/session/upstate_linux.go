@@ -26,15 +26,12 @@ func validRunPrefix(run string) bool {
 // SaveState records a running lab's state (the `svclab up` daemon's, once
 // its lab answers), atomically.
 func SaveState(st UpState) error {
-	if err := os.MkdirAll(StateDir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", StateDir, err)
-	}
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
 	tmp := statePath(st.Run) + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	if err := lease.InDir(func() error { return os.WriteFile(tmp, data, 0o644) }); err != nil {
 		return fmt.Errorf("write lab state %s: %w", tmp, err)
 	}
 	return os.Rename(tmp, statePath(st.Run))
@@ -61,6 +58,7 @@ func RemoveState(run string) {
 	_ = os.Remove(statePath(run))
 	_ = os.Remove(statePath(run) + ".tmp")
 	_ = os.Remove(logPath(run))
+	lease.Tidy()
 }
 
 // RunningLabs lists the labs `svclab up` left running.

@@ -20,6 +20,8 @@ type CalibrationSweep struct {
 	// WalkProbe are the walk probes' sizes (sweep.walkProbe), measured for
 	// the rule-walk dataplanes; empty: none.
 	WalkProbe []int
+	// WalkProbeReload reloads them in every repetition (Probes.ReloadWalk).
+	WalkProbeReload bool
 	// SyncProbe are the sync probes' sizes (sweep.syncProbe); empty: none.
 	SyncProbe []int
 	// Batch is how many endpoint changes the batched partial sync carries
@@ -82,6 +84,11 @@ var DefaultCalibrationSyncProbe = []int{10000, 20000}
 // the default sizes and empty for none.
 type Probes struct {
 	Walk, Sync []int
+	// ReloadWalk reloads the walk probes in every repetition
+	// (sweep.walkProbeReload), so that their medians sample the spread of
+	// kernel states one load leaves (±25-35% for a long rule walk on the
+	// reference VM); the default loads each once.
+	ReloadWalk bool
 }
 
 // DefaultCalibrationDataplanes are the host dataplanes calibrate measures
@@ -123,7 +130,8 @@ func NewCalibrationSweep(duration time.Duration, reps int, dataplanes []string, 
 	if !slices.ContainsFunc(dataplanes, func(d string) bool { l, _ := LookupOf(d); return l == LinearWalk }) {
 		walkProbe = nil // nothing walks rules to probe
 	}
-	return CalibrationSweep{Services: services, Dataplanes: dataplanes, WalkProbe: walkProbe, SyncProbe: syncProbe, Batch: DefaultCalibrationBatch, Repetitions: reps, Connections: 1000, Budget: budget}, nil
+	return CalibrationSweep{Services: services, Dataplanes: dataplanes, WalkProbe: walkProbe, WalkProbeReload: probes.ReloadWalk, SyncProbe: syncProbe,
+		Batch: DefaultCalibrationBatch, Repetitions: reps, Connections: 1000, Budget: budget}, nil
 }
 
 // Scenario is the sweep as a scenario file (svclab run reads it; the
@@ -148,10 +156,11 @@ func (c CalibrationSweep) Scenario() []byte {
 		fmt.Fprintf(&b, "  incrementalBatchKind: %s\n", c.BatchKind)
 	}
 	if len(c.WalkProbe) > 0 {
-		// The probes are loaded once: reloading them every repetition (up
-		// to 80,000 services' KUBE-SERVICES rules, 8 s for iptables-legacy's
-		// alone) took the default 3 minutes down to 2 repetitions.
-		fmt.Fprintf(&b, "  walkProbe: %s\n  walkProbeReload: false\n", intList(c.WalkProbe))
+		// By default the probes are loaded once: reloading them every
+		// repetition (up to 80,000 services' KUBE-SERVICES rules, 8 s for
+		// iptables-legacy's alone) took the default 3 minutes down to 2
+		// repetitions.
+		fmt.Fprintf(&b, "  walkProbe: %s\n  walkProbeReload: %t\n", intList(c.WalkProbe), c.WalkProbeReload)
 	}
 	if len(c.SyncProbe) > 0 {
 		fmt.Fprintf(&b, "  syncProbe: %s\n", intList(c.SyncProbe))

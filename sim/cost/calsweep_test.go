@@ -69,6 +69,14 @@ func TestCalibrationSweepIsAScenario(t *testing.T) {
 	if sc, err := scenario.Parse("calibration.yaml", c.Scenario()); err != nil || sc.Sweep.IncrementalBatchKind != scenario.BatchServices || sc.Sweep.IncrementalBatch != DefaultCalibrationBatch {
 		t.Errorf("a batch of Service creations: scenario error %v, sweep %+v", err, sc.Sweep)
 	}
+	// plan calibrate --walk-probe-reload: the probes reload every repetition.
+	c, err = NewCalibrationSweep(time.Minute, 0, nil, nil, Probes{ReloadWalk: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc, err := scenario.Parse("calibration.yaml", c.Scenario()); err != nil || !sc.Sweep.WalkProbeReload || len(sc.Sweep.WalkProbe) == 0 {
+		t.Errorf("walk probes reloaded: scenario error %v, sweep %+v", err, sc.Sweep)
+	}
 	if _, err := NewCalibrationSweep(time.Minute, 0, []string{"ebpf"}, nil, Probes{}); err == nil {
 		t.Error("a dataplane the model does not know: want an error")
 	}
