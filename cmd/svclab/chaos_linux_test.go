@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svclab/svclab/lab/procstat"
 	"github.com/svclab/svclab/sim/results"
 )
 
@@ -236,7 +237,11 @@ func svclabObjects(t *testing.T) map[string]bool {
 			}
 		}
 	}
-	for _, pattern := range []string{"/tmp/svl-uml-*", "/dev/shm/svl-uml-*", "/sys/fs/cgroup/unified/svl-*", "/run/svclab/*", "/tmp/svclab-iptables-*", "/tmp/svclab-nft-stub-*"} {
+	patterns := []string{"/tmp/svl-uml-*", "/dev/shm/svl-uml-*", "/sys/fs/cgroup/unified/svl-*", "/run/svclab/*", "/tmp/svclab-iptables-*", "/tmp/svclab-nft-stub-*"}
+	if runs, err := procstat.MemoryCgroupPath("svl-*"); err == nil { // a run's memory cgroup, beside the test's own
+		patterns = append(patterns, runs)
+	}
+	for _, pattern := range patterns {
 		m, _ := filepath.Glob(pattern)
 		for _, p := range m {
 			out[p] = true

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/stats"
 )
 
-// reloadSweep loads iptables-nft's and nftables' rules three times per
+// reloadSweep loads iptables-nft's and nftables' rules four times per
 // point (syncEachRepetition): a flush, then the same rules again.
 const reloadSweep = `name: memory-reload
 sweep:
@@ -19,7 +21,7 @@ sweep:
   endpointsPerService: 1
   connections: 50
   warmup: 10
-  repetitions: 3
+  repetitions: 4
   throughputConnections: 100
   seed: 5
   syncEachRepetition: true
@@ -34,6 +36,12 @@ sweep:
 // nftables' 5.2, then 3.8 and 3.2 (docs/measurements.md). The first load
 // into a fresh namespace may add a few hundred kilobytes the kernel
 // allocates once per namespace.
+//
+// The machine's kernel memory counts other processes too: a namespace that
+// another test deletes meanwhile frees tens of megabytes (make test runs
+// two packages at a time). A load whose growth the run's own memory cgroup
+// does not account for records 0, not measured (procstat's Growth); the
+// test needs two measured loads a point and compares them with their median.
 func TestKernelMemoryIsTheSameOnEveryReload(t *testing.T) {
 	dir := t.TempDir()
 	sc := filepath.Join(dir, "memory-reload.yaml")
@@ -59,15 +67,24 @@ func TestKernelMemoryIsTheSameOnEveryReload(t *testing.T) {
 		t.Fatalf("%d points, want 2: %v", len(loads), loads)
 	}
 	for key, points := range loads {
-		lo, hi := points[0].KernelMemBytes, points[0].KernelMemBytes
+		var measured []float64
 		for _, p := range points {
-			lo, hi = min(lo, p.KernelMemBytes), max(hi, p.KernelMemBytes)
+			if p.KernelMemBytes != 0 {
+				measured = append(measured, float64(p.KernelMemBytes))
+			}
 		}
+		if len(measured) < 2 {
+			t.Errorf("%s: %d of %d loads measured kernel memory; want 2 or more (the others were disturbed: see the run's log)", key, len(measured), len(points))
+			continue
+		}
+		slices.Sort(measured)
+		median := stats.Median(measured)
 		// At least 300 bytes a rule (they take about 700 to 1,000), and
-		// every load within 10% and half a megabyte of the largest.
-		if floor := int64(300 * points[0].Rules); lo < floor || float64(lo) < 0.9*float64(hi)-0.5e6 {
-			t.Errorf("%s: %d loads measured %d to %d bytes of kernel memory for %d rules; want each above %d and within 10%% + 0.5 MB of the largest",
-				key, len(points), lo, hi, points[0].Rules, floor)
+		// every load within 10% and half a megabyte of the median.
+		floor := float64(300 * points[0].Rules)
+		if measured[0] < floor || measured[0] < 0.9*median-0.5e6 || measured[len(measured)-1] > 1.1*median+0.5e6 {
+			t.Errorf("%s: %d loads measured %.0f to %.0f bytes of kernel memory for %d rules; want each above %.0f and within 10%% + 0.5 MB of their median %.0f",
+				key, len(measured), measured[0], measured[len(measured)-1], points[0].Rules, floor, median)
 		}
 	}
 }

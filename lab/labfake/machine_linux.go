@@ -11,6 +11,7 @@ import (
 	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/pktgen"
 	"github.com/svclab/svclab/lab/podserver"
+	"github.com/svclab/svclab/lab/procstat"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/render"
 )
@@ -30,6 +31,11 @@ type Machine struct {
 	// MiscountKernel makes the fake kernel count one connection fewer on
 	// each target's first endpoint than the servers did.
 	MiscountKernel bool
+	// KernelMemoryReadings, when set, are what KernelMemory returns, one
+	// after another, round and round (say, a load's growth that the own
+	// cgroup's charge disagrees with); otherwise it is constant.
+	KernelMemoryReadings []procstat.MemoryReading
+	readings             int
 }
 
 // BuildLab records the spec and returns a lab whose pods are the targets'
@@ -66,8 +72,18 @@ func (m *Machine) addCPU(s float64) {
 	m.mu.Unlock()
 }
 
-// KernelMemory is constant: the fake kernel's rules cost nothing.
-func (m *Machine) KernelMemory() (int64, error) { return 1 << 30, nil }
+// KernelMemory is constant (the fake kernel's rules cost nothing) unless
+// KernelMemoryReadings says otherwise.
+func (m *Machine) KernelMemory() (procstat.MemoryReading, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.KernelMemoryReadings) == 0 {
+		return procstat.MemoryReading{Machine: 1 << 30}, nil
+	}
+	r := m.KernelMemoryReadings[m.readings%len(m.KernelMemoryReadings)]
+	m.readings++
+	return r, nil
+}
 
 // Hold claims nothing: a fake run leaves nothing on the host.
 func (m *Machine) Hold(string) (machine.Hold, error) { return noHold{}, nil }

@@ -7,6 +7,7 @@ import (
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/pktgen"
 	"github.com/svclab/svclab/lab/podserver"
+	"github.com/svclab/svclab/lab/procstat"
 	"github.com/svclab/svclab/lab/traffic"
 	"github.com/svclab/svclab/sim/model"
 )
@@ -21,8 +22,10 @@ type Machine interface {
 	BuildLab(ctx context.Context, spec LabSpec) (Lab, error)
 	// CPUSeconds is the machine's busy CPU time so far.
 	CPUSeconds() (float64, error)
-	// KernelMemory is the kernel memory that holds rules and maps, in bytes.
-	KernelMemory() (int64, error)
+	// KernelMemory reads the kernel memory that holds rules and maps:
+	// the machine's and, where the run has a memory cgroup, the run's own
+	// charges, which tell a load's growth from another process's.
+	KernelMemory() (procstat.MemoryReading, error)
 	// Hold claims the run prefix for this process while the run lives
 	// (the kernel's: a lease, see lab/lease).
 	Hold(prefix string) (Hold, error)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 
@@ -36,16 +37,44 @@ func (Kernel) CPUSeconds() (float64, error) {
 	return c.Busy(), err
 }
 
-// KernelMemory reads /proc/meminfo (see procstat.KernelMemory).
-func (Kernel) KernelMemory() (int64, error) { return procstat.KernelMemory() }
+// KernelMemory reads the machine's kernel memory and the run's own memory
+// cgroup's (see procstat.ReadKernelMemory and Hold).
+func (Kernel) KernelMemory() (procstat.MemoryReading, error) { return procstat.ReadKernelMemory() }
 
-// Hold takes the run's lease (see session.RunLease).
+// Hold takes the run's lease (see session.RunLease) and moves the process
+// into a memory cgroup of the run's, <prefix>-kmem (recorded in the lease,
+// so cleanup removes it after a crash), so that a load's kernel memory is
+// told from another process's (procstat.MemoryReading.Growth). Where the
+// host has no cgroup v1 memory controller the run goes on without one:
+// its kernel memory is the machine's growth, unchecked.
 func (Kernel) Hold(prefix string) (machine.Hold, error) {
 	l, err := session.AcquireRun(prefix)
 	if err != nil {
 		return nil, err
 	}
-	return l, nil
+	path, err := procstat.MemoryCgroupPath(prefix + memoryCgroupSuffix)
+	if err != nil {
+		return l, nil
+	}
+	if err := l.AddCgroup(path); err != nil {
+		return nil, l.Done(err)
+	}
+	if err := procstat.JoinMemoryCgroup(path); err != nil {
+		return l, nil
+	}
+	return memoryCgroupHold{l}, nil
+}
+
+// memoryCgroupSuffix ends the name of a run's memory cgroup.
+const memoryCgroupSuffix = "-kmem"
+
+// memoryCgroupHold leaves the run's memory cgroup before the lease ends.
+type memoryCgroupHold struct{ machine.Hold }
+
+// Done moves the process out of the run's memory cgroup, removes it, and
+// ends the lease.
+func (h memoryCgroupHold) Done(err error) error {
+	return h.Hold.Done(errors.Join(err, procstat.LeaveMemoryCgroup()))
 }
 
 // Prerequisites checks root, working namespaces and every tool the

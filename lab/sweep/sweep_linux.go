@@ -10,6 +10,7 @@ import (
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/machine"
+	"github.com/svclab/svclab/lab/procstat"
 	"github.com/svclab/svclab/lab/traffic"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/metric"
@@ -38,6 +39,8 @@ type sweepLab struct {
 	// are set up in a random order.
 	syncLine string
 	order    int // the point's index in the plan
+	// logf is the run's log, for what a repetition's reload says.
+	logf func(format string, args ...any)
 }
 
 // Run measures first-packet latency, CPU, throughput and sync time for
@@ -118,7 +121,7 @@ func setUpPoint(ctx context.Context, sc *scenario.Scenario, p planPoint, prefix 
 	if err != nil {
 		return nil, err
 	}
-	l := &sweepLab{plan: p, lab: lab, machine: opts.Machine, model: m, fillers: gen}
+	l := &sweepLab{plan: p, lab: lab, machine: opts.Machine, model: m, fillers: gen, logf: opts.logf}
 	l.created = func(k int) ([]model.Service, error) {
 		return sc.SweepCreations(p.services, spec.EndpointsPerService, spec.Seed, k)
 	}
@@ -140,7 +143,7 @@ func setUpPoint(ctx context.Context, sc *scenario.Scenario, p planPoint, prefix 
 
 func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options) error {
 	dp := l.dp
-	memBefore, _ := l.machine.KernelMemory()
+	memBefore, memErr := l.machine.KernelMemory()
 	timed := true
 	if limit, ok := spec.SyncLimit[l.plan.dataplane]; ok && l.plan.services > limit {
 		timed = false
@@ -155,9 +158,8 @@ func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options)
 	if err != nil {
 		return err
 	}
-	memAfter, _ := l.machine.KernelMemory()
 	l.base = results.Point{Dataplane: l.plan.dataplane, Services: l.plan.services, Rules: sync.Payload.Rules,
-		Bytes: sync.Payload.Bytes, Lines: sync.Payload.Lines, KernelMemBytes: memAfter - memBefore}
+		Bytes: sync.Payload.Bytes, Lines: sync.Payload.Lines, KernelMemBytes: l.memoryGrowth(memBefore, memErr)}
 	if timed {
 		l.base.SyncFullS, l.base.SyncFullCPUS = sync.Duration.Seconds(), sync.CPU.Seconds()
 	}
@@ -191,6 +193,26 @@ func logSyncLines(labs []*sweepLab, opts Options) {
 	for _, l := range sorted {
 		opts.logf("%s", l.syncLine)
 	}
+}
+
+// memoryGrowth is the kernel memory the load since before took, or 0 (not
+// measured) when it cannot be read or another process changed the
+// machine's kernel memory meanwhile (procstat.MemoryReading.Growth), which
+// it logs.
+func (l *sweepLab) memoryGrowth(before procstat.MemoryReading, err error) int64 {
+	if err != nil {
+		return 0
+	}
+	after, err := l.machine.KernelMemory()
+	if err != nil {
+		return 0
+	}
+	grown, err := before.Growth(after)
+	if err != nil {
+		l.logf("svclab: %s at %d services: kernel memory not measured on this load: %v", l.plan.dataplane, l.plan.services, err)
+		return 0
+	}
+	return grown
 }
 
 // resync removes the rules and loads them again, so every repetition times
