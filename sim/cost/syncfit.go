@@ -40,9 +40,11 @@ type SyncCurve struct {
 	BetterForm string `json:"better_form,omitempty"`
 	// Validation is, per form, the relative error of predicting the
 	// largest calibrated size from the smaller ones (fitted without it):
-	// how well each form extrapolates on this machine's own data. With 4
-	// sizes or more the form with the smallest such error is chosen
-	// (Selected "extrapolation"); otherwise the R² rule above ("fit"). A
+	// how well each form extrapolates on this machine's own data (the
+	// quadratic only when 4 sizes or more are left to fit it: through 3 it
+	// passes exactly, noise and all). With 4 sizes or more the form with
+	// the smallest such error is chosen (Selected "extrapolation");
+	// otherwise the R² rule above ("fit"). A
 	// tool known to grow quadratically gets the quadratic once the points
 	// show its curvature ("mechanism", see fitSyncCurve).
 	Validation map[string]float64 `json:"validation,omitempty"`
@@ -190,8 +192,12 @@ func (c *SyncCurve) validate(rules, seconds []float64) {
 	if pow, err := powerFit(above(xs, minus(ys, c.PowerOffset), c.PowerFrom)); err == nil {
 		rest.Power = &pow
 	}
-	if q, err := quadraticFit(xs, ys); err == nil {
-		rest.Quadratic = &q
+	// Through 3 sizes a quadratic passes exactly, whatever their noise:
+	// its extrapolation would be luck, not evidence.
+	if distinctCount(xs) >= 4 {
+		if q, err := quadraticFit(xs, ys); err == nil {
+			rest.Quadratic = &q
+		}
 	}
 	c.Validation = map[string]float64{}
 	c.ValidationFactor = c.MaxRules / second

@@ -179,3 +179,24 @@ func TestSyncCurveQuadraticMechanism(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncCurveValidationNeedsAQuadraticWithFreedom: four sizes leave three
+// to validate on, and a quadratic passes exactly through three, noise and
+// all, so it is not a candidate there. The medians are IPVS's full syncs in
+// the user-mode-linux guest (results/plan-holdout/ipvs-guest-b): a quadratic
+// through the three smaller sizes predicted the largest best and took the
+// curve, which then put 50,000 Services at 378 s against 218 measured.
+func TestSyncCurveValidationNeedsAQuadraticWithFreedom(t *testing.T) {
+	rules := []float64{9, 2003, 5003, 10003}
+	seconds := []float64{0.7, 4.4, 10.1, 20.5}
+	c, err := fitSyncCurve(MetricSyncFull, rules, seconds, DefaultMinR2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Validation[FormQuadratic]; ok || c.Form == FormQuadratic {
+		t.Errorf("form %s, validation %v: want no quadratic validated on 3 sizes", c.Form, c.Validation)
+	}
+	if got := c.At(100020).Value; got < 150 || got > 260 {
+		t.Errorf("At(100020) = %.0f s; want near the 218 s measured", got)
+	}
+}
