@@ -51,6 +51,8 @@ Options:
   --connections N    override the number of connections per measurement
   --kernel K         auto (default): the host kernel, or a user-mode-linux guest when a
                      dataplane is ipvs and the host has no IPVS; host; uml (always the guest)
+  --guest-timeout D  how long a run in the guest may take before the guest is killed
+                     (default 40m; what results.jsonl has by then is kept), e.g. 2h
   --engine E         native (svclab's renderer) or kube-proxy (kube-proxy's own proxier
                      programs the node and times its own syncs; make kube-proxy builds it)
   --kube-proxy-version V   VERSIONS: whose rules (default the scenario's, else the newest)
@@ -65,6 +67,7 @@ Examples:
   sudo svclab run keepalive-skew --json | jq '.runs[0].endpoints'
   sudo svclab run ./my-scenario.yaml --out /tmp/run1
   sudo svclab run ipvs-rr            # boots a user-mode-linux guest when the host lacks IPVS
+  sudo svclab run results/plan-holdout/holdout-ipvs-guest-b.yaml --guest-timeout 90m
   sudo svclab run split-2 --engine kube-proxy --kube-proxy-version 1.35
   sudo svclab run kube-proxy-sync --kube-proxy-version 1.37 --out /tmp/kp137
 `
@@ -83,6 +86,8 @@ type runFlags struct {
 	dataplaneSet, connectionsSet bool
 	// deadline bounds a sweep's repetitions (runner.Options.Deadline).
 	deadline time.Time
+	// guestTimeout bounds a run in a user-mode-linux guest.
+	guestTimeout time.Duration
 }
 
 // overrides are the flags' changes to the scenario, as a guest makes them
@@ -108,6 +113,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	f.progress = addProgressFlag(fs)
 	fs.IntVar(&f.connections, "connections", 0, "")
 	fs.StringVar(&f.kernel, "kernel", "auto", "")
+	fs.DurationVar(&f.guestTimeout, "guest-timeout", guest.DefaultTimeout, "")
 	fs.StringVar(&f.engine, "engine", "", "")
 	fs.StringVar(&f.version, "kube-proxy-version", "", "")
 	fs.IntVar(&f.repetitions, "repetitions", 0, "")
@@ -118,6 +124,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(rest) != 1 {
 		return usagef("give exactly one scenario (a path or an embedded name)")
+	}
+	if f.guestTimeout <= 0 {
+		return usagef("--guest-timeout %v: give a positive duration, e.g. 90m", f.guestTimeout)
 	}
 	fs.Visit(func(fl *flag.Flag) {
 		f.dataplaneSet = f.dataplaneSet || fl.Name == "dataplane"
@@ -170,7 +179,7 @@ func runAndPrint(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) er
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	opts := guest.Options{
 		RunOptions: runner.RunOptions{Options: runner.Options{OutDir: f.out, Log: bar.logf(logf), Progress: bar.set, PlantRules: f.plantRules, Deadline: f.deadline}, Signal: in.name},
-		Kernel:     f.kernel, Overrides: f.overrides(), Stdout: stdout, Stderr: stderr,
+		Kernel:     f.kernel, Overrides: f.overrides(), Stdout: stdout, Stderr: stderr, Timeout: f.guestTimeout,
 	}
 	out, err := guest.Run(ctx, sc, opts)
 	bar.finish()

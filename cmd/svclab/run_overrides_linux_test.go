@@ -33,3 +33,11 @@ func TestGuestOverridesMatchTheFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestGuestTimeoutMustBePositive: --guest-timeout is a duration above 0,
+// refused as bad input before anything runs.
+func TestGuestTimeoutMustBePositive(t *testing.T) {
+	for _, v := range []string{"0s", "-5m", "ninety"} {
+		badInput(t, "guest-timeout", "run", "split-2", "--guest-timeout", v)
+	}
+}

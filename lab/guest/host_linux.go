@@ -1,6 +1,7 @@
 package guest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,8 +20,9 @@ import (
 	"github.com/svclab/svclab/sim/scenario"
 )
 
-// guestTimeout bounds a whole run inside a user-mode-linux guest.
-const guestTimeout = 40 * time.Minute
+// DefaultTimeout bounds a whole run inside a user-mode-linux guest unless
+// Options.Timeout says otherwise.
+const DefaultTimeout = 40 * time.Minute
 
 // Options are a run's options plus where it may go.
 type Options struct {
@@ -33,6 +35,9 @@ type Options struct {
 	Overrides Overrides
 	// Stdout and Stderr receive a guest run's output as it runs.
 	Stdout, Stderr io.Writer
+	// Timeout bounds a guest run (DefaultTimeout when 0): the guest is
+	// killed after it, keeping what results.jsonl has so far.
+	Timeout time.Duration
 }
 
 // Run runs sc on this kernel (runner.Run), or in a user-mode-linux guest
@@ -118,7 +123,7 @@ func runInGuest(ctx context.Context, sc *scenario.Scenario, opts Options) (*runn
 		return nil, err
 	}
 	opts.logf("svclab: the host kernel has no IPVS: running in a user-mode-linux guest (timings are the guest's, not the host's)")
-	spec := uml.Spec{Binary: self, Args: []string{Command, job}, Env: invokerEnv(), WorkDir: dir, Stdout: opts.Stdout, Stderr: opts.Stderr, Mem: "1536M", Timeout: guestTimeout,
+	spec := uml.Spec{Binary: self, Args: []string{Command, job}, Env: invokerEnv(), WorkDir: dir, Stdout: opts.Stdout, Stderr: opts.Stderr, Mem: "1536M", Timeout: cmp.Or(opts.Timeout, DefaultTimeout),
 		Started: l.AddStarted}
 	res, err := uml.Run(ctx, spec)
 	out := &runner.Outcome{Dir: dir, Guest: res.GuestKernel}
@@ -130,6 +135,9 @@ func runInGuest(ctx context.Context, sc *scenario.Scenario, opts Options) (*runn
 	}
 	if err != nil && ctx.Err() != nil {
 		return out, l.Done(closeInterrupted(dir, opts.RunOptions, out))
+	}
+	if errors.Is(err, uml.ErrTimeout) {
+		return out, l.Done(fmt.Errorf("guest run: %w (results so far are in %s; svclab run --guest-timeout gives a longer run more time)", err, dir))
 	}
 	if err != nil {
 		return out, l.Done(fmt.Errorf("guest run: %w (results so far are in %s)", err, dir))

@@ -20,6 +20,9 @@ const ModuleRoot = "/usr/lib/uml/modules"
 // ErrNotInstalled means no user-mode-linux kernel is installed.
 var ErrNotInstalled = errors.New("user-mode-linux is not installed")
 
+// ErrTimeout: the guest outlived its Spec.Timeout and was killed.
+var ErrTimeout = errors.New("its timeout")
+
 // IPVSSchedulers are the IPVS schedulers svclab programs (kube-proxy's
 // --ipvs-scheduler values it supports).
 var IPVSSchedulers = []string{"rr", "wrr", "lc", "sh", "mh"}

@@ -122,7 +122,7 @@ func (b *boot) outcome(res *Result, start time.Time, waitErr, stopped error, con
 	tail := func() string { return "\nlast lines of the guest console:\n" + console.lastLines(consoleLines) }
 	switch {
 	case errors.Is(stopped, context.DeadlineExceeded):
-		return fmt.Errorf("user-mode-linux guest still running after %v (timeout); killed it%s", b.spec.Timeout, tail())
+		return fmt.Errorf("user-mode-linux guest still running after %v: %w; killed it%s", b.spec.Timeout, ErrTimeout, tail())
 	case stopped != nil:
 		return fmt.Errorf("user-mode-linux guest stopped: %w%s", stopped, tail())
 	case readErr != nil:
