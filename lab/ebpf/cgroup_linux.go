@@ -1,148 +1,94 @@
 package ebpf
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
+
+	"github.com/svclab/svclab/lab/cgroup"
 )
 
 // cgroupSuffix ends the name of the cgroup a run creates: <prefix>-ebpf.
 const cgroupSuffix = "-ebpf"
 
-// CgroupMount returns where cgroup2 is mounted, read from
-// /proc/self/mountinfo (on this Debian host /sys/fs/cgroup/unified, not
-// /sys/fs/cgroup).
+// CgroupMount returns where cgroup2 is mounted (on this Debian host
+// /sys/fs/cgroup/unified, not /sys/fs/cgroup).
 func CgroupMount() (string, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	mount, err := cgroup.Mount(cgroup.Unified)
 	if err != nil {
 		return "", fmt.Errorf("ebpf: find cgroup2: %w", err)
 	}
-	defer f.Close()
-	return parseCgroupMount(bufio.NewScanner(f))
+	return mount, nil
 }
 
-// parseCgroupMount finds the first cgroup2 mount point in mountinfo lines:
-// "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPER".
-func parseCgroupMount(s *bufio.Scanner) (string, error) {
-	for s.Scan() {
-		fields := strings.Fields(s.Text())
-		for i, f := range fields {
-			if f == "-" && i+1 < len(fields) && fields[i+1] == "cgroup2" && len(fields) > 4 {
-				return unescapeMount(fields[4]), nil
-			}
-		}
-	}
-	if err := s.Err(); err != nil {
-		return "", fmt.Errorf("ebpf: read mountinfo: %w", err)
-	}
-	return "", errors.New("ebpf: cgroup2 is not mounted")
-}
-
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
-func unescapeMount(p string) string {
-	if !strings.Contains(p, `\`) {
-		return p
-	}
-	var b strings.Builder
-	for i := 0; i < len(p); i++ {
-		if p[i] == '\\' && i+3 < len(p) {
-			if v, err := strconv.ParseUint(p[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(p[i])
-	}
-	return b.String()
-}
-
-// ownCgroup is the calling process's cgroup2 path relative to the mount,
-// from the "0::PATH" line of /proc/self/cgroup.
-func ownCgroup() (string, error) {
-	b, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return "", fmt.Errorf("ebpf: read own cgroup: %w", err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "0::"); ok {
-			return rest, nil
-		}
-	}
-	return "", errors.New("ebpf: the process has no cgroup2 membership")
-}
-
-// cgroup is the directory Sock dataplanes share and the process's
+// sockGroup is the cgroup2 directory Sock dataplanes share and the process's
 // membership of it.
-type cgroup struct {
+type sockGroup struct {
 	path string
 
 	mu     sync.Mutex
-	refs   int    // Sock dataplanes using it (guarded by cgroups.mu)
+	refs   int    // Sock dataplanes using it (guarded by sockGroups.mu)
 	joined int    // Join calls not yet left
 	home   string // the process's cgroup before the first Join
 }
 
-// cgroups are the cgroups this process made, by path: every Sock of one
+// sockGroups are the cgroup2 groups this process made, by path: every Sock of one
 // prefix shares one (a sweep keeps a lab per point alive, and the process
 // can be in one cgroup only; each point's program acts on its own client
 // namespace's sockets, by netns cookie, so they can all sit on one cgroup).
-var cgroups = struct {
+var sockGroups = struct {
 	mu    sync.Mutex
-	byDir map[string]*cgroup
-}{byDir: map[string]*cgroup{}}
+	byDir map[string]*sockGroup
+}{byDir: map[string]*sockGroup{}}
 
 // makeCgroup creates <mount>/<prefix>-ebpf, or shares the one this process
 // already made for prefix.
-func makeCgroup(prefix string) (*cgroup, error) {
+func makeCgroup(prefix string) (*sockGroup, error) {
 	mount, err := CgroupMount()
 	if err != nil {
 		return nil, err
 	}
 	path := filepath.Join(mount, prefix+cgroupSuffix)
-	cgroups.mu.Lock()
-	defer cgroups.mu.Unlock()
-	if c, ok := cgroups.byDir[path]; ok {
+	sockGroups.mu.Lock()
+	defer sockGroups.mu.Unlock()
+	if c, ok := sockGroups.byDir[path]; ok {
 		c.refs++
 		return c, nil
 	}
 	if err := os.Mkdir(path, 0o755); err != nil {
 		return nil, fmt.Errorf("ebpf: create cgroup %s: %w", path, err)
 	}
-	c := &cgroup{path: path, refs: 1}
-	cgroups.byDir[path] = c
+	c := &sockGroup{path: path, refs: 1}
+	sockGroups.byDir[path] = c
 	return c, nil
 }
 
 // release drops one Sock's use of c and reports whether it was the last.
-func (c *cgroup) release() bool {
-	cgroups.mu.Lock()
-	defer cgroups.mu.Unlock()
+func (c *sockGroup) release() bool {
+	sockGroups.mu.Lock()
+	defer sockGroups.mu.Unlock()
 	c.refs--
 	if c.refs > 0 {
 		return false
 	}
-	delete(cgroups.byDir, c.path)
+	delete(sockGroups.byDir, c.path)
 	return true
 }
 
 // join moves the whole process into the cgroup and returns the function
 // that moves it back. Joins nest: the process leaves with the last leave.
-func (c *cgroup) join() (func() error, error) {
+func (c *sockGroup) join() (func() error, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.joined == 0 {
-		home, err := ownCgroup()
+		home, err := cgroup.Own(cgroup.Unified)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("ebpf: %w", err)
 		}
-		if err := writeProcs(c.path, os.Getpid()); err != nil {
-			return nil, err
+		if err := cgroup.MoveProcess(c.path); err != nil {
+			return nil, fmt.Errorf("ebpf: %w", err)
 		}
 		c.home = home
 	}
@@ -155,7 +101,7 @@ func (c *cgroup) join() (func() error, error) {
 	}, nil
 }
 
-func (c *cgroup) leave() error {
+func (c *sockGroup) leave() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.joined--
@@ -163,12 +109,15 @@ func (c *cgroup) leave() error {
 		return nil
 	}
 	mount := filepath.Dir(c.path)
-	return writeProcs(filepath.Join(mount, c.home), os.Getpid())
+	if err := cgroup.MoveProcess(filepath.Join(mount, c.home)); err != nil {
+		return fmt.Errorf("ebpf: %w", err)
+	}
+	return nil
 }
 
 // remove drops one Sock's use of the cgroup: the last one moves the
 // process out if it is still in, then deletes the directory.
-func (c *cgroup) remove() error {
+func (c *sockGroup) remove() error {
 	if !c.release() {
 		return nil
 	}
@@ -180,17 +129,8 @@ func (c *cgroup) remove() error {
 	if in {
 		errs = append(errs, c.leave())
 	}
-	if err := os.Remove(c.path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		errs = append(errs, fmt.Errorf("ebpf: remove cgroup %s: %w", c.path, err))
+	if err := cgroup.Remove(c.path); err != nil {
+		errs = append(errs, fmt.Errorf("ebpf: %w", err))
 	}
 	return errors.Join(errs...)
-}
-
-// writeProcs moves process pid (all its threads) into the cgroup at dir.
-func writeProcs(dir string, pid int) error {
-	f := filepath.Join(dir, "cgroup.procs")
-	if err := os.WriteFile(f, []byte(strconv.Itoa(pid)), 0); err != nil {
-		return fmt.Errorf("ebpf: move process %d into cgroup %s: %w", pid, dir, err)
-	}
-	return nil
 }

@@ -49,7 +49,7 @@ type SockConfig struct {
 type Sock struct {
 	cfg    SockConfig
 	lb     *lb
-	cg     *cgroup
+	cg     *sockGroup
 	link   link.Link
 	cookie uint64
 }

@@ -1,27 +1,30 @@
 package procstat
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/svclab/svclab/lab/cgroup"
 )
 
-// memoryCgroup is the cgroup v1 memory group this process made for itself
-// and moved into (JoinMemoryCgroup): every kernel object this process and
-// its children allocate with memory accounting (nf_tables' and x_tables'
-// rules, BPF maps) is charged to it, and memory.kmem.usage_in_bytes says
-// how much, whatever other processes do meanwhile.
+// memoryCgroup is the memory group whose charges ReadKernelMemory reads as
+// the process's own: every kernel object this process and its children
+// allocate with memory accounting (nf_tables' and x_tables' rules, BPF
+// maps) is charged to it, whatever other processes do meanwhile. It is
+// either a cgroup v1 group the process made and moved into
+// (JoinMemoryCgroup; memory.kmem.usage_in_bytes), or, on a cgroup v2-only
+// host, the group the process was already in (WatchOwnMemoryCgroup;
+// memory.stat's kernel line).
 type memoryCgroup struct {
-	path  string // the group's directory
-	home  string // the directory of the group the process left
-	joins int    // JoinMemoryCgroup calls not yet left
+	path    string // the group's directory
+	home    string // the directory of the group the process left (v1)
+	watched bool   // the process's own cgroup v2 group, not one it made
+	joins   int    // Join or Watch calls not yet left
 }
 
 // joined is the process's own memory group; a process is in one at a time.
@@ -39,11 +42,11 @@ const kmemUsageFile = "memory.kmem.usage_in_bytes"
 // process is in now (so that group's limits still hold). It fails where
 // there is no v1 memory controller (a host with cgroup v2 only).
 func MemoryCgroupPath(name string) (string, error) {
-	mount, own, err := memoryHierarchy()
+	home, err := ownMemoryGroupDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(mount, own, name), nil
+	return filepath.Join(home, name), nil
 }
 
 // JoinMemoryCgroup makes the memory group at path (MemoryCgroupPath) and
@@ -67,18 +70,19 @@ func JoinMemoryCgroup(path string) error {
 	}
 	cg := &memoryCgroup{path: path, home: home, joins: 1}
 	if _, err := cg.kernelBytes(); err != nil { // a kernel without kmem accounting
-		return errors.Join(err, removeGroup(path))
+		return errors.Join(err, cgroup.Remove(path))
 	}
-	if err := moveProcess(path); err != nil {
-		return errors.Join(err, removeGroup(path))
+	if err := cgroup.MoveProcess(path); err != nil {
+		return errors.Join(err, cgroup.Remove(path))
 	}
 	joined.cg = cg
 	return nil
 }
 
-// LeaveMemoryCgroup undoes one JoinMemoryCgroup; the last one moves the
-// process back to the group it came from and removes the directory (the
-// kernel keeps what is still charged to it with the parent).
+// LeaveMemoryCgroup undoes one JoinMemoryCgroup or WatchOwnMemoryCgroup;
+// the last one moves the process back to the group it came from and
+// removes the directory (the kernel keeps what is still charged to it with
+// the parent), or, for a watched group, stops reading it.
 func LeaveMemoryCgroup() error {
 	joined.mu.Lock()
 	defer joined.mu.Unlock()
@@ -90,10 +94,13 @@ func LeaveMemoryCgroup() error {
 		return nil
 	}
 	joined.cg = nil
-	if err := moveProcess(cg.home); err != nil {
+	if cg.watched {
+		return nil
+	}
+	if err := cgroup.MoveProcess(cg.home); err != nil {
 		return err
 	}
-	return removeGroup(cg.path)
+	return cgroup.Remove(cg.path)
 }
 
 // ownKernelBytes is the kernel memory charged to the process's own group,
@@ -109,8 +116,12 @@ func ownKernelBytes() (int64, bool, error) {
 	return n, err == nil, err
 }
 
-// kernelBytes reads the group's memory.kmem.usage_in_bytes.
+// kernelBytes reads the kernel memory charged to the group: its
+// memory.kmem.usage_in_bytes (v1) or memory.stat (v2).
 func (cg *memoryCgroup) kernelBytes() (int64, error) {
+	if cg.watched {
+		return cg.statKernelBytes()
+	}
 	b, err := os.ReadFile(filepath.Join(cg.path, kmemUsageFile))
 	if err != nil {
 		return 0, fmt.Errorf("read the kernel memory of cgroup %s: %w", cg.path, err)
@@ -122,93 +133,32 @@ func (cg *memoryCgroup) kernelBytes() (int64, error) {
 	return n, nil
 }
 
-func moveProcess(dir string) error {
-	pid := os.Getpid()
-	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
-		return fmt.Errorf("move process %d into memory cgroup %s: %w", pid, dir, err)
-	}
-	return nil
-}
-
-func removeGroup(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("remove memory cgroup %s: %w", path, err)
-	}
-	return nil
-}
+// memoryController names the cgroup v1 controller whose groups count
+// kernel memory.
+const memoryController = "memory"
 
 // ownMemoryGroupDir is the directory of the memory group the process is in.
 func ownMemoryGroupDir() (string, error) {
-	mount, own, err := memoryHierarchy()
+	dir, err := cgroup.OwnDir(memoryController)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("find the memory cgroup: %w", err)
 	}
-	return filepath.Join(mount, own), nil
+	return dir, nil
 }
 
-// memoryHierarchy is the v1 memory controller's mount point and the
-// process's group in it.
-func memoryHierarchy() (mount, own string, err error) {
-	mi, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return "", "", fmt.Errorf("find the memory cgroup: %w", err)
+// OwnMemoryCgroup names the memory group ReadKernelMemory reads as the
+// process's own: "cgroup v1 group DIR" (JoinMemoryCgroup), "cgroup2 group
+// DIR" (WatchOwnMemoryCgroup), or "" when there is none and a load's
+// kernel memory growth goes unchecked.
+func OwnMemoryCgroup() string {
+	joined.mu.Lock()
+	defer joined.mu.Unlock()
+	switch {
+	case joined.cg == nil:
+		return ""
+	case joined.cg.watched:
+		return "cgroup2 group " + joined.cg.path
+	default:
+		return "cgroup v1 group " + joined.cg.path
 	}
-	defer mi.Close()
-	if mount, err = parseMemoryMount(mi); err != nil {
-		return "", "", err
-	}
-	cg, err := os.Open("/proc/self/cgroup")
-	if err != nil {
-		return "", "", fmt.Errorf("find the memory cgroup: %w", err)
-	}
-	defer cg.Close()
-	own, err = parseMemoryGroup(cg)
-	return mount, own, err
-}
-
-// errNoMemoryController: no cgroup v1 hierarchy has the memory controller.
-var errNoMemoryController = errors.New("no cgroup v1 memory controller is mounted (cgroup v2 only, or none)")
-
-// parseMemoryMount finds the mount point of the cgroup v1 hierarchy whose
-// super options name the memory controller, in mountinfo lines: "ID PARENT
-// MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPER".
-func parseMemoryMount(r io.Reader) (string, error) {
-	s := bufio.NewScanner(r)
-	for s.Scan() {
-		fields := strings.Fields(s.Text())
-		i := slices.Index(fields, "-")
-		if i < 5 || i+3 >= len(fields) || fields[i+1] != "cgroup" {
-			continue
-		}
-		for _, opt := range strings.Split(fields[i+3], ",") {
-			if opt == "memory" {
-				return fields[4], nil
-			}
-		}
-	}
-	if err := s.Err(); err != nil {
-		return "", fmt.Errorf("read mountinfo: %w", err)
-	}
-	return "", errNoMemoryController
-}
-
-// parseMemoryGroup finds the process's group in the memory hierarchy in
-// /proc/self/cgroup lines "ID:CONTROLLERS:PATH".
-func parseMemoryGroup(r io.Reader) (string, error) {
-	s := bufio.NewScanner(r)
-	for s.Scan() {
-		parts := strings.SplitN(s.Text(), ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		for _, c := range strings.Split(parts[1], ",") {
-			if c == "memory" {
-				return parts[2], nil
-			}
-		}
-	}
-	if err := s.Err(); err != nil {
-		return "", fmt.Errorf("read /proc/self/cgroup: %w", err)
-	}
-	return "", errNoMemoryController
 }

@@ -9,58 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svclab/svclab/lab/cgroup"
 	"github.com/svclab/svclab/lab/labtest"
 )
-
-// TestParseMemoryMount finds the v1 hierarchy whose super options name the
-// memory controller, not cgroup2 and not a hierarchy of other controllers.
-func TestParseMemoryMount(t *testing.T) {
-	tests := []struct {
-		name, mountinfo, want string
-		err                   error
-	}{
-		{"debian 12 with v1 hierarchies",
-			"30 24 0:27 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n" +
-				"31 30 0:28 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n" +
-				"34 30 0:31 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n" +
-				"40 30 0:37 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n",
-			"/sys/fs/cgroup/memory", nil},
-		{"memory shares a hierarchy, with an optional field",
-			"34 30 0:31 / /sys/fs/cgroup/memory,cpu rw shared:9 - cgroup cgroup rw,cpu,memory\n",
-			"/sys/fs/cgroup/memory,cpu", nil},
-		{"cgroup v2 only", "40 30 0:37 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,nsdelegate\n", "", errNoMemoryController},
-		{"a controller named like it", "34 30 0:31 / /x rw - cgroup cgroup rw,memory_x\n", "", errNoMemoryController},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseMemoryMount(strings.NewReader(tt.mountinfo))
-			if got != tt.want || !errors.Is(err, tt.err) {
-				t.Errorf("parseMemoryMount = %q, %v; want %q, %v", got, err, tt.want, tt.err)
-			}
-		})
-	}
-}
-
-// TestParseMemoryGroup reads the memory controller's line of
-// /proc/self/cgroup, alone or shared with other controllers.
-func TestParseMemoryGroup(t *testing.T) {
-	tests := []struct {
-		name, cgroup, want string
-		err                error
-	}{
-		{"own line", "5:devices:/\n4:memory:/process_api/7063\n0::/\n", "/process_api/7063", nil},
-		{"shared line", "3:cpu,memory:/kubepods/pod1\n", "/kubepods/pod1", nil},
-		{"cgroup v2 only", "0::/user.slice\n", "", errNoMemoryController},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseMemoryGroup(strings.NewReader(tt.cgroup))
-			if got != tt.want || !errors.Is(err, tt.err) {
-				t.Errorf("parseMemoryGroup = %q, %v; want %q, %v", got, err, tt.want, tt.err)
-			}
-		})
-	}
-}
 
 // TestGrowthIsCheckedAgainstTheOwnCharge: the machine's growth stands when
 // the process's own charge agrees with it within 20% and 1 MB, or when
@@ -97,7 +48,7 @@ func TestGrowthIsCheckedAgainstTheOwnCharge(t *testing.T) {
 func TestJoinMemoryCgroupChargesTheProcess(t *testing.T) {
 	labtest.RequireRoot(t)
 	home, err := ownMemoryGroupDir()
-	if errors.Is(err, errNoMemoryController) {
+	if errors.Is(err, cgroup.ErrNotMounted) {
 		labtest.Require(t, err)
 	}
 	if err != nil {
@@ -113,6 +64,9 @@ func TestJoinMemoryCgroupChargesTheProcess(t *testing.T) {
 	before, err := ReadKernelMemory()
 	if err != nil || !before.HasOwn {
 		t.Fatalf("ReadKernelMemory in the group = %+v, %v; want an own charge", before, err)
+	}
+	if got, want := OwnMemoryCgroup(), "cgroup v1 group "+path; got != want {
+		t.Errorf("OwnMemoryCgroup in the group = %q, want %q", got, want)
 	}
 	// A namespace with a few thousand addresses holds kernel memory that
 	// the child processes charge to the group.
@@ -139,7 +93,7 @@ func TestJoinMemoryCgroupChargesTheProcess(t *testing.T) {
 	if now, err := ownMemoryGroupDir(); err != nil || now != home {
 		t.Errorf("the process's group after leaving is %s (%v), want %s", now, err, home)
 	}
-	if left, _ := ReadKernelMemory(); left.HasOwn {
-		t.Errorf("ReadKernelMemory after leaving = %+v; want no own charge", left)
+	if left, _ := ReadKernelMemory(); left.HasOwn || OwnMemoryCgroup() != "" {
+		t.Errorf("ReadKernelMemory after leaving = %+v, group %q; want no own charge", left, OwnMemoryCgroup())
 	}
 }

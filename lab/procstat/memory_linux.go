@@ -65,7 +65,8 @@ type MemoryReading struct {
 }
 
 // ReadKernelMemory reads the machine's kernel memory and, when the process
-// is in a memory cgroup of its own and it can be read, that group's.
+// has a memory cgroup of its own (JoinMemoryCgroup, WatchOwnMemoryCgroup)
+// and it can be read, that group's.
 func ReadKernelMemory() (MemoryReading, error) {
 	m, err := KernelMemory()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 
 	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/cgroup"
 	"github.com/svclab/svclab/lab/host"
 	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/netns"
@@ -45,14 +46,22 @@ func (Kernel) KernelMemory() (procstat.MemoryReading, error) { return procstat.R
 // into a memory cgroup of the run's, <prefix>-kmem (recorded in the lease,
 // so cleanup removes it after a crash), so that a load's kernel memory is
 // told from another process's (procstat.MemoryReading.Growth). Where the
-// host has no cgroup v1 memory controller the run goes on without one:
-// its kernel memory is the machine's growth, unchecked.
+// host has no cgroup v1 memory controller (cgroup v2 only) it reads the
+// cgroup2 group the process is in instead (procstat.WatchOwnMemoryCgroup);
+// where neither can be read the run goes on without: its kernel memory is
+// the machine's growth, unchecked.
 func (Kernel) Hold(prefix string) (machine.Hold, error) {
 	l, err := session.AcquireRun(prefix)
 	if err != nil {
 		return nil, err
 	}
 	path, err := procstat.MemoryCgroupPath(prefix + memoryCgroupSuffix)
+	if errors.Is(err, cgroup.ErrNotMounted) {
+		if _, err := procstat.WatchOwnMemoryCgroup(); err != nil {
+			return l, nil
+		}
+		return memoryCgroupHold{l}, nil
+	}
 	if err != nil {
 		return l, nil
 	}
@@ -71,8 +80,8 @@ const memoryCgroupSuffix = "-kmem"
 // memoryCgroupHold leaves the run's memory cgroup before the lease ends.
 type memoryCgroupHold struct{ machine.Hold }
 
-// Done moves the process out of the run's memory cgroup, removes it, and
-// ends the lease.
+// Done moves the process out of the run's memory cgroup and removes it (or
+// stops watching its own cgroup2 group), and ends the lease.
 func (h memoryCgroupHold) Done(err error) error {
 	return h.Hold.Done(errors.Join(err, procstat.LeaveMemoryCgroup()))
 }

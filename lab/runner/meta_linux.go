@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/lab/host"
+	"github.com/svclab/svclab/lab/procstat"
 	"github.com/svclab/svclab/lab/uml"
 	"github.com/svclab/svclab/sim/buildinfo"
 	"github.com/svclab/svclab/sim/results"
@@ -25,5 +26,6 @@ func CollectMeta(run string, sc *scenario.Scenario, kind string) results.Meta {
 		Started: time.Now().UTC().Format(time.RFC3339), Kernel: host.KernelRelease(), CPU: host.CPUModel(), CPUs: runtime.NumCPU(),
 		GoVersion: runtime.Version(), GitCommit: build.Commit, SvclabVersion: build.Version, Hostname: hostname,
 		Tools: host.ToolVersions(), Engine: sc.KubeProxy.Engine, KubeProxyVersion: string(sc.KubeProxy.Version),
+		KernelMemoryCheck: procstat.OwnMemoryCgroup(),
 	}
 }

@@ -198,7 +198,9 @@ func logSyncLines(labs []*sweepLab, opts Options) {
 // memoryGrowth is the kernel memory the load since before took, or 0 (not
 // measured) when it cannot be read or another process changed the
 // machine's kernel memory meanwhile (procstat.MemoryReading.Growth), which
-// it logs.
+// it logs. A dataplane whose objects the kernel does not charge to the
+// run's memory cgroup (dataplane.Info.UnchargedKernelMemory) has nothing
+// to check its growth against: that growth is recorded unchecked.
 func (l *sweepLab) memoryGrowth(before procstat.MemoryReading, err error) int64 {
 	if err != nil {
 		return 0
@@ -206,6 +208,9 @@ func (l *sweepLab) memoryGrowth(before procstat.MemoryReading, err error) int64 
 	after, err := l.machine.KernelMemory()
 	if err != nil {
 		return 0
+	}
+	if info, ok := dataplane.Lookup(l.plan.dataplane); ok && info.UnchargedKernelMemory {
+		before.HasOwn = false
 	}
 	grown, err := before.Growth(after)
 	if err != nil {

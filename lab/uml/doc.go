@@ -13,8 +13,10 @@
 // `<binary> __guest-init <config>`): mount proc, sys, /run and a tmpfs /tmp,
 // re-expose the host directories the run needs (read-only for the binary,
 // read-write for the state and work directories), point the kernel's
-// modprobe at the UML module tree and preload the modules, bring lo up, run
-// the program, write its exit status, sync and power off.
+// modprobe at the UML module tree and preload the modules, bring lo up,
+// mount cgroup2 and move into a group with the memory controller (so the
+// program's kernel memory is counted apart, as on a cgroup v2-only node),
+// run the program, write its exit status, sync and power off.
 //
 // Nothing the guest does reaches the host's network: the guest has no
 // network device at all. It writes to the host only inside the two

@@ -10,6 +10,8 @@ import (
 
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
+
+	"github.com/svclab/svclab/lab/cgroup"
 )
 
 // moduleHome is where the guest keeps its module tree and modprobe
@@ -32,7 +34,35 @@ func setUpGuest(cfg guestConfig) error {
 			return fmt.Errorf("guest setup: %s: %w", s.what, err)
 		}
 	}
+	if err := enterProgramCgroup(); err != nil { // the program still runs, its kernel memory unchecked
+		logConsole("guest setup: no memory cgroup for the program: %v", err)
+	}
 	return nil
+}
+
+// The guest's cgroup2 hierarchy, and the group the program runs in.
+const (
+	guestCgroupMount = "/sys/fs/cgroup"
+	programCgroup    = guestCgroupMount + "/svclab"
+)
+
+// enterProgramCgroup mounts cgroup2 (the guest has no v1 hierarchies, as a
+// cgroup v2-only node), enables the memory controller for the root's
+// children and moves init into a child group, which the program is born
+// in: the kernel memory it charges is then its group's, apart from what
+// the guest kernel and init take (procstat.WatchOwnMemoryCgroup reads it).
+func enterProgramCgroup() error {
+	if err := unix.Mount("cgroup2", guestCgroupMount, "cgroup2", 0, ""); err != nil {
+		return fmt.Errorf("mount cgroup2 on %s: %w", guestCgroupMount, err)
+	}
+	control := filepath.Join(guestCgroupMount, "cgroup.subtree_control")
+	if err := os.WriteFile(control, []byte("+memory"), 0); err != nil {
+		return fmt.Errorf("enable the memory controller in %s: %w", control, err)
+	}
+	if err := os.Mkdir(programCgroup, 0o755); err != nil {
+		return fmt.Errorf("create cgroup %s: %w", programCgroup, err)
+	}
+	return cgroup.MoveProcess(programCgroup)
 }
 
 // mountFilesystems mounts the kernel filesystems and the tmpfs for /run

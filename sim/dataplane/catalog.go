@@ -42,7 +42,7 @@ var all = []Info{
 		Tools: []string{"ipset", "iptables-legacy-restore"}, Packages: []string{"ipset", "iptables"},
 		// ipvsadm --version fails without IPVS in the kernel; ask dpkg.
 		Version:      VersionCmd{Key: "ipvsadm", Argv: []string{"dpkg-query", "-W", "-f=ipvsadm ${Version}", "ipvsadm"}},
-		RuleCounters: false, Sync: Netlink,
+		RuleCounters: false, Sync: Netlink, UnchargedKernelMemory: true,
 		Kernel: KernelNeeds{Module: "ip_vs", Features: []Feature{FeatureIPVS, FeatureDummy, FeatureIPSet, FeatureIPTablesLegacy, FeatureConntrack}},
 		Lookup: MapLookup, Colour: color.RGBA{R: 0xCC, G: 0x79, B: 0xA7, A: 0xFF}}, // purple
 	{Name: EBPF, Summary: "Cilium-style service LB: tc (tcx) programs on client veths, BPF hash maps",

@@ -114,6 +114,16 @@ type Info struct {
 	// Up is true when `svclab up` can leave it running on the host: it
 	// needs no guest kernel and no process held in a cgroup.
 	Up bool
+	// UnchargedKernelMemory is true when the kernel allocates most of its
+	// objects without memory-cgroup accounting, so that a load's kernel
+	// memory growth cannot be checked against what the run charged to its
+	// own memory cgroup (lab/procstat) and is recorded unchecked. IPVS:
+	// ip_vs_ctl.c allocates virtual and real servers with GFP_KERNEL, not
+	// GFP_KERNEL_ACCOUNT; in the user-mode-linux guest (Linux 6.1), 1,000
+	// to 10,000 Services grew the machine's kernel memory by 2.4-18.7 MB
+	// and the run's cgroup2 group by 0.5-2.9 MB. nf_tables, x_tables and
+	// BPF maps are charged.
+	UnchargedKernelMemory bool
 	// AtConnect is true when it balances at connect() (socket LB): packets
 	// sent without a connect, like the packet-rate mode's raw SYNs, are
 	// not translated, so that mode does not apply to it.

@@ -93,6 +93,10 @@ type Meta struct {
 	// --plant-rules): never-matching rules in front of every packet the
 	// node forwards; 0 when none.
 	PlantRules int `json:"plant_rules,omitempty"`
+	// KernelMemoryCheck is the memory cgroup whose charges each load's
+	// kernel memory growth was checked against ("cgroup v1 group DIR" or
+	// "cgroup2 group DIR"); empty when the growth went unchecked.
+	KernelMemoryCheck string `json:"kernel_memory_check,omitempty"`
 }
 
 // Endpoint is one endpoint's result in a fairness run.

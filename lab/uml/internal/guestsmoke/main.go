@@ -1,7 +1,9 @@
 // Command guestsmoke is the user-mode-linux smoke test's guest program. Like
 // svclab, it is its own guest init (`guestsmoke __guest-init CONFIG`);
 // otherwise it creates one IPVS virtual server with one real server over
-// generic netlink, lists them back and prints OK.
+// generic netlink, lists them back, checks that the kernel memory of 2,000
+// addresses is charged to the program's memory cgroup (the guest's
+// cgroup2 group, as on a cgroup v2-only node), and prints OK.
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"github.com/cloudflare/ipvs/netmask"
 	"github.com/vishvananda/netlink"
 
+	"github.com/svclab/svclab/lab/procstat"
 	"github.com/svclab/svclab/lab/uml"
 )
 
@@ -51,7 +54,53 @@ func smoke() error {
 	if err := c.CreateDestination(svc, dst); err != nil {
 		return fmt.Errorf("create destination: %w", err)
 	}
-	return listBack(c, svc)
+	if err := listBack(c, svc); err != nil {
+		return err
+	}
+	return chargeMemory()
+}
+
+// chargedAddresses is how many addresses chargeMemory adds: well over
+// 100 kB of kernel memory.
+const chargedAddresses = 2000
+
+// chargeMemory adds addresses to the dummy link and checks that their
+// kernel memory is charged to the program's own cgroup2 group and agrees
+// with the machine's growth (procstat's Growth).
+func chargeMemory() error {
+	dir, err := procstat.WatchOwnMemoryCgroup()
+	if err != nil {
+		return fmt.Errorf("watch the program's memory cgroup: %w", err)
+	}
+	defer procstat.LeaveMemoryCgroup()
+	before, err := procstat.ReadKernelMemory()
+	if err != nil {
+		return err
+	}
+	link, err := netlink.LinkByName("smoke0")
+	if err != nil {
+		return err
+	}
+	for i := range chargedAddresses {
+		addr, _ := netlink.ParseAddr(fmt.Sprintf("10.245.%d.%d/32", i/250, i%250+1))
+		if err := netlink.AddrAdd(link, addr); err != nil {
+			return fmt.Errorf("add address %s: %w", addr, err)
+		}
+	}
+	after, err := procstat.ReadKernelMemory()
+	if err != nil {
+		return err
+	}
+	machine, err := before.Growth(after)
+	if err != nil {
+		return err
+	}
+	own := after.Own - before.Own
+	if !after.HasOwn || own < 100_000 {
+		return fmt.Errorf("%d addresses charged %d bytes to cgroup %s (own reading: %v); want over 100 kB", chargedAddresses, own, dir, after.HasOwn)
+	}
+	fmt.Printf("kernel memory of %d addresses: machine %+d bytes, cgroup %s %+d bytes\n", chargedAddresses, machine, dir, own)
+	return nil
 }
 
 // listBack checks the kernel's table holds exactly what was created.

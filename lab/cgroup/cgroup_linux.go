@@ -1,0 +1,162 @@
+package cgroup
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Unified asks for cgroup2 where a controller is asked for: its hierarchy
+// carries every enabled controller, so none is named.
+const Unified = ""
+
+// ErrNotMounted says the hierarchy asked for is not there: no cgroup v1
+// hierarchy carries the controller (a cgroup v2-only host, say), or cgroup2
+// is not mounted, or the process is in no group of it.
+var ErrNotMounted = errors.New("cgroup hierarchy not mounted")
+
+// Mount is where the hierarchy of controller is mounted (the cgroup v1
+// hierarchy whose super options name it; cgroup2's for Unified), read from
+// /proc/self/mountinfo.
+func Mount(controller string) (string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return "", fmt.Errorf("find the %s: %w", hierarchyName(controller), err)
+	}
+	defer f.Close()
+	return parseMount(f, controller)
+}
+
+// Own is the process's group in the hierarchy of controller, relative to
+// its mount, read from /proc/self/cgroup.
+func Own(controller string) (string, error) {
+	f, err := os.Open("/proc/self/cgroup")
+	if err != nil {
+		return "", fmt.Errorf("find the process's group in the %s: %w", hierarchyName(controller), err)
+	}
+	defer f.Close()
+	return parseGroup(f, controller)
+}
+
+// OwnDir is the directory of the process's group in the hierarchy of
+// controller: Mount joined with Own.
+func OwnDir(controller string) (string, error) {
+	mount, err := Mount(controller)
+	if err != nil {
+		return "", err
+	}
+	own, err := Own(controller)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(mount, own), nil
+}
+
+// MoveProcess moves this process, all its threads, into the group at dir;
+// the children it starts afterwards are born there.
+func MoveProcess(dir string) error {
+	pid := os.Getpid()
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+		return fmt.Errorf("move process %d into cgroup %s: %w", pid, dir, err)
+	}
+	return nil
+}
+
+// Remove deletes the group at dir, which must have no process left in it;
+// a group already gone is not an error.
+func Remove(dir string) error {
+	if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove cgroup %s: %w", dir, err)
+	}
+	return nil
+}
+
+// hierarchyName names the hierarchy of controller in messages.
+func hierarchyName(controller string) string {
+	if controller == Unified {
+		return "cgroup2 hierarchy"
+	}
+	return "cgroup v1 " + controller + " hierarchy"
+}
+
+// notMounted is ErrNotMounted for the hierarchy of controller.
+func notMounted(controller string) error {
+	if controller == Unified {
+		return fmt.Errorf("%w: cgroup2 is not mounted", ErrNotMounted)
+	}
+	return fmt.Errorf("%w: no cgroup v1 hierarchy has the %s controller (cgroup v2 only, or none)", ErrNotMounted, controller)
+}
+
+// parseMount finds the mount point of the hierarchy of controller in
+// mountinfo lines: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] -
+// FSTYPE SOURCE SUPER".
+func parseMount(r io.Reader, controller string) (string, error) {
+	s := bufio.NewScanner(r)
+	for s.Scan() {
+		fields := strings.Fields(s.Text())
+		i := slices.Index(fields, "-")
+		if i >= 5 && carries(fields[i+1:], controller) {
+			return unescapeMount(fields[4]), nil
+		}
+	}
+	if err := s.Err(); err != nil {
+		return "", fmt.Errorf("read mountinfo: %w", err)
+	}
+	return "", notMounted(controller)
+}
+
+// carries says whether a mount whose fields after "-" are fs (FSTYPE
+// SOURCE SUPER) is the hierarchy of controller.
+func carries(fs []string, controller string) bool {
+	if controller == Unified {
+		return len(fs) > 0 && fs[0] == "cgroup2"
+	}
+	return len(fs) > 2 && fs[0] == "cgroup" && slices.Contains(strings.Split(fs[2], ","), controller)
+}
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(p string) string {
+	if !strings.Contains(p, `\`) {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '\\' && i+3 < len(p) {
+			if v, err := strconv.ParseUint(p[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
+}
+
+// parseGroup finds the process's group in the hierarchy of controller in
+// /proc/self/cgroup lines "ID:CONTROLLERS:PATH" (cgroup2's is "0::PATH").
+func parseGroup(r io.Reader, controller string) (string, error) {
+	s := bufio.NewScanner(r)
+	for s.Scan() {
+		parts := strings.SplitN(s.Text(), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if controller == Unified && parts[0] == "0" && parts[1] == "" {
+			return parts[2], nil
+		}
+		if controller != Unified && slices.Contains(strings.Split(parts[1], ","), controller) {
+			return parts[2], nil
+		}
+	}
+	if err := s.Err(); err != nil {
+		return "", fmt.Errorf("read /proc/self/cgroup: %w", err)
+	}
+	return "", notMounted(controller)
+}

@@ -1,0 +1,120 @@
+package cgroup
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/svclab/svclab/lab/labtest"
+)
+
+// hybridMountinfo is this Debian host's layout: v1 hierarchies under a
+// tmpfs, cgroup2 at /sys/fs/cgroup/unified.
+const hybridMountinfo = "30 24 0:27 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n" +
+	"31 30 0:28 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n" +
+	"34 30 0:31 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n" +
+	"40 30 0:37 / /sys/fs/cgroup/unified rw,nosuid,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate\n"
+
+// TestParseMount finds cgroup2, or the v1 hierarchy whose super options
+// name the controller, and nothing else.
+func TestParseMount(t *testing.T) {
+	tests := []struct {
+		name, mountinfo, controller, want string
+		err                               error
+	}{
+		{"memory on a hybrid host", hybridMountinfo, "memory", "/sys/fs/cgroup/memory", nil},
+		{"cgroup2 on a hybrid host", hybridMountinfo, Unified, "/sys/fs/cgroup/unified", nil},
+		{"memory shares a hierarchy, with an optional field",
+			"34 30 0:31 / /sys/fs/cgroup/memory,cpu rw shared:9 - cgroup cgroup rw,cpu,memory\n",
+			"memory", "/sys/fs/cgroup/memory,cpu", nil},
+		{"cgroup v2 only, memory asked", "40 30 0:37 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,nsdelegate\n", "memory", "", ErrNotMounted},
+		{"cgroup v2 only", "40 30 0:37 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,nsdelegate\n", Unified, "/sys/fs/cgroup", nil},
+		{"a controller named like it", "34 30 0:31 / /x rw - cgroup cgroup rw,memory_x\n", "memory", "", ErrNotMounted},
+		{"v1 only, cgroup2 asked", "34 30 0:31 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n", Unified, "", ErrNotMounted},
+		{"escaped space", "30 23 0:26 / /mnt/my\\040cg rw - cgroup2 none rw\n", Unified, "/mnt/my cg", nil},
+		{"empty", "", Unified, "", ErrNotMounted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseMount(strings.NewReader(tt.mountinfo), tt.controller)
+			if got != tt.want || !errors.Is(err, tt.err) {
+				t.Errorf("parseMount(%q) = %q, %v; want %q, %v", tt.controller, got, err, tt.want, tt.err)
+			}
+		})
+	}
+}
+
+// TestParseGroup reads the controller's line of /proc/self/cgroup, alone or
+// shared with other controllers, or cgroup2's "0::" line.
+func TestParseGroup(t *testing.T) {
+	tests := []struct {
+		name, cgroup, controller, want string
+		err                            error
+	}{
+		{"own line", "5:devices:/\n4:memory:/process_api/7063\n0::/\n", "memory", "/process_api/7063", nil},
+		{"shared line", "3:cpu,memory:/kubepods/pod1\n", "memory", "/kubepods/pod1", nil},
+		{"cgroup v2 only, memory asked", "0::/user.slice\n", "memory", "", ErrNotMounted},
+		{"cgroup2 on a hybrid host", "5:devices:/\n4:memory:/a\n0::/b\n", Unified, "/b", nil},
+		{"no cgroup2 line", "4:memory:/a\n", Unified, "", ErrNotMounted},
+		{"a named v1 hierarchy is not cgroup2", "1:name=systemd:/init.scope\n", Unified, "", ErrNotMounted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseGroup(strings.NewReader(tt.cgroup), tt.controller)
+			if got != tt.want || !errors.Is(err, tt.err) {
+				t.Errorf("parseGroup(%q) = %q, %v; want %q, %v", tt.controller, got, err, tt.want, tt.err)
+			}
+		})
+	}
+}
+
+func FuzzParseMount(f *testing.F) {
+	f.Add(hybridMountinfo, "memory")
+	f.Add("30 23 0:26 / /mnt/a\\040b rw - cgroup2 none rw\n", Unified)
+	f.Add("- cgroup2\n", Unified)
+	f.Fuzz(func(t *testing.T, s, controller string) {
+		got, err := parseMount(strings.NewReader(s), controller)
+		if err == nil && !strings.Contains(s, "cgroup") {
+			t.Errorf("found %q in input without a cgroup mount", got)
+		}
+	})
+}
+
+// TestMoveProcessAndBack makes a group in the host's cgroup2 hierarchy (or
+// its v1 memory one), moves the process in and back, and removes it.
+func TestMoveProcessAndBack(t *testing.T) {
+	labtest.RequireRoot(t)
+	for _, controller := range []string{Unified, "memory"} {
+		t.Run(hierarchyName(controller), func(t *testing.T) {
+			home, err := OwnDir(controller)
+			if errors.Is(err, ErrNotMounted) {
+				labtest.Require(t, err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(home, "svl-test-"+filepath.Base(t.TempDir()))
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			defer Remove(dir)
+			if err := MoveProcess(dir); err != nil {
+				t.Fatal(err)
+			}
+			if now, err := OwnDir(controller); err != nil || now != dir {
+				t.Errorf("the process's group after moving is %s (%v), want %s", now, err, dir)
+			}
+			if err := MoveProcess(home); err != nil {
+				t.Fatal(err)
+			}
+			if err := Remove(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := Remove(dir); err != nil {
+				t.Errorf("Remove of a group already gone: %v; want nil", err)
+			}
+		})
+	}
+}
