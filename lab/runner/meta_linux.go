@@ -26,6 +26,14 @@ func CollectMeta(run string, sc *scenario.Scenario, kind string) results.Meta {
 		Started: time.Now().UTC().Format(time.RFC3339), Kernel: host.KernelRelease(), CPU: host.CPUModel(), CPUs: runtime.NumCPU(),
 		GoVersion: runtime.Version(), GitCommit: build.Commit, SvclabVersion: build.Version, Hostname: hostname,
 		Tools: host.ToolVersions(), Engine: sc.KubeProxy.Engine, KubeProxyVersion: string(sc.KubeProxy.Version),
-		KernelMemoryCheck: procstat.OwnMemoryCgroup(),
+		KernelMemoryCheck: procstat.OwnMemoryCgroup(), ProbeCPU: probeCPU(sc),
 	}
+}
+
+// probeCPU is the CPU the scenario's sweep pins its probes to, if any.
+func probeCPU(sc *scenario.Scenario) *int {
+	if sc.Sweep == nil {
+		return nil
+	}
+	return sc.Sweep.ProbeCPU
 }

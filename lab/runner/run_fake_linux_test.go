@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/svclab/svclab/lab/labfake"
 	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/lab/traffic"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -414,5 +416,34 @@ func TestPoint16CountDisagreementIsAWarning(t *testing.T) {
 	}
 	if warned != len(s.Runs) || len(s.Runs) == 0 {
 		t.Errorf("%d disagreement warnings for %d runs: %v", warned, len(s.Runs), s.Warnings)
+	}
+}
+
+// TestProbeCPU checks that a sweep's probe CPU reaches meta.json, and that
+// one the run may not use is refused before the run starts (no run
+// directory), as bad input.
+func TestProbeCPU(t *testing.T) {
+	allowed, err := traffic.AllowedCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runFakeSweep(t, fmt.Sprintf("  probeCPU: %d\n", allowed[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := results.ReadMeta(out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.ProbeCPU == nil || *meta.ProbeCPU != allowed[0] {
+		t.Errorf("meta.json probe_cpu = %v, want %d", meta.ProbeCPU, allowed[0])
+	}
+	out, _, err = runFakeSweep(t, fmt.Sprintf("  probeCPU: %d\n", allowed[len(allowed)-1]+1))
+	var input *runner.InputError
+	if !errors.As(err, &input) || !strings.Contains(err.Error(), "sweep.probeCPU") {
+		t.Fatalf("a CPU the run may not use: %v, want an input error naming sweep.probeCPU", err)
+	}
+	if out != nil {
+		t.Errorf("the refused run made %s", out.Dir)
 	}
 }

@@ -65,6 +65,11 @@ func Prepare(sc *scenario.Scenario, opts RunOptions) (RunOptions, error) {
 	if sc.Fairness == nil && sc.Sweep == nil && sc.Timeline == nil {
 		return opts, inputErrorf("scenario %s has no fairness:, sweep: or timeline: section; nothing to run (svclab render shows its rules)", sc.Name)
 	}
+	if sc.Sweep != nil {
+		if err := sweep.CheckProbeCPU(sc.Sweep.ProbeCPU); err != nil {
+			return opts, &InputError{Err: fmt.Errorf("scenario %s: %w", sc.Name, err)}
+		}
+	}
 	opts.Options = opts.Options.withDefaults()
 	if opts.OutDir == "" {
 		opts.OutDir = defaultRunDir(sc.Name)

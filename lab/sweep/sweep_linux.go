@@ -52,6 +52,9 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Wr
 	}
 	opts = opts.withDefaults()
 	spec := sc.Sweep
+	if err := CheckProbeCPU(spec.ProbeCPU); err != nil {
+		return summarize(sc, nil, false), err
+	}
 	plan := sweepPlan(spec)
 	labs := make([]*sweepLab, 0, len(plan))
 	defer func() {
@@ -299,7 +302,7 @@ func (l *sweepLab) probePositions(ctx context.Context, spec *scenario.Sweep, rep
 // probe measures connect latency for one position.
 func (l *sweepLab) probe(ctx context.Context, spec *scenario.Sweep, pos string, rep int) (results.Point, error) {
 	target := l.targetFor(pos, spec.Seed+uint64(rep))
-	res, err := l.lab.Probe(ctx, traffic.ProbeSpec{Count: spec.Connections, Warmup: spec.Warmup, Target: target})
+	res, err := l.lab.Probe(ctx, traffic.ProbeSpec{Count: spec.Connections, Warmup: spec.Warmup, Target: target, CPU: spec.ProbeCPU})
 	if err != nil {
 		return results.Point{}, fmt.Errorf("%s at %d services, position %s: %w", l.plan.dataplane, l.plan.services, pos, err)
 	}

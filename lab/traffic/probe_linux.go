@@ -19,8 +19,12 @@ type ProbeSpec struct {
 	Warmup  int           // connects made first and not recorded
 	Timeout time.Duration // per connect; 0 means DefaultTimeout
 	// Target picks the address of connect i (e.g. always one service, or a
-	// random one for a uniform position).
+	// random one for a uniform position). It runs on the probe's thread.
 	Target func(i int) netip.AddrPort
+	// CPU, when set, pins the probe's thread to that CPU for the probe's
+	// connects (and restores its affinity afterwards); nil leaves the
+	// thread wherever the scheduler puts it.
+	CPU *int
 }
 
 // ProbeResult holds the connect latencies of a probe.
@@ -48,6 +52,13 @@ func Probe(ctx context.Context, spec ProbeSpec) (ProbeResult, error) {
 	res := ProbeResult{Latencies: make([]time.Duration, 0, spec.Count)}
 	failed := 0 // in a row, warm-up included
 	err := netns.Do(spec.Netns, func() error {
+		if spec.CPU != nil {
+			restore, err := pinThread(*spec.CPU)
+			if err != nil {
+				return fmt.Errorf("probe: %w", err)
+			}
+			defer restore()
+		}
 		start := time.Now()
 		for i := 0; i < spec.Warmup+spec.Count; i++ {
 			if ctx.Err() != nil {
@@ -79,6 +90,42 @@ func Probe(ctx context.Context, spec ProbeSpec) (ProbeResult, error) {
 		err = fmt.Errorf("probe: all %d connects failed, first: %s", spec.Count, res.FirstErr)
 	}
 	return res, err
+}
+
+// pinThread pins the calling (locked) thread to cpu and returns what puts
+// its previous affinity back.
+func pinThread(cpu int) (restore func(), err error) {
+	var before, only unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &before); err != nil {
+		return nil, fmt.Errorf("read the thread's CPU affinity: %w", err)
+	}
+	if cpu < 0 || !before.IsSet(cpu) {
+		return nil, fmt.Errorf("pin to CPU %d: not one this thread may run on (%d CPUs allowed)", cpu, before.Count())
+	}
+	only.Set(cpu)
+	if err := unix.SchedSetaffinity(0, &only); err != nil {
+		return nil, fmt.Errorf("pin to CPU %d: %w", cpu, err)
+	}
+	return func() { _ = unix.SchedSetaffinity(0, &before) }, nil
+}
+
+// maxCPUs is the kernel's CPU_SETSIZE, the CPUs an affinity mask can name.
+const maxCPUs = 1024
+
+// AllowedCPUs lists the CPUs this process may run on, for a clear error
+// before a run that pins its probes to another.
+func AllowedCPUs() ([]int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil, fmt.Errorf("read the CPU affinity: %w", err)
+	}
+	var cpus []int
+	for cpu := 0; cpu < maxCPUs; cpu++ {
+		if set.IsSet(cpu) {
+			cpus = append(cpus, cpu)
+		}
+	}
+	return cpus, nil
 }
 
 // eintrRetries bounds the retries of a connect that a signal interrupted.

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/svclab/svclab/lab/labtest"
 	"github.com/svclab/svclab/lab/traffic"
@@ -152,4 +155,37 @@ func TestMissingNetnsFails(t *testing.T) {
 	if _, err := traffic.Run(context.Background(), spec, nil); err == nil || !strings.Contains(err.Error(), "svl-t-missing") {
 		t.Fatalf("err = %v, want an error naming the netns", err)
 	}
+}
+
+// TestProbeRunsOnItsCPU checks that a pinned probe makes every connect on
+// the CPU it names: Target runs on the probe's thread, so it reads the CPU
+// each connect is made from.
+func TestProbeRunsOnItsCPU(t *testing.T) {
+	f := labtest.NewVethPair(t)
+	serverListener(t, f, netip.AddrPortFrom(labtest.ServerIP, 8080))
+	allowed, err := traffic.AllowedCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cpu := range allowed {
+		seen := map[int]int{}
+		addr := netip.AddrPortFrom(labtest.ServerIP, 8080)
+		res, err := traffic.Probe(context.Background(), traffic.ProbeSpec{Netns: f.Client, Count: 50, Warmup: 5, CPU: &cpu,
+			Target: func(int) netip.AddrPort { seen[currentCPU(t)]++; return addr }})
+		if err != nil {
+			t.Fatalf("probe pinned to CPU %d: %v", cpu, err)
+		}
+		if len(res.Latencies) != 50 || len(seen) != 1 || seen[cpu] != 55 {
+			t.Errorf("probe pinned to CPU %d: %d latencies, connects made on CPUs %v", cpu, len(res.Latencies), seen)
+		}
+	}
+}
+
+// currentCPU is the CPU the calling thread runs on (getcpu(2)).
+func currentCPU(t *testing.T) int {
+	var cpu uint32
+	if _, _, errno := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); errno != 0 {
+		t.Fatalf("getcpu: %v", errno)
+	}
+	return int(cpu)
 }

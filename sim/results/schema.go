@@ -97,6 +97,10 @@ type Meta struct {
 	// kernel memory growth was checked against ("cgroup v1 group DIR" or
 	// "cgroup2 group DIR"); empty when the growth went unchecked.
 	KernelMemoryCheck string `json:"kernel_memory_check,omitempty"`
+	// ProbeCPU is the CPU a sweep's first-packet probes were pinned to
+	// (the scenario's sweep.probeCPU); absent when the scheduler placed
+	// them.
+	ProbeCPU *int `json:"probe_cpu,omitempty"`
 }
 
 // Endpoint is one endpoint's result in a fairness run.

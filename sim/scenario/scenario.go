@@ -134,6 +134,10 @@ type Sweep struct {
 	// BatchServices (as many new Services created, each with
 	// endpointsPerService endpoints).
 	IncrementalBatchKind string
+	// ProbeCPU, when set, is the CPU every first-packet probe's connects
+	// are made from (lab/traffic's ProbeSpec.CPU); nil leaves the probe
+	// wherever the scheduler puts it.
+	ProbeCPU *int
 }
 
 // The kinds of change sweep.incrementalBatchKind batches.
@@ -180,6 +184,10 @@ func typed(f file, source string, raw []byte) *Scenario {
 			WalkProbeReload:      w.SyncEachRepetition}
 		if w.WalkProbeReload != nil {
 			s.Sweep.WalkProbeReload = *w.WalkProbeReload
+		}
+		if w.ProbeCPU != nil {
+			cpu := *w.ProbeCPU
+			s.Sweep.ProbeCPU = &cpu
 		}
 	}
 	s.Timeline = timelineOf(&f)

@@ -141,6 +141,7 @@ type sweepSpec struct {
 	SyncProbe             []int          `yaml:"syncProbe"`
 	IncrementalBatch      int            `yaml:"incrementalBatch"`
 	IncrementalBatchKind  string         `yaml:"incrementalBatchKind"`
+	ProbeCPU              *int           `yaml:"probeCPU"`
 }
 
 // labSpec holds settings for the lab a run builds.

@@ -155,6 +155,9 @@ func validateSweep(f *file, cidrsOK bool) []pathError {
 		errs = append(errs, checkRange(s.IncrementalBatch, intRange{min: 2, max: MaxIncrementalBatch}, at("incrementalBatch"))...)
 	}
 	errs = append(errs, validateBatchKind(f, cidrsOK)...)
+	if s.ProbeCPU != nil {
+		errs = append(errs, checkRange(*s.ProbeCPU, intRange{min: 0, max: MaxProbeCPU}, at("probeCPU"))...)
+	}
 	for _, k := range []struct {
 		p   **int
 		key string
@@ -244,6 +247,11 @@ func validateWalkProbe(f *file, cidrsOK bool) []pathError {
 	}
 	return probeFits(f, "walkProbe", s.WalkProbe)
 }
+
+// MaxProbeCPU is the highest CPU sweep.probeCPU names: the kernel's
+// CPU_SETSIZE less one. Whether the run's process may use it is checked
+// when the run starts.
+const MaxProbeCPU = 1023
 
 // MaxIncrementalBatch is the most changes sweep.incrementalBatch carries
 // in one sync.

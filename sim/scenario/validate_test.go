@@ -108,6 +108,8 @@ func TestValidationRefuses(t *testing.T) {
 		{"walk probe without a rule walk", edit("warmup: 50", "warmup: 50\n  dataplanes: [nftables]\n  walkProbe: [5000]"), "walkProbe:", "sweep.walkProbe", "walks rules"},
 		{"sync probe of 2 services", edit("warmup: 50", "warmup: 50\n  syncProbe: [2]"), "syncProbe:", "sweep.syncProbe[0]", "out of range"},
 		{"sync probe listed twice", edit("warmup: 50", "warmup: 50\n  syncProbe: [10000, 10000]"), "syncProbe:", "sweep.syncProbe[1]", "also syncProbe[0]"},
+		{"probe CPU below 0", edit("warmup: 50", "warmup: 50\n  probeCPU: -1"), "probeCPU:", "sweep.probeCPU", "out of range"},
+		{"probe CPU past CPU_SETSIZE", edit("warmup: 50", "warmup: 50\n  probeCPU: 1024"), "probeCPU:", "sweep.probeCPU", "out of range"},
 		{"unknown batch kind", edit("warmup: 50", "warmup: 50\n  incrementalBatch: 10\n  incrementalBatchKind: pods"), "incrementalBatchKind:", "sweep.incrementalBatchKind", "unknown batch kind"},
 		{"Service creations without a batch", edit("warmup: 50", "warmup: 50\n  incrementalBatchKind: services"), "incrementalBatchKind:", "sweep.incrementalBatchKind", "not set"},
 		{"Service creations on IPVS", edit("warmup: 50", "warmup: 50\n  dataplanes: [nftables, ipvs]\n  incrementalBatch: 10\n  incrementalBatchKind: services"), "dataplanes: [nftables", "sweep.dataplanes[1]", "does not create services"},
@@ -147,6 +149,7 @@ func TestValidationAccepts(t *testing.T) {
 		{"namespace of digits", edit("namespace: demo", `namespace: "123"`)},
 		{"walk probe", edit("warmup: 50", "warmup: 50\n  walkProbe: [4, 50000]")},
 		{"sync probe", edit("warmup: 50", "warmup: 50\n  syncProbe: [3, 20000]")},
+		{"probe CPU", edit("warmup: 50", "warmup: 50\n  probeCPU: 1")},
 		{"Service creations", edit("warmup: 50", "warmup: 50\n  dataplanes: [nftables, iptables-legacy]\n  incrementalBatch: 100\n  incrementalBatchKind: services")},
 	}
 	for _, tt := range tests {
@@ -154,6 +157,9 @@ func TestValidationAccepts(t *testing.T) {
 			sc, err := Parse("s.yaml", []byte(tt.yaml))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if strings.Contains(tt.yaml, "probeCPU: 1") != (sc.Sweep.ProbeCPU != nil && *sc.Sweep.ProbeCPU == 1) {
+				t.Fatalf("probeCPU became %v", sc.Sweep.ProbeCPU)
 			}
 			if strings.Contains(tt.yaml, "warmup: 0") && sc.Sweep.Warmup != 0 {
 				t.Fatalf("warmup: 0 became %d", sc.Sweep.Warmup)
