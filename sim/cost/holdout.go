@@ -10,6 +10,7 @@ import (
 
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
+	"github.com/svclab/svclab/sim/stats"
 )
 
 // Holdout targets (issue 23): a prediction at 10× the calibration is good
@@ -35,6 +36,24 @@ type HoldoutRow struct {
 	Target        float64 `json:"target,omitempty"`
 	Covered       bool    `json:"covered"`
 	Extrapolation float64 `json:"extrapolation"`
+	// Loads is how many repetitions the measurement is the median of;
+	// MeasuredLow and MeasuredHigh the 95% interval of that median
+	// (order statistics: stats.MedianInterval), both 0 with fewer than 6.
+	// Where the interval reaches past the target, the run cannot tell a
+	// prediction within the target from one outside it (Decided).
+	Loads        int     `json:"loads,omitempty"`
+	MeasuredLow  float64 `json:"measured_low,omitempty"`
+	MeasuredHigh float64 `json:"measured_high,omitempty"`
+}
+
+// Decided says whether the measurement is certain enough to judge the
+// row's target: its median's 95% interval lies within ±Target of it.
+// Rows without a target, or without an interval, count as decided.
+func (r HoldoutRow) Decided() bool {
+	if r.Target == 0 || r.MeasuredHigh == 0 || r.Measured <= 0 {
+		return true
+	}
+	return r.MeasuredHigh/r.Measured-1 <= r.Target && 1-r.MeasuredLow/r.Measured <= r.Target
 }
 
 // Within says whether the row meets its target (rows without one do).
@@ -67,7 +86,7 @@ func Holdout(run *Run, opts Options) ([]HoldoutRow, *Model, error) {
 		}
 		size.Rules = pointRules(dm.Mode, p) // what the lab loaded, as calibration counted it
 		pred := m.predictOne(dm, q, size)
-		rows = append(rows, holdoutRows(p, pred, walkAtRandom(run, dm))...)
+		rows = append(rows, holdoutRows(p, pred, walkAtRandom(run, dm), repetitionsOf(run, p))...)
 	}
 	return rows, m, nil
 }
@@ -79,37 +98,71 @@ func walkAtRandom(run *Run, dm *DataplaneModel) bool {
 	return run.Source.Engine == scenario.EngineKubeProxy && dm.Lookup == LinearWalk
 }
 
+// repetitionsOf are the run's repetitions of point p (its dataplane, size
+// and position).
+func repetitionsOf(run *Run, p results.Point) []results.Point {
+	var reps []results.Point
+	for _, r := range run.PointRepetitions {
+		if r.Dataplane == p.Dataplane && r.Services == p.Services && r.Position == p.Position {
+			reps = append(reps, r)
+		}
+	}
+	return reps
+}
+
 // holdoutRows pairs one measured point with its prediction; the sizes'
 // figures (syncs, memory) only at the last position, where they are
 // measured once per size. Latencies are left out when the rule walk's
-// position was kube-proxy's (noWalk).
-func holdoutRows(p results.Point, pred Prediction, noWalk bool) []HoldoutRow {
+// position was kube-proxy's (noWalk). reps are the point's repetitions,
+// whose values give each measured median its interval.
+func holdoutRows(p results.Point, pred Prediction, noWalk bool, reps []results.Point) []HoldoutRow {
 	var rows []HoldoutRow
-	add := func(figure string, e *Estimate, measured, target, factor float64) {
+	add := func(figure string, e *Estimate, value func(results.Point) float64, target, factor float64) {
+		measured := value(p)
 		if e == nil || !(measured > 0) {
 			return
 		}
-		rows = append(rows, HoldoutRow{Dataplane: p.Dataplane, Services: p.Services, Figure: figure, Predicted: *e,
-			Measured: measured, Error: e.Value/measured - 1, Target: target, Covered: e.Contains(measured), Extrapolation: factor})
+		row := HoldoutRow{Dataplane: p.Dataplane, Services: p.Services, Figure: figure, Predicted: *e,
+			Measured: measured, Error: e.Value/measured - 1, Target: target, Covered: e.Contains(measured), Extrapolation: factor}
+		row.Loads, row.MeasuredLow, row.MeasuredHigh = measuredInterval(reps, value)
+		rows = append(rows, row)
 	}
 	if !noWalk {
-		add("p50 µs ("+p.Position+")", &pred.P50us.Total, p.P50us, HoldoutTargetP50, pred.Extrapolation)
+		add("p50 µs ("+p.Position+")", &pred.P50us.Total, func(r results.Point) float64 { return r.P50us }, HoldoutTargetP50, pred.Extrapolation)
 	}
 	if pred.P99us != nil && !noWalk {
-		add("p99 µs ("+p.Position+")", &pred.P99us.Total, p.P99us, HoldoutTargetP99, pred.Extrapolation)
+		add("p99 µs ("+p.Position+")", &pred.P99us.Total, func(r results.Point) float64 { return r.P99us }, HoldoutTargetP99, pred.Extrapolation)
 	}
 	if p.Position != PositionLast {
 		return rows
 	}
 	if s := pred.SyncFull; s != nil {
-		add("full sync s", &s.Seconds, p.SyncFullS, HoldoutTargetSync, s.Extrapolation)
+		add("full sync s", &s.Seconds, func(r results.Point) float64 { return r.SyncFullS }, HoldoutTargetSync, s.Extrapolation)
 	}
 	if s := pred.SyncIncremental; s != nil {
-		add("incremental sync s", &s.Seconds, p.SyncIncrementalS, 0, s.Extrapolation)
+		add("incremental sync s", &s.Seconds, func(r results.Point) float64 { return r.SyncIncrementalS }, 0, s.Extrapolation)
 	}
-	add("kernel memory MB", pred.KernelMemMB, float64(p.KernelMemBytes)/1e6, 0, pred.Extrapolation)
+	add("kernel memory MB", pred.KernelMemMB, func(r results.Point) float64 { return float64(r.KernelMemBytes) / 1e6 }, 0, pred.Extrapolation)
 	return rows
 }
+
+// measuredInterval is how many of reps measured the value (0 is not
+// measured) and the 95% interval of their median; 0, 0 when too few.
+func measuredInterval(reps []results.Point, value func(results.Point) float64) (loads int, lo, hi float64) {
+	var values []float64
+	for _, r := range reps {
+		if v := value(r); v > 0 {
+			values = append(values, v)
+		}
+	}
+	if _, lo, hi, ok := stats.MedianInterval(values, measuredConfidence); ok {
+		return len(values), lo, hi
+	}
+	return len(values), 0, 0
+}
+
+// measuredConfidence is the confidence of a measured median's interval.
+const measuredConfidence = 0.95
 
 // WriteHoldoutMarkdown prints the rows as a Markdown table.
 func WriteHoldoutMarkdown(w io.Writer, rows []HoldoutRow) error {
@@ -121,9 +174,27 @@ func WriteHoldoutMarkdown(w io.Writer, rows []HoldoutRow) error {
 			target = fmt.Sprintf("±%.0f%%", r.Target*100)
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %+.1f%% | %s | %s | %s | %s |\n", r.Dataplane, r.Services, r.Figure,
-			EstimateText(&r.Predicted), planNumber(r.Measured), r.Error*100, target, yesNo(r.Within()), yesNo(r.Covered), planNumber(r.Extrapolation))
+			EstimateText(&r.Predicted), measuredText(r), r.Error*100, target, withinText(r), yesNo(r.Covered), planNumber(r.Extrapolation))
 	}
 	return nil
+}
+
+// measuredText is the measured median with, where its loads give one, its
+// 95% interval.
+func measuredText(r HoldoutRow) string {
+	if r.MeasuredHigh == 0 {
+		return planNumber(r.Measured)
+	}
+	return fmt.Sprintf("%s [%s, %s]", planNumber(r.Measured), planNumber(r.MeasuredLow), planNumber(r.MeasuredHigh))
+}
+
+// withinText is the within column: a dagger marks a measurement whose own
+// interval reaches past the target (not Decided).
+func withinText(r HoldoutRow) string {
+	if !r.Decided() {
+		return yesNo(r.Within()) + " †"
+	}
+	return yesNo(r.Within())
 }
 
 func yesNo(b bool) string {
@@ -136,20 +207,26 @@ func yesNo(b bool) string {
 // HoldoutSummary counts the rows with a target that meet it and the rows
 // whose interval covers the measurement.
 func HoldoutSummary(rows []HoldoutRow) string {
-	var targeted, within, covered int
+	var targeted, within, covered, undecided int
 	for _, r := range rows {
 		if r.Target > 0 {
 			targeted++
 			if r.Within() {
 				within++
 			}
+			if !r.Decided() {
+				undecided++
+			}
 		}
 		if r.Covered {
 			covered++
 		}
 	}
-	return strings.TrimSpace(fmt.Sprintf("%d of %d targeted figures within target; %d of %d intervals cover the measurement",
-		within, targeted, covered, len(rows)))
+	text := fmt.Sprintf("%d of %d targeted figures within target; %d of %d intervals cover the measurement", within, targeted, covered, len(rows))
+	if undecided > 0 {
+		text += fmt.Sprintf("; † %d measured less surely than their target (the 95%% interval of the loads' median reaches past it)", undecided)
+	}
+	return text
 }
 
 // ProbesText says which probes of the run a holdout keeps beside the

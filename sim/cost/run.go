@@ -99,7 +99,11 @@ type Run struct {
 	// sync intervals (LoadSpread).
 	PointLoads     []results.Point
 	SyncProbeLoads []results.Point
-	Warnings       []string
+	// PointRepetitions are every point record of results.jsonl, each
+	// position's repetitions: a holdout's measured median has its own
+	// interval from them.
+	PointRepetitions []results.Point
+	Warnings         []string
 }
 
 // DefaultRun returns the embedded default calibration run.
@@ -160,6 +164,7 @@ func LoadRun(dir string) (*Run, error) {
 			r.WalkProbes = probes
 		}
 		r.PointLoads, r.SyncProbeLoads = loadsOf(records)
+		r.PointRepetitions = pointRecords(records)
 	}
 	machine, ok, err := ReadMachine(dir)
 	if err != nil {

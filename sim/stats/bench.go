@@ -171,6 +171,25 @@ func errorStrings(errs []error) []string {
 	return out
 }
 
+// MedianInterval is the median of values and its distribution-free
+// confidence interval (order statistics, x/perf's benchmath): the interval
+// in which the median of what was sampled lies at that confidence
+// (or the nearest above it that the count allows: 96.1% for 9 values at
+// 0.95). ok is false when there are too few values for the confidence
+// (fewer than 6 at 0.95); non-finite values are dropped.
+func MedianInterval(values []float64, confidence float64) (center, lo, hi float64, ok bool) {
+	clean, _ := dropNonFinite(values)
+	if len(clean) == 0 {
+		return math.NaN(), 0, 0, false
+	}
+	thresholds := benchmath.DefaultThresholds
+	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(clean, &thresholds), confidence)
+	if len(s.Warnings) > 0 || math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) {
+		return s.Center, 0, 0, false
+	}
+	return s.Center, s.Lo, s.Hi, true
+}
+
 // Median is the median of values (the mean of the middle two for an even
 // count), NaN when there are none. values is not modified.
 func Median(values []float64) float64 {

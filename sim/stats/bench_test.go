@@ -199,3 +199,29 @@ func TestCompareBadAlpha(t *testing.T) {
 		t.Errorf("Compare with alpha 0 = %+v", c)
 	}
 }
+
+func TestMedianInterval(t *testing.T) {
+	tests := []struct {
+		name           string
+		values         []float64
+		center, lo, hi float64
+		ok             bool
+	}{
+		// 9 values: the 2nd and 8th order statistics (96.1%).
+		{"nine loads", []float64{416, 235, 294, 302, 310, 317, 379, 400, 412}, 317, 294, 412, true},
+		{"six loads, the fewest at 95%", []float64{6, 1, 5, 2, 4, 3}, 3.5, 1, 6, true},
+		{"three loads", []float64{1, 2, 3}, 2, 0, 0, false},
+		{"non-finite values dropped", []float64{math.NaN(), 1, 2, 3}, 2, 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			center, lo, hi, ok := MedianInterval(tt.values, 0.95)
+			if center != tt.center || lo != tt.lo || hi != tt.hi || ok != tt.ok {
+				t.Errorf("MedianInterval = %v [%v, %v] %v, want %v [%v, %v] %v", center, lo, hi, ok, tt.center, tt.lo, tt.hi, tt.ok)
+			}
+		})
+	}
+	if _, _, _, ok := MedianInterval(nil, 0.95); ok {
+		t.Error("no values: ok, want not")
+	}
+}
