@@ -114,18 +114,6 @@ func dataplaneLoads(run *Run, dataplane string, maxN int) []results.Point {
 // loadsOf are a run's per-repetition loads from its records: one point
 // record per dataplane, size and repetition (every position of a
 // repetition shares its load), and every sync-probe record.
-// pointRecords are the records' sweep points, every position's
-// repetitions.
-func pointRecords(records []results.Record) []results.Point {
-	var points []results.Point
-	for _, r := range records {
-		if r.Type == results.TypePoint && r.Point != nil {
-			points = append(points, *r.Point)
-		}
-	}
-	return points
-}
-
 func loadsOf(records []results.Record) (points, probes []results.Point) {
 	type key struct {
 		dataplane      string

@@ -164,7 +164,7 @@ func LoadRun(dir string) (*Run, error) {
 			r.WalkProbes = probes
 		}
 		r.PointLoads, r.SyncProbeLoads = loadsOf(records)
-		r.PointRepetitions = pointRecords(records)
+		r.PointRepetitions = results.SweepPoints(records)
 	}
 	machine, ok, err := ReadMachine(dir)
 	if err != nil {

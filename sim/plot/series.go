@@ -40,7 +40,7 @@ func collect(s *results.Summary, records []results.Record, m metric.Metric, posi
 		return seriesKey{p.Dataplane, p.Position}, true
 	}
 	medians := groupValues(summaryPoints(s), m, keyOf)
-	reps := groupValues(recordPoints(records), m, keyOf)
+	reps := groupValues(results.SweepPoints(records), m, keyOf)
 	var out []series
 	var names []string
 	for _, k := range sortedKeys(medians) {
@@ -64,16 +64,6 @@ func summaryPoints(s *results.Summary) []results.Point {
 		return nil
 	}
 	return s.Points
-}
-
-func recordPoints(records []results.Record) []results.Point {
-	var out []results.Point
-	for _, r := range records {
-		if r.Type == results.TypePoint && r.Point != nil {
-			out = append(out, *r.Point)
-		}
-	}
-	return out
 }
 
 // groupValues maps each series to its values by service count.

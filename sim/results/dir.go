@@ -236,3 +236,15 @@ func readJSON(path string, v any) error {
 	}
 	return nil
 }
+
+// SweepPoints are the sweep points among records (type point), every
+// position's repetitions in the order recorded.
+func SweepPoints(records []Record) []Point {
+	var out []Point
+	for _, r := range records {
+		if r.Type == TypePoint && r.Point != nil {
+			out = append(out, *r.Point)
+		}
+	}
+	return out
+}

@@ -54,3 +54,18 @@ func TestSchemaVersions(t *testing.T) {
 		}
 	}
 }
+
+func TestSweepPoints(t *testing.T) {
+	p1 := Point{Dataplane: "nftables", Services: 1, Position: "last", Repetition: 1}
+	p2 := Point{Dataplane: "nftables", Services: 1, Position: "uniform", Repetition: 1}
+	records := []Record{
+		{Type: TypePoint, Point: &p1},
+		{Type: TypeWalkProbe, Point: &p2},
+		{Type: TypePoint},
+		{Type: TypePoint, Point: &p2},
+	}
+	got := SweepPoints(records)
+	if len(got) != 2 || got[0].Position != "last" || got[1].Position != "uniform" {
+		t.Errorf("SweepPoints = %+v, want the two point records in order", got)
+	}
+}
