@@ -14,6 +14,7 @@ import (
 	"github.com/svclab/svclab/lab/procstat"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/render"
+	"github.com/svclab/svclab/sim/results"
 )
 
 // Machine is a simulated host. Its zero value is ready; it records every
@@ -36,6 +37,8 @@ type Machine struct {
 	// cgroup's charge disagrees with); otherwise it is constant.
 	KernelMemoryReadings []procstat.MemoryReading
 	readings             int
+	// ChainListWalkErr, when set, is returned by ChainListWalk.
+	ChainListWalkErr error
 }
 
 // BuildLab records the spec and returns a lab whose pods are the targets'
@@ -83,6 +86,25 @@ func (m *Machine) KernelMemory() (procstat.MemoryReading, error) {
 	r := m.KernelMemoryReadings[m.readings%len(m.KernelMemoryReadings)]
 	m.readings++
 	return r, nil
+}
+
+// ChainListWalk is a fixed walk whose step costs 5 ns up to 16,000 chains
+// and 100 ns from 128,000, rising between (a list that outgrows the
+// caches); ChainListWalkErr, when set, is returned instead.
+func (m *Machine) ChainListWalk(ctx context.Context) ([]results.ChainListStep, error) {
+	if m.ChainListWalkErr != nil {
+		return nil, m.ChainListWalkErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return FakeChainListWalk(), nil
+}
+
+// FakeChainListWalk is the walk the fake machine measures.
+func FakeChainListWalk() []results.ChainListStep {
+	return []results.ChainListStep{{Chains: 1000, NsPerStep: 5}, {Chains: 16000, NsPerStep: 5}, {Chains: 32000, NsPerStep: 20},
+		{Chains: 64000, NsPerStep: 60}, {Chains: 128000, NsPerStep: 100}, {Chains: 256000, NsPerStep: 100}}
 }
 
 // Hold claims nothing: a fake run leaves nothing on the host.

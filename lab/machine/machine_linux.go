@@ -10,6 +10,7 @@ import (
 	"github.com/svclab/svclab/lab/procstat"
 	"github.com/svclab/svclab/lab/traffic"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/results"
 )
 
 // Machine is everything a run asks of the host: labs to build and the
@@ -26,6 +27,9 @@ type Machine interface {
 	// the machine's and, where the run has a memory cgroup, the run's own
 	// charges, which tell a load's growth from another process's.
 	KernelMemory() (procstat.MemoryReading, error)
+	// ChainListWalk times one step of iptables-nft-restore's chain-list
+	// walk at each of lab/chainlist's lengths, on this machine.
+	ChainListWalk(ctx context.Context) ([]results.ChainListStep, error)
 	// Hold claims the run prefix for this process while the run lives
 	// (the kernel's: a lease, see lab/lease).
 	Hold(prefix string) (Hold, error)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/cgroup"
+	"github.com/svclab/svclab/lab/chainlist"
 	"github.com/svclab/svclab/lab/host"
 	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/netns"
@@ -17,6 +18,7 @@ import (
 	"github.com/svclab/svclab/lab/session"
 	"github.com/svclab/svclab/lab/topo"
 	"github.com/svclab/svclab/lab/traffic"
+	"github.com/svclab/svclab/sim/results"
 )
 
 // Kernel is the real Machine: labs of network namespaces and veths on this
@@ -41,6 +43,11 @@ func (Kernel) CPUSeconds() (float64, error) {
 // KernelMemory reads the machine's kernel memory and the run's own memory
 // cgroup's (see procstat.ReadKernelMemory and Hold).
 func (Kernel) KernelMemory() (procstat.MemoryReading, error) { return procstat.ReadKernelMemory() }
+
+// ChainListWalk times the chain-list walk on this machine (lab/chainlist).
+func (Kernel) ChainListWalk(ctx context.Context) ([]results.ChainListStep, error) {
+	return chainlist.Measure(ctx, chainlist.Lengths, chainlist.DefaultOptions)
+}
 
 // Hold takes the run's lease (see session.RunLease) and moves the process
 // into a memory cgroup of the run's, <prefix>-kmem (recorded in the lease,

@@ -87,6 +87,9 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	out := &Outcome{Dir: opts.OutDir}
 	meta := CollectMeta(opts.Prefix, sc, sc.Kind())
 	meta.PlantRules = opts.PlantRules
+	if meta.ChainListWalk, err = chainListWalk(ctx, sc, opts.Options); err != nil {
+		return out, err
+	}
 	if err := results.WriteJSON(opts.OutDir, results.MetaFile, meta); err != nil {
 		return out, err
 	}

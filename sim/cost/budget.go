@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/iptables"
 )
 
 // Budget is a limit on one predicted figure: the inverse question "how
@@ -157,6 +160,10 @@ func (q Query) sizeAt(mode string, n int) Size {
 	}
 	s, _ := countsOf(mode, n, q.EndpointsPerService)
 	s.HashTables, _ = syntheticHashTables(mode, n, q.EndpointsPerService)
+	if mode == string(dataplane.ModeIPTables) {
+		s.ChainList, _ = scaledChainList(n, q.EndpointsPerService, false)
+		s.PartialChainList, _ = scaledChainList(n, q.EndpointsPerService, true)
+	}
 	return s
 }
 
@@ -172,9 +179,18 @@ func (c Composition) scaled(n int) Composition {
 		fixed, _ := countsOf(mode, 0, 0)
 		out.Modes[mode] = Size{Mode: mode, Rules: grow(s.Rules, fixed.Rules), Chains: grow(s.Chains, fixed.Chains),
 			Elements: grow(s.Elements, fixed.Elements), Bytes: int(math.Round(float64(s.Bytes) * f)),
-			HashTables: scaledCounts(s.HashTables, f)}
+			HashTables: scaledCounts(s.HashTables, f), ChainList: scaledWalk(s.ChainList, f), PartialChainList: scaledWalk(s.PartialChainList, f)}
 	}
 	return out
+}
+
+// scaledWalk is a chain-list walk of a payload of f times the services:
+// lists f times as long, walked f times as often (nil stays nil).
+func scaledWalk(w *iptables.ChainListWork, f float64) *iptables.ChainListWork {
+	if w == nil {
+		return nil
+	}
+	return w.Scaled(f, f*f)
 }
 
 // scaledCounts is each count times f, rounded: a hash table's fixed

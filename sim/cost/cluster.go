@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/route"
@@ -57,22 +58,44 @@ func CompositionFor(source string, scale float64, mdl *model.Model, cfgs ...rout
 	for i, fam := range model.Families(mdl.Services) {
 		proj := model.ForFamily(*mdl, fam)
 		for _, cfg := range cfgs {
-			var payload bytes.Buffer
-			st, err := route.Render(&payload, &proj, cfg)
-			if err != nil {
-				return c, fmt.Errorf("%s: render %s (%s): %w", source, cfg.Mode, fam, err)
-			}
-			tables, err := payloadHashTables(cfg.Mode, payload.Bytes())
-			if err != nil {
-				return c, fmt.Errorf("%s: %s (%s): %w", source, cfg.Mode, fam, err)
-			}
-			c.add(string(cfg.Mode), st, tables)
-			if cfg.Mode == dataplane.ModeIPTables && (fam == model.IPv4 || i == 0) {
-				c.ServiceRules = bytes.Count(payload.Bytes(), []byte("\n-A KUBE-SERVICES "))
+			if err := c.addPayload(source, &proj, fam, cfg, fam == model.IPv4 || i == 0); err != nil {
+				return c, err
 			}
 		}
 	}
 	return c, nil
+}
+
+// addPayload renders one family's payload of cfg's mode and adds its size,
+// hash tables and chain-list walks; serviceRules says this family's
+// KUBE-SERVICES rules are the ones a lookup walks.
+func (c *Composition) addPayload(source string, proj *model.Model, fam model.Family, cfg route.Config, serviceRules bool) error {
+	var payload bytes.Buffer
+	st, err := route.Render(&payload, proj, cfg)
+	if err != nil {
+		return fmt.Errorf("%s: render %s (%s): %w", source, cfg.Mode, fam, err)
+	}
+	tables, err := payloadHashTables(cfg.Mode, payload.Bytes())
+	if err != nil {
+		return fmt.Errorf("%s: %s (%s): %w", source, cfg.Mode, fam, err)
+	}
+	walk, err := payloadChainList(cfg.Mode, payload.Bytes())
+	if err != nil {
+		return fmt.Errorf("%s: %s (%s): %w", source, cfg.Mode, fam, err)
+	}
+	c.add(string(cfg.Mode), st, tables, walk)
+	if cfg.Mode != dataplane.ModeIPTables {
+		return nil
+	}
+	partial, err := partialChainList(proj, cfg.Config)
+	if err != nil {
+		return fmt.Errorf("%s: %s (%s): %w", source, cfg.Mode, fam, err)
+	}
+	c.addPartial(string(cfg.Mode), partial)
+	if serviceRules {
+		c.ServiceRules = bytes.Count(payload.Bytes(), []byte("\n-A KUBE-SERVICES "))
+	}
+	return nil
 }
 
 // compositionModes are the modes CompositionOf sizes, rendered by their
@@ -81,7 +104,7 @@ var compositionModes = []dataplane.Mode{dataplane.ModeIPTables, dataplane.ModeNF
 
 // add adds one family's payload statistics and hash tables to mode's
 // size (each family's proxier writes tables of its own).
-func (c *Composition) add(mode string, st render.Stats, tables []int) {
+func (c *Composition) add(mode string, st render.Stats, tables []int, walk *iptables.ChainListWork) {
 	s := c.Modes[mode]
 	s.Mode, s.BytesExact = mode, true
 	s.Rules += st.Rules
@@ -89,6 +112,22 @@ func (c *Composition) add(mode string, st render.Stats, tables []int) {
 	s.Elements += st.Elements
 	s.Bytes += st.Bytes
 	s.HashTables = append(s.HashTables, tables...)
+	if walk != nil {
+		if s.ChainList == nil {
+			s.ChainList = &iptables.ChainListWork{}
+		}
+		s.ChainList.Add(walk)
+	}
+	c.Modes[mode] = s
+}
+
+// addPartial adds one family's partial-sync walk to mode's size.
+func (c *Composition) addPartial(mode string, walk *iptables.ChainListWork) {
+	s := c.Modes[mode]
+	if s.PartialChainList == nil {
+		s.PartialChainList = &iptables.ChainListWork{}
+	}
+	s.PartialChainList.Add(walk)
 	c.Modes[mode] = s
 }
 

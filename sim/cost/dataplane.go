@@ -27,7 +27,7 @@ const (
 // (all of every dataplane's) join its points in the full-sync fit, and its
 // loads (dataplaneLoads) give the sync curves' and the memory line's
 // LoadSpread.
-func calibrateDataplane(name string, all, syncProbes, loads []results.Point, opts Options) (DataplaneModel, error) {
+func calibrateDataplane(name string, all, syncProbes, loads []results.Point, walk []results.ChainListStep, opts Options) (DataplaneModel, error) {
 	lookup, err := LookupOf(name)
 	if err != nil {
 		return DataplaneModel{}, err
@@ -61,8 +61,12 @@ func calibrateDataplane(name string, all, syncProbes, loads []results.Point, opt
 	perSize := onePerSize(points)
 	info, _ := modelled(name)
 	probed := withSyncProbes(perSize, syncProbes, name)
-	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, info.FullSyncQuadratic, func(p results.Point) float64 { return p.SyncFullS })
-	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, probed, opts, false, func(p results.Point) float64 { return p.SyncIncrementalS })
+	var price *ChainListPrice
+	if info.ChainListRestore {
+		price = newChainListPrice(walk)
+	}
+	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, syncForm{quadratic: info.FullSyncQuadratic, chainList: price}, func(p results.Point) float64 { return p.SyncFullS })
+	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, probed, opts, syncForm{chainList: price, partial: true}, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.SyncFull.withLoadSpread(loads, mode, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental.withLoadSpread(loads, mode, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.SyncPerChange, dm.SyncPerChangeKind = fitPerChange(&dm, perSize)
@@ -135,17 +139,25 @@ func optionalCost(dm *DataplaneModel, metric string, points []results.Point, opt
 }
 
 // optionalSync fits a sync curve against rules, or records why it could not.
-func optionalSync(dm *DataplaneModel, metric string, points []results.Point, opts Options, quadratic bool, value func(results.Point) float64) *SyncCurve {
+func optionalSync(dm *DataplaneModel, metric string, points []results.Point, opts Options, form syncForm, value func(results.Point) float64) *SyncCurve {
 	var rules, seconds []float64
 	for _, p := range points {
 		if v := value(p); v > 0 {
-			rules, seconds = append(rules, float64(pointRules(dm.Mode, p))), append(seconds, v)
+			rest, err := form.withoutChainList(dm.Mode, p, v)
+			if err != nil {
+				dm.Warnings = append(dm.Warnings, fmt.Sprintf("%s %s: %v: not predicted", dm.Dataplane, metric, err))
+				return nil
+			}
+			rules, seconds = append(rules, float64(pointRules(dm.Mode, p))), append(seconds, rest)
 		}
 	}
-	c, err := fitSyncCurve(metric, rules, seconds, opts.MinR2, quadratic)
+	c, err := fitSyncCurve(metric, rules, seconds, opts.MinR2, form.quadratic)
 	if err != nil {
 		dm.Warnings = append(dm.Warnings, dm.Dataplane+" "+err.Error()+" (0 = not timed): not predicted")
 		return nil
+	}
+	if c.ChainList = form.chainList; c.ChainList != nil {
+		c.restIsLinear()
 	}
 	if c.R2 < opts.MinR2 {
 		w := fmt.Sprintf("%s %s: poor fit even in the best form (%s, R² %.3f, %d sizes); predictions are doubtful",

@@ -77,7 +77,7 @@ func planTable(q Query, preds []Prediction) [][]string {
 		header = append(header, p.Dataplane)
 	}
 	table := [][]string{header}
-	for _, row := range planRows(q) {
+	for _, row := range planRows(q, preds) {
 		cells := []string{row.label}
 		for _, p := range preds {
 			cells = append(cells, row.cell(p))
@@ -107,8 +107,8 @@ type planRow struct {
 	cell  func(Prediction) string
 }
 
-func planRows(q Query) []planRow {
-	return []planRow{
+func planRows(q Query, preds []Prediction) []planRow {
+	rows := []planRow{
 		{"lookup", func(p Prediction) string { return strings.ReplaceAll(string(p.Lookup), "-", " ") }},
 		{"rules walked per first packet", func(p Prediction) string {
 			if p.Lookup == MapLookup {
@@ -131,7 +131,9 @@ func planRows(q Query) []planRow {
 		{"CPU per connection added (µs)", func(p Prediction) string { return planCost(p.CPUusPerConn, false) }},
 		{fmt.Sprintf("CPU cores at %s conn/s", planNumber(q.NewConnPerSec)), func(p Prediction) string { return EstimateText(p.CPUCores) }},
 		{"full sync (s)", func(p Prediction) string { return SyncText(p.SyncFull) }},
+		{chainListRowLabel, func(p Prediction) string { return planChainList(p.SyncFull) }},
 		{"incremental sync (s)", func(p Prediction) string { return SyncText(p.SyncIncremental) }},
+		{partialChainListRowLabel, func(p Prediction) string { return planChainList(p.SyncIncremental) }},
 		{"each further change in a sync (s)", func(p Prediction) string { return planPerChange(p) }},
 		{fmt.Sprintf("programming latency p50 (s) at %s %s/s", planNumber(q.ChurnPerSec), ChurnKindName(q.ChurnKind)), func(p Prediction) string { return planProgramming(p.Programming, false) }},
 		{"programming latency p99 (s)", func(p Prediction) string { return planProgramming(p.Programming, true) }},
@@ -146,6 +148,29 @@ func planRows(q Query) []planRow {
 			return fmt.Sprint(p.Ruleset.Bytes)
 		}},
 	}
+	if !slices.ContainsFunc(preds, pricedWalk) {
+		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == chainListRowLabel || r.label == partialChainListRowLabel })
+	}
+	return rows
+}
+
+// The rows of the syncs' chain-list walks, shown when some dataplane's
+// were priced.
+const (
+	chainListRowLabel        = "  of which the restore's chain-list walk (s)"
+	partialChainListRowLabel = "  of which its chain-list walk (s)"
+)
+
+// pricedWalk says whether a sync of p was priced with its chain-list walk.
+func pricedWalk(p Prediction) bool {
+	return (p.SyncFull != nil && p.SyncFull.ChainList != nil) || (p.SyncIncremental != nil && p.SyncIncremental.ChainList != nil)
+}
+
+func planChainList(s *SyncPrediction) string {
+	if s == nil || s.ChainList == nil {
+		return "—"
+	}
+	return EstimateText(s.ChainList)
 }
 
 func planProgramming(p *ProgrammingLatency, p99 bool) string {

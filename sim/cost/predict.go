@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
@@ -72,6 +73,9 @@ type SyncPrediction struct {
 	// ruleset; Beyond is set above Options.BeyondFactor.
 	Extrapolation float64 `json:"extrapolation"`
 	Beyond        bool    `json:"beyond_calibration"`
+	// ChainList is the restore tool's chain-list walk within Seconds, when
+	// priced on the calibration's machine (SyncCurve.ChainList).
+	ChainList *Estimate `json:"chain_list_s,omitempty"`
 }
 
 // Prediction is what a Query costs on one dataplane.
@@ -232,9 +236,9 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 		cores := c.Added.Scale(q.NewConnPerSec / 1e6)
 		p.CPUCores = &cores
 	}
-	p.SyncFull = m.predictSync(&p, dm.SyncFull, size.Rules)
-	p.SyncIncremental = m.predictSync(&p, dm.SyncIncremental, size.Rules)
-	p.SyncPerChange = m.predictSync(&p, dm.SyncPerChange, size.Rules)
+	p.SyncFull = m.predictSync(&p, dm.SyncFull, size.Rules, size.ChainList)
+	p.SyncIncremental = m.predictSync(&p, dm.SyncIncremental, size.Rules, size.PartialChainList)
+	p.SyncPerChange = m.predictSync(&p, dm.SyncPerChange, size.Rules, nil)
 	if p.SyncPerChange != nil {
 		p.SyncPerChangeKind = dm.SyncPerChangeKind
 	}
@@ -242,7 +246,7 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 		mem := dm.KernelMem.at(size)
 		p.KernelMemMB = &mem
 	}
-	p.Warnings = append(p.Warnings, syncGrowthWarning(dm.Dataplane, p.SyncFull, p.SyncIncremental)...)
+	p.Warnings = append(p.Warnings, syncGrowthWarning(dm.Dataplane, unpriced(p.SyncFull), unpriced(p.SyncIncremental))...)
 	if p.SyncIncremental != nil {
 		p.Programming = predictProgramming(&p, q, dm.SyncPerChangeKind)
 	}
@@ -301,20 +305,39 @@ func predictCost(c CostCurve, evals float64, services int) CostPrediction {
 	return out
 }
 
-// predictSync predicts a sync time at rules, or nil when not calibrated.
-func (m *Model) predictSync(p *Prediction, c *SyncCurve, rules int) *SyncPrediction {
+// predictSync predicts a sync time for a ruleset of rules whose payload
+// walks the restore tool's chain list as walk does (nil: not an iptables
+// payload), or nil when not calibrated.
+func (m *Model) predictSync(p *Prediction, c *SyncCurve, rules int, walk *iptables.ChainListWork) *SyncPrediction {
 	if c == nil {
 		return nil
 	}
+	s := &SyncPrediction{Form: c.Form, R2: c.R2, Points: c.Points, Extrapolation: float64(rules) / c.MaxRules}
 	// The fit's interval is for the mean curve; a sweep measures a median
-	// of a few loads, each scattering around it.
-	s := &SyncPrediction{Seconds: c.Load.widen(c.At(float64(rules))), Form: c.Form, R2: c.R2, Points: c.Points,
-		Extrapolation: float64(rules) / c.MaxRules}
-	// The fit's interval says nothing about the form being wrong beyond
-	// the data: widen it by the error the form made predicting the largest
-	// calibrated size, grown with the extrapolation.
-	if e := c.ExtrapolationError(s.Extrapolation); e > 0 && s.Extrapolation > 1 {
-		s.Seconds = s.Seconds.Widen(e)
+	// of a few loads, each scattering around it (Load.widen). And it says
+	// nothing about the form being wrong beyond the data: widen it by the
+	// error the form made predicting the largest calibrated size, grown
+	// with the extrapolation.
+	formError := func(e Estimate) Estimate {
+		if err := c.ExtrapolationError(s.Extrapolation); err > 0 && s.Extrapolation > 1 {
+			return e.Widen(err)
+		}
+		return e
+	}
+	if c.ChainList == nil {
+		s.Seconds = formError(c.Load.widen(c.At(float64(rules))))
+	} else {
+		// The form fitted the rest of the sync: its error is the rest's;
+		// the loads scatter as the whole sync does.
+		priced := c.ChainList.seconds(walk)
+		// The rest cannot be negative (the walk's price may exceed a small
+		// sync's whole time by up to its uncertainty).
+		s.Seconds = c.Load.widen(formError(c.At(float64(rules))).NonNegative().Plus(priced))
+		s.ChainList, s.Form = &priced, c.Form+" + chain-list walk"
+		if c.ChainList.beyond(walk) {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: the restore's chain list grows to %d chains, beyond the longest the calibration timed a step of (%d): priced at that length's cost, likely low",
+				p.Dataplane, c.Metric, walk.Longest, c.ChainList.Steps[len(c.ChainList.Steps)-1].Chains))
+		}
 	}
 	s.Beyond = s.Extrapolation > m.Options.BeyondFactor
 	if s.Beyond {
@@ -327,6 +350,15 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, rules int) *SyncPredict
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: the %s fit predicts %.3g s at %d rules; not usable", p.Dataplane, c.Metric, c.Form, s.Seconds.Value, rules))
 	}
 	s.Seconds = s.Seconds.NonNegative()
+	return s
+}
+
+// unpriced is s unless its chain-list walk was priced (nil then): a priced
+// sync already grows as the tool's walk does.
+func unpriced(s *SyncPrediction) *SyncPrediction {
+	if s != nil && s.ChainList != nil {
+		return nil
+	}
 	return s
 }
 

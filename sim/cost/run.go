@@ -103,7 +103,11 @@ type Run struct {
 	// position's repetitions: a holdout's measured median has its own
 	// interval from them.
 	PointRepetitions []results.Point
-	Warnings         []string
+	// ChainListWalk is the machine's chain-list walk (meta.json's), when
+	// the sweep measured it: the iptables-nft syncs are priced with it
+	// (ChainListPrice).
+	ChainListWalk []results.ChainListStep
+	Warnings      []string
 }
 
 // DefaultRun returns the embedded default calibration run.
@@ -233,6 +237,7 @@ func newRun(name string, s *results.Summary, m *results.Meta) (*Run, error) {
 			GuestKernel: m.GuestKernel, CPU: m.CPU, CPUs: m.CPUs, GitCommit: m.GitCommit, Tools: m.Tools,
 			Engine: m.Engine, KubeProxyVersion: m.KubeProxyVersion}
 		r.Source.Machine = machineOf(r.Source)
+		r.ChainListWalk = m.ChainListWalk
 	}
 	if !s.Complete {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("calibration %s: run %s is incomplete (interrupted)", name, s.Run))

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
 	"github.com/svclab/svclab/sim/route"
@@ -27,6 +28,13 @@ type Size struct {
 	// nftables set's elements. For iptables, the tables iptables-nft
 	// fills (iptables-legacy keeps none); empty for IPVS.
 	HashTables []int `json:"hash_tables,omitempty"`
+	// ChainList is the walking iptables-nft-restore --noflush does in its
+	// chain list to load the payload (iptables mode; nil for the others).
+	ChainList *iptables.ChainListWork `json:"chain_list,omitempty"`
+	// PartialChainList is the same for kube-proxy's partial sync of one
+	// changed service (the incremental sync a sweep times): every
+	// KUBE-SERVICES rule still names its service's chain.
+	PartialChainList *iptables.ChainListWork `json:"partial_chain_list,omitempty"`
 }
 
 // exactBytesObjects is the most services + endpoints whose payload
@@ -49,7 +57,13 @@ func RulesetSize(mode string, n, m int) (Size, error) {
 	if s.Bytes, s.BytesExact, err = payloadBytes(mode, n, m); err != nil {
 		return s, err
 	}
-	s.HashTables, err = syntheticHashTables(mode, n, m)
+	if s.HashTables, err = syntheticHashTables(mode, n, m); err != nil {
+		return s, err
+	}
+	if s.ChainList, err = syntheticChainList(mode, n, m, false); err != nil {
+		return s, err
+	}
+	s.PartialChainList, err = syntheticChainList(mode, n, m, true)
 	return s, err
 }
 
@@ -96,14 +110,23 @@ func renderStats(mode string, n, m int) (render.Stats, error) {
 // renderTo writes mode's payload of n synthetic services with m endpoints
 // each (the seeded generator's) to w.
 func renderTo(w io.Writer, mode string, n, m int) (render.Stats, error) {
-	gen, err := model.NewGenerator(model.GeneratorConfig{Services: n, EndpointsPerService: m, Seed: 1})
-	if err != nil {
-		return render.Stats{}, fmt.Errorf("ruleset of %d services × %d endpoints: %w", n, m, err)
-	}
 	md, err := dataplane.ParseMode(mode)
 	if err != nil {
 		return render.Stats{}, err
 	}
-	mdl := &model.Model{Cluster: model.DefaultCluster(), Services: gen}
+	mdl, err := syntheticModel(n, m)
+	if err != nil {
+		return render.Stats{}, err
+	}
 	return route.Render(w, mdl, route.Config{Mode: md})
+}
+
+// syntheticModel is the seeded synthetic model of n services with m
+// endpoints each that the model sizes payloads with.
+func syntheticModel(n, m int) (*model.Model, error) {
+	gen, err := model.NewGenerator(model.GeneratorConfig{Services: n, EndpointsPerService: m, Seed: 1})
+	if err != nil {
+		return nil, fmt.Errorf("ruleset of %d services × %d endpoints: %w", n, m, err)
+	}
+	return &model.Model{Cluster: model.DefaultCluster(), Services: gen}, nil
 }

@@ -64,6 +64,10 @@ type SyncCurve struct {
 	// the calibration recorded its loads: At's interval is for the mean,
 	// Predict's for what a sweep will measure.
 	Load *LoadSpread `json:"load_spread,omitempty"`
+	// ChainList, when set, priced the tool's chain-list walk out of the
+	// calibration's times: the curve is the rest of the sync, and a
+	// prediction adds the walk of its own payload (ChainListPrice).
+	ChainList *ChainListPrice `json:"chain_list,omitempty"`
 }
 
 // powerFromFraction: the power form uses the sizes of at least

@@ -27,9 +27,10 @@ var all = []Info{
 		Tools: []string{"iptables-nft", "iptables-nft-restore", "iptables-nft-save"}, Packages: []string{"iptables"},
 		Version:      VersionCmd{Key: "iptables-nft", Argv: []string{"iptables-nft", "--version"}},
 		RuleCounters: true, Sync: RestoreText, Up: true, PartialCreates: true,
-		SyncGrowthNote: "iptables-nft-restore --noflush, which kube-proxy runs, spends user time growing faster than quadratically in chains on some machines (native payloads, one VM: 24-26 s of user time at 10,000 Services, 70 s at 15,000, 246-284 s at 20,000; results/iptables-nft-restore)",
-		Kernel:         KernelNeeds{Module: "nf_tables", Features: []Feature{FeatureIPTablesNFT, FeatureConntrack}},
-		Lookup:         LinearWalk, Colour: color.RGBA{R: 0x00, G: 0x72, B: 0xB2, A: 0xFF}}, // blue
+		SyncGrowthNote:   "iptables-nft-restore --noflush (1.8.9), which kube-proxy runs, walks a sorted list of chain names for every chain a command names, about 8·N² strcmp for N Services, each slower once the list outgrows the caches (native payloads, one VM: 24-26 s of user time at 10,000 Services, 70 s at 15,000, 246-284 s at 20,000; results/iptables-nft-restore); a calibration that timed that walk (svclab plan calibrate) prices the full and incremental syncs with it",
+		ChainListRestore: true,
+		Kernel:           KernelNeeds{Module: "nf_tables", Features: []Feature{FeatureIPTablesNFT, FeatureConntrack}},
+		Lookup:           LinearWalk, Colour: color.RGBA{R: 0x00, G: 0x72, B: 0xB2, A: 0xFF}}, // blue
 	{Name: NFTables, Summary: "kube-proxy nftables mode (table ip kube-proxy, verdict maps, numgen)",
 		Mode:  ModeNFTables,
 		Tools: []string{"nft"}, Packages: []string{"nftables"},

@@ -98,10 +98,17 @@ type Info struct {
 	FullSyncQuadratic bool
 	// SyncGrowthNote, when set, says why its syncs can grow faster past
 	// the sizes a calibration timed than any form fitted below them:
-	// svclab plan then warns when it extrapolates a sync. iptables-nft:
-	// iptables-nft-restore --noflush (1.8.9) spends user time that grows
-	// faster than quadratically in chains (results/iptables-nft-restore).
+	// svclab plan then warns when it extrapolates a sync it has not priced
+	// by mechanism (ChainListRestore). iptables-nft: iptables-nft-restore
+	// --noflush (1.8.9) spends user time that grows faster than
+	// quadratically in chains (results/iptables-nft-restore).
 	SyncGrowthNote string
+	// ChainListRestore is true when its restore tool walks a sorted list
+	// of chain names for every chain a command names (iptables-nft-restore
+	// --noflush, 1.8.9: sim/iptables.ChainListWork): a sweep that times its
+	// syncs measures a step of that walk on the machine (lab/chainlist),
+	// and the cost model prices a payload's steps with it.
+	ChainListRestore bool
 	// PartialCreates is true when the lab applies Service creations in
 	// one partial sync, as kube-proxy's does (lab/apply's Change.Created):
 	// a sweep can time a batch of them (sweep.incrementalBatchKind:

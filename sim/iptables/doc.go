@@ -8,8 +8,10 @@
 // iptables-restore form ([Dump.WriteTo]); kube-proxy's canonical sort
 // ([Sort], [Canonical]); a normal form under which restore input and save
 // output compare equal ([Normalize], [NormalizeDump]); the jump checks of
-// checkIPTablesRuleJumps ([CheckJumps]); and a validating fake of
-// `iptables-restore --noflush` ([Apply], [Fake]).
+// checkIPTablesRuleJumps ([CheckJumps]); a validating fake of
+// `iptables-restore --noflush` ([Apply], [Fake]); and the count of the
+// chain-list walking `iptables-nft-restore --noflush` does for a payload
+// ([ChainListCompares]), the cost that makes its syncs superquadratic.
 //
 // The package is pure: it never executes iptables and never touches the
 // kernel.

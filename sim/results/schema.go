@@ -101,6 +101,20 @@ type Meta struct {
 	// (the scenario's sweep.probeCPU); absent when the scheduler placed
 	// them.
 	ProbeCPU *int `json:"probe_cpu,omitempty"`
+	// ChainListWalk is what one step of iptables-nft-restore's chain list
+	// took on this machine at each list length (lab/chainlist), measured
+	// when a sweep times a dataplane whose restore keeps that list
+	// (dataplane.Info.ChainListRestore); the planner prices its syncs'
+	// steps with it.
+	ChainListWalk []ChainListStep `json:"chain_list_walk,omitempty"`
+}
+
+// ChainListStep is the time of one step of the chain-list walk at one list
+// length: one strcmp against the next node's name, and the loads to reach
+// it.
+type ChainListStep struct {
+	Chains    int     `json:"chains"`
+	NsPerStep float64 `json:"ns_per_step"`
 }
 
 // Endpoint is one endpoint's result in a fairness run.

@@ -1,0 +1,94 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/svclab/svclab/lab/labfake"
+	"github.com/svclab/svclab/lab/runner"
+	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+// TestChainListWalkInMeta checks that a sweep loading iptables-nft records
+// the machine's chain-list walk in meta.json, that one without it does
+// not, and that a walk that fails stops the run before it measures.
+func TestChainListWalkInMeta(t *testing.T) {
+	withNFT := fakeSweepNFT()
+	for _, tt := range []struct {
+		name     string
+		scenario string
+		fail     error
+		want     []results.ChainListStep
+	}{
+		{"iptables-nft", withNFT, nil, labfake.FakeChainListWalk()},
+		{"no iptables-nft", fakeSweep, nil, nil},
+		{"the walk fails", withNFT, errors.New("walk failed"), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := runOn(t, t.Context(), loadScenarioText(t, tt.scenario), &labfake.Machine{ChainListWalkErr: tt.fail})
+			if tt.fail != nil {
+				if !errors.Is(err, tt.fail) || !strings.Contains(err.Error(), "chain-list walk") {
+					t.Fatalf("error %v, want the walk's, named", err)
+				}
+				if recs, _, _ := results.ReadRecords(out.Dir); len(recs) > 0 {
+					t.Fatalf("the failed run wrote %d records", len(recs))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			meta, err := results.ReadMeta(out.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(meta.ChainListWalk, tt.want) {
+				t.Errorf("meta.json chain_list_walk = %v, want %v", meta.ChainListWalk, tt.want)
+			}
+		})
+	}
+}
+
+// TestChainListWalkInterrupted checks that a run interrupted during the
+// walk stops as an interrupted run does at any step: meta.json without the
+// walk, the interrupted record, ErrInterrupted.
+func TestChainListWalkInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	out, _, err := runOn(t, ctx, loadScenarioText(t, fakeSweepNFT()), &labfake.Machine{})
+	if !errors.Is(err, runner.ErrInterrupted) {
+		t.Fatalf("error %v, want ErrInterrupted", err)
+	}
+	meta, merr := results.ReadMeta(out.Dir)
+	if merr != nil || meta.ChainListWalk != nil {
+		t.Errorf("meta.json %+v (%v): want one without a walk", meta, merr)
+	}
+	if recs := records(t, out.Dir); len(recs[results.TypeInterrupted]) != 1 {
+		t.Errorf("records %v: want one interrupted", recs)
+	}
+}
+
+// fakeSweepNFT is fakeSweep loading iptables-nft alone.
+func fakeSweepNFT() string {
+	return strings.Replace(fakeSweep, "[iptables-legacy, nftables]", "[iptables-nft]", 1)
+}
+
+// loadScenarioText writes a scenario to a file and loads it.
+func loadScenarioText(t *testing.T, text string) *scenario.Scenario {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "scenario.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}

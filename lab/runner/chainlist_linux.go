@@ -1,0 +1,38 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/scenario"
+)
+
+// chainListWalk times the chain-list walk of iptables-nft-restore on the
+// machine (machine.Machine.ChainListWalk, a few seconds) when sc's sweep
+// loads a dataplane whose restore keeps that list
+// (dataplane.Info.ChainListRestore): the planner prices that dataplane's
+// syncs with it. Nil otherwise, and when ctx ends during the walk.
+func chainListWalk(ctx context.Context, sc *scenario.Scenario, opts Options) ([]results.ChainListStep, error) {
+	if sc.Sweep == nil || !slices.ContainsFunc(sc.Sweep.Dataplanes, walksChainList) {
+		return nil, nil
+	}
+	opts.logf("svclab: timing iptables-nft-restore's chain-list walk on this machine (about 6 s)")
+	steps, err := opts.Machine.ChainListWalk(ctx)
+	switch {
+	case ctx.Err() != nil:
+		// Interrupted: the run records what it has, as at any step
+		// (runHere's Interrupted), without the walk.
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("time the chain-list walk of scenario %s: %w", sc.Name, err)
+	}
+	return steps, nil
+}
+
+func walksChainList(name string) bool {
+	info, ok := dataplane.Lookup(name)
+	return ok && info.ChainListRestore
+}

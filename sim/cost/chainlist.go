@@ -1,0 +1,261 @@
+package cost
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render"
+	iptablesrender "github.com/svclab/svclab/sim/render/iptables"
+	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/route"
+)
+
+// ChainListPrice prices the chain-list walk of a restore tool that keeps
+// one (dataplane.Info.ChainListRestore: iptables-nft-restore --noflush):
+// a payload's compares (iptables.ChainListWork) times what one step of the
+// walk takes on the calibration's machine at the list's length
+// (results.Meta.ChainListWalk, lab/chainlist). A sync curve fitted with a
+// price fits the rest of the sync (parsing, the kernel's commit) and adds
+// the priced walk at the size it predicts: the walk grows as compares ×
+// the step's cost, which rises once the list outgrows the caches, and no
+// form fitted below that size extrapolates it.
+type ChainListPrice struct {
+	Steps []results.ChainListStep `json:"steps"`
+	// Uncertainty is the relative half-width of a priced walk's interval
+	// (chainListUncertainty).
+	Uncertainty float64 `json:"uncertainty"`
+}
+
+// chainListUncertainty is how far the priced walk may be from the tool's:
+// lab/chainlist's step against iptables-nft-restore's own (user time over
+// compares), measured on one VM at 5,000 to 50,000 Services
+// (results/iptables-nft-restore/noflush-sizes.txt, docs/measurements.md,
+// "iptables-nft-restore's chain list").
+const chainListUncertainty = 0.35
+
+// newChainListPrice is the price of walk's steps, or nil without any.
+func newChainListPrice(walk []results.ChainListStep) *ChainListPrice {
+	var steps []results.ChainListStep
+	for _, s := range walk {
+		if s.Chains > 0 && s.NsPerStep > 0 {
+			steps = append(steps, s)
+		}
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	slices.SortFunc(steps, func(a, b results.ChainListStep) int { return a.Chains - b.Chains })
+	return &ChainListPrice{Steps: steps, Uncertainty: chainListUncertainty}
+}
+
+// nsPerStep is a step's cost at a list of length chains: interpolated
+// between the measured lengths as a power law (log-log), held at the
+// nearest measured length outside them.
+func (p *ChainListPrice) nsPerStep(chains float64) float64 {
+	s := p.Steps
+	switch {
+	case chains <= float64(s[0].Chains):
+		return s[0].NsPerStep
+	case chains >= float64(s[len(s)-1].Chains):
+		return s[len(s)-1].NsPerStep
+	}
+	i := 1
+	for float64(s[i].Chains) < chains {
+		i++
+	}
+	lo, hi := s[i-1], s[i]
+	f := math.Log(chains/float64(lo.Chains)) / math.Log(float64(hi.Chains)/float64(lo.Chains))
+	return lo.NsPerStep * math.Pow(hi.NsPerStep/lo.NsPerStep, f)
+}
+
+// seconds is the walk's time for w's compares, each bucket priced at its
+// mean length, with the price's interval.
+func (p *ChainListPrice) seconds(w *iptables.ChainListWork) Estimate {
+	if p == nil || w == nil {
+		return exact(0)
+	}
+	ns := 0.0
+	for _, b := range w.ByLength {
+		ns += float64(b.Compares) * p.nsPerStep(b.MeanLength)
+	}
+	s := ns / 1e9
+	return Estimate{Value: s, Lo: s * (1 - p.Uncertainty), Hi: s * (1 + p.Uncertainty)}
+}
+
+// beyond says whether w's list is longer than the longest measured.
+func (p *ChainListPrice) beyond(w *iptables.ChainListWork) bool {
+	return p != nil && w != nil && w.Longest > p.Steps[len(p.Steps)-1].Chains
+}
+
+// chainListSample is the most services whose payload is rendered to
+// count its chain-list compares; larger ones scale this size's (compares
+// grow as the square of the services: chains × commands). A variable so
+// tests can lower it.
+var chainListSample = 20_000
+
+// chainListWorks memoizes renderedChainList by services, endpoints and
+// payload kind.
+var chainListWorks sync.Map
+
+type chainListKey struct {
+	services, endpoints int
+	partial             bool
+}
+
+// syntheticChainList is the chain-list walk of mode's synthetic payload of
+// n services with m endpoints each, the full sync's or (partial) the
+// partial sync's of one changed service; nil for a mode whose payload is
+// not iptables-restore text.
+func syntheticChainList(mode string, n, m int, partial bool) (*iptables.ChainListWork, error) {
+	if mode != string(dataplane.ModeIPTables) {
+		return nil, nil
+	}
+	if n <= chainListSample {
+		return renderedChainList(n, m, partial)
+	}
+	return scaledChainList(n, m, partial)
+}
+
+// scaledChainList is syntheticChainList from the rendered samples alone,
+// for any n: a budget's bisection asks for many sizes and renders none of
+// them.
+func scaledChainList(n, m int, partial bool) (*iptables.ChainListWork, error) {
+	full, err := renderedChainList(chainListSample, m, partial)
+	if err != nil {
+		return nil, err
+	}
+	half, err := renderedChainList(chainListSample/2, m, partial)
+	if err != nil {
+		return nil, err
+	}
+	return full.Scaled(float64(n)/float64(chainListSample), comparesAt(half, full, n)/float64(full.Compares)), nil
+}
+
+// comparesAt is the compares at n services of a walk with half's at
+// chainListSample/2 and full's at chainListSample: a·n² + b·n through
+// both (each of n services' commands walks a list of chains that grows
+// with n; the lists' fixed chains add a line).
+func comparesAt(half, full *iptables.ChainListWork, n int) float64 {
+	s := float64(chainListSample)
+	c1, c2 := float64(full.Compares), float64(half.Compares)
+	a := 2 * (c1 - 2*c2) / (s * s)
+	b := (c1 - a*s*s) / s
+	x := float64(n)
+	return a*x*x + b*x
+}
+
+// renderedChainList renders and counts one synthetic iptables payload,
+// once per size and kind.
+func renderedChainList(n, m int, partial bool) (*iptables.ChainListWork, error) {
+	key := chainListKey{n, m, partial}
+	if w, ok := chainListWorks.Load(key); ok {
+		return w.(*iptables.ChainListWork), nil
+	}
+	mdl, err := syntheticModel(n, m)
+	if err != nil {
+		return nil, err
+	}
+	var w *iptables.ChainListWork
+	if partial {
+		w, err = partialChainList(mdl, render.Config{})
+	} else {
+		var payload bytes.Buffer
+		if _, err = route.Render(&payload, mdl, route.Config{Mode: dataplane.ModeIPTables}); err == nil {
+			w, err = payloadChainList(dataplane.ModeIPTables, payload.Bytes())
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	chainListWorks.Store(key, w)
+	return w, nil
+}
+
+// partialChainList is the chain-list walk of kube-proxy's partial sync of
+// mdl (one family's) that rewrites one service's chains, the middle one's,
+// as a sweep's incremental sync does (lab/apply).
+func partialChainList(mdl *model.Model, cfg render.Config) (*iptables.ChainListWork, error) {
+	var payload bytes.Buffer
+	middle := mdl.Services.Len() / 2
+	if _, err := iptablesrender.RenderPartial(&payload, mdl, iptablesrender.OptionsFor(cfg), func(i int) bool { return i == middle }); err != nil {
+		return nil, fmt.Errorf("render the partial sync of %d services: %w", mdl.Services.Len(), err)
+	}
+	return payloadChainList(dataplane.ModeIPTables, payload.Bytes())
+}
+
+// payloadChainList counts a payload's chain-list walk (iptables mode; nil
+// for others).
+func payloadChainList(mode dataplane.Mode, payload []byte) (*iptables.ChainListWork, error) {
+	if mode != dataplane.ModeIPTables {
+		return nil, nil
+	}
+	w, err := iptables.ChainListCompares(bytes.NewReader(payload))
+	if err != nil {
+		return nil, fmt.Errorf("count the chain-list walk of the %s payload: %w", mode, err)
+	}
+	return &w, nil
+}
+
+// pointChainList is the chain-list walk of a calibration point's payload
+// (partial: of its incremental sync's):
+// its services, with the endpoints per service that give its recorded
+// rules (1 when none does, as pointRules assumes).
+func pointChainList(mode string, p results.Point, partial bool) (*iptables.ChainListWork, error) {
+	return syntheticChainList(mode, p.Services, pointEndpoints(mode, p), partial)
+}
+
+// maxInferredEndpoints bounds pointEndpoints' search.
+const maxInferredEndpoints = 64
+
+// pointEndpoints is the endpoints per service whose synthetic payload has
+// the point's recorded rules, or 1.
+func pointEndpoints(mode string, p results.Point) int {
+	if p.Rules > 0 {
+		for m := range maxInferredEndpoints + 1 {
+			if s, err := countsOf(mode, p.Services, m); err == nil && s.Rules == p.Rules {
+				return m
+			}
+		}
+	}
+	return 1
+}
+
+// syncForm is what is known of a sync's growth before fitting: a tool
+// with a quadratic term (dataplane.Info.FullSyncQuadratic), a chain-list
+// walk priced on the machine.
+type syncForm struct {
+	quadratic bool
+	chainList *ChainListPrice
+	// partial says the sync is a partial one (its walk is the partial
+	// payload's).
+	partial bool
+}
+
+// withoutChainList is a point's sync time less its priced chain-list walk
+// (the time itself without a price).
+func (f syncForm) withoutChainList(mode string, p results.Point, seconds float64) (float64, error) {
+	if f.chainList == nil {
+		return seconds, nil
+	}
+	w, err := pointChainList(mode, p, f.partial)
+	if err != nil {
+		return 0, fmt.Errorf("%d services: %w", p.Services, err)
+	}
+	return seconds - f.chainList.seconds(w).Value, nil
+}
+
+// restIsLinear fits what a sync with a priced chain-list walk spends
+// besides the walk as a line: parsing the payload, building its objects
+// and the kernel's commit each grow with the rules, and a form chosen on
+// what is left of small syncs after the walk (a fraction of a second,
+// noisy, and the walk's price off by up to its uncertainty) would
+// extrapolate that noise 10× (a quadratic turning down: negative seconds).
+func (c *SyncCurve) restIsLinear() {
+	c.Form, c.Selected, c.BetterForm, c.R2 = FormLinear, "mechanism", "", c.LinearR2
+}

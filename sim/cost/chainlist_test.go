@@ -1,0 +1,175 @@
+package cost
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/results"
+)
+
+// synthChainListWalk is a machine whose chain-list step costs 10 ns up to 16,000
+// chains and 100 ns from 64,000.
+var synthChainListWalk = []results.ChainListStep{{Chains: 1000, NsPerStep: 10}, {Chains: 16000, NsPerStep: 10}, {Chains: 64000, NsPerStep: 100}}
+
+func TestChainListNsPerStep(t *testing.T) {
+	p := newChainListPrice(synthChainListWalk)
+	for _, tt := range []struct {
+		chains float64
+		want   float64
+	}{
+		{10, 10},                    // below the shortest: held
+		{16000, 10},                 // measured
+		{32000, 10 * math.Sqrt(10)}, // halfway in log: the geometric mean
+		{64000, 100},
+		{1e6, 100}, // beyond the longest: held
+	} {
+		if got := p.nsPerStep(tt.chains); math.Abs(got-tt.want) > 1e-9*tt.want {
+			t.Errorf("nsPerStep(%v) = %v, want %v", tt.chains, got, tt.want)
+		}
+	}
+	if newChainListPrice(nil) != nil || newChainListPrice([]results.ChainListStep{{Chains: 10}}) != nil {
+		t.Error("a price without a usable step")
+	}
+}
+
+func TestChainListSeconds(t *testing.T) {
+	p := newChainListPrice(synthChainListWalk)
+	w := &iptables.ChainListWork{Compares: 3e9, ByLength: []iptables.LengthSteps{
+		{Max: 16384, Compares: 1e9, MeanLength: 16000}, {Max: 65536, Compares: 2e9, MeanLength: 64000}}}
+	got := p.seconds(w)
+	want := (1e9*10 + 2e9*100) / 1e9
+	if math.Abs(got.Value-want) > 1e-9 || !got.Contains(want*(1-chainListUncertainty)) || got.Contains(want*(1+2*chainListUncertainty)) {
+		t.Errorf("seconds = %+v, want %v ± %v%%", got, want, 100*chainListUncertainty)
+	}
+	if s := (*ChainListPrice)(nil).seconds(w); s.Value != 0 {
+		t.Errorf("no price: %+v", s)
+	}
+}
+
+// TestSyntheticChainListScales checks that a payload larger than the
+// rendered sample scales the sample's walk within 2% of rendering it (from a
+// sample of 4,000 services to 10,000; the planner's 20,000 sample is closer), for
+// the full and the partial sync.
+func TestSyntheticChainListScales(t *testing.T) {
+	defer func(s int) { chainListSample = s }(chainListSample)
+	for _, partial := range []bool{false, true} {
+		chainListSample = 20_000
+		rendered, err := syntheticChainList("iptables", 10000, 2, partial)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chainListSample = 4000
+		scaled, err := syntheticChainList("iptables", 10000, 2, partial)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := float64(scaled.Compares)/float64(rendered.Compares) - 1; math.Abs(e) > 0.02 {
+			t.Errorf("partial %v: scaled %d compares, rendered %d (%+.2f%%)", partial, scaled.Compares, rendered.Compares, 100*e)
+		}
+	}
+	if w, err := syntheticChainList("nftables", 100, 1, false); w != nil || err != nil {
+		t.Errorf("nftables: %v, %v; want none", w, err)
+	}
+}
+
+// TestChainListPricedSync calibrates on syncs that are a line in rules
+// plus the priced walk, and predicts 10× beyond: the line fitted to the
+// rest and the walk priced at the larger payload give the known answer,
+// the plan's table shows the walk, and nftables (no walk) is unpriced.
+func TestChainListPricedSync(t *testing.T) {
+	price := newChainListPrice(synthChainListWalk)
+	run := synthRun()
+	run.ChainListWalk = synthChainListWalk
+	for i, p := range run.Points {
+		if p.Dataplane != "iptables-nft" || p.Services == synthOutlierN {
+			continue
+		}
+		w, err := syntheticChainList("iptables", p.Services, 1, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		partial, err := syntheticChainList("iptables", p.Services, 1, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run.Points[i].SyncFullS += price.seconds(w).Value
+		run.Points[i].SyncIncrementalS += price.seconds(partial).Value
+	}
+	m, err := CalibrateRun(run, Options{MaxN: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds, err := m.Predict(Query{Services: 200000, EndpointsPerService: 1, Position: PositionLast, NewConnPerSec: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range preds {
+		if p.Dataplane == "nftables" {
+			if p.SyncFull.ChainList != nil {
+				t.Errorf("nftables' sync priced a chain list")
+			}
+			continue
+		}
+		want := synthSyncBase + synthSyncPerRul*float64(p.Ruleset.Rules) + price.seconds(p.Ruleset.ChainList).Value
+		got := p.SyncFull
+		if got.ChainList == nil || math.Abs(got.Seconds.Value/want-1) > 0.02 || !got.Seconds.Contains(want) {
+			t.Fatalf("full sync at 200,000 = %+v (walk %+v), want %.4g", got.Seconds, got.ChainList, want)
+		}
+		wantIncr := synthIncrPerRul*float64(p.Ruleset.Rules) + price.seconds(p.Ruleset.PartialChainList).Value
+		if incr := p.SyncIncremental; incr.ChainList == nil || math.Abs(incr.Seconds.Value/wantIncr-1) > 0.02 {
+			t.Fatalf("incremental sync at 200,000 = %+v (walk %+v), want %.4g", incr.Seconds, incr.ChainList, wantIncr)
+		}
+		if !strings.Contains(got.Form, "chain-list walk") {
+			t.Errorf("form %q does not say the walk is priced", got.Form)
+		}
+		if got.ChainList.Value < 0.9*got.Seconds.Value {
+			t.Errorf("the walk %.3g s of %.3g: the quadratic walk should dominate at 10×", got.ChainList.Value, got.Seconds.Value)
+		}
+	}
+	// The budget's bisection prices the walk too: the largest size within
+	// a full sync of 60 s predicts about 60 s.
+	b60, err := ParseBudget("sync=60s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := m.Largest(Query{Services: 1, EndpointsPerService: 1, Position: PositionLast, NewConnPerSec: 1, Dataplane: "iptables-nft"}, b60)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("budget: %v, %v", rs, err)
+	}
+	at, err := m.Predict(Query{Services: rs[0].Services, EndpointsPerService: 1, Position: PositionLast, NewConnPerSec: 1, Dataplane: "iptables-nft"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := at[0].SyncFull.Seconds.Value; math.Abs(got/60-1) > 0.03 {
+		t.Errorf("the budget's %d services predict a %.3g s full sync, want about 60", rs[0].Services, got)
+	}
+	var b strings.Builder
+	if err := WritePlanText(&b, Query{Services: 200000, EndpointsPerService: 1, Position: PositionLast, NewConnPerSec: 1}, m, preds); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), chainListRowLabel) {
+		t.Errorf("the plan does not show the walk:\n%s", b.String())
+	}
+}
+
+func TestPointEndpoints(t *testing.T) {
+	two, err := countsOf("iptables", 300, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		point results.Point
+		want  int
+	}{
+		{"rules of 2 endpoints each", results.Point{Services: 300, Rules: two.Rules}, 2},
+		{"no rules recorded (the kube-proxy engine)", results.Point{Services: 300}, 1},
+		{"rules of no synthetic payload", results.Point{Services: 300, Rules: 7}, 1},
+	} {
+		if got := pointEndpoints("iptables", tt.point); got != tt.want {
+			t.Errorf("%s: %d endpoints, want %d", tt.name, got, tt.want)
+		}
+	}
+}
