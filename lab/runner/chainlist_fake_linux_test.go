@@ -3,8 +3,6 @@ package runner_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +10,6 @@ import (
 	"github.com/svclab/svclab/lab/labfake"
 	"github.com/svclab/svclab/lab/runner"
 	"github.com/svclab/svclab/sim/results"
-	"github.com/svclab/svclab/sim/scenario"
 )
 
 // TestChainListWalkInMeta checks that a sweep loading iptables-nft records
@@ -77,18 +74,4 @@ func TestChainListWalkInterrupted(t *testing.T) {
 // fakeSweepNFT is fakeSweep loading iptables-nft alone.
 func fakeSweepNFT() string {
 	return strings.Replace(fakeSweep, "[iptables-legacy, nftables]", "[iptables-nft]", 1)
-}
-
-// loadScenarioText writes a scenario to a file and loads it.
-func loadScenarioText(t *testing.T, text string) *scenario.Scenario {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "scenario.yaml")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenario.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
 }

@@ -28,15 +28,21 @@ func runOnFakes(t *testing.T, ctx context.Context, sc *scenario.Scenario) (*runn
 // fakes.
 func runFakeSweep(t *testing.T, tail string) (*runner.Outcome, *labfake.Machine, error) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "fake-sweep.yaml")
-	if err := os.WriteFile(path, []byte(fakeSweep+tail), 0o644); err != nil {
+	return runOnFakes(t, t.Context(), loadScenarioText(t, fakeSweep+tail))
+}
+
+// loadScenarioText writes a scenario to a file and loads it.
+func loadScenarioText(t *testing.T, text string) *scenario.Scenario {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "scenario.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sc, err := scenario.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runOnFakes(t, t.Context(), sc)
+	return sc
 }
 
 func runOn(t *testing.T, ctx context.Context, sc *scenario.Scenario, m *labfake.Machine) (*runner.Outcome, *labfake.Machine, error) {
@@ -109,15 +115,7 @@ sweep:
 `
 
 func TestSweepPlanOnFakes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fake-sweep.yaml")
-	if err := os.WriteFile(path, []byte(fakeSweep), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenario.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, m, err := runOnFakes(t, t.Context(), sc)
+	out, m, err := runOnFakes(t, t.Context(), loadScenarioText(t, fakeSweep))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,14 +311,7 @@ func TestSweepServiceCreationsOnFakes(t *testing.T) {
 // TestSweepDeadlineKeepsTheMinimumRepetitions: a deadline already passed
 // cuts a sweep of 4 repetitions to its minimum of 2, and the run is complete.
 func TestSweepDeadlineKeepsTheMinimumRepetitions(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fake-sweep.yaml")
-	if err := os.WriteFile(path, []byte(strings.Replace(fakeSweep, "repetitions: 2", "repetitions: 4", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenario.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := loadScenarioText(t, strings.Replace(fakeSweep, "repetitions: 2", "repetitions: 4", 1))
 	dir := filepath.Join(t.TempDir(), "run")
 	opts := runner.Options{OutDir: dir, Prefix: "svl-fake", Machine: &labfake.Machine{Seed: 7}, Deadline: time.Now().Add(-time.Second)}
 	out, err := runner.Run(t.Context(), sc, runner.RunOptions{Options: opts})

@@ -249,13 +249,3 @@ func (f syncForm) withoutChainList(mode string, p results.Point, seconds float64
 	}
 	return seconds - f.chainList.seconds(w).Value, nil
 }
-
-// restIsLinear fits what a sync with a priced chain-list walk spends
-// besides the walk as a line: parsing the payload, building its objects
-// and the kernel's commit each grow with the rules, and a form chosen on
-// what is left of small syncs after the walk (a fraction of a second,
-// noisy, and the walk's price off by up to its uncertainty) would
-// extrapolate that noise 10× (a quadratic turning down: negative seconds).
-func (c *SyncCurve) restIsLinear() {
-	c.Form, c.Selected, c.BetterForm, c.R2 = FormLinear, "mechanism", "", c.LinearR2
-}

@@ -151,14 +151,12 @@ func optionalSync(dm *DataplaneModel, metric string, points []results.Point, opt
 			rules, seconds = append(rules, float64(pointRules(dm.Mode, p))), append(seconds, rest)
 		}
 	}
-	c, err := fitSyncCurve(metric, rules, seconds, opts.MinR2, form.quadratic)
+	c, err := fitSyncCurve(metric, rules, seconds, opts.MinR2, form)
 	if err != nil {
 		dm.Warnings = append(dm.Warnings, dm.Dataplane+" "+err.Error()+" (0 = not timed): not predicted")
 		return nil
 	}
-	if c.ChainList = form.chainList; c.ChainList != nil {
-		c.restIsLinear()
-	}
+	c.ChainList = form.chainList
 	if c.R2 < opts.MinR2 {
 		w := fmt.Sprintf("%s %s: poor fit even in the best form (%s, R² %.3f, %d sizes); predictions are doubtful",
 			dm.Dataplane, metric, c.Form, c.R2, c.Points)

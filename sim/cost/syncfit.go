@@ -77,13 +77,19 @@ const powerFromFraction = 25
 // fitSyncCurve fits seconds against rules as SyncCurve documents. It needs
 // 3 points at distinct sizes.
 //
-// quadratic says the tool's time is known to have a quadratic term
-// (dataplane.Info.FullSyncQuadratic): the quadratic is then chosen when
-// its quadratic term is positive beyond its 95% interval (Selected
-// "mechanism"). Over small sizes alone that term is lost in the noise, and
-// a quadratic chosen then extrapolates the noise; sync probes at larger
-// sizes show it.
-func fitSyncCurve(metric string, rules, seconds []float64, minR2 float64, quadratic bool) (SyncCurve, error) {
+// form says what is known of the tool's growth (Selected "mechanism"
+// when it decides): a quadratic term (form.quadratic,
+// dataplane.Info.FullSyncQuadratic) chooses the quadratic when its
+// quadratic term is positive beyond its 95% interval (over small sizes
+// alone that term is lost in the noise, and a quadratic chosen then
+// extrapolates the noise; sync probes at larger sizes show it); a priced
+// chain-list walk (form.chainList: seconds are then the rest of the sync)
+// chooses the line, as the rest (parsing the payload, building its
+// objects, the kernel's commit) grows with the rules, and a form chosen on
+// what is left of small syncs after the walk (a fraction of a second,
+// noisy, the walk's price off by up to its uncertainty) would extrapolate
+// that noise 10× (a quadratic turning down: negative seconds).
+func fitSyncCurve(metric string, rules, seconds []float64, minR2 float64, form syncForm) (SyncCurve, error) {
 	c := SyncCurve{Metric: metric, Points: len(rules)}
 	if n := distinctCount(rules); n < 3 {
 		return c, fmt.Errorf("%s: %d measured sizes, need 3", metric, n)
@@ -118,7 +124,10 @@ func fitSyncCurve(metric string, rules, seconds []float64, minR2 float64, quadra
 	if distinctCount(rules) >= 4 {
 		c.validate(rules, seconds)
 	}
-	if quadratic && c.Quadratic != nil && c.Quadratic.curvesUp() {
+	switch {
+	case form.chainList != nil:
+		c.Form, c.Selected, c.BetterForm = FormLinear, "mechanism", ""
+	case form.quadratic && c.Quadratic != nil && c.Quadratic.curvesUp():
 		c.Form, c.Selected, c.BetterForm = FormQuadratic, "mechanism", ""
 	}
 	c.R2 = rSquared(seconds, c.predictions(c.Form, rules))

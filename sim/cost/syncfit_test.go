@@ -31,7 +31,7 @@ func TestSyncCurveForms(t *testing.T) {
 			for i, r := range tt.x {
 				y[i] = tt.curve(r)
 			}
-			c, err := fitSyncCurve(MetricSyncFull, tt.x, y, DefaultMinR2, false)
+			c, err := fitSyncCurve(MetricSyncFull, tt.x, y, DefaultMinR2, syncForm{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func TestSyncCurveIntervalCoversTruth(t *testing.T) {
 	for i, r := range x {
 		y[i] = truth(r) + noise[i]
 	}
-	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2, false)
+	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2, syncForm{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestSyncCurveIntervalCoversTruth(t *testing.T) {
 }
 
 func TestSyncCurveNeedsThreeSizes(t *testing.T) {
-	if _, err := fitSyncCurve(MetricSyncFull, []float64{10, 10, 20}, []float64{1, 1.1, 2}, DefaultMinR2, false); err == nil {
+	if _, err := fitSyncCurve(MetricSyncFull, []float64{10, 10, 20}, []float64{1, 1.1, 2}, DefaultMinR2, syncForm{}); err == nil {
 		t.Error("2 distinct sizes accepted")
 	}
 }
@@ -115,7 +115,7 @@ func TestSyncCurveValidatedForm(t *testing.T) {
 	for i, r := range x {
 		y[i] = curve(r)
 	}
-	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2, false)
+	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2, syncForm{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestSyncCurveValidatedForm(t *testing.T) {
 func TestSyncCurveSkipsFormsThatTurnDown(t *testing.T) {
 	x := []float64{25, 1022, 2522, 5022}
 	y := []float64{0.359, 2.585, 5.275, 7.157}
-	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2, false)
+	c, err := fitSyncCurve(MetricSyncFull, x, y, DefaultMinR2, syncForm{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestSyncCurveQuadraticMechanism(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := fitSyncCurve(MetricSyncFull, tt.x, tt.y, DefaultMinR2, tt.quadratic)
+			c, err := fitSyncCurve(MetricSyncFull, tt.x, tt.y, DefaultMinR2, syncForm{quadratic: tt.quadratic})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +189,7 @@ func TestSyncCurveQuadraticMechanism(t *testing.T) {
 func TestSyncCurveValidationNeedsAQuadraticWithFreedom(t *testing.T) {
 	rules := []float64{9, 2003, 5003, 10003}
 	seconds := []float64{0.7, 4.4, 10.1, 20.5}
-	c, err := fitSyncCurve(MetricSyncFull, rules, seconds, DefaultMinR2, false)
+	c, err := fitSyncCurve(MetricSyncFull, rules, seconds, DefaultMinR2, syncForm{})
 	if err != nil {
 		t.Fatal(err)
 	}
