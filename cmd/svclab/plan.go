@@ -32,8 +32,8 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
     largest calibrated size from the smaller ones; iptables-nft's full and
     incremental syncs add their restore's chain-list walk (about 8·N² and
     N²/4 strcmp, priced at the calibration's cost of a step at that list
-    length: "of which ... chain-list walk", ±35%), which no form fitted
-    below it extrapolates;
+    length, on the list as each payload lays it out: "of which ...
+    chain-list walk", ±35%), which no form fitted below it extrapolates;
   - network programming latency p50/p99 at --churn changes a second (endpoint
     changes, or Service creations with --churn-kind services):
     kube-proxy's sync loop simulated as v1.34-v1.37 run it (--min-sync-period

@@ -23,8 +23,9 @@ uniformly random service, CPU per connection, full and incremental syncs,
 a partial sync carrying 100 endpoint changes, kernel memory), with walk probes (a rule walk's growth to 80,000 services)
 and sync probes (iptables-legacy's full sync timed alone at 10,000 and
 20,000 services, where it grows faster than a line), and the time of one
-step of iptables-nft-restore's chain-list walk at 1,000 to 256,000 chains
-(about 6 s: iptables-nft's syncs are priced with it), then
+step of iptables-nft-restore's chain-list walk at 1,000 to 256,000 chains,
+laid out as a full and as a partial sync's payload lays it out (about 15 s
+and 460 MB: iptables-nft's syncs are priced with it), then
 stores it with this machine's identity (CPU model and
 caches, kernel, tool versions) in a directory of its own. svclab plan uses
 the newest calibration under results/calibration and refuses one from

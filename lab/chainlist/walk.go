@@ -1,40 +1,62 @@
 package chainlist
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math/rand/v2"
-	"slices"
+	"math"
 	"time"
 
 	"github.com/svclab/svclab/sim/results"
 )
 
-// NodeStride is the distance in bytes between consecutive nodes of
-// iptables-nft-restore 1.8.9's chain list, allocated one per chain
-// declaration: the list node (24 bytes), the name's copy, and the
-// command, table and chain copies each declaration allocates in between.
-// Read from the running tool (gdb on cache_chain_list_insert's malloc:
-// 368 of 416 consecutive nodes 352 bytes apart; docs/measurements.md).
-const NodeStride = 352
+// Layout is how one kind of payload's chain list lies in
+// iptables-nft-restore 1.8.9's memory, and the lengths Measure times it at.
+type Layout struct {
+	// Payload is the sync whose payload builds the list:
+	// results.ChainListFull or results.ChainListPartial.
+	Payload string
+	// NodeBytes is the distance in bytes between nodes inserted one after
+	// the other: the list node (24 bytes), the name's copy, and what the
+	// payload's commands allocate between two new names.
+	NodeBytes int
+	// Lengths are the list lengths timed, √2 apart, so that the planner
+	// interpolates between near neighbours: the step rises steeply where
+	// the list's span outgrows a cache, and a coarser grid misplaces that
+	// rise (with lengths 2× apart the step at 40,000 chains was priced
+	// 60% above what the tool took there).
+	Lengths []int
+}
 
-// nameOffset is where a node's name lies from the node: the next malloc
-// chunk (iptables strdups the name right after allocating the node).
-const nameOffset = 32
+// Layouts are the lists Measure times by default, read from the running
+// tool with gdb on cache_chain_list_insert's malloc (docs/measurements.md,
+// "iptables-nft-restore's chain list"):
+//   - a full sync's payload declares every chain, and one declaration's
+//     allocations lie between two nodes: 352 bytes (368 of 416 consecutive
+//     nodes); 1,000 to 256,000 chains (a few hundred to 128,000 Services at
+//     one endpoint each);
+//   - kube-proxy's partial sync names the unchanged Services' chains only
+//     in the KUBE-SERVICES rules that jump to them, and one rule command's
+//     allocations lie between two nodes: 1,808 bytes (191 of 217);
+//     1,000 to 128,000 chains (one a Service).
+//
+// Every list lives at once while Measure runs, packed into shared arenas
+// (layoutLists): about 110 MB for the first layout, 231 MB for the second.
+var Layouts = []Layout{
+	{Payload: results.ChainListFull, NodeBytes: 352, Lengths: halfOctaves(1000, 256000)},
+	{Payload: results.ChainListPartial, NodeBytes: 1808, Lengths: halfOctaves(1000, 128000)},
+}
 
-// nameLen is the length of a kube-proxy service or endpoint chain's name
-// with its terminating NUL: "KUBE-SVC-" and 16 base32 characters.
-const nameLen = 26
-
-// endOfList marks the last node's next offset.
-const endOfList = ^uint32(0)
-
-// Lengths are the list lengths Measure times by default: from 1,000
-// chains (a few hundred Services) to 256,000 (128,000 Services), doubling,
-// so that the planner interpolates between neighbours.
-var Lengths = []int{1000, 2000, 4000, 8000, 16000, 32000, 64000, 128000, 256000}
+// halfOctaves is from, from·√2, 2·from, … up to to, rounded.
+func halfOctaves(from, to int) []int {
+	var out []int
+	for k := 0; ; k++ {
+		n := int(math.Round(float64(from) * math.Pow(math.Sqrt2, float64(k))))
+		if n > to {
+			return out
+		}
+		out = append(out, n)
+	}
+}
 
 // Options say how long Measure times each length.
 type Options struct {
@@ -47,117 +69,55 @@ type Options struct {
 	Seed uint64
 }
 
-// DefaultOptions take about 6 seconds over Lengths.
-var DefaultOptions = Options{PerLength: 60 * time.Millisecond, Rounds: 9, Seed: 1}
+// DefaultOptions take about 15 seconds over Layouts (32 lists).
+var DefaultOptions = Options{PerLength: 40 * time.Millisecond, Rounds: 9, Seed: 1}
 
-// Measure times one step of the chain-list walk at each length: builds
-// every length's list, then, opts.Rounds times, walks each list in turn
-// from its head to random names' places for opts.PerLength, and keeps
-// each length's mean time a step over the rounds. The rounds interleave
-// the lengths so that a machine whose speed drifts (a VM's vCPU) spreads
-// its drift over all of them, as it spreads over a restore that runs for
-// minutes; the mean, not the median, is what such a restore's time
-// averages. Every list lives at once: NodeStride bytes a chain, 180 MB
-// over Lengths.
-func Measure(ctx context.Context, lengths []int, opts Options) ([]results.ChainListStep, error) {
+// Measure times one step of the chain-list walk on each layout at each of
+// its lengths: builds every list, then, opts.Rounds times, walks each list
+// in turn from its head to random names' places for opts.PerLength, and
+// keeps each list's mean time a step over the rounds. The rounds
+// interleave the lists so that a machine whose speed drifts (a VM's vCPU)
+// spreads its drift over all of them, as it spreads over a restore that
+// runs for minutes; the mean, not the median, is what such a restore's
+// time averages. Every list lives at once (Layouts says how much memory).
+func Measure(ctx context.Context, layouts []Layout, opts Options) ([]results.ChainListStep, error) {
 	if opts.Rounds < 1 || opts.PerLength <= 0 {
 		return nil, fmt.Errorf("chain-list walk: %d rounds of %v: want at least one round of a positive time", opts.Rounds, opts.PerLength)
 	}
-	lists := make([]*list, len(lengths))
-	for i, n := range lengths {
-		if n < 2 {
-			return nil, fmt.Errorf("chain-list walk at %d chains: want at least 2", n)
+	var lists []*list
+	var out []results.ChainListStep
+	for _, layout := range layouts {
+		if err := layout.check(); err != nil {
+			return nil, err
 		}
-		lists[i] = newList(n, opts.Seed)
+		lists = append(lists, layoutLists(layout, opts.Seed)...)
+		for _, n := range layout.Lengths {
+			out = append(out, results.ChainListStep{Chains: n, Layout: layout.Payload, NodeBytes: layout.NodeBytes})
+		}
 	}
-	sums := make([]float64, len(lengths))
 	for range opts.Rounds {
 		for i, l := range lists {
 			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("chain-list walk at %d chains: %w", lengths[i], err)
+				return nil, fmt.Errorf("chain-list walk of the %s layout at %d chains: %w", out[i].Layout, out[i].Chains, err)
 			}
-			sums[i] += l.timeSteps(opts.PerLength)
+			out[i].NsPerStep += l.timeSteps(opts.PerLength) / float64(opts.Rounds)
 		}
-	}
-	out := make([]results.ChainListStep, len(lengths))
-	for i, n := range lengths {
-		out[i] = results.ChainListStep{Chains: n, NsPerStep: sums[i] / float64(opts.Rounds)}
 	}
 	return out, nil
 }
 
-// list is a chain list laid out as iptables-nft-restore's: node i (in
-// declaration order) at i·NodeStride in arena, its next node's offset in
-// its first 4 bytes, its name at nameOffset.
-type list struct {
-	arena []byte
-	head  uint32
-	names [][]byte
-	rng   *rand.Rand
-}
-
-// newList builds a list of n chain names, half service and half endpoint
-// chains, linked in name order.
-func newList(n int, seed uint64) *list {
-	rng := rand.New(rand.NewPCG(seed, uint64(n)))
-	l := &list{arena: make([]byte, n*NodeStride), names: make([][]byte, n), rng: rng}
-	for i := range l.names {
-		l.names[i] = chainName(rng, i%2 == 0)
+// check refuses a layout Measure cannot build.
+func (l Layout) check() error {
+	if l.NodeBytes < nodeSlot {
+		return fmt.Errorf("chain-list walk of the %s layout: nodes %d bytes apart, want at least %d (a node and its name)", l.Payload, l.NodeBytes, nodeSlot)
 	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return bytes.Compare(l.names[a], l.names[b]) })
-	for k, i := range order {
-		next := endOfList
-		if k+1 < n {
-			next = uint32(order[k+1] * NodeStride)
+	for _, n := range l.Lengths {
+		if n < 2 {
+			return fmt.Errorf("chain-list walk of the %s layout at %d chains: want at least 2", l.Payload, n)
 		}
-		off := i * NodeStride
-		binary.LittleEndian.PutUint32(l.arena[off:], next)
-		copy(l.arena[off+nameOffset:], l.names[i])
-	}
-	l.head = uint32(order[0] * NodeStride)
-	return l
-}
-
-// chainName is a random chain name of kube-proxy's form, NUL-terminated.
-func chainName(rng *rand.Rand, service bool) []byte {
-	const base32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-	name := []byte("KUBE-SEP-")
-	if service {
-		name = []byte("KUBE-SVC-")
-	}
-	for len(name) < nameLen-1 {
-		name = append(name, base32[rng.IntN(len(base32))])
-	}
-	return append(name, 0)
-}
-
-// timeSteps walks the list to random names' places for about d and
-// returns the time a step took, in nanoseconds.
-func (l *list) timeSteps(d time.Duration) float64 {
-	steps := 0
-	start := time.Now()
-	for time.Since(start) < d {
-		for range 16 {
-			steps += l.find(l.names[l.rng.IntN(len(l.names))])
+		if n*l.NodeBytes > math.MaxUint32 {
+			return fmt.Errorf("chain-list walk of the %s layout at %d chains: %d bytes of nodes, want at most 4 GiB", l.Payload, n, n*l.NodeBytes)
 		}
 	}
-	return float64(time.Since(start).Nanoseconds()) / float64(steps)
-}
-
-// find walks from the head to name's node as cache_chain_list_insert
-// does (stopping at the first name not below it) and returns the steps.
-func (l *list) find(name []byte) int {
-	steps := 0
-	for off := l.head; off != endOfList; off = binary.LittleEndian.Uint32(l.arena[off:]) {
-		steps++
-		at := int(off) + nameOffset
-		if bytes.Compare(l.arena[at:at+nameLen], name) >= 0 {
-			break
-		}
-	}
-	return steps
+	return nil
 }

@@ -4,45 +4,62 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"math"
 	"testing"
 	"time"
+
+	"github.com/svclab/svclab/sim/results"
 )
 
-// TestListOrder checks the list's layout: every node NodeStride apart in
-// declaration order, linked in name order, each name found where find
-// stops.
+// TestListOrder checks the lists' layout, packed into shared arenas: every
+// node of a list the stride apart, linked in name order, each name found
+// where find stops, and no list overwriting another.
 func TestListOrder(t *testing.T) {
-	for _, n := range []int{2, 3, 100, 1001} {
-		l := newList(n, 7)
-		seen := 0
-		var prev []byte
-		for off := l.head; off != endOfList; off = binary.LittleEndian.Uint32(l.arena[off:]) {
-			if off%NodeStride != 0 {
-				t.Fatalf("%d chains: node at %d, not a multiple of %d", n, off, NodeStride)
+	for _, stride := range []int{352, 1808} {
+		lengths := []int{2, 3, 100, 1001, 7, 1001, 40}
+		lists := layoutLists(Layout{Payload: "full", NodeBytes: stride, Lengths: lengths}, 7)
+		for j, l := range lists {
+			n := lengths[j]
+			base := l.head % uint32(stride)
+			seen := 0
+			var prev []byte
+			for off := l.head; off != endOfList; off = binary.LittleEndian.Uint32(l.arena[off:]) {
+				if off%uint32(stride) != base {
+					t.Fatalf("%d chains %d apart: node at %d, list's first at %d", n, stride, off, base)
+				}
+				name := l.arena[int(off)+nameOffset : int(off)+nameOffset+nameLen]
+				if prev != nil && bytes.Compare(prev, name) > 0 {
+					t.Fatalf("%d chains: %q before %q", n, prev, name)
+				}
+				prev = name
+				seen++
 			}
-			name := l.arena[int(off)+nameOffset : int(off)+nameOffset+nameLen]
-			if prev != nil && bytes.Compare(prev, name) > 0 {
-				t.Fatalf("%d chains: %q before %q", n, prev, name)
+			if seen != n {
+				t.Fatalf("%d chains %d bytes apart: walked %d nodes", n, stride, seen)
 			}
-			prev = name
-			seen++
-		}
-		if seen != n {
-			t.Fatalf("%d chains: walked %d nodes", n, seen)
-		}
-		for i, name := range l.names {
-			steps := l.find(name)
-			if steps < 1 || steps > n {
-				t.Fatalf("%d chains: name %d found after %d steps", n, i, steps)
+			for i, name := range l.names {
+				steps := l.find(name)
+				if steps < 1 || steps > n || !bytes.Equal(l.nameAt(name, steps), name) {
+					t.Fatalf("%d chains: name %d found after %d steps", n, i, steps)
+				}
 			}
 		}
 	}
 }
 
+// nameAt is the name of the node find stops at after steps.
+func (l *list) nameAt(name []byte, steps int) []byte {
+	off := l.head
+	for range steps - 1 {
+		off = binary.LittleEndian.Uint32(l.arena[off:])
+	}
+	return l.arena[int(off)+nameOffset : int(off)+nameOffset+nameLen]
+}
+
 // TestFindSteps checks that find counts cache_chain_list_insert's
 // comparisons: the names below the one looked up, and the one it stops at.
 func TestFindSteps(t *testing.T) {
-	l := newList(50, 3)
+	l := layoutLists(Layout{NodeBytes: 352, Lengths: []int{50}}, 3)[0]
 	for _, name := range l.names {
 		below := 0
 		for _, other := range l.names {
@@ -57,37 +74,67 @@ func TestFindSteps(t *testing.T) {
 }
 
 func TestMeasure(t *testing.T) {
-	steps, err := Measure(context.Background(), []int{1000, 4000}, Options{PerLength: 5 * time.Millisecond, Rounds: 3, Seed: 1})
+	layouts := []Layout{{Payload: "full", NodeBytes: 352, Lengths: []int{1000, 4000}}, {Payload: "partial", NodeBytes: 1808, Lengths: []int{2000}}}
+	steps, err := Measure(context.Background(), layouts, Options{PerLength: 5 * time.Millisecond, Rounds: 3, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(steps) != 2 || steps[0].Chains != 1000 || steps[1].Chains != 4000 {
+	want := []results.ChainListStep{{Chains: 1000, Layout: "full", NodeBytes: 352}, {Chains: 4000, Layout: "full", NodeBytes: 352}, {Chains: 2000, Layout: "partial", NodeBytes: 1808}}
+	if len(steps) != len(want) {
 		t.Fatalf("steps %+v", steps)
 	}
-	for _, s := range steps {
+	for i, s := range steps {
+		if s.Chains != want[i].Chains || s.Layout != want[i].Layout || s.NodeBytes != want[i].NodeBytes {
+			t.Errorf("step %d = %+v, want %+v", i, s, want[i])
+		}
 		if !(s.NsPerStep > 0 && s.NsPerStep < 1e6) {
-			t.Fatalf("%d chains: %v ns a step", s.Chains, s.NsPerStep)
+			t.Errorf("%d chains: %v ns a step", s.Chains, s.NsPerStep)
 		}
 	}
 }
 
+// TestLayouts checks the default layouts: one for each payload the planner
+// prices, lengths √2 apart from 1,000.
+func TestLayouts(t *testing.T) {
+	seen := map[string]bool{}
+	for _, l := range Layouts {
+		seen[l.Payload] = true
+		if l.Lengths[0] != 1000 || l.NodeBytes < nameOffset+nameLen {
+			t.Errorf("layout %+v", l)
+		}
+		for i := 1; i < len(l.Lengths); i++ {
+			if r := float64(l.Lengths[i]) / float64(l.Lengths[i-1]); math.Abs(r-math.Sqrt2) > 0.001 {
+				t.Errorf("%s lengths %v: %d/%d is not √2", l.Payload, l.Lengths, l.Lengths[i], l.Lengths[i-1])
+			}
+		}
+	}
+	if !seen[results.ChainListFull] || !seen[results.ChainListPartial] || len(Layouts) != 2 {
+		t.Errorf("layouts %+v: want the full and the partial payload's", Layouts)
+	}
+}
+
 func TestMeasureRefuses(t *testing.T) {
+	one := func(stride int, lengths ...int) []Layout {
+		return []Layout{{Payload: "full", NodeBytes: stride, Lengths: lengths}}
+	}
 	for _, tt := range []struct {
 		name    string
-		lengths []int
+		layouts []Layout
 		opts    Options
 	}{
-		{"no rounds", []int{100}, Options{PerLength: time.Millisecond}},
-		{"no time", []int{100}, Options{Rounds: 1}},
-		{"one chain", []int{1}, Options{PerLength: time.Millisecond, Rounds: 1}},
+		{"no rounds", one(352, 100), Options{PerLength: time.Millisecond}},
+		{"no time", one(352, 100), Options{Rounds: 1}},
+		{"one chain", one(352, 1), Options{PerLength: time.Millisecond, Rounds: 1}},
+		{"nodes overlap", one(40, 100), Options{PerLength: time.Millisecond, Rounds: 1}},
+		{"beyond 32-bit offsets", one(1808, 3_000_000), Options{PerLength: time.Millisecond, Rounds: 1}},
 	} {
-		if _, err := Measure(context.Background(), tt.lengths, tt.opts); err == nil {
+		if _, err := Measure(context.Background(), tt.layouts, tt.opts); err == nil {
 			t.Errorf("%s: no error", tt.name)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Measure(ctx, []int{100}, Options{PerLength: time.Millisecond, Rounds: 1}); err == nil {
+	if _, err := Measure(ctx, one(352, 100), Options{PerLength: time.Millisecond, Rounds: 1}); err == nil {
 		t.Error("cancelled: no error")
 	}
 }

@@ -88,9 +88,10 @@ func (m *Machine) KernelMemory() (procstat.MemoryReading, error) {
 	return r, nil
 }
 
-// ChainListWalk is a fixed walk whose step costs 5 ns up to 16,000 chains
-// and 100 ns from 128,000, rising between (a list that outgrows the
-// caches); ChainListWalkErr, when set, is returned instead.
+// ChainListWalk is a fixed walk whose step on the full payload's layout
+// costs 5 ns up to 16,000 chains and 100 ns from 128,000, rising between
+// (a list that outgrows the caches), and twice that on the partial
+// payload's; ChainListWalkErr, when set, is returned instead.
 func (m *Machine) ChainListWalk(ctx context.Context) ([]results.ChainListStep, error) {
 	if m.ChainListWalkErr != nil {
 		return nil, m.ChainListWalkErr
@@ -103,8 +104,19 @@ func (m *Machine) ChainListWalk(ctx context.Context) ([]results.ChainListStep, e
 
 // FakeChainListWalk is the walk the fake machine measures.
 func FakeChainListWalk() []results.ChainListStep {
-	return []results.ChainListStep{{Chains: 1000, NsPerStep: 5}, {Chains: 16000, NsPerStep: 5}, {Chains: 32000, NsPerStep: 20},
+	full := []results.ChainListStep{{Chains: 1000, NsPerStep: 5}, {Chains: 16000, NsPerStep: 5}, {Chains: 32000, NsPerStep: 20},
 		{Chains: 64000, NsPerStep: 60}, {Chains: 128000, NsPerStep: 100}, {Chains: 256000, NsPerStep: 100}}
+	var out []results.ChainListStep
+	for _, layout := range []struct {
+		name  string
+		bytes int
+		times float64
+	}{{results.ChainListFull, 352, 1}, {results.ChainListPartial, 1808, 2}} {
+		for _, s := range full {
+			out = append(out, results.ChainListStep{Chains: s.Chains, NsPerStep: layout.times * s.NsPerStep, Layout: layout.name, NodeBytes: layout.bytes})
+		}
+	}
+	return out
 }
 
 // Hold claims nothing: a fake run leaves nothing on the host.

@@ -46,7 +46,7 @@ func (Kernel) KernelMemory() (procstat.MemoryReading, error) { return procstat.R
 
 // ChainListWalk times the chain-list walk on this machine (lab/chainlist).
 func (Kernel) ChainListWalk(ctx context.Context) ([]results.ChainListStep, error) {
-	return chainlist.Measure(ctx, chainlist.Lengths, chainlist.DefaultOptions)
+	return chainlist.Measure(ctx, chainlist.Layouts, chainlist.DefaultOptions)
 }
 
 // Hold takes the run's lease (see session.RunLease) and moves the process

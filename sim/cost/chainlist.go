@@ -26,7 +26,12 @@ import (
 // the step's cost, which rises once the list outgrows the caches, and no
 // form fitted below that size extrapolates it.
 type ChainListPrice struct {
-	Steps []results.ChainListStep `json:"steps"`
+	// Layout is the list layout whose steps price the walk
+	// (results.ChainListFull or results.ChainListPartial): the sync's own,
+	// or the full payload's for a partial sync of a run that timed only
+	// that one (before 2026-12-05).
+	Layout string                  `json:"layout,omitempty"`
+	Steps  []results.ChainListStep `json:"steps"`
 	// Uncertainty is the relative half-width of a priced walk's interval
 	// (chainListUncertainty).
 	Uncertainty float64 `json:"uncertainty"`
@@ -39,11 +44,15 @@ type ChainListPrice struct {
 // "iptables-nft-restore's chain list").
 const chainListUncertainty = 0.35
 
-// newChainListPrice is the price of walk's steps, or nil without any.
-func newChainListPrice(walk []results.ChainListStep) *ChainListPrice {
+// newChainListPrice is the price of walk's steps on layout's list (the
+// full payload's when walk has none of layout's), or nil without any.
+func newChainListPrice(walk []results.ChainListStep, layout string) *ChainListPrice {
+	if !slices.ContainsFunc(walk, func(s results.ChainListStep) bool { return s.OfLayout(layout) }) {
+		layout = results.ChainListFull
+	}
 	var steps []results.ChainListStep
 	for _, s := range walk {
-		if s.Chains > 0 && s.NsPerStep > 0 {
+		if s.OfLayout(layout) && s.Chains > 0 && s.NsPerStep > 0 {
 			steps = append(steps, s)
 		}
 	}
@@ -51,7 +60,7 @@ func newChainListPrice(walk []results.ChainListStep) *ChainListPrice {
 		return nil
 	}
 	slices.SortFunc(steps, func(a, b results.ChainListStep) int { return a.Chains - b.Chains })
-	return &ChainListPrice{Steps: steps, Uncertainty: chainListUncertainty}
+	return &ChainListPrice{Layout: layout, Steps: steps, Uncertainty: chainListUncertainty}
 }
 
 // nsPerStep is a step's cost at a list of length chains: interpolated

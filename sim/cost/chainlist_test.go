@@ -2,6 +2,7 @@ package cost
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,8 +14,33 @@ import (
 // chains and 100 ns from 64,000.
 var synthChainListWalk = []results.ChainListStep{{Chains: 1000, NsPerStep: 10}, {Chains: 16000, NsPerStep: 10}, {Chains: 64000, NsPerStep: 100}}
 
+// synthPartialWalk adds the partial payload's layout, three times slower.
+var synthPartialWalk = append(slices.Clone(synthChainListWalk), results.ChainListStep{Chains: 1000, NsPerStep: 30, Layout: results.ChainListPartial},
+	results.ChainListStep{Chains: 64000, NsPerStep: 300, Layout: results.ChainListPartial})
+
+// TestChainListLayouts checks that each sync is priced on its payload's
+// layout, and a partial sync on the full payload's when the walk timed
+// only that (meta.json before 2026-12-05).
+func TestChainListLayouts(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		walk         []results.ChainListStep
+		layout, used string
+		at64k        float64
+	}{
+		{"full", synthPartialWalk, results.ChainListFull, results.ChainListFull, 100},
+		{"partial", synthPartialWalk, results.ChainListPartial, results.ChainListPartial, 300},
+		{"partial of an older walk", synthChainListWalk, results.ChainListPartial, results.ChainListFull, 100},
+	} {
+		p := newChainListPrice(tt.walk, tt.layout)
+		if p == nil || p.Layout != tt.used || p.nsPerStep(64000) != tt.at64k {
+			t.Errorf("%s: price %+v, want the %s layout's (%v ns at 64,000)", tt.name, p, tt.used, tt.at64k)
+		}
+	}
+}
+
 func TestChainListNsPerStep(t *testing.T) {
-	p := newChainListPrice(synthChainListWalk)
+	p := newChainListPrice(synthChainListWalk, results.ChainListFull)
 	for _, tt := range []struct {
 		chains float64
 		want   float64
@@ -29,13 +55,13 @@ func TestChainListNsPerStep(t *testing.T) {
 			t.Errorf("nsPerStep(%v) = %v, want %v", tt.chains, got, tt.want)
 		}
 	}
-	if newChainListPrice(nil) != nil || newChainListPrice([]results.ChainListStep{{Chains: 10}}) != nil {
+	if newChainListPrice(nil, results.ChainListFull) != nil || newChainListPrice([]results.ChainListStep{{Chains: 10}}, results.ChainListFull) != nil {
 		t.Error("a price without a usable step")
 	}
 }
 
 func TestChainListSeconds(t *testing.T) {
-	p := newChainListPrice(synthChainListWalk)
+	p := newChainListPrice(synthChainListWalk, results.ChainListFull)
 	w := &iptables.ChainListWork{Compares: 3e9, ByLength: []iptables.LengthSteps{
 		{Max: 16384, Compares: 1e9, MeanLength: 16000}, {Max: 65536, Compares: 2e9, MeanLength: 64000}}}
 	got := p.seconds(w)
@@ -79,9 +105,9 @@ func TestSyntheticChainListScales(t *testing.T) {
 // rest and the walk priced at the larger payload give the known answer,
 // the plan's table shows the walk, and nftables (no walk) is unpriced.
 func TestChainListPricedSync(t *testing.T) {
-	price := newChainListPrice(synthChainListWalk)
+	price, partialPrice := newChainListPrice(synthPartialWalk, results.ChainListFull), newChainListPrice(synthPartialWalk, results.ChainListPartial)
 	run := synthRun()
-	run.ChainListWalk = synthChainListWalk
+	run.ChainListWalk = synthPartialWalk
 	for i, p := range run.Points {
 		if p.Dataplane != "iptables-nft" || p.Services == synthOutlierN {
 			continue
@@ -95,7 +121,7 @@ func TestChainListPricedSync(t *testing.T) {
 			t.Fatal(err)
 		}
 		run.Points[i].SyncFullS += price.seconds(w).Value
-		run.Points[i].SyncIncrementalS += price.seconds(partial).Value
+		run.Points[i].SyncIncrementalS += partialPrice.seconds(partial).Value
 	}
 	m, err := CalibrateRun(run, Options{MaxN: 20000})
 	if err != nil {
@@ -117,7 +143,7 @@ func TestChainListPricedSync(t *testing.T) {
 		if got.ChainList == nil || math.Abs(got.Seconds.Value/want-1) > 0.02 || !got.Seconds.Contains(want) {
 			t.Fatalf("full sync at 200,000 = %+v (walk %+v), want %.4g", got.Seconds, got.ChainList, want)
 		}
-		wantIncr := synthIncrPerRul*float64(p.Ruleset.Rules) + price.seconds(p.Ruleset.PartialChainList).Value
+		wantIncr := synthIncrPerRul*float64(p.Ruleset.Rules) + partialPrice.seconds(p.Ruleset.PartialChainList).Value
 		if incr := p.SyncIncremental; incr.ChainList == nil || math.Abs(incr.Seconds.Value/wantIncr-1) > 0.02 {
 			t.Fatalf("incremental sync at 200,000 = %+v (walk %+v), want %.4g", incr.Seconds, incr.ChainList, wantIncr)
 		}

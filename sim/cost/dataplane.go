@@ -61,12 +61,12 @@ func calibrateDataplane(name string, all, syncProbes, loads []results.Point, wal
 	perSize := onePerSize(points)
 	info, _ := modelled(name)
 	probed := withSyncProbes(perSize, syncProbes, name)
-	var price *ChainListPrice
+	var fullWalk, partialWalk *ChainListPrice
 	if info.ChainListRestore {
-		price = newChainListPrice(walk)
+		fullWalk, partialWalk = newChainListPrice(walk, results.ChainListFull), newChainListPrice(walk, results.ChainListPartial)
 	}
-	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, syncForm{quadratic: info.FullSyncQuadratic, chainList: price}, func(p results.Point) float64 { return p.SyncFullS })
-	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, probed, opts, syncForm{chainList: price, partial: true}, func(p results.Point) float64 { return p.SyncIncrementalS })
+	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, syncForm{quadratic: info.FullSyncQuadratic, chainList: fullWalk}, func(p results.Point) float64 { return p.SyncFullS })
+	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, probed, opts, syncForm{chainList: partialWalk, partial: true}, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.SyncFull.withLoadSpread(loads, mode, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental.withLoadSpread(loads, mode, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.SyncPerChange, dm.SyncPerChangeKind = fitPerChange(&dm, perSize)

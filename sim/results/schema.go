@@ -104,8 +104,8 @@ type Meta struct {
 	// ChainListWalk is what one step of iptables-nft-restore's chain list
 	// took on this machine at each list length (lab/chainlist), measured
 	// when a sweep times a dataplane whose restore keeps that list
-	// (dataplane.Info.ChainListRestore); the planner prices its syncs'
-	// steps with it.
+	// (dataplane.Info.ChainListRestore), on each payload's layout
+	// (ChainListStep.Layout); the planner prices its syncs' steps with it.
 	ChainListWalk []ChainListStep `json:"chain_list_walk,omitempty"`
 }
 
@@ -115,6 +115,26 @@ type Meta struct {
 type ChainListStep struct {
 	Chains    int     `json:"chains"`
 	NsPerStep float64 `json:"ns_per_step"`
+	// Layout is the payload whose list the walk was laid out as:
+	// ChainListFull (also when empty: meta.json written before 2026-12-05
+	// timed that layout only) or ChainListPartial.
+	Layout string `json:"layout,omitempty"`
+	// NodeBytes is the distance between consecutive nodes of the list
+	// timed (absent before 2026-12-05, when it was 352).
+	NodeBytes int `json:"node_bytes,omitempty"`
+}
+
+// The layouts a chain-list walk is timed on: the list a full sync's
+// payload builds, and the one kube-proxy's partial sync builds (its
+// nodes lie further apart: lab/chainlist.Layouts).
+const (
+	ChainListFull    = "full"
+	ChainListPartial = "partial"
+)
+
+// OfLayout says whether the step was timed on layout's list.
+func (s ChainListStep) OfLayout(layout string) bool {
+	return s.Layout == layout || (s.Layout == "" && layout == ChainListFull)
 }
 
 // Endpoint is one endpoint's result in a fairness run.
