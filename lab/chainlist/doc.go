@@ -14,8 +14,10 @@
 // walk goes in name order, which hashed chain names make random in
 // memory: once the list outgrows the caches and the TLB's reach, each
 // step waits on memory, the longer the further apart the nodes lie.
-// Measure builds the same lists, laid out the same ways, at given lengths
-// and times random lookups in them; the planner multiplies the steps a
-// payload makes by the time of a step on that payload's layout at its
-// list's length (sim/cost).
+// Measure builds the same lists, laid out the same ways and their pages
+// first written in address order as the tool's heap is, at given lengths,
+// and times random lookups in them, a walk's warm steps (over nodes a
+// recent walk passed) apart from its cold ones; the planner multiplies
+// the cold and the warm steps a payload makes by the time of such a step
+// on that payload's layout at its list's length (sim/cost).
 package chainlist

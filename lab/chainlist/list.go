@@ -5,8 +5,11 @@ import (
 	"cmp"
 	"encoding/binary"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"time"
+
+	"github.com/svclab/svclab/sim/iptables"
 )
 
 // nameOffset is where a node's name lies from the node: the next malloc
@@ -45,10 +48,26 @@ func layoutLists(layout Layout, seed uint64) []*list {
 		slot := k % perArena
 		if slot == 0 {
 			arena = make([]byte, layout.Lengths[i]*layout.NodeBytes)
+			touchInOrder(arena)
 		}
 		lists[i] = newList(arena, slot*nodeSlot, layout.Lengths[i], layout.NodeBytes, seed)
 	}
 	return lists
+}
+
+// touchInOrder writes each page of a fresh arena in address order, as
+// the tool's heap is written while it grows, one allocation after the
+// other: where the kernel places the pages follows the order of their
+// first writes. Linking the lists writes the nodes in name order, which
+// would place the pages at random: on this VM such lists took up to 3
+// times longer a step between 16,000 and 64,000 chains (at 64,000, 154
+// and 73 ns in two runs against 51 and 50 with the pages written in
+// order: docs/measurements.md, results/plan-iptables-nft-sync).
+func touchInOrder(arena []byte) {
+	page := os.Getpagesize()
+	for p := 0; p < len(arena); p += page {
+		arena[p] = 0xff
+	}
 }
 
 // list is a chain list laid out as iptables-nft-restore's: node i (in
@@ -101,30 +120,84 @@ func chainName(rng *rand.Rand, service bool) []byte {
 	return append(name, 0)
 }
 
-// timeSteps walks the list to random names' places for about d and
-// returns the time a step took, in nanoseconds.
-func (l *list) timeSteps(d time.Duration) float64 {
-	steps := 0
-	start := time.Now()
-	// The clock is read after every walk: a walk of the longest lists
-	// takes milliseconds, and a clock read (tens of nanoseconds) is about
-	// 1% of the shortest's.
-	for time.Since(start) < d {
-		steps += l.find(l.names[l.rng.IntN(len(l.names))])
-	}
-	return float64(time.Since(start).Nanoseconds()) / float64(steps)
+// stepTimes are the steps of a list's walks and their time, split as
+// sim/iptables.WarmSteps splits them.
+type stepTimes struct {
+	cold, warm     int64
+	coldNs, warmNs float64
 }
 
-// find walks from the head to name's node as cache_chain_list_insert
-// does (stopping at the first name not below it) and returns the steps.
-func (l *list) find(name []byte) int {
-	steps := 0
+// timeSteps walks the list to random names' places for about d, timing
+// each walk's warm steps (over the nodes one of the iptables.WarmWindow
+// walks before also passed: the list's first nodes) apart from its cold
+// ones, less clockNs, the cost of a clock read, for each part. The clock
+// is read after every walk: a walk of the longest lists takes
+// milliseconds.
+func (l *list) timeSteps(d time.Duration, clockNs float64) stepTimes {
+	var t stepTimes
+	recent := make([]int64, iptables.WarmWindow)
+	start := time.Now()
+	for i := 0; time.Since(start) < d; i++ {
+		name := l.names[l.rng.IntN(len(l.names))]
+		split := iptables.WarmSteps(int64(len(l.names)), recent) // the longest recent walk
+		steps, warmNs, coldNs := l.timedFind(name, split)
+		warm := min(steps, split)
+		t.warm, t.cold = t.warm+warm, t.cold+steps-warm
+		t.warmNs += max(0, warmNs-clockNs)
+		if steps > warm {
+			t.coldNs += max(0, coldNs-clockNs)
+		}
+		recent[i%iptables.WarmWindow] = steps
+	}
+	return t
+}
+
+// timedFind walks from the head to name's node as
+// cache_chain_list_insert does (stopping at the first name not below it)
+// and returns the steps, reading the clock when the walk has made split
+// steps: the time of the first split steps (or of all, when fewer) and of
+// the rest.
+func (l *list) timedFind(name []byte, split int64) (steps int64, warmNs, coldNs float64) {
+	start := time.Now()
+	var mid time.Time
 	for off := l.head; off != endOfList; off = binary.LittleEndian.Uint32(l.arena[off:]) {
+		if steps == split {
+			mid = time.Now()
+		}
 		steps++
 		at := int(off) + nameOffset
 		if bytes.Compare(l.arena[at:at+nameLen], name) >= 0 {
 			break
 		}
 	}
-	return steps
+	end := time.Now()
+	if mid.IsZero() {
+		return steps, float64(end.Sub(start).Nanoseconds()), 0
+	}
+	return steps, float64(mid.Sub(start).Nanoseconds()), float64(end.Sub(mid).Nanoseconds())
+}
+
+// clockCost is what one clock read costs, in nanoseconds.
+func clockCost() float64 {
+	const reads = 10000
+	start := time.Now()
+	var last time.Time
+	for range reads {
+		last = time.Now()
+	}
+	return float64(last.Sub(start).Nanoseconds()) / reads
+}
+
+// step is the time of a step of each kind, and of any step.
+func (t stepTimes) step() (cold, warm, mean float64) {
+	if t.cold > 0 {
+		cold = t.coldNs / float64(t.cold)
+	}
+	if t.warm > 0 {
+		warm = t.warmNs / float64(t.warm)
+	}
+	if t.cold+t.warm > 0 {
+		mean = (t.coldNs + t.warmNs) / float64(t.cold+t.warm)
+	}
+	return cold, warm, mean
 }

@@ -75,7 +75,10 @@ var DefaultOptions = Options{PerLength: 40 * time.Millisecond, Rounds: 9, Seed: 
 // Measure times one step of the chain-list walk on each layout at each of
 // its lengths: builds every list, then, opts.Rounds times, walks each list
 // in turn from its head to random names' places for opts.PerLength, and
-// keeps each list's mean time a step over the rounds. The rounds
+// keeps each list's mean time a step over the rounds: of any step, of a
+// cold one and of a warm one (over nodes one of the two walks before
+// passed: sim/iptables.WarmSteps, which counts a payload's warm steps by
+// the same rule). The rounds
 // interleave the lists so that a machine whose speed drifts (a VM's vCPU)
 // spreads its drift over all of them, as it spreads over a restore that
 // runs for minutes; the mean, not the median, is what such a restore's
@@ -95,12 +98,17 @@ func Measure(ctx context.Context, layouts []Layout, opts Options) ([]results.Cha
 			out = append(out, results.ChainListStep{Chains: n, Layout: layout.Payload, NodeBytes: layout.NodeBytes})
 		}
 	}
+	clockNs := clockCost()
+	rounds := float64(opts.Rounds)
 	for range opts.Rounds {
 		for i, l := range lists {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("chain-list walk of the %s layout at %d chains: %w", out[i].Layout, out[i].Chains, err)
 			}
-			out[i].NsPerStep += l.timeSteps(opts.PerLength) / float64(opts.Rounds)
+			cold, warm, mean := l.timeSteps(opts.PerLength, clockNs).step()
+			out[i].ColdNsPerStep += cold / rounds
+			out[i].WarmNsPerStep += warm / rounds
+			out[i].NsPerStep += mean / rounds
 		}
 	}
 	return out, nil

@@ -38,7 +38,8 @@ func TestListOrder(t *testing.T) {
 				t.Fatalf("%d chains %d bytes apart: walked %d nodes", n, stride, seen)
 			}
 			for i, name := range l.names {
-				steps := l.find(name)
+				steps64, _, _ := l.timedFind(name, 0)
+				steps := int(steps64)
 				if steps < 1 || steps > n || !bytes.Equal(l.nameAt(name, steps), name) {
 					t.Fatalf("%d chains: name %d found after %d steps", n, i, steps)
 				}
@@ -56,7 +57,7 @@ func (l *list) nameAt(name []byte, steps int) []byte {
 	return l.arena[int(off)+nameOffset : int(off)+nameOffset+nameLen]
 }
 
-// TestFindSteps checks that find counts cache_chain_list_insert's
+// TestFindSteps checks that timedFind counts cache_chain_list_insert's
 // comparisons: the names below the one looked up, and the one it stops at.
 func TestFindSteps(t *testing.T) {
 	l := layoutLists(Layout{NodeBytes: 352, Lengths: []int{50}}, 3)[0]
@@ -67,8 +68,8 @@ func TestFindSteps(t *testing.T) {
 				below++
 			}
 		}
-		if got := l.find(name); got != below+1 {
-			t.Fatalf("find(%q) = %d steps, want %d", name, got, below+1)
+		if got, _, _ := l.timedFind(name, 0); got != int64(below+1) {
+			t.Fatalf("timedFind(%q) = %d steps, want %d", name, got, below+1)
 		}
 	}
 }
@@ -87,8 +88,10 @@ func TestMeasure(t *testing.T) {
 		if s.Chains != want[i].Chains || s.Layout != want[i].Layout || s.NodeBytes != want[i].NodeBytes {
 			t.Errorf("step %d = %+v, want %+v", i, s, want[i])
 		}
-		if !(s.NsPerStep > 0 && s.NsPerStep < 1e6) {
-			t.Errorf("%d chains: %v ns a step", s.Chains, s.NsPerStep)
+		for _, ns := range []float64{s.NsPerStep, s.ColdNsPerStep, s.WarmNsPerStep} {
+			if !(ns > 0 && ns < 1e6) {
+				t.Errorf("%d chains: %+v: a step outside (0, 1 ms)", s.Chains, s)
+			}
 		}
 	}
 }
@@ -136,5 +139,31 @@ func TestMeasureRefuses(t *testing.T) {
 	cancel()
 	if _, err := Measure(ctx, one(352, 100), Options{PerLength: time.Millisecond, Rounds: 1}); err == nil {
 		t.Error("cancelled: no error")
+	}
+}
+
+// TestTimedFindSplit checks that a split walk takes the steps an unsplit
+// one does, and times a remainder only when it walks past the split.
+func TestTimedFindSplit(t *testing.T) {
+	l := layoutLists(Layout{NodeBytes: 352, Lengths: []int{500}}, 5)[0]
+	for _, name := range l.names[:50] {
+		steps, _, _ := l.timedFind(name, 0)
+		for _, split := range []int64{0, 1, steps / 2, steps, steps + 1} {
+			got, warmNs, coldNs := l.timedFind(name, split)
+			if got != steps || warmNs < 0 || coldNs < 0 || (split >= steps && coldNs != 0) {
+				t.Fatalf("split at %d of %d: %d steps, %v and %v ns", split, steps, got, warmNs, coldNs)
+			}
+		}
+	}
+}
+
+// TestWarmShare checks that random walks split as sim/iptables.WarmSteps
+// counts: a walk to a uniformly random place after two others is warm up
+// to the longer of them, 5/6 of its steps on average.
+func TestWarmShare(t *testing.T) {
+	l := layoutLists(Layout{NodeBytes: 352, Lengths: []int{2000}}, 9)[0]
+	st := l.timeSteps(30*time.Millisecond, 0)
+	if share := float64(st.warm) / float64(st.warm+st.cold); math.Abs(share-5.0/6) > 0.05 {
+		t.Errorf("warm share %.3f of %d steps, want about 5/6", share, st.warm+st.cold)
 	}
 }

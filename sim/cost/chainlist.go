@@ -63,16 +63,28 @@ func newChainListPrice(walk []results.ChainListStep, layout string) *ChainListPr
 	return &ChainListPrice{Layout: layout, Steps: steps, Uncertainty: chainListUncertainty}
 }
 
-// nsPerStep is a step's cost at a list of length chains: interpolated
-// between the measured lengths as a power law (log-log), held at the
-// nearest measured length outside them.
+// split says whether every step was timed cold and warm apart
+// (results.ChainListStep.ColdNsPerStep, WarmNsPerStep): runs before
+// 2026-12-05 timed only the mean step of random walks.
+func (p *ChainListPrice) split() bool {
+	return !slices.ContainsFunc(p.Steps, func(s results.ChainListStep) bool { return s.ColdNsPerStep <= 0 || s.WarmNsPerStep <= 0 })
+}
+
+// nsPerStep is a mean step's cost at a list of length chains.
 func (p *ChainListPrice) nsPerStep(chains float64) float64 {
+	return p.stepAt(chains, func(s results.ChainListStep) float64 { return s.NsPerStep })
+}
+
+// stepAt is a step's cost (of ns's kind) at a list of length chains:
+// interpolated between the measured lengths as a power law (log-log),
+// held at the nearest measured length outside them.
+func (p *ChainListPrice) stepAt(chains float64, ns func(results.ChainListStep) float64) float64 {
 	s := p.Steps
 	switch {
 	case chains <= float64(s[0].Chains):
-		return s[0].NsPerStep
+		return ns(s[0])
 	case chains >= float64(s[len(s)-1].Chains):
-		return s[len(s)-1].NsPerStep
+		return ns(s[len(s)-1])
 	}
 	i := 1
 	for float64(s[i].Chains) < chains {
@@ -80,18 +92,26 @@ func (p *ChainListPrice) nsPerStep(chains float64) float64 {
 	}
 	lo, hi := s[i-1], s[i]
 	f := math.Log(chains/float64(lo.Chains)) / math.Log(float64(hi.Chains)/float64(lo.Chains))
-	return lo.NsPerStep * math.Pow(hi.NsPerStep/lo.NsPerStep, f)
+	return ns(lo) * math.Pow(ns(hi)/ns(lo), f)
 }
 
 // seconds is the walk's time for w's compares, each bucket priced at its
-// mean length, with the price's interval.
+// mean length (its cold and warm compares apart when the steps were timed
+// so), with the price's interval.
 func (p *ChainListPrice) seconds(w *iptables.ChainListWork) Estimate {
 	if p == nil || w == nil {
 		return exact(0)
 	}
+	split := p.split()
 	ns := 0.0
 	for _, b := range w.ByLength {
-		ns += float64(b.Compares) * p.nsPerStep(b.MeanLength)
+		if !split {
+			ns += float64(b.Compares) * p.nsPerStep(b.MeanLength)
+			continue
+		}
+		cold := p.stepAt(b.MeanLength, func(s results.ChainListStep) float64 { return s.ColdNsPerStep })
+		warm := p.stepAt(b.MeanLength, func(s results.ChainListStep) float64 { return s.WarmNsPerStep })
+		ns += float64(b.Compares-b.Warm)*cold + float64(b.Warm)*warm
 	}
 	s := ns / 1e9
 	return Estimate{Value: s, Lo: s * (1 - p.Uncertainty), Hi: s * (1 + p.Uncertainty)}

@@ -74,6 +74,26 @@ func TestChainListSeconds(t *testing.T) {
 	}
 }
 
+// TestChainListSecondsSplit prices cold and warm compares apart when every
+// step was timed so, and every compare at the mean step otherwise.
+func TestChainListSecondsSplit(t *testing.T) {
+	w := &iptables.ChainListWork{Compares: 3e9, Warm: 2e9, ByLength: []iptables.LengthSteps{
+		{Max: 65536, Compares: 3e9, Warm: 2e9, MeanLength: 64000}}}
+	split := []results.ChainListStep{{Chains: 1000, NsPerStep: 12, ColdNsPerStep: 30, WarmNsPerStep: 10}, {Chains: 64000, NsPerStep: 12, ColdNsPerStep: 30, WarmNsPerStep: 10}}
+	for _, tt := range []struct {
+		name  string
+		steps []results.ChainListStep
+		want  float64
+	}{
+		{"cold and warm", split, (1e9*30 + 2e9*10) / 1e9},
+		{"a step without the split", append(slices.Clone(split), results.ChainListStep{Chains: 2000, NsPerStep: 12}), 3e9 * 12 / 1e9},
+	} {
+		if got := newChainListPrice(tt.steps, results.ChainListFull).seconds(w); math.Abs(got.Value-tt.want) > 1e-9 {
+			t.Errorf("%s: %v s, want %v", tt.name, got.Value, tt.want)
+		}
+	}
+}
+
 // TestSyntheticChainListScales checks that a payload larger than the
 // rendered sample scales the sample's walk within 2% of rendering it (from a
 // sample of 4,000 services to 10,000; the planner's 20,000 sample is closer), for

@@ -23,6 +23,11 @@ type ChainListWork struct {
 	// Inserts is the names looked up (each command's chain, each user
 	// chain jumped to, the built-in chains at COMMIT).
 	Inserts int `json:"inserts"`
+	// Warm is the compares of Compares a walk makes over nodes one of the
+	// WarmWindow walks before it passed too: kube-proxy's full payload
+	// names a chain in three commands in a row, and a walk that follows
+	// another over the same prefix of the list finds it in the caches.
+	Warm int64 `json:"warm_compares"`
 	// Longest is the longest list, in chains.
 	Longest int `json:"longest"`
 	// ByLength splits Compares by the list's length when they were made,
@@ -33,11 +38,32 @@ type ChainListWork struct {
 }
 
 // LengthSteps are the compares made while the list's length was in
-// (Max/2, Max], and their mean list length (weighted by compares).
+// (Max/2, Max], the warm ones among them, and their mean list length
+// (weighted by compares).
 type LengthSteps struct {
 	Max        int     `json:"max"`
 	Compares   int64   `json:"compares"`
+	Warm       int64   `json:"warm_compares"`
 	MeanLength float64 `json:"mean_length"`
+}
+
+// WarmWindow is how many walks back a walk's compares count as warm
+// (ChainListWork.Warm): a walk passes the list's first nodes up to its
+// name's place, so of its compares, as many as the longest of the
+// WarmWindow walks before it made went over nodes that walk has just
+// loaded. Two: the previous command's walks (each command names its chain
+// and, for a jump, its target). lab/chainlist times warm and cold steps
+// by the same rule.
+const WarmWindow = 2
+
+// WarmSteps is how many of a walk's steps are warm after walks of recent
+// steps (the WarmWindow walks before it).
+func WarmSteps(steps int64, recent []int64) int64 {
+	longest := int64(0)
+	for _, r := range recent {
+		longest = max(longest, r)
+	}
+	return min(steps, longest)
 }
 
 // nftCacheBuiltins are the chains nft_cache_build adds to the list at COMMIT,
@@ -149,7 +175,8 @@ func walkSortedList(names []string, w *ChainListWork, buckets map[int]*lengthAcc
 	universe = slices.Compact(universe)
 	present := newFenwick(len(universe))
 	length := 0
-	for _, name := range names {
+	recent := make([]int64, WarmWindow)
+	for i, name := range names {
 		rank, _ := slices.BinarySearch(universe, name)
 		below := present.sum(rank)
 		has := present.sum(rank+1) > below
@@ -157,10 +184,13 @@ func walkSortedList(names []string, w *ChainListWork, buckets map[int]*lengthAcc
 		if has || length > below {
 			compares++
 		}
+		warm := WarmSteps(compares, recent)
+		recent[i%WarmWindow] = compares
 		if compares > 0 {
-			bucketFor(buckets, length).add(compares, length)
+			bucketFor(buckets, length).add(compares, warm, length)
 		}
 		w.Compares += compares
+		w.Warm += warm
 		if !has {
 			present.add(rank)
 			length++
@@ -171,12 +201,13 @@ func walkSortedList(names []string, w *ChainListWork, buckets map[int]*lengthAcc
 
 // lengthAccumulator sums one LengthSteps bucket.
 type lengthAccumulator struct {
-	compares int64
-	weighted float64
+	compares, warm int64
+	weighted       float64
 }
 
-func (a *lengthAccumulator) add(compares int64, length int) {
+func (a *lengthAccumulator) add(compares, warm int64, length int) {
 	a.compares += compares
+	a.warm += warm
 	a.weighted += float64(compares) * float64(length)
 }
 
@@ -195,7 +226,7 @@ func bucketFor(buckets map[int]*lengthAccumulator, length int) *lengthAccumulato
 func sortedBuckets(buckets map[int]*lengthAccumulator) []LengthSteps {
 	var out []LengthSteps
 	for top, a := range buckets {
-		out = append(out, LengthSteps{Max: top, Compares: a.compares, MeanLength: a.weighted / float64(a.compares)})
+		out = append(out, LengthSteps{Max: top, Compares: a.compares, Warm: a.warm, MeanLength: a.weighted / float64(a.compares)})
 	}
 	slices.SortFunc(out, func(a, b LengthSteps) int { return a.Max - b.Max })
 	return out
@@ -226,9 +257,9 @@ func (f fenwick) sum(n int) int {
 // times as long (f ≥ 1) and whose walks make c times the compares:
 // lookups and lengths grow as f, every length's compares as c.
 func (w *ChainListWork) Scaled(f, c float64) *ChainListWork {
-	out := &ChainListWork{Compares: int64(float64(w.Compares) * c), Inserts: int(float64(w.Inserts) * f), Longest: int(float64(w.Longest) * f)}
+	out := &ChainListWork{Compares: int64(float64(w.Compares) * c), Warm: int64(float64(w.Warm) * c), Inserts: int(float64(w.Inserts) * f), Longest: int(float64(w.Longest) * f)}
 	for _, b := range w.ByLength {
-		out.ByLength = append(out.ByLength, LengthSteps{Max: int(float64(b.Max) * f), Compares: int64(float64(b.Compares) * c), MeanLength: b.MeanLength * f})
+		out.ByLength = append(out.ByLength, LengthSteps{Max: int(float64(b.Max) * f), Compares: int64(float64(b.Compares) * c), Warm: int64(float64(b.Warm) * c), MeanLength: b.MeanLength * f})
 	}
 	return out
 }
@@ -237,6 +268,7 @@ func (w *ChainListWork) Scaled(f, c float64) *ChainListWork {
 // of its own): compares and lookups add, buckets merge.
 func (w *ChainListWork) Add(o *ChainListWork) {
 	w.Compares += o.Compares
+	w.Warm += o.Warm
 	w.Inserts += o.Inserts
 	w.Longest = max(w.Longest, o.Longest)
 	for _, b := range o.ByLength {
@@ -249,6 +281,7 @@ func (w *ChainListWork) Add(o *ChainListWork) {
 		total := a.Compares + b.Compares
 		a.MeanLength = (a.MeanLength*float64(a.Compares) + b.MeanLength*float64(b.Compares)) / float64(total)
 		a.Compares = total
+		a.Warm += b.Warm
 	}
 	slices.SortFunc(w.ByLength, func(a, b LengthSteps) int { return a.Max - b.Max })
 }

@@ -10,13 +10,15 @@ import (
 // walkLinkedList is cache_chain_list_insert itself, on a sorted slice
 // standing in for the linked list: the oracle ChainListCompares'
 // Fenwick tree must agree with.
-func walkLinkedList(tables [][]string) (compares int64, longest int) {
+func walkLinkedList(tables [][]string) (compares, warm int64, longest int) {
 	for _, names := range tables {
 		var list []string
+		var previous []int64 // each walk's compares, in order
 		for _, name := range names {
 			pos, found := len(list), false
+			steps := int64(0)
 			for i, have := range list {
-				compares++
+				steps++
 				if have == name {
 					found = true
 					break
@@ -30,9 +32,17 @@ func walkLinkedList(tables [][]string) (compares int64, longest int) {
 				list = append(list[:pos], append([]string{name}, list[pos:]...)...)
 			}
 			longest = max(longest, len(list))
+			// Warm: the steps the longer of the two walks before this one
+			// also took.
+			shared := int64(0)
+			for k := max(0, len(previous)-2); k < len(previous); k++ {
+				shared = max(shared, min(steps, previous[k]))
+			}
+			compares, warm = compares+steps, warm+shared
+			previous = append(previous, steps)
 		}
 	}
-	return compares, longest
+	return compares, warm, longest
 }
 
 func TestChainListCompares(t *testing.T) {
@@ -41,20 +51,23 @@ func TestChainListCompares(t *testing.T) {
 		payload  string
 		compares int64
 		inserts  int
+		// warm: each walk's compares up to the longer of the two walks
+		// before it, worked by hand.
+		warm int64
 	}{
-		{"empty", "", 0, 0},
+		{"empty", "", 0, 0, 0},
 		// filter: B (0 compares), A (1: B), -A B (2: A, B), then the
 		// built-ins: INPUT (2: A, B, the end), FORWARD (3: A, B, INPUT),
 		// OUTPUT (4: the end).
-		{"declarations and a rule", "*filter\n:B - [0:0]\n:A - [0:0]\n-A B -j ACCEPT\nCOMMIT\n", 0 + 1 + 2 + 2 + 3 + 4, 6},
+		{"declarations and a rule", "*filter\n:B - [0:0]\n:A - [0:0]\n-A B -j ACCEPT\nCOMMIT\n", 0 + 1 + 2 + 2 + 3 + 4, 6, 0 + 0 + 1 + 2 + 2 + 3},
 		// a jump to a declared chain names it; to a target does not.
 		// nat: X (0), -A X and its jump to X (1 each), -A X to DNAT (1),
 		// PREROUTING (1: X), INPUT (1: PREROUTING), POSTROUTING (2:
 		// INPUT, PREROUTING), OUTPUT (2: INPUT, POSTROUTING).
-		{"jump to a chain", "*nat\n:X - [0:0]\n-A X -j X\n-A X -j DNAT --to-destination 1.2.3.4\nCOMMIT\n", 0 + 1 + 1 + 1 + 1 + 1 + 2 + 2, 8},
+		{"jump to a chain", "*nat\n:X - [0:0]\n-A X -j X\n-A X -j DNAT --to-destination 1.2.3.4\nCOMMIT\n", 0 + 1 + 1 + 1 + 1 + 1 + 2 + 2, 8, 0 + 0 + 1 + 1 + 1 + 1 + 1 + 2},
 		// a partial sync jumps to a chain it does not declare: still named.
-		{"jump to an undeclared chain", "*filter\n:A - [0:0]\n-A A -j B\nCOMMIT\n", 0 + 1 + 1 + 2 + 3 + 4, 6},
-		{"uncommitted table", "*filter\n:A - [0:0]\n", 0, 0},
+		{"jump to an undeclared chain", "*filter\n:A - [0:0]\n-A A -j B\nCOMMIT\n", 0 + 1 + 1 + 2 + 3 + 4, 6, 0 + 0 + 1 + 1 + 2 + 3},
+		{"uncommitted table", "*filter\n:A - [0:0]\n", 0, 0, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w, err := ChainListCompares(strings.NewReader(tt.payload))
@@ -62,22 +75,23 @@ func TestChainListCompares(t *testing.T) {
 				t.Fatal(err)
 			}
 			tables, _ := chainListInserts(strings.NewReader(tt.payload))
-			want, longest := walkLinkedList(tables)
-			if w.Compares != want || w.Longest != longest {
-				t.Fatalf("compares %d, longest %d; the linked list: %d, %d", w.Compares, w.Longest, want, longest)
+			want, warm, longest := walkLinkedList(tables)
+			if w.Compares != want || w.Warm != warm || w.Longest != longest {
+				t.Fatalf("compares %d (%d warm), longest %d; the linked list: %d (%d), %d", w.Compares, w.Warm, w.Longest, want, warm, longest)
 			}
-			if w.Compares != tt.compares || w.Inserts != tt.inserts {
-				t.Fatalf("compares %d, inserts %d; want %d, %d", w.Compares, w.Inserts, tt.compares, tt.inserts)
+			if w.Compares != tt.compares || w.Inserts != tt.inserts || w.Warm != tt.warm {
+				t.Fatalf("compares %d, inserts %d, warm %d; want %d, %d, %d", w.Compares, w.Inserts, w.Warm, tt.compares, tt.inserts, tt.warm)
 			}
-			var sum int64
+			var sum, warmSum int64
 			for _, b := range w.ByLength {
 				sum += b.Compares
+				warmSum += b.Warm
 				if b.MeanLength > float64(b.Max) || b.MeanLength <= float64(b.Max)/2 && b.Max > 1 {
 					t.Fatalf("bucket %+v: mean outside (max/2, max]", b)
 				}
 			}
-			if sum != w.Compares {
-				t.Fatalf("buckets hold %d compares of %d", sum, w.Compares)
+			if sum != w.Compares || warmSum != w.Warm {
+				t.Fatalf("buckets hold %d compares of %d, %d warm of %d", sum, w.Compares, warmSum, w.Warm)
 			}
 		})
 	}
@@ -110,8 +124,8 @@ func TestChainListComparesRandom(t *testing.T) {
 			t.Fatal(err)
 		}
 		tables, _ := chainListInserts(strings.NewReader(b.String()))
-		if want, longest := walkLinkedList(tables); w.Compares != want || w.Longest != longest {
-			t.Fatalf("trial %d: compares %d, longest %d; the linked list: %d, %d", trial, w.Compares, w.Longest, want, longest)
+		if want, warm, longest := walkLinkedList(tables); w.Compares != want || w.Warm != warm || w.Longest != longest {
+			t.Fatalf("trial %d: compares %d (%d warm), longest %d; the linked list: %d (%d), %d", trial, w.Compares, w.Warm, w.Longest, want, warm, longest)
 		}
 	}
 }
@@ -132,8 +146,8 @@ func FuzzChainListCompares(f *testing.F) {
 			return
 		}
 		tables, _ := chainListInserts(strings.NewReader(payload))
-		if want, _ := walkLinkedList(tables); w.Compares != want {
-			t.Fatalf("compares %d, the linked list %d", w.Compares, want)
+		if want, warm, _ := walkLinkedList(tables); w.Compares != want || w.Warm != warm {
+			t.Fatalf("compares %d (%d warm), the linked list %d (%d)", w.Compares, w.Warm, want, warm)
 		}
 	})
 }

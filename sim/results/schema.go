@@ -122,6 +122,11 @@ type ChainListStep struct {
 	// NodeBytes is the distance between consecutive nodes of the list
 	// timed (absent before 2026-12-05, when it was 352).
 	NodeBytes int `json:"node_bytes,omitempty"`
+	// ColdNsPerStep and WarmNsPerStep split NsPerStep: a step over a node
+	// none of the sim/iptables.WarmWindow walks before passed, and one
+	// over a node one of them did (absent before 2026-12-05).
+	ColdNsPerStep float64 `json:"cold_ns_per_step,omitempty"`
+	WarmNsPerStep float64 `json:"warm_ns_per_step,omitempty"`
 }
 
 // The layouts a chain-list walk is timed on: the list a full sync's
