@@ -209,9 +209,12 @@ func TestIssue26Point5KubeProxyEngineLeavesNoTempDirs(t *testing.T) {
 // mounted in a private mount namespace, so the host never sees it).
 func TestIssue26Point14FullDiskLeavesNoTempFiles(t *testing.T) {
 	bin := svclabBinary(t)
-	listing := filepath.Join(t.TempDir(), "ls")
-	script := `mnt=$(mktemp -d) && mount -t tmpfs -o size=48k tmpfs "$mnt" && "$1" run "$2" --out "$mnt/run" 2>"$3.err"; ls -A "$mnt/run" > "$3"`
-	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", bin, filepath.Join("testdata", "sweep-tiny.yaml"), listing)
+	dir := t.TempDir()
+	listing := filepath.Join(dir, "ls")
+	// The mount point is made in the test's own temporary directory, which
+	// the test removes (the tmpfs goes with the mount namespace).
+	script := `mnt=$(mktemp -d "$4/mnt.XXXXXX") && mount -t tmpfs -o size=48k tmpfs "$mnt" && "$1" run "$2" --out "$mnt/run" 2>"$3.err"; ls -A "$mnt/run" > "$3"`
+	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", bin, filepath.Join("testdata", "sweep-tiny.yaml"), listing, dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -216,9 +216,11 @@ func TestCleanupLeavesConcurrentLiveLabs(t *testing.T) {
 func TestPoint07FullDiskStopsAtAWholeRecord(t *testing.T) {
 	dir := t.TempDir()
 	keep := filepath.Join(dir, "kept.jsonl")
-	script := `mnt=$(mktemp -d) && mount -t tmpfs -o size=48k tmpfs "$mnt" && "$1" run "$2" --out "$mnt/run" 2>"$3.err"; code=$?; cp "$mnt/run/results.jsonl" "$3"; exit $code`
+	// The mount point is made in the test's own temporary directory, which
+	// the test removes (the tmpfs goes with the mount namespace).
+	script := `mnt=$(mktemp -d "$4/mnt.XXXXXX") && mount -t tmpfs -o size=48k tmpfs "$mnt" && "$1" run "$2" --out "$mnt/run" 2>"$3.err"; code=$?; cp "$mnt/run/results.jsonl" "$3"; exit $code`
 	sweep := filepath.Join("testdata", "sweep-tiny.yaml")
-	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", svclabBinary(t), sweep, keep)
+	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", svclabBinary(t), sweep, keep, dir)
 	_ = cmd.Run()
 	stderr, _ := os.ReadFile(keep + ".err")
 	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(string(stderr), "no space left on device") || !strings.Contains(string(stderr), "results.jsonl") {
