@@ -22,8 +22,7 @@ type Layout struct {
 	// Lengths are the list lengths timed, √2 apart, so that the planner
 	// interpolates between near neighbours: the step rises steeply where
 	// the list's span outgrows a cache, and a coarser grid misplaces that
-	// rise (with lengths 2× apart the step at 40,000 chains was priced
-	// 60% above what the tool took there).
+	// rise.
 	Lengths []int
 }
 
@@ -62,8 +61,8 @@ func halfOctaves(from, to int) []int {
 type Options struct {
 	// PerLength is the time spent walking at each length, per round.
 	PerLength time.Duration
-	// Rounds is how many times each length is timed; the sample is the
-	// median.
+	// Rounds is how many times each length is timed; Measure keeps the
+	// mean over them.
 	Rounds int
 	// Seed seeds the names and the lookups.
 	Seed uint64
@@ -78,11 +77,11 @@ var DefaultOptions = Options{PerLength: 40 * time.Millisecond, Rounds: 9, Seed: 
 // keeps each list's mean time a step over the rounds: of any step, of a
 // cold one and of a warm one (over nodes one of the two walks before
 // passed: sim/iptables.WarmSteps, which counts a payload's warm steps by
-// the same rule). The rounds
-// interleave the lists so that a machine whose speed drifts (a VM's vCPU)
-// spreads its drift over all of them, as it spreads over a restore that
-// runs for minutes; the mean, not the median, is what such a restore's
-// time averages. Every list lives at once (Layouts says how much memory).
+// the same rule). The rounds interleave the lists so that a machine whose
+// speed drifts (a VM's vCPU) spreads its drift over all of them, as it
+// spreads over a restore that runs for minutes; the mean, not the median,
+// is what such a restore's time averages. Every list lives at once
+// (Layouts says how much memory).
 func Measure(ctx context.Context, layouts []Layout, opts Options) ([]results.ChainListStep, error) {
 	if opts.Rounds < 1 || opts.PerLength <= 0 {
 		return nil, fmt.Errorf("chain-list walk: %d rounds of %v: want at least one round of a positive time", opts.Rounds, opts.PerLength)
