@@ -10,7 +10,8 @@
 #     call at 0x1a129) for 50 Services (sim/iptables counts 577 and 22,220
 #     for the same payload);
 #  3. the addresses its xtables_malloc returns for list nodes (returned at
-#     0x1a14a) for 200 Services: consecutive nodes lie 352 bytes apart.
+#     0x1a14a) for 200 Services: consecutive nodes lie 352 bytes apart
+#     (node-distances.sh, which takes any size).
 # Run as root from the repository root. Needs perf and gdb (apt-get install
 # linux-perf gdb; make setup installs neither, no test needs them):
 #   sh results/iptables-nft-restore/internals.sh > results/iptables-nft-restore/internals.txt
@@ -52,25 +53,5 @@ EOF2
 echo "50 Services: breakpoint 1 = the strcmp call, 2 = cache_chain_list_insert"
 ip netns exec "$ns" gdb -batch -x "$tmp/count.gdb" --args "$bin" iptables-nft-restore --noflush <"$tmp/p50" 2>&1 | grep -E "^[12] |already hit"
 ip netns exec "$ns" nft flush ruleset
-# 3. the node addresses
-$svclab render --mode iptables --services 200 --endpoints 1 --seed 29 >"$tmp/p200"
-cat >"$tmp/nodes.gdb" <<EOF2
-set pagination off
-set confirm off
-starti
-source $tmp/base.py
-python gdb.execute("break *%d" % at(0x1a14a))
-commands 1
-silent
-printf "node %lx\n", \$rax
-continue
-end
-continue
-EOF2
-ip netns exec "$ns" gdb -batch -x "$tmp/nodes.gdb" --args "$bin" iptables-nft-restore --noflush <"$tmp/p200" 2>&1 | grep '^node ' >"$tmp/nodes"
-echo "200 Services: $(wc -l <"$tmp/nodes") nodes; distance to the previous node, count:"
-python3 -c "
-import collections,sys
-v=[int(l.split()[1],16) for l in open(sys.argv[1])]
-for d,c in collections.Counter(b-a for a,b in zip(v,v[1:])).most_common(5): print(d,c)
-" "$tmp/nodes"
+# 3. the node addresses (node-distances.sh, which makes its own namespace)
+SVCLAB=$svclab sh "$(dirname "$0")/node-distances.sh" 200

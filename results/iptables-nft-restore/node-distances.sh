@@ -35,7 +35,7 @@ end
 continue
 EOF2
 ip netns exec "$ns" gdb -batch -x "$tmp/nodes.gdb" --args "$bin" iptables-nft-restore --noflush <"$tmp/p" 2>&1 | grep '^node ' >"$tmp/nodes"
-echo "$n Services: $(wc -l <"$tmp/nodes") nodes; distance to the previous node, count (top 6); span of the nodes"
+echo "$n Services: $(wc -l <"$tmp/nodes") nodes; distance to the previous node, count (top 6); the longest runs of nodes less than 100 kB apart"
 python3 -c "
 import collections,sys
 v=[int(l.split()[1],16) for l in open(sys.argv[1])]
