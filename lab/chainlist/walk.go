@@ -77,7 +77,7 @@ var DefaultOptions = Options{PerLength: 40 * time.Millisecond, Rounds: 9, Seed: 
 // keeps each list's mean time a step over the rounds: of any step, of a
 // cold one and of a warm one (over nodes one of the two walks before
 // passed: sim/iptables.WarmSteps, which counts a payload's warm steps by
-// the same rule). The rounds interleave the lists so that a machine whose
+// the same rule), and the fastest and slowest round's step. The rounds interleave the lists so that a machine whose
 // speed drifts (a VM's vCPU) spreads its drift over all of them, as it
 // spreads over a restore that runs for minutes; the mean, not the median,
 // is what such a restore's time averages. Every list lives at once
@@ -108,9 +108,19 @@ func Measure(ctx context.Context, layouts []Layout, opts Options) ([]results.Cha
 			out[i].ColdNsPerStep += cold / rounds
 			out[i].WarmNsPerStep += warm / rounds
 			out[i].NsPerStep += mean / rounds
+			keepRoundRange(&out[i], mean)
 		}
 	}
 	return out, nil
+}
+
+// keepRoundRange widens step's fastest and slowest round to take in a
+// round whose mean step was mean.
+func keepRoundRange(step *results.ChainListStep, mean float64) {
+	if step.MinNsPerStep == 0 || mean < step.MinNsPerStep {
+		step.MinNsPerStep = mean
+	}
+	step.MaxNsPerStep = max(step.MaxNsPerStep, mean)
 }
 
 // check refuses a layout Measure cannot build.

@@ -88,10 +88,13 @@ func TestMeasure(t *testing.T) {
 		if s.Chains != want[i].Chains || s.Layout != want[i].Layout || s.NodeBytes != want[i].NodeBytes {
 			t.Errorf("step %d = %+v, want %+v", i, s, want[i])
 		}
-		for _, ns := range []float64{s.NsPerStep, s.ColdNsPerStep, s.WarmNsPerStep} {
+		for _, ns := range []float64{s.NsPerStep, s.ColdNsPerStep, s.WarmNsPerStep, s.MinNsPerStep, s.MaxNsPerStep} {
 			if !(ns > 0 && ns < 1e6) {
 				t.Errorf("%d chains: %+v: a step outside (0, 1 ms)", s.Chains, s)
 			}
+		}
+		if !(s.MinNsPerStep <= s.NsPerStep*(1+1e-9) && s.NsPerStep <= s.MaxNsPerStep*(1+1e-9)) {
+			t.Errorf("%d chains: mean step %v outside its rounds' range [%v, %v]", s.Chains, s.NsPerStep, s.MinNsPerStep, s.MaxNsPerStep)
 		}
 	}
 }

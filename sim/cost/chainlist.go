@@ -33,7 +33,12 @@ type ChainListPrice struct {
 	Layout string                  `json:"layout,omitempty"`
 	Steps  []results.ChainListStep `json:"steps"`
 	// Uncertainty is the relative half-width of a priced walk's interval
-	// (chainListUncertainty).
+	// (chainListUncertainty), at least: the interval also takes in the
+	// walk priced at the steps of the fastest and of the slowest of the
+	// rounds that timed them (results.ChainListStep.MinNsPerStep,
+	// MaxNsPerStep), which on this VM wander up to 5 times apart at 45,000
+	// to 64,000 chains, and so does iptables-nft-restore's own time
+	// (docs/measurements.md, "iptables-nft-restore's chain list").
 	Uncertainty float64 `json:"uncertainty"`
 }
 
@@ -61,6 +66,17 @@ func newChainListPrice(walk []results.ChainListStep, layout string) *ChainListPr
 	}
 	slices.SortFunc(steps, func(a, b results.ChainListStep) int { return a.Chains - b.Chains })
 	return &ChainListPrice{Layout: layout, Steps: steps, Uncertainty: chainListUncertainty}
+}
+
+// PriceChainListWalk is the time of w's walk on steps timed on layout's
+// list (lab/chainlist.Measure), as svclab plan prices a sync's walk, with
+// its interval: lab/chainlist checks the price against the tool's own time.
+func PriceChainListWalk(steps []results.ChainListStep, layout string, w *iptables.ChainListWork) (Estimate, error) {
+	p := newChainListPrice(steps, layout)
+	if p == nil {
+		return Estimate{}, fmt.Errorf("pricing a chain-list walk on the %s layout: no step timed", layout)
+	}
+	return p.seconds(w), nil
 }
 
 // split says whether every step was timed cold and warm apart
@@ -97,24 +113,44 @@ func (p *ChainListPrice) stepAt(chains float64, ns func(results.ChainListStep) f
 
 // seconds is the walk's time for w's compares, each bucket priced at its
 // mean length (its cold and warm compares apart when the steps were timed
-// so), with the price's interval.
+// so), with the price's interval: ±Uncertainty, widened to the walk priced
+// at the fastest and at the slowest round's steps where every step has
+// them (rounded).
 func (p *ChainListPrice) seconds(w *iptables.ChainListWork) Estimate {
 	if p == nil || w == nil {
 		return exact(0)
 	}
-	split := p.split()
-	ns := 0.0
+	split, ranged := p.split(), p.ranged()
+	var ns, fastest, slowest float64
 	for _, b := range w.ByLength {
-		if !split {
-			ns += float64(b.Compares) * p.nsPerStep(b.MeanLength)
-			continue
+		bucket := float64(b.Compares) * p.nsPerStep(b.MeanLength)
+		if split {
+			cold := p.stepAt(b.MeanLength, func(s results.ChainListStep) float64 { return s.ColdNsPerStep })
+			warm := p.stepAt(b.MeanLength, func(s results.ChainListStep) float64 { return s.WarmNsPerStep })
+			bucket = float64(b.Compares-b.Warm)*cold + float64(b.Warm)*warm
 		}
-		cold := p.stepAt(b.MeanLength, func(s results.ChainListStep) float64 { return s.ColdNsPerStep })
-		warm := p.stepAt(b.MeanLength, func(s results.ChainListStep) float64 { return s.WarmNsPerStep })
-		ns += float64(b.Compares-b.Warm)*cold + float64(b.Warm)*warm
+		ns += bucket
+		if ranged {
+			mean := p.nsPerStep(b.MeanLength)
+			fastest += bucket * p.stepAt(b.MeanLength, func(s results.ChainListStep) float64 { return s.MinNsPerStep }) / mean
+			slowest += bucket * p.stepAt(b.MeanLength, func(s results.ChainListStep) float64 { return s.MaxNsPerStep }) / mean
+		}
 	}
 	s := ns / 1e9
-	return Estimate{Value: s, Lo: s * (1 - p.Uncertainty), Hi: s * (1 + p.Uncertainty)}
+	e := Estimate{Value: s, Lo: s * (1 - p.Uncertainty), Hi: s * (1 + p.Uncertainty)}
+	if ranged {
+		e.Lo, e.Hi = min(e.Lo, fastest/1e9), max(e.Hi, slowest/1e9)
+	}
+	return e
+}
+
+// ranged says whether every step has its fastest and slowest round
+// (results.ChainListStep.MinNsPerStep, MaxNsPerStep): runs before the
+// second change of 2026-12-05 kept only the mean.
+func (p *ChainListPrice) ranged() bool {
+	return !slices.ContainsFunc(p.Steps, func(s results.ChainListStep) bool {
+		return s.MinNsPerStep <= 0 || s.MaxNsPerStep < s.MinNsPerStep || s.NsPerStep <= 0
+	})
 }
 
 // beyond says whether w's list is longer than the longest measured.

@@ -94,6 +94,40 @@ func TestChainListSecondsSplit(t *testing.T) {
 	}
 }
 
+// TestChainListSecondsRange widens the priced walk's interval to the walk
+// priced at the fastest and the slowest round's steps, where every step
+// has them and they lie beyond ±chainListUncertainty, and keeps
+// ±chainListUncertainty otherwise.
+func TestChainListSecondsRange(t *testing.T) {
+	w := &iptables.ChainListWork{Compares: 2e9, ByLength: []iptables.LengthSteps{
+		{Max: 16384, Compares: 1e9, MeanLength: 16000}, {Max: 65536, Compares: 1e9, MeanLength: 64000}}}
+	steps := func(lo, hi float64) []results.ChainListStep {
+		return []results.ChainListStep{
+			{Chains: 16000, NsPerStep: 10, MinNsPerStep: 10 * lo, MaxNsPerStep: 10 * hi},
+			{Chains: 64000, NsPerStep: 100, MinNsPerStep: 100 * lo, MaxNsPerStep: 100 * hi}}
+	}
+	const value = (1e9*10 + 1e9*100) / 1e9
+	for _, tt := range []struct {
+		name   string
+		steps  []results.ChainListStep
+		lo, hi float64
+	}{
+		{"rounds 4 times apart", steps(0.5, 2), value * 0.5, value * 2},
+		{"rounds close together", steps(0.9, 1.1), value * (1 - chainListUncertainty), value * (1 + chainListUncertainty)},
+		{"slow rounds only", steps(1, 3), value * (1 - chainListUncertainty), value * 3},
+		{"a step without its rounds", append(steps(0.5, 2), results.ChainListStep{Chains: 32000, NsPerStep: 50}), value * (1 - chainListUncertainty), value * (1 + chainListUncertainty)},
+		{"an older run", []results.ChainListStep{{Chains: 16000, NsPerStep: 10}, {Chains: 64000, NsPerStep: 100}}, value * (1 - chainListUncertainty), value * (1 + chainListUncertainty)},
+	} {
+		got := newChainListPrice(tt.steps, results.ChainListFull).seconds(w)
+		if math.Abs(got.Value-value) > 1e-6 {
+			t.Errorf("%s: value %v, want %v", tt.name, got.Value, value)
+		}
+		if math.Abs(got.Lo-tt.lo) > 1e-6 || math.Abs(got.Hi-tt.hi) > 1e-6 {
+			t.Errorf("%s: [%v, %v], want [%v, %v]", tt.name, got.Lo, got.Hi, tt.lo, tt.hi)
+		}
+	}
+}
+
 // TestSyntheticChainListScales checks that a payload larger than the
 // rendered sample scales the sample's walk within 2% of rendering it (from a
 // sample of 4,000 services to 10,000; the planner's 20,000 sample is closer), for

@@ -127,6 +127,12 @@ type ChainListStep struct {
 	// over a node one of them did (absent before 2026-12-05).
 	ColdNsPerStep float64 `json:"cold_ns_per_step,omitempty"`
 	WarmNsPerStep float64 `json:"warm_ns_per_step,omitempty"`
+	// MinNsPerStep and MaxNsPerStep are the fastest and the slowest
+	// round's mean step (NsPerStep is the mean over the rounds): how far
+	// this machine's long-list steps wandered while they were timed
+	// (absent from runs recorded before these fields, 2026-12-05).
+	MinNsPerStep float64 `json:"min_ns_per_step,omitempty"`
+	MaxNsPerStep float64 `json:"max_ns_per_step,omitempty"`
 }
 
 // The layouts a chain-list walk is timed on: the list a full sync's
