@@ -170,3 +170,26 @@ func TestWarmShare(t *testing.T) {
 		t.Errorf("warm share %.3f of %d steps, want about 5/6", share, st.warm+st.cold)
 	}
 }
+
+// TestFirstWalkHasColdSteps checks that a turn of a single walk, as a turn
+// on the longest lists is, still times cold steps: the warm-up's random
+// walks, not its walk of the whole list, are what the first timed walk's
+// warm steps are counted against. A walk to a random place passes both
+// random walks before it a third of the time.
+func TestFirstWalkHasColdSteps(t *testing.T) {
+	var turns, withCold int
+	for seed := uint64(0); seed < 200 && turns < 30; seed++ {
+		l := layoutLists(Layout{NodeBytes: 352, Lengths: []int{1000}}, seed)[0]
+		st := l.timeSteps(time.Microsecond, 0) // a walk of 1,000 chains takes a few µs
+		if st.cold+st.warm == 0 {
+			continue // preempted before the first walk
+		}
+		turns++
+		if st.cold > 0 {
+			withCold++
+		}
+	}
+	if share := float64(withCold) / float64(turns); turns < 30 || share < 0.1 || share > 0.6 {
+		t.Errorf("%d of %d short turns timed a cold step, want about a third", withCold, turns)
+	}
+}
