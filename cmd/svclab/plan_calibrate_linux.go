@@ -24,7 +24,7 @@ a partial sync carrying 100 endpoint changes, kernel memory), with walk probes (
 and sync probes (iptables-legacy's full sync timed alone at 10,000 and
 20,000 services, where it grows faster than a line), and the time of one
 step of iptables-nft-restore's chain-list walk at 1,000 to 256,000 chains,
-laid out as a full and as a partial sync's payload lays it out (about 15 s
+laid out as a full and as a partial sync's payload lays it out (about 20 s
 and 460 MB: iptables-nft's syncs are priced with it), then
 stores it with this machine's identity (CPU model and
 caches, kernel, tool versions) in a directory of its own. svclab plan uses

@@ -134,12 +134,10 @@ type stepTimes struct {
 // is read after every walk: a walk of the longest lists takes
 // milliseconds.
 //
-// It first walks the list untimed (warmUp): the tool walks one
-// list for a whole payload, so the list's nodes stay as far up the caches
-// as they fit, while Measure walks the other lists between two of this
-// one's turns, which evicts it. Without it, steps at 16,000 to 90,000
-// chains came out 5% to 8% slower (medians of 24 interleaved pairs a
-// length; none at 181,000 and more: results/iptables-nft-restore/warm-up.txt).
+// It first walks the list untimed (warmUp): the tool walks one list for a
+// whole payload, so the list's nodes stay as far up the caches as they fit,
+// while Measure walks the other lists between two of this one's turns,
+// which evicts it (results/iptables-nft-restore/warm-up.txt).
 func (l *list) timeSteps(d time.Duration, clockNs float64) stepTimes {
 	var t stepTimes
 	recent := l.warmUp()
@@ -184,24 +182,26 @@ func (l *list) timedFind(name []byte, split int64) (steps int64, warmNs, coldNs 
 	return steps, float64(mid.Sub(start).Nanoseconds()), float64(end.Sub(mid).Nanoseconds())
 }
 
-// warmUp walks the whole list, then iptables.WarmWindow random walks,
-// untimed, and returns the random walks' steps: the recent walks the first
-// timed walk's warm steps are counted against. Counted against the whole
-// walk instead, the first timed walks would be all warm, and a turn on the
-// longest lists (a walk of 256,000 chains takes about 25 ms) would time
+// warmUpWalks is how many untimed random walks begin a turn.
+const warmUpWalks = 4
+
+// warmUp makes warmUpWalks random walks, untimed, and returns the last
+// iptables.WarmWindow walks' steps: the recent walks the first timed walk's
+// warm steps are counted against. Random walks leave the list in the caches
+// as the tool's own walks leave it: its first nodes warm, its last ones
+// seldom passed. A walk of the whole list instead (tried first) left its
+// last nodes the warmest of all, and the cold steps past the recent walks'
+// reach came out cheaper than the warm ones on the longest lists (112 ns
+// against 196 at 256,000 chains); counting the first timed walks against
+// such a walk left turns on the longest lists (a walk takes about 25 ms)
 // almost no cold step.
 func (l *list) warmUp() []int64 {
-	l.timedFind(pastEveryName, 0)
 	recent := make([]int64, iptables.WarmWindow)
-	for i := range recent {
-		recent[i], _, _ = l.timedFind(l.names[l.rng.IntN(len(l.names))], 0)
+	for i := range warmUpWalks {
+		recent[i%iptables.WarmWindow], _, _ = l.timedFind(l.names[l.rng.IntN(len(l.names))], 0)
 	}
 	return recent
 }
-
-// pastEveryName sorts after every chain name: a walk to its place passes
-// every node.
-var pastEveryName = []byte{0xff}
 
 // clockCost is what one clock read costs, in nanoseconds.
 func clockCost() float64 {

@@ -68,7 +68,8 @@ type Options struct {
 	Seed uint64
 }
 
-// DefaultOptions take about 15 seconds over Layouts (32 lists).
+// DefaultOptions take about 20 seconds over Layouts (32 lists; 15 before
+// each turn began with its untimed warm-up walks).
 var DefaultOptions = Options{PerLength: 40 * time.Millisecond, Rounds: 9, Seed: 1}
 
 // Measure times one step of the chain-list walk on each layout at each of

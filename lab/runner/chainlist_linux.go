@@ -11,7 +11,7 @@ import (
 )
 
 // chainListWalk times the chain-list walk of iptables-nft-restore on the
-// machine (machine.Machine.ChainListWalk, about 15 seconds) when sc's sweep
+// machine (machine.Machine.ChainListWalk, about 20 seconds) when sc's sweep
 // loads a dataplane whose restore keeps that list
 // (dataplane.Info.ChainListRestore): the planner prices that dataplane's
 // syncs with it. Nil otherwise, and when ctx ends during the walk.
@@ -19,7 +19,7 @@ func chainListWalk(ctx context.Context, sc *scenario.Scenario, opts Options) ([]
 	if sc.Sweep == nil || !slices.ContainsFunc(sc.Sweep.Dataplanes, walksChainList) {
 		return nil, nil
 	}
-	opts.logf("svclab: timing iptables-nft-restore's chain-list walk on this machine (about 15 s)")
+	opts.logf("svclab: timing iptables-nft-restore's chain-list walk on this machine (about 20 s)")
 	steps, err := opts.Machine.ChainListWalk(ctx)
 	switch {
 	case ctx.Err() != nil:
