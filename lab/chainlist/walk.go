@@ -78,8 +78,9 @@ var DefaultOptions = Options{PerLength: 40 * time.Millisecond, Rounds: 9, Seed: 
 // keeps each list's mean time a step over the rounds: of any step, of a
 // cold one and of a warm one (over nodes one of the two walks before
 // passed: sim/iptables.WarmSteps, which counts a payload's warm steps by
-// the same rule), and the fastest and slowest round's step. The rounds interleave the lists so that a machine whose
-// speed drifts (a VM's vCPU) spreads its drift over all of them, as it
+// the same rule), and the fastest and the slowest round's mean step. The
+// rounds interleave the lists so that a machine whose speed drifts (a VM's
+// vCPU) spreads its drift over all of them, as it
 // spreads over a restore that runs for minutes; the mean, not the median,
 // is what such a restore's time averages. Every list lives at once
 // (Layouts says how much memory).

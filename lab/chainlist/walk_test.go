@@ -172,10 +172,10 @@ func TestWarmShare(t *testing.T) {
 }
 
 // TestFirstWalkHasColdSteps checks that a turn of a single walk, as a turn
-// on the longest lists is, still times cold steps: the warm-up's random
-// walks, not its walk of the whole list, are what the first timed walk's
-// warm steps are counted against. A walk to a random place passes both
-// random walks before it a third of the time.
+// on the longest lists is, still times cold steps: the first timed walk's
+// warm steps are counted against the warm-up's last two random walks (a
+// walk to a random place passes both a third of the time), not against a
+// walk of the whole list, which left such turns no cold step.
 func TestFirstWalkHasColdSteps(t *testing.T) {
 	var turns, withCold int
 	for seed := uint64(0); seed < 200 && turns < 30; seed++ {

@@ -114,8 +114,8 @@ func (p *ChainListPrice) stepAt(chains float64, ns func(results.ChainListStep) f
 // seconds is the walk's time for w's compares, each bucket priced at its
 // mean length (its cold and warm compares apart when the steps were timed
 // so), with the price's interval: ±Uncertainty, widened to the walk priced
-// at the fastest and at the slowest round's steps where every step has
-// them (rounded).
+// at the fastest and at the slowest rounds' steps where every step has
+// them.
 func (p *ChainListPrice) seconds(w *iptables.ChainListWork) Estimate {
 	if p == nil || w == nil {
 		return exact(0)
@@ -145,8 +145,8 @@ func (p *ChainListPrice) seconds(w *iptables.ChainListWork) Estimate {
 }
 
 // ranged says whether every step has its fastest and slowest round
-// (results.ChainListStep.MinNsPerStep, MaxNsPerStep): runs before the
-// second change of 2026-12-05 kept only the mean.
+// (results.ChainListStep.MinNsPerStep, MaxNsPerStep): runs recorded
+// before those fields (2026-12-05) kept only the mean.
 func (p *ChainListPrice) ranged() bool {
 	return !slices.ContainsFunc(p.Steps, func(s results.ChainListStep) bool {
 		return s.MinNsPerStep <= 0 || s.MaxNsPerStep < s.MinNsPerStep || s.NsPerStep <= 0
