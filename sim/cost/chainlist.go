@@ -123,7 +123,8 @@ func (p *ChainListPrice) seconds(w *iptables.ChainListWork) Estimate {
 	split, ranged := p.split(), p.ranged()
 	var ns, fastest, slowest float64
 	for _, b := range w.ByLength {
-		bucket := float64(b.Compares) * p.nsPerStep(b.MeanLength)
+		mean := p.nsPerStep(b.MeanLength)
+		bucket := float64(b.Compares) * mean
 		if split {
 			cold := p.stepAt(b.MeanLength, func(s results.ChainListStep) float64 { return s.ColdNsPerStep })
 			warm := p.stepAt(b.MeanLength, func(s results.ChainListStep) float64 { return s.WarmNsPerStep })
@@ -131,7 +132,6 @@ func (p *ChainListPrice) seconds(w *iptables.ChainListWork) Estimate {
 		}
 		ns += bucket
 		if ranged {
-			mean := p.nsPerStep(b.MeanLength)
 			fastest += bucket * p.stepAt(b.MeanLength, func(s results.ChainListStep) float64 { return s.MinNsPerStep }) / mean
 			slowest += bucket * p.stepAt(b.MeanLength, func(s results.ChainListStep) float64 { return s.MaxNsPerStep }) / mean
 		}
