@@ -143,7 +143,7 @@ func (l *list) timeSteps(d time.Duration, clockNs float64) stepTimes {
 	recent := l.warmUp()
 	start := time.Now()
 	for i := 0; time.Since(start) < d; i++ {
-		name := l.names[l.rng.IntN(len(l.names))]
+		name := l.randomName()
 		split := iptables.WarmSteps(int64(len(l.names)), recent) // the longest recent walk
 		steps, warmNs, coldNs := l.timedFind(name, split)
 		warm := min(steps, split)
@@ -182,6 +182,9 @@ func (l *list) timedFind(name []byte, split int64) (steps int64, warmNs, coldNs 
 	return steps, float64(mid.Sub(start).Nanoseconds()), float64(end.Sub(mid).Nanoseconds())
 }
 
+// randomName is one of the list's names, drawn uniformly: a walk's target.
+func (l *list) randomName() []byte { return l.names[l.rng.IntN(len(l.names))] }
+
 // warmUpWalks is how many untimed random walks begin a turn.
 const warmUpWalks = 4
 
@@ -198,7 +201,7 @@ const warmUpWalks = 4
 func (l *list) warmUp() []int64 {
 	recent := make([]int64, iptables.WarmWindow)
 	for i := range warmUpWalks {
-		recent[i%iptables.WarmWindow], _, _ = l.timedFind(l.names[l.rng.IntN(len(l.names))], 0)
+		recent[i%iptables.WarmWindow], _, _ = l.timedFind(l.randomName(), 0)
 	}
 	return recent
 }
