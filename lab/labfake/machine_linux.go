@@ -39,6 +39,9 @@ type Machine struct {
 	readings             int
 	// ChainListWalkErr, when set, is returned by ChainListWalk.
 	ChainListWalkErr error
+	// Others are what OtherRuns returns: other svclab runs live on the
+	// simulated machine (none by default).
+	Others []machine.OtherRun
 }
 
 // BuildLab records the spec and returns a lab whose pods are the targets'
@@ -125,6 +128,9 @@ func (m *Machine) Hold(string) (machine.Hold, error) { return noHold{}, nil }
 type noHold struct{}
 
 func (noHold) Done(err error) error { return err }
+
+// OtherRuns returns m.Others.
+func (m *Machine) OtherRuns(string) ([]machine.OtherRun, error) { return m.Others, nil }
 
 // Prerequisites returns m.Missing.
 func (m *Machine) Prerequisites([]string) error { return m.Missing }

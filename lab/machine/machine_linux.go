@@ -33,9 +33,21 @@ type Machine interface {
 	// Hold claims the run prefix for this process while the run lives
 	// (the kernel's: a lease, see lab/lease).
 	Hold(prefix string) (Hold, error)
+	// OtherRuns lists the other svclab runs, labs and privileged tests live
+	// on the machine now (the kernel's: their leases, lab/lease), not
+	// prefix's own nor this process's: what shares the CPUs with a run.
+	OtherRuns(prefix string) ([]OtherRun, error)
 	// Prerequisites says what the machine lacks to run the dataplanes
 	// (root, tools, namespaces), with the fix; nil when nothing.
 	Prerequisites(dataplanes []string) error
+}
+
+// OtherRun is another svclab lease holder live on the machine.
+type OtherRun struct {
+	// Run is its run prefix; Kind its lease's kind ("run", "up", "test").
+	Run, Kind string
+	// PID is its owner process.
+	PID int
 }
 
 // Lab is one built topology: a node, a client, pods answering on their

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"os"
 
 	"github.com/svclab/svclab/lab/apply"
 	"github.com/svclab/svclab/lab/cgroup"
 	"github.com/svclab/svclab/lab/chainlist"
 	"github.com/svclab/svclab/lab/host"
+	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/pktgen"
@@ -91,6 +93,23 @@ type memoryCgroupHold struct{ machine.Hold }
 // stops watching its own cgroup2 group), and ends the lease.
 func (h memoryCgroupHold) Done(err error) error {
 	return h.Hold.Done(errors.Join(err, procstat.LeaveMemoryCgroup()))
+}
+
+// OtherRuns lists the live leases (lease.List) that are neither prefix's
+// nor held by this process (a test binary's own labs).
+func (Kernel) OtherRuns(prefix string) ([]machine.OtherRun, error) {
+	entries, err := lease.List()
+	if err != nil {
+		return nil, fmt.Errorf("list svclab's leases in %s: %w", lease.Dir, err)
+	}
+	var out []machine.OtherRun
+	for _, e := range entries {
+		if !e.Held || e.Record.Prefix == prefix || e.Record.Owner.PID == os.Getpid() {
+			continue
+		}
+		out = append(out, machine.OtherRun{Run: e.Record.Prefix, Kind: e.Record.Kind, PID: e.Record.Owner.PID})
+	}
+	return out, nil
 }
 
 // Prerequisites checks root, working namespaces and every tool the

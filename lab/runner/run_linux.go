@@ -87,6 +87,8 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	out := &Outcome{Dir: opts.OutDir}
 	meta := CollectMeta(opts.Prefix, sc, sc.Kind())
 	meta.PlantRules = opts.PlantRules
+	beside := watchBeside(ctx, opts.Options)
+	defer beside.finish()
 	if meta.ChainListWalk, err = chainListWalk(ctx, sc, opts.Options); err != nil {
 		return out, err
 	}
@@ -114,6 +116,10 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	}
 	done := results.CheckPlanIn(opts.OutDir, plan)
 	summary.SetCompleteness(done)
+	summary.BesideRuns = beside.finish()
+	if warning := results.BesideWarning(summary.Run, summary.BesideRuns); warning != "" {
+		summary.Warnings = append(summary.Warnings, warning)
+	}
 	if runErr == nil && done.Made == 0 {
 		runErr = fmt.Errorf("nothing was measured: %s", strings.Join(summary.Warnings, "; "))
 	}

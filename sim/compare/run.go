@@ -48,7 +48,21 @@ func Load(path string) (*Run, error) {
 	if !hasMeasurements(run.Records) {
 		return nil, fmt.Errorf("run %s: no sweep point, fairness or timeline record to compare", path)
 	}
+	run.noteBeside(dir)
 	return run, nil
+}
+
+// noteBeside warns when summary.json says other svclab runs shared the
+// machine while the run measured (results.Summary.BesideRuns): a change
+// found against it may be theirs.
+func (r *Run) noteBeside(dir string) {
+	summary, err := results.ReadSummary(dir)
+	if err != nil {
+		return
+	}
+	if warning := results.BesideWarning(summary.Run, summary.BesideRuns); warning != "" {
+		r.Warnings = append(r.Warnings, r.Path+": "+warning)
+	}
 }
 
 // loadRecords reads results.jsonl, or summary.json for a directory that

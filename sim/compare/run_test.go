@@ -29,6 +29,8 @@ func TestLoad(t *testing.T) {
 	write("summary-only/summary.json", `{"schema":1,"kind":"sweep","complete":true,"points":[{"dataplane":"nftables","services":1,"position":"last","p50_us":12}]}`)
 	write("no-meta/results.jsonl", point)
 	write("truncated/results.jsonl", point+`{"schema":1,"type":"poi`)
+	write("beside/results.jsonl", point)
+	write("beside/summary.json", `{"schema":1,"run":"svl-b","kind":"sweep","complete":true,"beside_runs":[{"run":"svl-othr","kind":"run","pid":7,"first_seen":"2026-12-05T06:17:41Z","last_seen":"2026-12-05T06:18:00Z"}]}`)
 
 	tests := []struct {
 		name        string
@@ -48,6 +50,7 @@ func TestLoad(t *testing.T) {
 		{name: "summary only", path: filepath.Join(tmp, "summary-only"), wantPoints: 1, wantWarning: "one sample per point"},
 		{name: "no meta", path: filepath.Join(tmp, "no-meta"), wantPoints: 1, wantWarning: "the environment is unknown"},
 		{name: "truncated last line", path: filepath.Join(tmp, "truncated"), wantPoints: 1, wantWarning: "the last line is incomplete"},
+		{name: "measured beside another run", path: filepath.Join(tmp, "beside"), wantPoints: 1, wantWarning: "run svl-b was measured while other svclab runs shared the machine: svl-othr (run, pid 7, 06:17:41-06:18:00 UTC)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

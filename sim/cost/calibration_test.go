@@ -11,7 +11,7 @@ import (
 // is the recorded sweep, byte for byte (`go generate ./sim/cost` copies it
 // again after DefaultRecordedRun is re-recorded).
 func TestDefaultCalibrationIsTheRecordedRun(t *testing.T) {
-	for embedded, recorded := range map[string][]byte{"summary.json": defaultSummary, "meta.json": defaultMeta} {
+	for embedded, recorded := range map[string][]byte{"summary.json": defaultSummary, "meta.json": defaultMeta, "results.jsonl": defaultResults} {
 		path := filepath.Join("..", "..", filepath.FromSlash(DefaultRecordedRun), embedded)
 		want, err := os.ReadFile(path)
 		if err != nil {

@@ -37,10 +37,10 @@
 // counts from formulas pinned against the renderers, bytes from rendering
 // the synthetic model (sampled and scaled above a size limit).
 //
-// A default calibration is embedded: calibration/default.json and
-// calibration/default-meta.json are byte copies of the recorded run
-// results/sweep-full-ebpf/summary.json and meta.json (go:embed cannot reach
-// outside the package). TestDefaultCalibrationIsTheRecordedRun fails when
+// A default calibration is embedded: calibration/default.json,
+// default-meta.json and default-results.jsonl are byte copies of the
+// recorded run results/sweep-full-default's summary.json, meta.json and
+// results.jsonl (go:embed cannot reach outside the package). TestDefaultCalibrationIsTheRecordedRun fails when
 // the copies and the recorded run differ; `go generate ./sim/cost` copies
 // the recorded run again after it is re-recorded.
 //

@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -13,23 +14,28 @@ import (
 )
 
 // The default calibration: byte copies of the recorded run
-// results/sweep-full-ebpf's summary.json and meta.json (checked by a test),
-// recorded on DefaultMachineLabel.
+// results/sweep-full-default's summary.json, meta.json and results.jsonl
+// (checked by a test), recorded on DefaultMachineLabel. Its results.jsonl
+// gives the loads behind the medians, whose scatter widens the sync
+// intervals (LoadSpread), as a calibration directory's does.
 //
-//go:generate cp ../../results/sweep-full-ebpf/summary.json calibration/default.json
-//go:generate cp ../../results/sweep-full-ebpf/meta.json calibration/default-meta.json
+//go:generate cp ../../results/sweep-full-default/summary.json calibration/default.json
+//go:generate cp ../../results/sweep-full-default/meta.json calibration/default-meta.json
+//go:generate cp ../../results/sweep-full-default/results.jsonl calibration/default-results.jsonl
 var (
 	//go:embed calibration/default.json
 	defaultSummary []byte
 	//go:embed calibration/default-meta.json
 	defaultMeta []byte
+	//go:embed calibration/default-results.jsonl
+	defaultResults []byte
 )
 
 // DefaultSourceName names the embedded calibration in a Source.
 const DefaultSourceName = "embedded default"
 
 // DefaultRecordedRun is the recorded run the embedded calibration copies.
-const DefaultRecordedRun = "results/sweep-full-ebpf"
+const DefaultRecordedRun = "results/sweep-full-default"
 
 // DefaultMachineLabel is the machine type the embedded calibration was
 // measured on (its meta.json names the CPU model).
@@ -94,9 +100,8 @@ type Run struct {
 	SyncProbes []results.Point
 	// PointLoads and SyncProbeLoads are the loads behind those medians,
 	// from results.jsonl: one point per dataplane, size and repetition, and
-	// every sync-probe repetition (none for a summary alone, such as the
-	// embedded default). How much a load's sync time scatters widens the
-	// sync intervals (LoadSpread).
+	// every sync-probe repetition (none for a summary alone). How much a
+	// load's sync time scatters widens the sync intervals (LoadSpread).
 	PointLoads     []results.Point
 	SyncProbeLoads []results.Point
 	// PointRepetitions are every point record of results.jsonl, each
@@ -124,6 +129,11 @@ func DefaultRun() (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	records, _, err := results.DecodeRecords(bytes.NewReader(defaultResults), "embedded calibration default-results.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	r.addRecords(records)
 	r.Source.Machine.Label = DefaultMachineLabel
 	return r, nil
 }
@@ -164,11 +174,7 @@ func LoadRun(dir string) (*Run, error) {
 	// summary.json written before the probes' standard deviations were
 	// recorded has the medians alone), and the loads are read from them.
 	if records, _, err := results.ReadRecords(dir); err == nil {
-		if probes := metric.AggregateWalkProbes(records); probes != nil {
-			r.WalkProbes = probes
-		}
-		r.PointLoads, r.SyncProbeLoads = loadsOf(records)
-		r.PointRepetitions = results.SweepPoints(records)
+		r.addRecords(records)
 	}
 	machine, ok, err := ReadMachine(dir)
 	if err != nil {
@@ -179,6 +185,16 @@ func LoadRun(dir string) (*Run, error) {
 	}
 	r.Warnings = append(warnings, r.Warnings...)
 	return r, nil
+}
+
+// addRecords takes the walk probes, the loads and the repetitions from a
+// run's results.jsonl records.
+func (r *Run) addRecords(records []results.Record) {
+	if probes := metric.AggregateWalkProbes(records); probes != nil {
+		r.WalkProbes = probes
+	}
+	r.PointLoads, r.SyncProbeLoads = loadsOf(records)
+	r.PointRepetitions = results.SweepPoints(records)
 }
 
 func fileExists(path string) bool {
@@ -241,6 +257,9 @@ func newRun(name string, s *results.Summary, m *results.Meta) (*Run, error) {
 	}
 	if !s.Complete {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("calibration %s: run %s is incomplete (interrupted)", name, s.Run))
+	}
+	if warning := results.BesideWarning(s.Run, s.BesideRuns); warning != "" {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("calibration %s: %s; the predictions made with it may be too high", name, warning))
 	}
 	return r, nil
 }

@@ -110,3 +110,35 @@ func TestDefaultCalibration(t *testing.T) {
 		t.Errorf("default calibration lacks iptables-nft: %+v", m.names())
 	}
 }
+
+// TestLoadRunWarnsOfRunsBeside: a calibration measured while other svclab
+// runs shared the machine (summary.json's beside_runs) says so.
+func TestLoadRunWarnsOfRunsBeside(t *testing.T) {
+	s, err := results.ReadSummary(sweepDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		beside []results.BesideRun
+		want   bool
+	}{
+		{"alone", nil, false},
+		{"beside a test", []results.BesideRun{{Run: "svl-t1", Kind: "test", PID: 9, FirstSeen: "2026-12-05T06:17:41Z", LastSeen: "2026-12-05T06:18:41Z"}}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s.BesideRuns = tt.beside
+			if err := results.WriteJSON(dir, results.SummaryFile, s); err != nil {
+				t.Fatal(err)
+			}
+			run, err := LoadRun(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := hasWarning(run.Warnings, "svl-t1 (test, pid 9"); got != tt.want {
+				t.Errorf("warnings %q: warned of svl-t1 %t, want %t", run.Warnings, got, tt.want)
+			}
+		})
+	}
+}

@@ -14,6 +14,7 @@ func (s *Summary) Merge(section *Summary) {
 	s.SyncProbes = append(s.SyncProbes, section.SyncProbes...)
 	s.Timelines = append(s.Timelines, section.Timelines...)
 	s.Fits = append(s.Fits, section.Fits...)
+	s.BesideRuns = append(s.BesideRuns, section.BesideRuns...)
 	s.Warnings = append(s.Warnings, section.Warnings...)
 	s.Complete = s.Complete && section.Complete
 	switch {

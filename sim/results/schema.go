@@ -318,7 +318,11 @@ type Summary struct {
 	// Timelines are the timeline runs, one per dataplane.
 	Timelines []TimelineRun `json:"timelines,omitempty"`
 	Fits      []Fit         `json:"fits,omitempty"`
-	Warnings  []string      `json:"warnings,omitempty"`
+	// BesideRuns are the other svclab runs, labs and tests seen live on
+	// the machine while this run measured (none: it had the machine to
+	// itself as far as svclab knows).
+	BesideRuns []BesideRun `json:"beside_runs,omitempty"`
+	Warnings   []string    `json:"warnings,omitempty"`
 }
 
 // RuleSetStats is the size of a rule set as sim/render counts it, recorded

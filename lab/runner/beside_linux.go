@@ -1,0 +1,108 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/svclab/svclab/lab/machine"
+	"github.com/svclab/svclab/sim/results"
+)
+
+// besidePoll is how often a run looks for other svclab runs on the
+// machine: reading a few small lease files, far below what it measures.
+const besidePoll = 2 * time.Second
+
+// besideWatch records the other svclab runs, labs and tests live on the
+// machine while a run measures (machine.Machine.OtherRuns), and logs each
+// the first time it is seen: their load disturbs the run's timings, and
+// the run says so rather than record slower numbers as the machine's.
+type besideWatch struct {
+	opts   Options
+	mu     sync.Mutex
+	seen   map[machine.OtherRun]*results.BesideRun
+	order  []machine.OtherRun
+	failed bool
+	// stopOnce ends the polling once (finish).
+	stopOnce sync.Once
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+// watchBeside polls now, then every besidePoll until finish.
+func watchBeside(ctx context.Context, opts Options) *besideWatch {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &besideWatch{opts: opts, seen: map[machine.OtherRun]*results.BesideRun{}, cancel: cancel, done: make(chan struct{})}
+	w.poll()
+	go func() {
+		defer close(w.done)
+		tick := time.NewTicker(besidePoll)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				w.poll()
+			}
+		}
+	}()
+	return w
+}
+
+// poll reads the machine's other runs once. It never stops the run: a
+// lease directory it cannot read is logged once.
+func (w *besideWatch) poll() {
+	others, err := w.opts.Machine.OtherRuns(w.opts.Prefix)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		if !w.failed {
+			w.opts.logf("svclab: warning: cannot tell whether other svclab runs share the machine: %v", err)
+		}
+		w.failed = true
+		return
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	for _, o := range others {
+		if b, ok := w.seen[o]; ok {
+			b.LastSeen = now
+			continue
+		}
+		w.seen[o] = &results.BesideRun{Run: o.Run, Kind: o.Kind, PID: o.PID, FirstSeen: now, LastSeen: now}
+		w.order = append(w.order, o)
+		w.opts.logf("svclab: warning: svclab %s %s (pid %d) is live on this machine beside run %s: both share the CPUs, so this run's timings are disturbed (the summary records it)",
+			kindWord(o.Kind), o.Run, o.PID, w.opts.Prefix)
+	}
+}
+
+// finish stops polling, polls a last time and returns the runs seen, in
+// the order they were first seen. Calls after the first only return them.
+func (w *besideWatch) finish() []results.BesideRun {
+	w.stopOnce.Do(func() {
+		w.cancel()
+		<-w.done
+		w.poll()
+	})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]results.BesideRun, 0, len(w.order))
+	for _, o := range w.order {
+		out = append(out, *w.seen[o])
+	}
+	return out
+}
+
+// kindWord names a lease's kind for a log line.
+func kindWord(kind string) string {
+	switch kind {
+	case "up":
+		return "lab (svclab up)"
+	case "test":
+		return "test"
+	case "run", "":
+		return "run"
+	}
+	return fmt.Sprintf("%q lease", kind)
+}
