@@ -25,7 +25,8 @@ and sync probes (iptables-legacy's full sync timed alone at 10,000 and
 20,000 services, where it grows faster than a line), and the time of one
 step of iptables-nft-restore's chain-list walk at 1,000 to 256,000 chains,
 laid out as a full and as a partial sync's payload lays it out (about 20 s
-and 460 MB: iptables-nft's syncs are priced with it), then
+and 460 MB, at the start and again at the end: iptables-nft's syncs are
+priced with the two pooled), then
 stores it with this machine's identity (CPU model and
 caches, kernel, tool versions) in a directory of its own. svclab plan uses
 the newest calibration under results/calibration and refuses one from

@@ -48,6 +48,11 @@ func TestChainListWalkInMeta(t *testing.T) {
 			if !slices.Equal(meta.ChainListWalk, tt.want) {
 				t.Errorf("meta.json chain_list_walk = %v, want %v", meta.ChainListWalk, tt.want)
 			}
+			// The walk is timed again at the end, into results.jsonl.
+			again := records(t, out.Dir)[results.TypeChainListWalk]
+			if tt.want == nil && len(again) != 0 || tt.want != nil && (len(again) != 1 || !slices.Equal(again[0].ChainListWalk, tt.want)) {
+				t.Errorf("chain_list_walk records %v, want one with %v after a first walk, none without", again, tt.want)
+			}
 		})
 	}
 }
@@ -66,8 +71,8 @@ func TestChainListWalkInterrupted(t *testing.T) {
 	if merr != nil || meta.ChainListWalk != nil {
 		t.Errorf("meta.json %+v (%v): want one without a walk", meta, merr)
 	}
-	if recs := records(t, out.Dir); len(recs[results.TypeInterrupted]) != 1 {
-		t.Errorf("records %v: want one interrupted", recs)
+	if recs := records(t, out.Dir); len(recs[results.TypeInterrupted]) != 1 || len(recs[results.TypeChainListWalk]) != 0 {
+		t.Errorf("records %v: want one interrupted and no walk timed again", recs)
 	}
 }
 

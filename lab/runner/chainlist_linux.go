@@ -36,3 +36,25 @@ func walksChainList(name string) bool {
 	info, ok := dataplane.Lookup(name)
 	return ok && info.ChainListRestore
 }
+
+// chainListWalkAgain times the chain-list walk once more at the end of a
+// run that timed it at its start, and appends it to results.jsonl
+// (results.TypeChainListWalk): a restore of a large payload runs for many
+// minutes through the machine's swings, and svclab plan prices it at the
+// walks' mean, with a range over both (results.PoolChainListWalks). A walk
+// that fails or is interrupted is logged and left out: the run's
+// measurements are made by then.
+func chainListWalkAgain(ctx context.Context, opts Options, w *results.Writer) {
+	opts.logf("svclab: timing the chain-list walk again (about 20 s): a long restore runs through the machine's swings, so svclab plan pools this walk with the first")
+	steps, err := opts.Machine.ChainListWalk(ctx)
+	switch {
+	case ctx.Err() != nil:
+		return
+	case err != nil:
+		opts.logf("svclab: warning: the chain-list walk at the end of the run: %v (svclab plan prices with the first walk alone)", err)
+		return
+	}
+	if err := w.Append(results.Record{Type: results.TypeChainListWalk, ChainListWalk: steps}); err != nil {
+		opts.logf("svclab: warning: record the chain-list walk at the end of the run: %v", err)
+	}
+}

@@ -89,8 +89,15 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	meta.PlantRules = opts.PlantRules
 	beside := watchBeside(ctx, opts.Options)
 	defer beside.finish()
+	walkStarted := time.Now()
 	if meta.ChainListWalk, err = chainListWalk(ctx, sc, opts.Options); err != nil {
 		return out, err
+	}
+	sectionOpts := opts.Options
+	if meta.ChainListWalk != nil && !opts.Deadline.IsZero() {
+		// The walk is timed again at the end (chainListWalkAgain): keep
+		// as long for it within the run's time.
+		sectionOpts.Deadline = opts.Deadline.Add(-time.Since(walkStarted))
 	}
 	if err := results.WriteJSON(opts.OutDir, results.MetaFile, meta); err != nil {
 		return out, err
@@ -109,8 +116,11 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	// A rule load can run for minutes; an interrupt kills it, not waits.
 	stopLoads := context.AfterFunc(ctx, func() { netns.StopCommands(opts.Prefix + "-") })
 	defer stopLoads()
-	summary, runErr := runSections(ctx, sc, opts.Options, w)
+	summary, runErr := runSections(ctx, sc, sectionOpts, w)
 	out.Summary = summary
+	if meta.ChainListWalk != nil && runErr == nil && ctx.Err() == nil {
+		chainListWalkAgain(ctx, opts.Options, w)
+	}
 	if ctx.Err() != nil {
 		runErr = Interrupted(w, opts, summary)
 	}

@@ -108,8 +108,9 @@ type Run struct {
 	// position's repetitions: a holdout's measured median has its own
 	// interval from them.
 	PointRepetitions []results.Point
-	// ChainListWalk is the machine's chain-list walk (meta.json's), when
-	// the sweep measured it: the iptables-nft syncs are priced with it
+	// ChainListWalk is the machine's chain-list walk (meta.json's, pooled
+	// with the walks results.jsonl timed after it), when the sweep
+	// measured it: the iptables-nft syncs are priced with it
 	// (ChainListPrice).
 	ChainListWalk []results.ChainListStep
 	Warnings      []string
@@ -188,8 +189,12 @@ func LoadRun(dir string) (*Run, error) {
 }
 
 // addRecords takes the walk probes, the loads and the repetitions from a
-// run's results.jsonl records.
+// run's results.jsonl records, and pools the chain-list walks timed after
+// meta.json's with it (results.PoolChainListWalks).
 func (r *Run) addRecords(records []results.Record) {
+	if again := results.ChainListWalksOf(records); len(again) > 0 {
+		r.ChainListWalk = results.PoolChainListWalks(append([][]results.ChainListStep{r.ChainListWalk}, again...)...)
+	}
 	if probes := metric.AggregateWalkProbes(records); probes != nil {
 		r.WalkProbes = probes
 	}

@@ -1,8 +1,10 @@
 package cost
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -138,6 +140,63 @@ func TestLoadRunWarnsOfRunsBeside(t *testing.T) {
 			}
 			if got := hasWarning(run.Warnings, "svl-t1 (test, pid 9"); got != tt.want {
 				t.Errorf("warnings %q: warned of svl-t1 %t, want %t", run.Warnings, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLoadRunPoolsChainListWalks: the walk timed again at the end of a run
+// (a chain_list_walk record) is pooled with meta.json's.
+func TestLoadRunPoolsChainListWalks(t *testing.T) {
+	first := []results.ChainListStep{{Chains: 90510, NsPerStep: 40, Layout: results.ChainListFull, NodeBytes: 352, MinNsPerStep: 30, MaxNsPerStep: 60}}
+	again := []results.ChainListStep{{Chains: 90510, NsPerStep: 120, Layout: results.ChainListFull, NodeBytes: 352, MinNsPerStep: 90, MaxNsPerStep: 200}}
+	for _, tt := range []struct {
+		name  string
+		again []results.ChainListStep
+		want  []results.ChainListStep
+	}{
+		{"the first walk alone", nil, first},
+		{"timed again", again, results.PoolChainListWalks(first, again)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, name := range []string{results.SummaryFile, results.ResultsFile} {
+				data, err := os.ReadFile(filepath.Join(sweepDir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			meta, err := results.ReadMeta(sweepDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			meta.ChainListWalk = first
+			if err := results.WriteJSON(dir, results.MetaFile, meta); err != nil {
+				t.Fatal(err)
+			}
+			if tt.again != nil {
+				line, err := json.Marshal(results.Record{Schema: results.SchemaVersion, Type: results.TypeChainListWalk, ChainListWalk: tt.again})
+				if err != nil {
+					t.Fatal(err)
+				}
+				f, err := os.OpenFile(filepath.Join(dir, results.ResultsFile), os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = f.Write(append(line, '\n'))
+				if cerr := f.Close(); err != nil || cerr != nil {
+					t.Fatal(err, cerr)
+				}
+			}
+			run, err := LoadRun(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(run.ChainListWalk, tt.want) {
+				t.Errorf("walk %+v, want %+v", run.ChainListWalk, tt.want)
 			}
 		})
 	}

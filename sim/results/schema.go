@@ -25,6 +25,10 @@ const (
 	TypeSyncProbe = "sync_probe"
 	// TypeInterrupted closes a run that a signal stopped.
 	TypeInterrupted = "interrupted"
+	// TypeChainListWalk is the chain-list walk timed again at the end of
+	// a run (Record.ChainListWalk; meta.json's was timed at its start):
+	// PoolChainListWalks joins them.
+	TypeChainListWalk = "chain_list_walk"
 )
 
 // ExtraP50SD is the Extra key of a summary's walk probe that holds the
@@ -66,6 +70,8 @@ type Record struct {
 	Timeline *TimelineRun `json:"timeline,omitempty"`
 	// Plan is set on a TypePlan record (see Plan).
 	Plan *Plan `json:"plan,omitempty"`
+	// ChainListWalk is set on a TypeChainListWalk record.
+	ChainListWalk []ChainListStep `json:"chain_list_walk,omitempty"`
 }
 
 // Meta describes where and how a run was measured.
