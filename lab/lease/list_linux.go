@@ -41,6 +41,36 @@ func List() ([]Entry, error) {
 	return out, nil
 }
 
+// Live lists the records of the lease files whose owner process is
+// alive, sorted by prefix, without touching their locks: a poll that took
+// a lock, however briefly, could make a run's Acquire of a file it has
+// just created fail (List's Held does that, which `svclab cleanup` can
+// afford once, a run polling every few seconds cannot). A file not yet
+// written (an Acquire under way) or gone meanwhile is skipped.
+func Live() ([]Record, error) {
+	matches, err := filepath.Glob(filepath.Join(Dir, "*"+suffix))
+	if err != nil {
+		return nil, err
+	}
+	var out []Record
+	for _, path := range matches {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return out, fmt.Errorf("read lease %s: %w", path, err)
+		}
+		var r Record
+		if json.Unmarshal(data, &r) != nil || r.Owner.PID == 0 || !r.Owner.Alive() {
+			continue
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Prefix < out[j].Prefix })
+	return out, nil
+}
+
 func read(path string) (Entry, error) {
 	e := Entry{Path: path}
 	f, err := os.Open(path)

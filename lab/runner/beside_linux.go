@@ -72,7 +72,7 @@ func (w *besideWatch) poll() {
 		}
 		w.seen[o] = &results.BesideRun{Run: o.Run, Kind: o.Kind, PID: o.PID, FirstSeen: now, LastSeen: now}
 		w.order = append(w.order, o)
-		w.opts.logf("svclab: warning: svclab %s %s (pid %d) is live on this machine beside run %s: both share the CPUs, so this run's timings are disturbed (the summary records it)",
+		w.opts.logf("svclab: warning: svclab %s %s (pid %d) is live on this machine beside run %s: both share the CPUs, so this run's timings may be disturbed (summary.json records it)",
 			kindWord(o.Kind), o.Run, o.PID, w.opts.Prefix)
 	}
 }

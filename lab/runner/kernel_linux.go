@@ -95,19 +95,20 @@ func (h memoryCgroupHold) Done(err error) error {
 	return h.Hold.Done(errors.Join(err, procstat.LeaveMemoryCgroup()))
 }
 
-// OtherRuns lists the live leases (lease.List) that are neither prefix's
-// nor held by this process (a test binary's own labs).
+// OtherRuns lists the leases of live owners (lease.Live, which takes no
+// lock) that are neither prefix's nor this process's (a test binary's own
+// labs).
 func (Kernel) OtherRuns(prefix string) ([]machine.OtherRun, error) {
-	entries, err := lease.List()
+	live, err := lease.Live()
 	if err != nil {
 		return nil, fmt.Errorf("list svclab's leases in %s: %w", lease.Dir, err)
 	}
 	var out []machine.OtherRun
-	for _, e := range entries {
-		if !e.Held || e.Record.Prefix == prefix || e.Record.Owner.PID == os.Getpid() {
+	for _, r := range live {
+		if r.Prefix == prefix || r.Owner.PID == os.Getpid() {
 			continue
 		}
-		out = append(out, machine.OtherRun{Run: e.Record.Prefix, Kind: e.Record.Kind, PID: e.Record.Owner.PID})
+		out = append(out, machine.OtherRun{Run: r.Prefix, Kind: r.Kind, PID: r.Owner.PID})
 	}
 	return out, nil
 }

@@ -48,6 +48,6 @@ func BesideWarning(run string, beside []BesideRun) string {
 	for i, b := range beside {
 		names[i] = b.String()
 	}
-	return fmt.Sprintf("run %s was measured while other svclab runs shared the machine: %s (their load makes its latencies, CPU and sync times slower and more scattered than the machine's alone: measure again with the machine to itself)",
+	return fmt.Sprintf("run %s was measured while other svclab runs shared the machine: %s (any load they had made its latencies, CPU and sync times slower and more scattered than the machine's alone: measure again with the machine to itself)",
 		run, strings.Join(names, ", "))
 }
