@@ -106,3 +106,12 @@ func kindWord(kind string) string {
 	}
 	return fmt.Sprintf("%q lease", kind)
 }
+
+// recordBeside ends w and records what it saw in the run's summary, with
+// the warning.
+func recordBeside(summary *results.Summary, w *besideWatch) {
+	summary.BesideRuns = w.finish()
+	if warning := results.BesideWarning(summary.Run, summary.BesideRuns); warning != "" {
+		summary.Warnings = append(summary.Warnings, warning)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/results"
@@ -35,6 +36,20 @@ func chainListWalk(ctx context.Context, sc *scenario.Scenario, opts Options) ([]
 func walksChainList(name string) bool {
 	info, ok := dataplane.Lookup(name)
 	return ok && info.ChainListRestore
+}
+
+// timeChainListWalk times the walk at the run's start (chainListWalk)
+// and returns the options the run's sections get: with a deadline, they
+// end as much earlier as the walk took, which keeps the time for the walk
+// at the end (chainListWalkAgain) within the run's.
+func timeChainListWalk(ctx context.Context, sc *scenario.Scenario, opts Options) ([]results.ChainListStep, Options, error) {
+	started := time.Now()
+	walk, err := chainListWalk(ctx, sc, opts)
+	if err != nil || walk == nil || opts.Deadline.IsZero() {
+		return walk, opts, err
+	}
+	opts.Deadline = opts.Deadline.Add(-time.Since(started))
+	return walk, opts, nil
 }
 
 // chainListWalkAgain times the chain-list walk once more at the end of a

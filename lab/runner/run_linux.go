@@ -89,15 +89,9 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	meta.PlantRules = opts.PlantRules
 	beside := watchBeside(ctx, opts.Options)
 	defer beside.finish()
-	walkStarted := time.Now()
-	if meta.ChainListWalk, err = chainListWalk(ctx, sc, opts.Options); err != nil {
+	var sectionOpts Options
+	if meta.ChainListWalk, sectionOpts, err = timeChainListWalk(ctx, sc, opts.Options); err != nil {
 		return out, err
-	}
-	sectionOpts := opts.Options
-	if meta.ChainListWalk != nil && !opts.Deadline.IsZero() {
-		// The walk is timed again at the end (chainListWalkAgain): keep
-		// as long for it within the run's time.
-		sectionOpts.Deadline = opts.Deadline.Add(-time.Since(walkStarted))
 	}
 	if err := results.WriteJSON(opts.OutDir, results.MetaFile, meta); err != nil {
 		return out, err
@@ -126,10 +120,7 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	}
 	done := results.CheckPlanIn(opts.OutDir, plan)
 	summary.SetCompleteness(done)
-	summary.BesideRuns = beside.finish()
-	if warning := results.BesideWarning(summary.Run, summary.BesideRuns); warning != "" {
-		summary.Warnings = append(summary.Warnings, warning)
-	}
+	recordBeside(summary, beside)
 	if runErr == nil && done.Made == 0 {
 		runErr = fmt.Errorf("nothing was measured: %s", strings.Join(summary.Warnings, "; "))
 	}
