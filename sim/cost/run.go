@@ -188,12 +188,21 @@ func LoadRun(dir string) (*Run, error) {
 	return r, nil
 }
 
+// chainListSwingWarning is how far apart a run's chain-list walks may lie
+// before plan says so: more than the ±35% it gives a priced walk.
+const chainListSwingWarning = 1.5
+
 // addRecords takes the walk probes, the loads and the repetitions from a
 // run's results.jsonl records, and pools the chain-list walks timed after
 // meta.json's with it (results.PoolChainListWalks).
 func (r *Run) addRecords(records []results.Record) {
 	if again := results.ChainListWalksOf(records); len(again) > 0 {
-		r.ChainListWalk = results.PoolChainListWalks(append([][]results.ChainListStep{r.ChainListWalk}, again...)...)
+		walks := append([][]results.ChainListStep{r.ChainListWalk}, again...)
+		r.ChainListWalk = results.PoolChainListWalks(walks...)
+		if ratio, chains := results.ChainListSwing(walks...); ratio >= chainListSwingWarning {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("calibration %s: its chain-list walks, timed at the run's start and end, differed %.1f× at %d chains: "+
+				"this machine's speed moved that much while it was calibrated, and a long iptables-nft-restore's moves with it; its syncs' intervals take in both walks", r.Source.Name, ratio, chains))
+		}
 	}
 	if probes := metric.AggregateWalkProbes(records); probes != nil {
 		r.WalkProbes = probes

@@ -154,9 +154,10 @@ func TestLoadRunPoolsChainListWalks(t *testing.T) {
 		name  string
 		again []results.ChainListStep
 		want  []results.ChainListStep
+		swing bool // warned that the walks lay 3.0× apart
 	}{
-		{"the first walk alone", nil, first},
-		{"timed again", again, results.PoolChainListWalks(first, again)},
+		{"the first walk alone", nil, first, false},
+		{"timed again", again, results.PoolChainListWalks(first, again), true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -197,6 +198,9 @@ func TestLoadRunPoolsChainListWalks(t *testing.T) {
 			}
 			if !reflect.DeepEqual(run.ChainListWalk, tt.want) {
 				t.Errorf("walk %+v, want %+v", run.ChainListWalk, tt.want)
+			}
+			if got := hasWarning(run.Warnings, "differed 3.0× at 90510 chains"); got != tt.swing {
+				t.Errorf("warnings %q: warned of the swing %t, want %t", run.Warnings, got, tt.swing)
 			}
 		})
 	}

@@ -24,21 +24,11 @@ func PoolChainListWalks(walks ...[]ChainListStep) []ChainListStep {
 		}
 		return nil
 	}
-	type key struct {
-		layout string
-		chains int
-	}
-	keyOf := func(s ChainListStep) key {
-		if s.OfLayout(ChainListFull) {
-			return key{ChainListFull, s.Chains}
-		}
-		return key{s.Layout, s.Chains}
-	}
-	var order []key
-	byKey := map[key][]ChainListStep{}
+	var order []stepKey
+	byKey := map[stepKey][]ChainListStep{}
 	for _, w := range timed {
 		for _, s := range w {
-			k := keyOf(s)
+			k := keyOfStep(s)
 			if _, ok := byKey[k]; !ok {
 				order = append(order, k)
 			}
@@ -90,4 +80,42 @@ func ChainListWalksOf(records []Record) [][]ChainListStep {
 		}
 	}
 	return out
+}
+
+// ChainListSwing is how far apart walks timed at different moments lay:
+// the largest ratio of one walk's step to another's at the same layout and
+// length, and that length. Fewer than two walks give 1 and 0.
+func ChainListSwing(walks ...[]ChainListStep) (ratio float64, chains int) {
+	ratio = 1
+	steps := map[stepKey][]float64{}
+	for _, w := range walks {
+		for _, s := range w {
+			k := keyOfStep(s)
+			steps[k] = append(steps[k], s.NsPerStep)
+		}
+	}
+	for k, ns := range steps {
+		lo, hi := math.Inf(1), 0.0
+		for _, v := range ns {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		if len(ns) > 1 && lo > 0 && (hi/lo > ratio || hi/lo == ratio && k.chains > chains) {
+			ratio, chains = hi/lo, k.chains
+		}
+	}
+	return ratio, chains
+}
+
+// stepKey names a step's list: its layout (ChainListFull for a step
+// recorded before layouts were) and length.
+type stepKey struct {
+	layout string
+	chains int
+}
+
+func keyOfStep(s ChainListStep) stepKey {
+	if s.OfLayout(ChainListFull) {
+		return stepKey{ChainListFull, s.Chains}
+	}
+	return stepKey{s.Layout, s.Chains}
 }

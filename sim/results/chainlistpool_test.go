@@ -47,3 +47,25 @@ func TestChainListWalksOf(t *testing.T) {
 		t.Errorf("ChainListWalksOf = %v, want the one record's walk", got)
 	}
 }
+
+func TestChainListSwing(t *testing.T) {
+	start := []ChainListStep{{Chains: 1000, NsPerStep: 5, Layout: ChainListFull}, {Chains: 90510, NsPerStep: 140, Layout: ChainListFull}, {Chains: 90510, NsPerStep: 300, Layout: ChainListPartial}}
+	end := []ChainListStep{{Chains: 1000, NsPerStep: 5.5}, {Chains: 90510, NsPerStep: 70, Layout: ChainListFull}}
+	for _, tt := range []struct {
+		name       string
+		walks      [][]ChainListStep
+		wantRatio  float64
+		wantChains int
+	}{
+		{"one walk", [][]ChainListStep{start}, 1, 0},
+		{"two walks: the widest length", [][]ChainListStep{start, end}, 2, 90510},
+		{"a step one walk alone timed does not count", [][]ChainListStep{start[2:], end}, 1, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ratio, chains := ChainListSwing(tt.walks...)
+			if ratio != tt.wantRatio || chains != tt.wantChains {
+				t.Errorf("ChainListSwing = %v at %d chains, want %v at %d", ratio, chains, tt.wantRatio, tt.wantChains)
+			}
+		})
+	}
+}
