@@ -25,7 +25,7 @@ type Entry struct {
 // parsed is reported with an empty Record and its Prefix taken from the
 // file name.
 func List() ([]Entry, error) {
-	matches, err := filepath.Glob(filepath.Join(Dir, "*"+suffix))
+	matches, err := files()
 	if err != nil {
 		return nil, err
 	}
@@ -45,27 +45,19 @@ func List() ([]Entry, error) {
 // alive, sorted by prefix, without touching their locks: a poll that took
 // a lock, however briefly, could make a run's Acquire of a file it has
 // just created fail (List's Held does that, which `svclab cleanup` can
-// afford once, a run polling every few seconds cannot). A file not yet
-// written (an Acquire under way) or gone meanwhile is skipped.
+// afford once, a run polling every few seconds cannot). A file that
+// cannot be read or parsed (an Acquire under way, a lease released
+// meanwhile) is skipped.
 func Live() ([]Record, error) {
-	matches, err := filepath.Glob(filepath.Join(Dir, "*"+suffix))
+	matches, err := files()
 	if err != nil {
 		return nil, err
 	}
 	var out []Record
 	for _, path := range matches {
-		data, err := os.ReadFile(path)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
+		if r, ok := readRecord(path); ok && r.Owner.PID != 0 && r.Owner.Alive() {
+			out = append(out, r)
 		}
-		if err != nil {
-			return out, fmt.Errorf("read lease %s: %w", path, err)
-		}
-		var r Record
-		if json.Unmarshal(data, &r) != nil || r.Owner.PID == 0 || !r.Owner.Alive() {
-			continue
-		}
-		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Prefix < out[j].Prefix })
 	return out, nil
@@ -82,14 +74,25 @@ func read(path string) (Entry, error) {
 	}
 	defer f.Close()
 	e.Held = held(f)
-	data, err := os.ReadFile(path)
-	if err == nil {
-		_ = json.Unmarshal(data, &e.Record)
-	}
+	e.Record, _ = readRecord(path)
 	if e.Record.Prefix == "" {
 		e.Record.Prefix = strings.TrimSuffix(filepath.Base(path), suffix)
 	}
 	return e, nil
+}
+
+// files are the lease files in Dir.
+func files() ([]string, error) { return filepath.Glob(filepath.Join(Dir, "*"+suffix)) }
+
+// readRecord reads and parses a lease file; false when it is gone, cannot
+// be read or is not (yet) a whole record.
+func readRecord(path string) (Record, bool) {
+	var r Record
+	data, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(data, &r) != nil {
+		return Record{}, false
+	}
+	return r, true
 }
 
 // held reports whether another process holds f's lock: a free lock is
