@@ -125,12 +125,15 @@ func runInGuest(ctx context.Context, sc *scenario.Scenario, opts Options) (*runn
 	opts.logf("svclab: the host kernel has no IPVS: running in a user-mode-linux guest (timings are the guest's, not the host's)")
 	spec := uml.Spec{Binary: self, Args: []string{Command, job}, Env: invokerEnv(), WorkDir: dir, Stdout: opts.Stdout, Stderr: opts.Stderr, Mem: "1536M", Timeout: cmp.Or(opts.Timeout, DefaultTimeout),
 		Started: l.AddStarted}
+	recordSharing := runner.WatchSharing(ctx, opts.Options)
+	defer recordSharing(&results.Summary{}) // stops the watch when no summary was read
 	res, err := uml.Run(ctx, spec)
 	out := &runner.Outcome{Dir: dir, Guest: res.GuestKernel}
 	if res.GuestKernel != "" {
 		recordGuestKernel(dir, res.GuestKernel)
 	}
 	if s, serr := results.ReadSummary(dir); serr == nil {
+		recordHostSharing(dir, s, recordSharing)
 		out.Summary = s
 	}
 	if err != nil && ctx.Err() != nil {
@@ -154,6 +157,15 @@ func recordGuestKernel(dir, guest string) {
 	m.GuestKernel = guest
 	m.Kernel = host.KernelRelease()
 	_ = results.WriteJSON(dir, results.MetaFile, m)
+}
+
+// recordHostSharing puts in the guest's summary.json what shared the host
+// with the guest while it ran (the host's other svclab runs and the load
+// outside this process and the guest): the guest's own /proc sees only
+// the guest.
+func recordHostSharing(dir string, s *results.Summary, record func(*results.Summary)) {
+	record(s)
+	_ = results.WriteJSON(dir, results.SummaryFile, s)
 }
 
 // closeInterrupted ends the results of a guest run that was stopped

@@ -42,6 +42,11 @@ type Machine struct {
 	// Others are what OtherRuns returns: other svclab runs live on the
 	// simulated machine (none by default).
 	Others []machine.OtherRun
+	// OutsidePerRead is how much each OutsideCPU reading grows over the
+	// one before it: the CPU other programs use on the simulated machine
+	// (none by default).
+	OutsidePerRead procstat.OutsideCPU
+	outside        procstat.OutsideCPU
 }
 
 // BuildLab records the spec and returns a lab whose pods are the targets'
@@ -131,6 +136,15 @@ func (noHold) Done(err error) error { return err }
 
 // OtherRuns returns m.Others.
 func (m *Machine) OtherRuns(string) ([]machine.OtherRun, error) { return m.Others, nil }
+
+// OutsideCPU grows by m.OutsidePerRead with each reading.
+func (m *Machine) OutsideCPU() (procstat.OutsideCPU, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.outside.Tasks += m.OutsidePerRead.Tasks
+	m.outside.Steal += m.OutsidePerRead.Steal
+	return m.outside, nil
+}
 
 // Prerequisites returns m.Missing.
 func (m *Machine) Prerequisites([]string) error { return m.Missing }

@@ -37,6 +37,10 @@ type Machine interface {
 	// on the machine now (the kernel's: their leases, lab/lease), not
 	// prefix's own nor this process's: what shares the CPUs with a run.
 	OtherRuns(prefix string) ([]OtherRun, error)
+	// OutsideCPU is the CPU time the machine has spent outside this
+	// process and its descendants since boot (the kernel's: /proc,
+	// procstat.ReadOutsideCPU): other programs' load, which holds no lease.
+	OutsideCPU() (procstat.OutsideCPU, error)
 	// Prerequisites says what the machine lacks to run the dataplanes
 	// (root, tools, namespaces), with the fix; nil when nothing.
 	Prerequisites(dataplanes []string) error

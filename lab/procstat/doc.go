@@ -1,4 +1,5 @@
-// Package procstat reads the machine's CPU times (/proc/stat) and kernel
+// Package procstat reads the machine's CPU times (/proc/stat), the CPU
+// spent outside a process tree (its processes' stat files), and kernel
 // memory (/proc/slabinfo and /proc/meminfo) through
 // github.com/prometheus/procfs, and the kernel memory charged to a cgroup
 // v1 memory group the process makes and moves into (with lab/cgroup), by

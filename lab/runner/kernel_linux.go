@@ -42,6 +42,10 @@ func (Kernel) CPUSeconds() (float64, error) {
 	return c.Busy(), err
 }
 
+// OutsideCPU reads the CPU time spent outside this process's tree
+// (procstat.ReadOutsideCPU).
+func (Kernel) OutsideCPU() (procstat.OutsideCPU, error) { return procstat.ReadOutsideCPU(os.Getpid()) }
+
 // KernelMemory reads the machine's kernel memory and the run's own memory
 // cgroup's (see procstat.ReadKernelMemory and Hold).
 func (Kernel) KernelMemory() (procstat.MemoryReading, error) { return procstat.ReadKernelMemory() }

@@ -48,19 +48,19 @@ func Load(path string) (*Run, error) {
 	if !hasMeasurements(run.Records) {
 		return nil, fmt.Errorf("run %s: no sweep point, fairness or timeline record to compare", path)
 	}
-	run.noteBeside(dir)
+	run.noteSharing(dir)
 	return run, nil
 }
 
-// noteBeside warns when summary.json says other svclab runs shared the
-// machine while the run measured (results.Summary.BesideRuns): a change
-// found against it may be theirs.
-func (r *Run) noteBeside(dir string) {
+// noteSharing warns when summary.json says the machine was shared while
+// the run measured (results.Summary.SharingWarnings: other svclab runs,
+// load outside the run): a change found against it may be theirs.
+func (r *Run) noteSharing(dir string) {
 	summary, err := results.ReadSummary(dir)
 	if err != nil {
 		return
 	}
-	if warning := results.BesideWarning(summary.Run, summary.BesideRuns); warning != "" {
+	for _, warning := range summary.SharingWarnings() {
 		r.Warnings = append(r.Warnings, r.Path+": "+warning)
 	}
 }

@@ -31,6 +31,8 @@ func TestLoad(t *testing.T) {
 	write("truncated/results.jsonl", point+`{"schema":1,"type":"poi`)
 	write("beside/results.jsonl", point)
 	write("beside/summary.json", `{"schema":1,"run":"svl-b","kind":"sweep","complete":true,"beside_runs":[{"run":"svl-othr","kind":"run","pid":7,"first_seen":"2026-12-05T06:17:41Z","last_seen":"2026-12-05T06:18:00Z"}]}`)
+	write("busy/results.jsonl", point)
+	write("busy/summary.json", `{"schema":1,"run":"svl-c","kind":"sweep","complete":true,"outside_load":{"seconds":120,"cpus":0.75,"peak_cpus":1.5,"peak_at":"2026-12-05T06:18:00Z"}}`)
 
 	tests := []struct {
 		name        string
@@ -51,6 +53,7 @@ func TestLoad(t *testing.T) {
 		{name: "no meta", path: filepath.Join(tmp, "no-meta"), wantPoints: 1, wantWarning: "the environment is unknown"},
 		{name: "truncated last line", path: filepath.Join(tmp, "truncated"), wantPoints: 1, wantWarning: "the last line is incomplete"},
 		{name: "measured beside another run", path: filepath.Join(tmp, "beside"), wantPoints: 1, wantWarning: "run svl-b was measured while other svclab runs shared the machine: svl-othr (run, pid 7, 06:17:41-06:18:00 UTC)"},
+		{name: "measured beside other programs", path: filepath.Join(tmp, "busy"), wantPoints: 1, wantWarning: "run svl-c was measured while other programs used 0.75 CPUs on average over 120 s (1.50 at most over one poll, ending 06:18:00 UTC)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

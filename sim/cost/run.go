@@ -272,7 +272,7 @@ func newRun(name string, s *results.Summary, m *results.Meta) (*Run, error) {
 	if !s.Complete {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("calibration %s: run %s is incomplete (interrupted)", name, s.Run))
 	}
-	if warning := results.BesideWarning(s.Run, s.BesideRuns); warning != "" {
+	for _, warning := range s.SharingWarnings() {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("calibration %s: %s; the predictions made with it may be too high", name, warning))
 	}
 	return r, nil

@@ -29,3 +29,44 @@ func TestBesideWarning(t *testing.T) {
 		})
 	}
 }
+
+func TestOutsideWarning(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		load *OutsideLoad
+		want []string
+	}{
+		{"not watched", nil, nil},
+		{"quiet", &OutsideLoad{Seconds: 600, CPUs: 0.01, PeakCPUs: 0.2, StealCPUs: 0.001}, nil},
+		{"a build all along", &OutsideLoad{Seconds: 600, CPUs: 0.9, PeakCPUs: 1.8, PeakAt: "2026-12-05T09:31:02Z"},
+			[]string{"run svl-c91a was measured while other programs used 0.90 CPUs on average over 600 s (1.80 at most over one poll, ending 09:31:02 UTC)", "machine to itself"}},
+		{"one burst", &OutsideLoad{Seconds: 600, CPUs: 0.02, PeakCPUs: 0.6, PeakAt: "2026-12-05T09:31:02Z"}, []string{"0.02 CPUs on average", "0.60 at most"}},
+		{"steal alone", &OutsideLoad{Seconds: 600, StealCPUs: 0.3}, []string{"the hypervisor took 0.30 CPUs", "outside svclab's own processes"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := OutsideWarning("svl-c91a", tt.load)
+			if (got == "") != (tt.want == nil) {
+				t.Fatalf("OutsideWarning = %q, want empty: %t", got, tt.want == nil)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("OutsideWarning = %q, want it to say %q", got, w)
+				}
+			}
+		})
+	}
+}
+
+// TestSharingWarnings gives a summary's warnings for other svclab runs and
+// load outside it, in that order, and none for a run alone.
+func TestSharingWarnings(t *testing.T) {
+	alone := Summary{Run: "svl-c91a", OutsideLoad: &OutsideLoad{Seconds: 60}}
+	if got := alone.SharingWarnings(); got != nil {
+		t.Errorf("a run alone: %q", got)
+	}
+	shared := Summary{Run: "svl-c91a", BesideRuns: []BesideRun{{Run: "svl-x", Kind: "run", PID: 1}}, OutsideLoad: &OutsideLoad{Seconds: 60, CPUs: 1}}
+	got := shared.SharingWarnings()
+	if len(got) != 2 || !strings.Contains(got[0], "svl-x") || !strings.Contains(got[1], "other programs used 1.00 CPUs") {
+		t.Errorf("a shared run: %q", got)
+	}
+}

@@ -328,7 +328,11 @@ type Summary struct {
 	// the machine while this run measured (none: it had the machine to
 	// itself as far as svclab knows).
 	BesideRuns []BesideRun `json:"beside_runs,omitempty"`
-	Warnings   []string    `json:"warnings,omitempty"`
+	// OutsideLoad is the CPU the machine spent outside the run's own
+	// processes while it measured; nil for a run recorded before svclab
+	// watched it, or where /proc could not be read.
+	OutsideLoad *OutsideLoad `json:"outside_load,omitempty"`
+	Warnings    []string     `json:"warnings,omitempty"`
 }
 
 // RuleSetStats is the size of a rule set as sim/render counts it, recorded
