@@ -11,24 +11,24 @@ import (
 // run) measured. It is cumulative, like CPUTimes; a rate is the difference
 // of two readings over the wall time between them.
 type OutsideCPU struct {
-	// Tasks is the machine's busy time (CPUTimes.Busy: user, nice,
-	// system, irq and softirq) less the tree's own and the kernel
-	// threads': other programs. A task's times hold the softirq work done
-	// in its context (unless the kernel accounts irq time apart), which
-	// /proc/stat counts as softirq, so busy time must include it. Kernel
-	// threads are left out because they do the tree's deferred work as
-	// much as anyone's (kworkers freeing a flushed ruleset, tearing down a
-	// namespace; ksoftirqd forwarding its packets); the interrupt work
-	// that lands on an idle CPU counts as outside.
+	// Tasks is the CPU time of every process but the tree's and the
+	// kernel threads', each with the times of the children it has reaped:
+	// other programs. A process that exits moves its times to its
+	// parent's, so the sum does not drop, and a program that starts and
+	// ends between two readings counts in full. Kernel threads are left
+	// out because they do the tree's deferred work as much as anyone's
+	// (kworkers freeing a flushed ruleset, tearing down a namespace), and
+	// so is the work no task is charged for (softirq on an idle CPU: RCU
+	// freeing a flushed ruleset). The machine's busy time less the tree's
+	// is not this: it counts that work, up to a CPU at a time.
 	Tasks float64
 	// Steal is time the hypervisor gave this machine's vCPUs to others
 	// (/proc/stat's steal; zero where the hypervisor does not report it).
 	Steal float64
 }
 
-// ReadOutsideCPU reads the machine's CPU times and those of the process
-// tree rooted at root (root and its live descendants, each with its
-// reaped children's times) and of the kernel threads.
+// ReadOutsideCPU reads the times of every process, and steal from
+// /proc/stat; the tree is rooted at root (root and its live descendants).
 func ReadOutsideCPU(root int) (OutsideCPU, error) {
 	fs, err := procfs.NewDefaultFS()
 	if err != nil {
@@ -53,9 +53,7 @@ func readOutsideCPU(fs procfs.FS, root int) (OutsideCPU, error) {
 	if _, ok := procs.stats[root]; !ok {
 		return OutsideCPU{}, fmt.Errorf("read /proc/%d/stat: no such process", root)
 	}
-	c := st.CPUTotal
-	busy := CPUTimes{User: c.User, Nice: c.Nice, System: c.System, IRQ: c.IRQ, SoftIRQ: c.SoftIRQ}.Busy()
-	return OutsideCPU{Tasks: busy - procs.treeCPU(root) - procs.treeCPU(kthreadd), Steal: c.Steal}, nil
+	return OutsideCPU{Tasks: procs.allCPU() - procs.treeCPU(root) - procs.treeCPU(kthreadd), Steal: st.CPUTotal.Steal}, nil
 }
 
 // procTree is every process's stat and children, read at one moment.
@@ -82,6 +80,21 @@ func readProcTree(fs procfs.FS) (procTree, error) {
 	return t, nil
 }
 
+// allCPU is the CPU time of every process, in seconds, each counting
+// utime + stime and the times of the children it has reaped.
+func (t procTree) allCPU() float64 {
+	var ticks int
+	for _, s := range t.stats {
+		ticks += processTicks(s)
+	}
+	return float64(ticks) / userHZ
+}
+
+// processTicks is a process's utime + stime and its reaped children's.
+func processTicks(s procfs.ProcStat) int {
+	return int(s.UTime) + int(s.STime) + s.CUTime + s.CSTime
+}
+
 // treeCPU is the CPU time of root and its live descendants, in seconds,
 // each counting utime + stime and the times of the children it has
 // reaped; 0 when root is not there. The sum does not drop when a
@@ -95,7 +108,7 @@ func (t procTree) treeCPU(root int) float64 {
 		if !ok {
 			continue
 		}
-		ticks += int(s.UTime) + int(s.STime) + s.CUTime + s.CSTime
+		ticks += processTicks(s)
 		queue = append(queue, t.children[queue[0]]...)
 	}
 	return float64(ticks) / userHZ

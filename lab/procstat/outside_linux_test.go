@@ -11,11 +11,10 @@ import (
 	"github.com/prometheus/procfs"
 )
 
-// TestReadOutsideCPU reads a fixed /proc: the machine's busy time (user,
-// nice, system, irq, softirq: 16.3 s) less the kernel threads' (kthreadd,
-// 2, and its child 3: 0.8 s) and that of process 100's tree (100, its
-// child 101 and grandchild 102, each with its reaped children's times),
-// and steal. Processes 1, 200 and 201 are outside the tree.
+// TestReadOutsideCPU reads a fixed /proc: the times of every process but
+// the kernel threads (kthreadd, 2, and its child 3) and the given root's
+// tree (for 100: 100, its child 101 and grandchild 102), each with its
+// reaped children's times, and steal. /proc/stat's busy time plays no part.
 func TestReadOutsideCPU(t *testing.T) {
 	fs := fixture(t, "testdata/tree")
 	for _, tc := range []struct {
@@ -23,9 +22,9 @@ func TestReadOutsideCPU(t *testing.T) {
 		root      int
 		wantTasks float64
 	}{
-		{"a tree of three", 100, 15.5 - 2.7},
-		{"a leaf", 102, 15.5 - 0.1},
-		{"another tree", 200, 15.5 - 4.1},
+		{"a tree of three", 100, 0.3 + 4.0 + 0.1},
+		{"a leaf", 102, 0.3 + 2.0 + 0.6 + 4.0 + 0.1},
+		{"another tree", 200, 0.3 + 2.7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := readOutsideCPU(fs, tc.root)

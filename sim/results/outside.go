@@ -26,8 +26,8 @@ type OutsideLoad struct {
 }
 
 // Outside load at or above these is warned of: a mean of a tenth of a CPU
-// or one poll with half a CPU busy outside the run (ten and eight times
-// the most this project's VM showed with nothing else running,
+// or one poll with half a CPU busy outside the run (15 and 33 times the
+// most this project's VM showed with nothing else running,
 // results/outside-load), or steal of a twentieth of a CPU.
 const (
 	OutsideWarnMeanCPUs  = 0.1
