@@ -97,10 +97,11 @@ func processTicks(s procfs.ProcStat) int {
 
 // treeCPU is the CPU time of root and its live descendants, in seconds,
 // each counting utime + stime and the times of the children it has
-// reaped; 0 when root is not there. The sum does not drop when a
-// descendant exits: its times move to its parent's reaped children's
-// times. A descendant whose parent exits first is adopted outside the
-// tree and leaves its time behind, counted outside.
+// reaped; 0 when root is not there. It is what a reading leaves out, not
+// a measure of the tree: a descendant's times as it exits need not show
+// up whole in its parent's (on this VM the sum fell as an nft load
+// exited). A descendant whose parent exits first is adopted outside the
+// tree: from then on its times, all it had used, count as outside.
 func (t procTree) treeCPU(root int) float64 {
 	var ticks int
 	for queue := []int{root}; len(queue) > 0; queue = queue[1:] {
