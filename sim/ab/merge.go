@@ -18,17 +18,20 @@ func RepetitionDir(sideDir string, rep int) string {
 // the one-repetition runs in its RepetitionDirs: results.jsonl with the
 // first run's meta record and every run's point records renumbered by
 // repetition, meta.json, and summary.json (medians and fits as svclab run
-// writes them). A repetition that recorded no point is an error naming its
-// directory.
+// writes them, and what shared the machine with the repetitions: their
+// beside runs and their outside load pooled). A repetition that recorded
+// no point is an error naming its directory.
 func Merge(sideDir string, reps int) error {
 	var meta *results.Meta
 	var points []results.Record
+	var sharing sharedMachine
 	for rep := 1; rep <= reps; rep++ {
 		dir := RepetitionDir(sideDir, rep)
 		records, _, err := results.ReadRecords(dir)
 		if err != nil {
 			return fmt.Errorf("merge repetition %d: %w", rep, err)
 		}
+		sharing.add(dir)
 		n := len(points)
 		for _, r := range records {
 			switch {
@@ -47,10 +50,26 @@ func Merge(sideDir string, reps int) error {
 	if meta == nil {
 		return fmt.Errorf("merge %s: no meta record in its repetitions", sideDir)
 	}
-	return writeMerged(sideDir, meta, points)
+	return writeMerged(sideDir, meta, points, sharing)
 }
 
-func writeMerged(dir string, meta *results.Meta, points []results.Record) error {
+// sharedMachine is what shared the machine with a side's repetitions, read
+// from their summary.json files (a repetition without one adds nothing).
+type sharedMachine struct {
+	beside  []results.BesideRun
+	outside []*results.OutsideLoad
+}
+
+func (m *sharedMachine) add(repetitionDir string) {
+	s, err := results.ReadSummary(repetitionDir)
+	if err != nil {
+		return
+	}
+	m.beside = append(m.beside, s.BesideRuns...)
+	m.outside = append(m.outside, s.OutsideLoad)
+}
+
+func writeMerged(dir string, meta *results.Meta, points []results.Record, sharing sharedMachine) error {
 	w, err := results.Create(dir)
 	if err != nil {
 		return err
@@ -65,7 +84,9 @@ func writeMerged(dir string, meta *results.Meta, points []results.Record) error 
 		return err
 	}
 	agg, fits := metric.Aggregate(points)
-	summary := &results.Summary{Schema: results.SchemaVersion, Run: meta.Run, Scenario: meta.Scenario, Kind: "sweep", Complete: true, Points: agg, Fits: fits}
+	summary := &results.Summary{Schema: results.SchemaVersion, Run: meta.Run, Scenario: meta.Scenario, Kind: "sweep", Complete: true, Points: agg, Fits: fits,
+		BesideRuns: sharing.beside, OutsideLoad: results.PoolOutsideLoads(sharing.outside)}
+	summary.Warnings = summary.SharingWarnings()
 	return results.WriteJSON(dir, results.SummaryFile, summary)
 }
 

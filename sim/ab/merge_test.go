@@ -113,3 +113,52 @@ func TestUnboundedReportIsValidJSON(t *testing.T) {
 		t.Errorf("report of 3 pairs: %v\n%s", err, b.String())
 	}
 }
+
+// TestMergeKeepsWhatSharedTheMachine: a side merged from repetitions, one
+// measured beside another svclab run and one beside a build, keeps both in
+// its summary.json, with the warnings; repetitions alone add none.
+func TestMergeKeepsWhatSharedTheMachine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	records := sideRecords(rng, drifts(rng, 3), 1, 1)
+	other := results.BesideRun{Run: "svl-othr", Kind: "run", PID: 7, FirstSeen: "2026-12-05T10:00:00Z", LastSeen: "2026-12-05T10:00:30Z"}
+	for _, tt := range []struct {
+		name      string
+		summaries []results.Summary
+		warnings  []string
+	}{
+		{"alone", []results.Summary{{OutsideLoad: &results.OutsideLoad{Seconds: 30}}, {OutsideLoad: &results.OutsideLoad{Seconds: 30}}, {}}, nil},
+		{"shared", []results.Summary{
+			{BesideRuns: []results.BesideRun{other}, OutsideLoad: &results.OutsideLoad{Seconds: 30}},
+			{OutsideLoad: &results.OutsideLoad{Seconds: 10, CPUs: 1.2, PeakCPUs: 1.5, PeakAt: "2026-12-05T10:01:00Z"}},
+			{},
+		}, []string{"svl-othr (run, pid 7", "other programs used 0.30 CPUs on average over 40 s (1.50 at most"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for rep := 1; rep <= 3; rep++ {
+				repDir := RepetitionDir(dir, rep)
+				writeRepetition(t, repDir, []results.Record{records[0], records[2*rep-1], records[2*rep]})
+				summary := tt.summaries[rep-1]
+				summary.Schema = results.SchemaVersion
+				if err := results.WriteJSON(repDir, results.SummaryFile, summary); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := Merge(dir, 3); err != nil {
+				t.Fatal(err)
+			}
+			s, err := results.ReadSummary(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Warnings) != len(tt.warnings) {
+				t.Fatalf("merged warnings %q, want %d", s.Warnings, len(tt.warnings))
+			}
+			for i, w := range tt.warnings {
+				if !strings.Contains(s.Warnings[i], w) {
+					t.Errorf("warning %d = %q, want it to say %q", i, s.Warnings[i], w)
+				}
+			}
+		})
+	}
+}

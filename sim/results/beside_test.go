@@ -70,3 +70,24 @@ func TestSharingWarnings(t *testing.T) {
 		t.Errorf("a shared run: %q", got)
 	}
 }
+
+func TestPoolOutsideLoads(t *testing.T) {
+	quiet := &OutsideLoad{Seconds: 30, CPUs: 0, PeakCPUs: 0.01, PeakAt: "2026-12-05T10:00:02Z"}
+	busy := &OutsideLoad{Seconds: 10, CPUs: 1, PeakCPUs: 1.2, PeakAt: "2026-12-05T10:01:04Z", StealCPUs: 0.4}
+	for _, tt := range []struct {
+		name  string
+		loads []*OutsideLoad
+		want  *OutsideLoad
+	}{
+		{"none watched", []*OutsideLoad{nil, nil}, nil},
+		{"one", []*OutsideLoad{quiet, nil}, quiet},
+		{"weighted by span, highest poll", []*OutsideLoad{quiet, busy}, &OutsideLoad{Seconds: 40, CPUs: 0.25, PeakCPUs: 1.2, PeakAt: busy.PeakAt, StealCPUs: 0.1}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := PoolOutsideLoads(tt.loads)
+			if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
+				t.Errorf("PoolOutsideLoads = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}

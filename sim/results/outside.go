@@ -69,3 +69,27 @@ func (s *Summary) SharingWarnings() []string {
 	}
 	return out
 }
+
+// PoolOutsideLoads is the load outside runs watched one after another (an
+// A/B side's repetitions) as one: the means weighted by the spans, the
+// highest poll; nil when none was watched.
+func PoolOutsideLoads(loads []*OutsideLoad) *OutsideLoad {
+	var pooled OutsideLoad
+	for _, l := range loads {
+		if l == nil {
+			continue
+		}
+		pooled.CPUs += l.CPUs * l.Seconds
+		pooled.StealCPUs += l.StealCPUs * l.Seconds
+		pooled.Seconds += l.Seconds
+		if l.PeakCPUs > pooled.PeakCPUs || pooled.PeakAt == "" {
+			pooled.PeakCPUs, pooled.PeakAt = l.PeakCPUs, l.PeakAt
+		}
+	}
+	if pooled.Seconds <= 0 {
+		return nil
+	}
+	pooled.CPUs /= pooled.Seconds
+	pooled.StealCPUs /= pooled.Seconds
+	return &pooled
+}
