@@ -68,6 +68,7 @@ func (o *outsideWatch) result() *results.OutsideLoad {
 	return &l
 }
 
-// nonNegative is x, or 0 below it: the machine's ticks and the tree's are
-// read a moment apart, so an idle machine's difference can dip below zero.
+// nonNegative is x, or 0 below it: a guard, since a sum of other
+// programs' times falls only when one of them is reaped inside the run's
+// tree or by a kernel thread and takes its times out of the sum.
 func nonNegative(x float64) float64 { return max(x, 0) }

@@ -33,7 +33,7 @@ func TestOutsideWatch(t *testing.T) {
 		{"steady", []reading{{0, 10, 0, nil}, {2, 10.2, 0, nil}, {4, 10.4, 0, nil}}, false, 0.1, 0.1, "", 0},
 		{"a burst", []reading{{0, 10, 1, nil}, {2, 10, 1, nil}, {4, 12, 1.4, nil}, {6, 12, 1.4, nil}}, false, 2.0 / 6, 1, "09:00:04", 0.4 / 6},
 		{"a short last poll sets no peak", []reading{{0, 10, 0, nil}, {2, 10.2, 0, nil}, {2.1, 10.5, 0, nil}}, false, 0.5 / 2.1, 0.1, "09:00:02", 0},
-		{"ticks read apart never give a negative load", []reading{{0, 10, 0, nil}, {2, 9.99, 0, nil}}, false, 0, 0, "", 0},
+		{"a reading that falls gives no negative load", []reading{{0, 10, 0, nil}, {2, 9.99, 0, nil}}, false, 0, 0, "", 0},
 		{"a failed reading ends it", []reading{{0, 10, 0, nil}, {2, 0, 0, errors.New("no /proc")}, {4, 20, 0, nil}}, true, 0, 0, "", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
