@@ -62,7 +62,7 @@ func RequireBinary(t testing.TB, name string) {
 // when the test ends (after the test's own cleanups registered later).
 func Lease(t testing.TB, prefix string) {
 	t.Helper()
-	l, err := lease.Acquire(prefix, "test")
+	l, err := lease.Acquire(prefix, lease.KindTest)
 	if err != nil {
 		t.Fatalf("lease %s: %v", prefix, err)
 	}

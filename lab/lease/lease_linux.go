@@ -18,11 +18,27 @@ const Dir = "/run/svclab"
 // suffix ends every lease file's name.
 const suffix = ".lease"
 
+// The kinds of lease, as a lease file's kind names them.
+const (
+	// KindRun is a measuring run's lease (svclab run, ab, demo, sweep).
+	KindRun = "run"
+	// KindUp is a lab left running by svclab up.
+	KindUp = "up"
+	// KindTest is a privileged test's lab.
+	KindTest = "test"
+	// KindVerifyTrace is verify-trace's scratch labs.
+	KindVerifyTrace = "verify-trace"
+	// KindMigrateVerify is migrate's scratch labs, which prove its changes
+	// in the kernel.
+	KindMigrateVerify = "migrate-verify"
+)
+
 // Record is what a lease file says.
 type Record struct {
 	// Prefix is the run prefix every namespace of the run starts with.
 	Prefix string `json:"prefix"`
-	// Kind is "run", "up" or "test".
+	// Kind is one of the Kind constants (an older svclab's file may have
+	// none: a run).
 	Kind string `json:"kind"`
 	// Owner is the process holding the lease.
 	Owner Process `json:"owner"`

@@ -10,4 +10,4 @@ import (
 // labs is the lease every lab of this process holds while it lives:
 // svl-mv-<pid>, which names all of them, so `svclab cleanup` removes what
 // a killed run left.
-var labs = lease.Shared{Prefix: fmt.Sprintf("svl-mv-%d", os.Getpid()), Kind: "migrate-verify"}
+var labs = lease.Shared{Prefix: fmt.Sprintf("svl-mv-%d", os.Getpid()), Kind: lease.KindMigrateVerify}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/sim/results"
 )
@@ -108,12 +109,16 @@ func (w *besideWatch) finish() ([]results.BesideRun, *results.OutsideLoad) {
 // kindWord names a lease's kind for a log line.
 func kindWord(kind string) string {
 	switch kind {
-	case "up":
+	case lease.KindUp:
 		return "lab (svclab up)"
-	case "test":
+	case lease.KindTest:
 		return "test"
-	case "run", "":
+	case lease.KindRun, "":
 		return "run"
+	case lease.KindVerifyTrace:
+		return "verify-trace"
+	case lease.KindMigrateVerify:
+		return "migrate --verify"
 	}
 	return fmt.Sprintf("%q lease", kind)
 }

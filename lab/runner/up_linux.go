@@ -14,7 +14,7 @@ import (
 // serves it until ctx ends; then it removes everything and the state.
 // ready is called once the lab answers.
 func ServeUp(ctx context.Context, sc *scenario.Scenario, dp, prefix string, ready func(session.UpState)) error {
-	l, err := lease.Acquire(prefix, "up")
+	l, err := lease.Acquire(prefix, lease.KindUp)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ type RunLease struct {
 
 // AcquireRun takes the lease of the run prefix; Done ends it.
 func AcquireRun(prefix string) (*RunLease, error) {
-	l, err := lease.Acquire(prefix, "run")
+	l, err := lease.Acquire(prefix, lease.KindRun)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func RunningLabs() ([]string, error) {
 	}
 	var runs []string
 	for _, e := range entries {
-		if e.Record.Kind == "up" && e.Held {
+		if e.Record.Kind == lease.KindUp && e.Held {
 			runs = append(runs, e.Record.Prefix)
 		}
 	}
@@ -92,7 +92,7 @@ func Down(run string) ([]string, error) {
 		return nil, err
 	}
 	for i := range entries {
-		if entries[i].Record.Prefix == run && entries[i].Record.Kind == "up" {
+		if entries[i].Record.Prefix == run && entries[i].Record.Kind == lease.KindUp {
 			found = &entries[i]
 		}
 	}

@@ -12,7 +12,7 @@ import (
 // lives: svl-vt-<pid>, which names all of them (svl-vt-<pid>-<n>-node and
 // -client), so that `svclab cleanup` removes what a killed verify-trace
 // left, and the nft monitor it started if that still runs.
-var labs = lease.Shared{Prefix: fmt.Sprintf("svl-vt-%d", os.Getpid()), Kind: "verify-trace"}
+var labs = lease.Shared{Prefix: fmt.Sprintf("svl-vt-%d", os.Getpid()), Kind: lease.KindVerifyTrace}
 
 // ErrInterrupted is returned when Options.Done closed during a run.
 var ErrInterrupted = errors.New("verify-trace interrupted")
