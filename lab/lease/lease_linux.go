@@ -20,7 +20,8 @@ const suffix = ".lease"
 
 // The kinds of lease, as a lease file's kind names them.
 const (
-	// KindRun is a measuring run's lease (svclab run, ab, demo, sweep).
+	// KindRun is a measuring run's lease: the runner's labs on this kernel
+	// and a user-mode-linux guest's host side.
 	KindRun = "run"
 	// KindUp is a lab left running by svclab up.
 	KindUp = "up"
