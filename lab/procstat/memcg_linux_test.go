@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/prometheus/procfs"
 	"github.com/svclab/svclab/lab/cgroup"
 	"github.com/svclab/svclab/lab/labtest"
 )
@@ -96,4 +99,76 @@ func TestJoinMemoryCgroupChargesTheProcess(t *testing.T) {
 	if left, _ := ReadKernelMemory(); left.HasOwn || OwnMemoryCgroup() != "" {
 		t.Errorf("ReadKernelMemory after leaving = %+v, group %q; want no own charge", left, OwnMemoryCgroup())
 	}
+}
+
+// TestAdoptedProcessStaysTheRuns: a process started from the group whose
+// parent exits first is adopted out of this process's tree, but its group
+// still lists it, so ReadOutsideCPU counts it as the run's, not as other
+// programs' load.
+func TestAdoptedProcessStaysTheRuns(t *testing.T) {
+	labtest.RequireRoot(t)
+	if _, err := ownMemoryGroupDir(); errors.Is(err, cgroup.ErrNotMounted) {
+		labtest.Require(t, err)
+	}
+	path, err := MemoryCgroupPath("svl-test-" + filepath.Base(t.TempDir()) + "-adopt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := JoinMemoryCgroup(path); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := LeaveMemoryCgroup(); err != nil {
+			t.Error(err)
+		}
+	})
+	// sh starts a sleep in the background, prints its pid and exits: the
+	// sleep is an orphan, adopted by init (or a subreaper).
+	out, err := exec.Command("sh", "-c", "sleep 30 >/dev/null 2>&1 & echo $!").Output()
+	if err != nil {
+		t.Fatalf("start an orphan: %v", err)
+	}
+	var orphan int
+	if _, err := fmt.Sscan(string(out), &orphan); err != nil {
+		t.Fatalf("orphan pid %q: %v", out, err)
+	}
+	t.Cleanup(func() { killAndAwait(t, orphan) })
+	members, err := ownGroupProcesses()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(members, orphan) || !slices.Contains(members, os.Getpid()) {
+		t.Errorf("the group lists %v; want this process (%d) and the orphan (%d)", members, os.Getpid(), orphan)
+	}
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, err := readProcTree(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := procs.stats[orphan]; !ok || s.PPID == os.Getpid() {
+		t.Fatalf("orphan %d: in /proc %v, parent %d; want it adopted away from %d", orphan, ok, s.PPID, os.Getpid())
+	}
+	run := procs.treeCPU(append([]int{os.Getpid()}, members...)...)
+	if run < procs.treeCPU(os.Getpid())+procs.treeCPU(orphan) {
+		t.Errorf("the run's time %.2f s leaves out the orphan's", run)
+	}
+}
+
+// killAndAwait kills pid, not a child of this process, and waits until its
+// adopter has reaped it (its /proc entry is gone), so that the group it was
+// in can be removed.
+func killAndAwait(t *testing.T, pid int) {
+	t.Helper()
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); errors.Is(err, os.ErrNotExist) {
+			return
+		}
+	}
+	t.Errorf("process %d still there 5 s after SIGKILL", pid)
 }

@@ -28,20 +28,28 @@ type OutsideCPU struct {
 }
 
 // ReadOutsideCPU reads the times of every process, and steal from
-// /proc/stat; the tree is rooted at root (root and its live descendants).
+// /proc/stat; the tree is rooted at root (root and its live descendants)
+// and, when this process has joined a memory group of its own
+// (JoinMemoryCgroup), takes in every process in that group and its
+// descendants too: a process the run started whose parent exited first is
+// adopted by init, out of root's tree, but stays in the group.
 func ReadOutsideCPU(root int) (OutsideCPU, error) {
 	fs, err := procfs.NewDefaultFS()
 	if err != nil {
 		return OutsideCPU{}, fmt.Errorf("open /proc: %w", err)
 	}
-	return readOutsideCPU(fs, root)
+	members, err := ownGroupProcesses()
+	if err != nil {
+		return OutsideCPU{}, err
+	}
+	return readOutsideCPU(fs, root, members)
 }
 
 // kthreadd is the process every kernel thread descends from.
 const kthreadd = 2
 
-// readOutsideCPU reads fs's stat files.
-func readOutsideCPU(fs procfs.FS, root int) (OutsideCPU, error) {
+// readOutsideCPU reads fs's stat files; the tree is root's and members'.
+func readOutsideCPU(fs procfs.FS, root int, members []int) (OutsideCPU, error) {
 	st, err := fs.Stat()
 	if err != nil {
 		return OutsideCPU{}, fmt.Errorf("read /proc/stat: %w", err)
@@ -53,7 +61,8 @@ func readOutsideCPU(fs procfs.FS, root int) (OutsideCPU, error) {
 	if _, ok := procs.stats[root]; !ok {
 		return OutsideCPU{}, fmt.Errorf("read /proc/%d/stat: no such process", root)
 	}
-	return OutsideCPU{Tasks: procs.allCPU() - procs.treeCPU(root) - procs.treeCPU(kthreadd), Steal: st.CPUTotal.Steal}, nil
+	run := procs.treeCPU(append([]int{root}, members...)...)
+	return OutsideCPU{Tasks: procs.allCPU() - run - procs.treeCPU(kthreadd), Steal: st.CPUTotal.Steal}, nil
 }
 
 // procTree is every process's stat and children, read at one moment.
@@ -95,22 +104,27 @@ func processTicks(s procfs.ProcStat) int {
 	return int(s.UTime) + int(s.STime) + s.CUTime + s.CSTime
 }
 
-// treeCPU is the CPU time of root and its live descendants, in seconds,
-// each counting utime + stime and the times of the children it has
-// reaped; 0 when root is not there. It is what a reading leaves out, not
-// a measure of the tree: a descendant's times as it exits need not show
-// up whole in its parent's (on this VM the sum fell as an nft load
-// exited). A descendant whose parent exits first is adopted outside the
-// tree: from then on its times, all it had used, count as outside.
-func (t procTree) treeCPU(root int) float64 {
+// treeCPU is the CPU time of roots and their live descendants, in
+// seconds, each process counted once with utime + stime and the times of
+// the children it has reaped; roots not there count 0. It is what a
+// reading leaves out, not a measure of the tree: a descendant's times as
+// it exits need not show up whole in its parent's (on this VM the sum fell
+// as an nft load exited). A descendant whose parent exits first is adopted
+// outside its root's tree: unless it is a root itself (ReadOutsideCPU
+// passes the run's memory group's processes), from then on its times, all
+// it had used, count as outside.
+func (t procTree) treeCPU(roots ...int) float64 {
 	var ticks int
-	for queue := []int{root}; len(queue) > 0; queue = queue[1:] {
-		s, ok := t.stats[queue[0]]
-		if !ok {
+	seen := map[int]bool{}
+	for queue := roots; len(queue) > 0; queue = queue[1:] {
+		pid := queue[0]
+		s, ok := t.stats[pid]
+		if !ok || seen[pid] {
 			continue
 		}
+		seen[pid] = true
 		ticks += processTicks(s)
-		queue = append(queue, t.children[queue[0]]...)
+		queue = append(queue, t.children[pid]...)
 	}
 	return float64(ticks) / userHZ
 }

@@ -13,21 +13,27 @@ import (
 
 // TestReadOutsideCPU reads a fixed /proc: the times of every process but
 // the kernel threads (kthreadd, 2, and its child 3) and the given root's
-// tree (for 100: 100, its child 101 and grandchild 102), each with its
-// reaped children's times, and steal. /proc/stat's busy time plays no part.
+// tree (for 100: 100, its child 101 and grandchild 102) and the members'
+// (the run's memory group), each process once with its reaped children's
+// times, and steal. /proc/stat's busy time plays no part.
 func TestReadOutsideCPU(t *testing.T) {
 	fs := fixture(t, "testdata/tree")
 	for _, tc := range []struct {
 		name      string
 		root      int
+		members   []int
 		wantTasks float64
 	}{
-		{"a tree of three", 100, 0.3 + 4.0 + 0.1},
-		{"a leaf", 102, 0.3 + 2.0 + 0.6 + 4.0 + 0.1},
-		{"another tree", 200, 0.3 + 2.7},
+		{"a tree of three", 100, nil, 0.3 + 4.0 + 0.1},
+		{"a leaf", 102, nil, 0.3 + 2.0 + 0.6 + 4.0 + 0.1},
+		{"another tree", 200, nil, 0.3 + 2.7},
+		// 201, adopted away from 100's tree, is still in the run's group.
+		{"an adopted process of the run's group", 100, []int{100, 101, 102, 201}, 0.3 + 4.0},
+		{"a group member's own tree", 100, []int{200}, 0.3},
+		{"a member that has exited", 100, []int{999}, 0.3 + 4.0 + 0.1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := readOutsideCPU(fs, tc.root)
+			got, err := readOutsideCPU(fs, tc.root, tc.members)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,10 +42,10 @@ func TestReadOutsideCPU(t *testing.T) {
 			}
 		})
 	}
-	if _, err := readOutsideCPU(fs, 999); err == nil {
+	if _, err := readOutsideCPU(fs, 999, nil); err == nil {
 		t.Error("readOutsideCPU of a process that does not exist: no error")
 	}
-	if _, err := readOutsideCPU(fixture(t, "testdata/noslab"), 1); err == nil {
+	if _, err := readOutsideCPU(fixture(t, "testdata/noslab"), 1, nil); err == nil {
 		t.Error("readOutsideCPU without a stat file: no error")
 	}
 }

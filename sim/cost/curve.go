@@ -19,7 +19,8 @@ type CostCurve struct {
 	// could grow with N (its slope interval).
 	Line stats.Fit `json:"line"`
 	// Mean is the MapLookup constant: the mean cost over the calibration
-	// points with a 95% interval.
+	// points with a 95% prediction interval for one more point's
+	// (nextValueEstimate).
 	Mean Estimate `json:"mean"`
 	// LogLine, set for a MapLookup's uniform p50 with 3 points or more at 2
 	// sizes or more, is the cost against ln N, which Total and Added then
@@ -50,7 +51,7 @@ func fitCostCurve(metric string, lookup Lookup, x, y []float64) (CostCurve, erro
 		if n := distinctCount(x); n < 2 {
 			return c, fmt.Errorf("%s: %d measured sizes; showing a cost constant in N needs 2", metric, n)
 		}
-		c.Mean = meanEstimate(y)
+		c.Mean = nextValueEstimate(y)
 		c.Line, _ = fitLine(x, y) // a growth bound only when there are points enough
 		return c, nil
 	}

@@ -31,7 +31,10 @@
 // fits better; every prediction says which form it used.
 //
 // Every prediction carries a 95% interval from the fit (stats.Predict for
-// the whole cost, the slope interval for the part lookup adds), the factor
+// the whole cost, the slope interval for the part lookup adds; a map
+// lookup's constant and a p99's excess over its p50 a prediction interval
+// for one more calibration point, which is what a measurement at the
+// predicted size is), the factor
 // by which it extrapolates beyond the largest calibrated size, and
 // warnings for poor fits. Ruleset sizes are exact: rule, chain and element
 // counts from formulas pinned against the renderers, bytes from rendering

@@ -94,13 +94,13 @@ func TestQuadraticFitWithoutSpareDegrees(t *testing.T) {
 	}
 }
 
-func TestMeanEstimate(t *testing.T) {
-	e := meanEstimate([]float64{9, 10, 11})
-	// t(2) = 4.303, s = 1, half = 4.303/√3.
-	if math.Abs(e.Value-10) > 1e-12 || math.Abs(e.Hi-10-4.302652729749464/math.Sqrt(3)) > 1e-9 {
+func TestNextValueEstimate(t *testing.T) {
+	e := nextValueEstimate([]float64{9, 10, 11})
+	// t(2) = 4.303, s = 1, half = 4.303·√(1+1/3): one more value, not the mean.
+	if math.Abs(e.Value-10) > 1e-12 || math.Abs(e.Hi-10-4.302652729749464*math.Sqrt(4.0/3)) > 1e-9 || math.Abs(10-e.Lo-(e.Hi-10)) > 1e-12 {
 		t.Errorf("mean %+v", e)
 	}
-	if one := meanEstimate([]float64{5}); !one.NoInterval || one.Value != 5 {
+	if one := nextValueEstimate([]float64{5}); !one.NoInterval || one.Value != 5 {
 		t.Errorf("one value: %+v", one)
 	}
 }
