@@ -29,8 +29,8 @@ import (
 // √(1+1/n) over the n points): the smallest and largest of n values hold
 // one more value of the same kind only (n−1)/(n+1) of the time, 60% for
 // the 4 points of a calibration on N ≤ 5,000 (results/plan-holdout,
-// native-x: nftables' p99 at 50,000, a median of 30 loads, fell 3 µs
-// below the smallest of the 4 points' excesses).
+// native-q: iptables-nft's p99 at the last position of 50,000 services,
+// 3,918 µs, lay above such an interval's top, 3,819).
 type TailRatio struct {
 	// Median is the median ratio p99/p50; Lo and Hi the smallest and
 	// largest (reported, not used to predict).
