@@ -58,14 +58,35 @@ func OwnDir(controller string) (string, error) {
 	return filepath.Join(mount, own), nil
 }
 
+// procsFile lists a group's processes, and moves one in when written.
+const procsFile = "cgroup.procs"
+
 // MoveProcess moves this process, all its threads, into the group at dir;
 // the children it starts afterwards are born there.
 func MoveProcess(dir string) error {
 	pid := os.Getpid()
-	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, procsFile), []byte(strconv.Itoa(pid)), 0); err != nil {
 		return fmt.Errorf("move process %d into cgroup %s: %w", pid, dir, err)
 	}
 	return nil
+}
+
+// Processes are the processes in the group at dir (not its subgroups'):
+// a process stays in its group when its parent exits and another adopts it.
+func Processes(dir string) ([]int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, procsFile))
+	if err != nil {
+		return nil, fmt.Errorf("list the processes of cgroup %s: %w", dir, err)
+	}
+	var pids []int
+	for _, field := range strings.Fields(string(b)) {
+		pid, err := strconv.Atoi(field)
+		if err != nil {
+			return nil, fmt.Errorf("cgroup %s's %s: %w", dir, procsFile, err)
+		}
+		pids = append(pids, pid)
+	}
+	return pids, nil
 }
 
 // Remove deletes the group at dir, which must have no process left in it;

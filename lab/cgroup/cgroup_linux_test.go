@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,5 +117,38 @@ func TestMoveProcessAndBack(t *testing.T) {
 				t.Errorf("Remove of a group already gone: %v; want nil", err)
 			}
 		})
+	}
+}
+
+// TestProcesses reads a group's cgroup.procs (here a plain file of the
+// same form): one pid a line, none in an empty group; a bad line or a
+// group that is not there is an error naming the group.
+func TestProcesses(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		procs   string
+		want    []int
+		wantErr bool
+	}{
+		{"three", "1204\n1300\n77\n", []int{1204, 1300, 77}, false},
+		{"empty", "", nil, false},
+		{"not a pid", "12\nx\n", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(tc.procs), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Processes(dir)
+			if (err != nil) != tc.wantErr || !slices.Equal(got, tc.want) {
+				t.Errorf("Processes = %v, %v; want %v, error %v", got, err, tc.want, tc.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), dir) {
+				t.Errorf("error %q does not name the group %s", err, dir)
+			}
+		})
+	}
+	if _, err := Processes(filepath.Join(t.TempDir(), "gone")); err == nil {
+		t.Error("Processes of a group that is not there: no error")
 	}
 }

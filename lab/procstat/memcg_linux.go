@@ -117,10 +117,10 @@ func ownKernelBytes() (int64, bool, error) {
 }
 
 // ownGroupProcesses are the processes in the memory group this process
-// has joined (JoinMemoryCgroup; its cgroup.procs): itself, what it started
-// and what those started, wherever they were adopted. None when it has
-// joined none, or only watches a cgroup2 group it was already in
-// (WatchOwnMemoryCgroup), which other programs may share.
+// has joined (JoinMemoryCgroup): itself, what it started and what those
+// started, wherever they were adopted. None when it has joined none, or
+// only watches a cgroup2 group it was already in (WatchOwnMemoryCgroup),
+// which other programs may share.
 func ownGroupProcesses() ([]int, error) {
 	joined.mu.Lock()
 	cg := joined.cg
@@ -128,19 +128,7 @@ func ownGroupProcesses() ([]int, error) {
 	if cg == nil || cg.watched {
 		return nil, nil
 	}
-	b, err := os.ReadFile(filepath.Join(cg.path, "cgroup.procs"))
-	if err != nil {
-		return nil, fmt.Errorf("list the processes of cgroup %s: %w", cg.path, err)
-	}
-	var pids []int
-	for _, field := range strings.Fields(string(b)) {
-		pid, err := strconv.Atoi(field)
-		if err != nil {
-			return nil, fmt.Errorf("cgroup %s's cgroup.procs: %w", cg.path, err)
-		}
-		pids = append(pids, pid)
-	}
-	return pids, nil
+	return cgroup.Processes(cg.path)
 }
 
 // kernelBytes reads the kernel memory charged to the group: its

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/svclab/svclab/sim/results"
-	"gonum.org/v1/gonum/stat"
 )
 
 // TailRatio is how far a first packet's p99 lies above its p50 in the same
@@ -87,12 +86,9 @@ func fitTailRatio(points []results.Point) *TailRatio {
 // smallest and largest and the prediction interval mean ± t·s·√(1+1/n)
 // for one more point's excess (Student's t over n−1 degrees of freedom).
 func excessBounds(excess []float64) Spread {
-	b := spreadOf(excess)
-	n := float64(len(excess))
-	mean := stat.Mean(excess, nil)
-	half := tQuantile(len(excess)-1) * stat.StdDev(excess, nil) * math.Sqrt(1+1/n)
-	b.Lo = math.Max(0, math.Min(b.Lo, mean-half)) // a p99 is never below its p50
-	b.Hi = math.Max(b.Hi, mean+half)
+	b, next := spreadOf(excess), nextValueEstimate(excess)
+	b.Lo = math.Max(0, math.Min(b.Lo, next.Lo)) // a p99 is never below its p50
+	b.Hi = math.Max(b.Hi, next.Hi)
 	return b
 }
 
