@@ -94,8 +94,9 @@ func excessBounds(excess []float64) Spread {
 
 // apply is the p99 from a p50 prediction: the p50 plus the median excess,
 // its interval the p50's lower bound plus the excess's lower bound to its
-// upper bound plus the excess's upper bound (ExcessBounds; a calibration
-// stored before it had one uses the points' smallest and largest).
+// upper bound plus the excess's upper bound (ExcessBounds; a TailRatio
+// built without them, as a test's literal, uses the points' smallest and
+// largest: models are fitted from runs each time, never read back).
 func (r TailRatio) apply(p50 CostPrediction) CostPrediction {
 	bounds := r.ExcessBounds
 	if bounds == (Spread{}) {

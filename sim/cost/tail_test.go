@@ -30,14 +30,13 @@ func TestExcessBounds(t *testing.T) {
 	}
 }
 
-// TestTailApplyStoredCalibration: a calibration stored before
-// ExcessBounds existed predicts with the points' extremes, and a p99's
-// lower bound is never negative.
-func TestTailApplyStoredCalibration(t *testing.T) {
+// TestTailApply: a TailRatio without ExcessBounds predicts with the
+// points' extremes, and a p99's lower bound is never negative.
+func TestTailApply(t *testing.T) {
 	p50 := CostPrediction{Total: Estimate{Value: 100, Lo: 90, Hi: 110}}
 	old := TailRatio{Excess: Spread{Median: 20, Lo: 10, Hi: 30}}
 	if got := old.apply(p50).Total; got.Value != 120 || got.Lo != 100 || got.Hi != 140 {
-		t.Errorf("stored calibration: %+v, want 120 [100, 140]", got)
+		t.Errorf("without bounds: %+v, want 120 [100, 140]", got)
 	}
 	wide := TailRatio{Excess: Spread{Median: 20, Lo: 10, Hi: 30}, ExcessBounds: Spread{Median: 20, Lo: 0, Hi: 60}}
 	low := CostPrediction{Total: Estimate{Value: 10, Lo: -5, Hi: 25}}
