@@ -33,7 +33,7 @@ func (l *sweepLab) incremental(ctx context.Context, batch int, kind string) erro
 	if err != nil {
 		return err
 	}
-	l.base.SyncIncrementalS = sync.Duration.Seconds()
+	l.base.SyncIncrementalS, l.base.SyncIncrementalCPUS = sync.Duration.Seconds(), sync.CPU.Seconds()
 	switch {
 	case batch < 2:
 		return nil

@@ -179,12 +179,12 @@ func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options)
 		return err
 	}
 	if l.plan.syncProbe {
-		l.syncLine = fmt.Sprintf("%-16s %6d services: sync probe, %d rules, %d bytes, full sync %s%s, incremental %s",
-			l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), cpuNote(l.base.SyncFullCPUS), seconds(l.base.SyncIncrementalS, incrementalTimed))
+		l.syncLine = fmt.Sprintf("%-16s %6d services: sync probe, %d rules, %d bytes, full sync %s%s, incremental %s%s",
+			l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), cpuNote(l.base.SyncFullCPUS), seconds(l.base.SyncIncrementalS, incrementalTimed), cpuNote(l.base.SyncIncrementalCPUS))
 		return nil
 	}
-	l.syncLine = fmt.Sprintf("%-16s %6d services: %d rules, %d bytes, full sync %s%s, incremental %s%s",
-		l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), cpuNote(l.base.SyncFullCPUS), seconds(l.base.SyncIncrementalS, incrementalTimed), batchNote(l.base))
+	l.syncLine = fmt.Sprintf("%-16s %6d services: %d rules, %d bytes, full sync %s%s, incremental %s%s%s",
+		l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), cpuNote(l.base.SyncFullCPUS), seconds(l.base.SyncIncrementalS, incrementalTimed), cpuNote(l.base.SyncIncrementalCPUS), batchNote(l.base))
 	return nil
 }
 

@@ -85,16 +85,19 @@ const (
 	SyncIncremental = "sync_incremental_s"
 	// SyncBatch is the partial sync that carried sweep.incrementalBatch
 	// changes at once.
-	SyncBatch      = "sync_batch_s"
-	SyncFullCPU    = "sync_full_cpu_s"
-	Rules          = "rules"
-	Bytes          = "bytes"
-	Lines          = "lines"
-	KernelMem      = "kernel_mem_bytes"
-	RulesEvaluated = "rules_evaluated"
-	ChiSquareP     = "chi2_p"
-	Jain           = "jain"
-	MaxMinRatio    = "max_min_ratio"
+	SyncBatch   = "sync_batch_s"
+	SyncFullCPU = "sync_full_cpu_s"
+	// SyncIncrementalCPU is the incremental sync's CPU time in the tool
+	// that applied it.
+	SyncIncrementalCPU = "sync_incremental_cpu_s"
+	Rules              = "rules"
+	Bytes              = "bytes"
+	Lines              = "lines"
+	KernelMem          = "kernel_mem_bytes"
+	RulesEvaluated     = "rules_evaluated"
+	ChiSquareP         = "chi2_p"
+	Jain               = "jain"
+	MaxMinRatio        = "max_min_ratio"
 )
 
 // Worse says whether a change of deltaPct is in the metric's worse

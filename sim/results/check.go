@@ -32,7 +32,8 @@ func (r Record) check() error {
 			{"p999_us", p.P999us, MaxValue}, {"mean_us", p.MeanUs, MaxValue}, {"cpu_us_per_conn", p.CPUusPerConn, MaxValue},
 			{"conn_per_s", p.ConnPerSec, MaxValue}, {"flows_per_s", p.FlowsPerSec, MaxValue},
 			{"sync_full_s", p.SyncFullS, MaxValue}, {"sync_incremental_s", p.SyncIncrementalS, MaxValue},
-			{"sync_full_cpu_s", p.SyncFullCPUS, MaxValue}, {"sync_batch_s", p.SyncBatchS, MaxValue},
+			{"sync_full_cpu_s", p.SyncFullCPUS, MaxValue}, {"sync_incremental_cpu_s", p.SyncIncrementalCPUS, MaxValue},
+			{"sync_batch_s", p.SyncBatchS, MaxValue},
 			{"sync_batch", float64(p.SyncBatch), MaxValue},
 			{"connections", float64(p.Connections), MaxValue}, {"errors", float64(p.Errors), MaxValue},
 		})

@@ -274,16 +274,21 @@ type Point struct {
 	// what SyncFullS measures less the time a busy machine made the tool
 	// wait; 0 when no tool process applied the rules (IPVS, eBPF, the
 	// kube-proxy engine).
-	SyncFullCPUS   float64                 `json:"sync_full_cpu_s,omitempty"`
-	Rules          int                     `json:"rules"`
-	Bytes          int                     `json:"bytes"`
-	Lines          int                     `json:"lines"`
-	KernelMemBytes int64                   `json:"kernel_mem_bytes"`
-	RulesEvaluated int                     `json:"rules_evaluated,omitempty"` // per first packet, from the tracer
-	Histogram      *stats.LatencyHistogram `json:"histogram,omitempty"`
-	Payload        *RuleSetStats           `json:"payload,omitempty"`
-	Extra          map[string]float64      `json:"extra,omitempty"`
-	Raw            json.RawMessage         `json:"raw,omitempty"`
+	SyncFullCPUS float64 `json:"sync_full_cpu_s,omitempty"`
+	// SyncIncrementalCPUS is the incremental sync's CPU time (user plus
+	// system) of the tool that applied it, as SyncFullCPUS: what
+	// SyncIncrementalS measures less the time the tool waited; 0 when not
+	// measured.
+	SyncIncrementalCPUS float64                 `json:"sync_incremental_cpu_s,omitempty"`
+	Rules               int                     `json:"rules"`
+	Bytes               int                     `json:"bytes"`
+	Lines               int                     `json:"lines"`
+	KernelMemBytes      int64                   `json:"kernel_mem_bytes"`
+	RulesEvaluated      int                     `json:"rules_evaluated,omitempty"` // per first packet, from the tracer
+	Histogram           *stats.LatencyHistogram `json:"histogram,omitempty"`
+	Payload             *RuleSetStats           `json:"payload,omitempty"`
+	Extra               map[string]float64      `json:"extra,omitempty"`
+	Raw                 json.RawMessage         `json:"raw,omitempty"`
 }
 
 // Fit is a least-squares line of one metric against service count.
