@@ -240,6 +240,9 @@ func TestSweepSyncProbeOnFakes(t *testing.T) {
 	if want := float64(p.Rules) * 1e-6; math.Abs(p.SyncFullS-want) > 1e-9 {
 		t.Errorf("sync probe full sync %v s, want the fake's %v s for %d rules", p.SyncFullS, want, p.Rules)
 	}
+	if p.SyncFullCPUS <= 0 || p.SyncFullCPUS >= p.SyncFullS || p.SyncIncrementalCPUS <= 0 || p.SyncIncrementalCPUS >= p.SyncIncrementalS {
+		t.Errorf("sync probe CPU times: full %v s of %v, incremental %v s of %v; want each the fake tool's 9/10 of its sync", p.SyncFullCPUS, p.SyncFullS, p.SyncIncrementalCPUS, p.SyncIncrementalS)
+	}
 	probes := 0
 	for _, l := range m.Labs {
 		if d := l.Active(); d != nil && d.Syncs == 2 && d.Changes == 2 {
