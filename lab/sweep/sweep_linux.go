@@ -179,13 +179,20 @@ func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options)
 		return err
 	}
 	if l.plan.syncProbe {
-		l.syncLine = fmt.Sprintf("%-16s %6d services: sync probe, %d rules, %d bytes, full sync %s%s, incremental %s%s",
-			l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), cpuNote(l.base.SyncFullCPUS), seconds(l.base.SyncIncrementalS, incrementalTimed), cpuNote(l.base.SyncIncrementalCPUS))
+		l.syncLine = fmt.Sprintf("%-16s %6d services: sync probe, %d rules, %d bytes, %s",
+			l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, l.syncTimes(timed, incrementalTimed))
 		return nil
 	}
-	l.syncLine = fmt.Sprintf("%-16s %6d services: %d rules, %d bytes, full sync %s%s, incremental %s%s%s",
-		l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, seconds(l.base.SyncFullS, timed), cpuNote(l.base.SyncFullCPUS), seconds(l.base.SyncIncrementalS, incrementalTimed), cpuNote(l.base.SyncIncrementalCPUS), batchNote(l.base))
+	l.syncLine = fmt.Sprintf("%-16s %6d services: %d rules, %d bytes, %s%s",
+		l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes, l.syncTimes(timed, incrementalTimed), batchNote(l.base))
 	return nil
+}
+
+// syncTimes is the setup line's full and incremental sync, each with its
+// tool's CPU time where measured.
+func (l *sweepLab) syncTimes(timed, incrementalTimed bool) string {
+	return fmt.Sprintf("full sync %s%s, incremental %s%s", seconds(l.base.SyncFullS, timed), cpuNote(l.base.SyncFullCPUS),
+		seconds(l.base.SyncIncrementalS, incrementalTimed), cpuNote(l.base.SyncIncrementalCPUS))
 }
 
 // logSyncLines logs every point's setup line in plan order (dataplane,
