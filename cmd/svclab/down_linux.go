@@ -31,7 +31,8 @@ Removes what runs that died (kill -9, a crash, a reboot) left behind. Every
 run and 'svclab up' lab holds a lease, /run/svclab/RUN.lease, locked while
 its process lives; cleanup removes only the objects recorded by leases whose
 owner is gone: their namespaces, processes (a user-mode-linux guest; only if
-still the same process), cgroups and temp directories. Live runs and labs
+still the same process), cgroups (and the processes the run started that
+are still in them) and temp directories. Live runs and labs
 are listed and left alone. Namespaces named like svclab's that no lease
 records are listed, never removed.
 

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // Unified asks for cgroup2 where a controller is asked for: its hierarchy
@@ -89,13 +91,58 @@ func Processes(dir string) ([]int, error) {
 	return pids, nil
 }
 
-// Remove deletes the group at dir, which must have no process left in it;
-// a group already gone is not an error.
+// busyWait is how long Remove waits for a group's last processes to leave
+// it. A process killed a moment ago still counts in its group until the
+// kernel has finished its exit: milliseconds, more on a loaded machine.
+var busyWait = 5 * time.Second
+
+// Remove deletes the group at dir once no process is left in it; a group
+// already gone is not an error. While the kernel says the group is busy
+// (EBUSY: a process in it is still exiting) Remove tries again, for up to
+// busyWait; then the error names the processes still in it.
 func Remove(dir string) error {
-	if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("remove cgroup %s: %w", dir, err)
+	deadline := time.Now().Add(busyWait)
+	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 200*time.Millisecond) {
+		err := syscall.Rmdir(dir)
+		switch {
+		case err == nil, errors.Is(err, syscall.ENOENT):
+			return nil
+		case !errors.Is(err, syscall.EBUSY) || time.Now().After(deadline):
+			return removeError(dir, err)
+		}
+		time.Sleep(pause)
 	}
-	return nil
+}
+
+// KillAndRemove removes the group at dir of a run that is over: it kills
+// every process still in it (children the run started, which are born in
+// its groups and outlive a killed run), then removes it (Remove waits for
+// them to exit). It returns the processes it killed; a group already gone
+// is not an error.
+func KillAndRemove(dir string) ([]int, error) {
+	pids, err := Processes(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var killed []int
+	for _, pid := range pids {
+		if syscall.Kill(pid, syscall.SIGKILL) == nil { // ESRCH: it exited meanwhile
+			killed = append(killed, pid)
+		}
+	}
+	return killed, Remove(dir)
+}
+
+// removeError says why the group at dir could not be removed, with the
+// processes still in it when it was busy.
+func removeError(dir string, err error) error {
+	if pids, perr := Processes(dir); errors.Is(err, syscall.EBUSY) && perr == nil && len(pids) > 0 {
+		return fmt.Errorf("remove cgroup %s: processes %v are still in it: %w", dir, pids, err)
+	}
+	return fmt.Errorf("remove cgroup %s: %w", dir, err)
 }
 
 // hierarchyName names the hierarchy of controller in messages.

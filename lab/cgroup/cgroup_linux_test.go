@@ -2,11 +2,16 @@ package cgroup
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/svclab/svclab/lab/labtest"
 )
@@ -96,7 +101,7 @@ func TestMoveProcessAndBack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dir := filepath.Join(home, "svl-test-"+filepath.Base(t.TempDir()))
+			dir := testGroup(t, home)
 			if err := os.Mkdir(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -150,5 +155,126 @@ func TestProcesses(t *testing.T) {
 	}
 	if _, err := Processes(filepath.Join(t.TempDir(), "gone")); err == nil {
 		t.Error("Processes of a group that is not there: no error")
+	}
+}
+
+// TestRemoveWaitsForExitingProcesses puts a child process in a new group of
+// each hierarchy and asks Remove to delete the group while the child still
+// runs: Remove must wait until the child, killed a moment later, has left,
+// as `svclab cleanup` removes a killed run's groups right after killing its
+// processes. A child that stays past the wait makes an error naming the
+// group and the child.
+func TestRemoveWaitsForExitingProcesses(t *testing.T) {
+	labtest.RequireRoot(t)
+	for _, controller := range []string{Unified, "memory"} {
+		t.Run(hierarchyName(controller), func(t *testing.T) {
+			home, err := OwnDir(controller)
+			if errors.Is(err, ErrNotMounted) {
+				labtest.Require(t, err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := testGroup(t, home)
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = Remove(dir) })
+
+			child := startIn(t, dir)
+			defer busyWaitFor(100 * time.Millisecond)()
+			err = Remove(dir)
+			if err == nil || !errors.Is(err, syscall.EBUSY) || !strings.Contains(err.Error(), dir) ||
+				!strings.Contains(err.Error(), strconv.Itoa(child.Process.Pid)) {
+				t.Errorf("Remove of a group with a live process: %v; want EBUSY naming %s and process %d", err, dir, child.Process.Pid)
+			}
+
+			killed := make(chan error, 1)
+			go func() {
+				time.Sleep(300 * time.Millisecond)
+				_ = child.Process.Kill()
+				killed <- child.Wait()
+			}()
+			busyWaitFor(10 * time.Second)
+			start := time.Now()
+			if err := Remove(dir); err != nil {
+				t.Fatalf("Remove while the process is killed and exits: %v", err)
+			}
+			if took := time.Since(start); took < 250*time.Millisecond {
+				t.Errorf("Remove returned after %v, before the process was killed", took)
+			}
+			<-killed
+			if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the group %s is still there: %v", dir, err)
+			}
+		})
+	}
+}
+
+// startIn starts a sleeping child and moves it into the group at dir.
+func startIn(t *testing.T, dir string) *exec.Cmd {
+	t.Helper()
+	child := exec.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill() })
+	pid := strconv.Itoa(child.Process.Pid)
+	if err := os.WriteFile(filepath.Join(dir, procsFile), []byte(pid), 0); err != nil {
+		t.Fatal(err)
+	}
+	return child
+}
+
+// busyWaitFor sets how long Remove waits and returns what restores it.
+func busyWaitFor(d time.Duration) func() {
+	old := busyWait
+	busyWait = d
+	return func() { busyWait = old }
+}
+
+// testGroup names a group for this test under home, unique to this process:
+// a test run killed midway leaves its group, which must not fail the next.
+func testGroup(t *testing.T, home string) string {
+	return filepath.Join(home, fmt.Sprintf("svl-test-%d-%s", os.Getpid(), filepath.Base(t.TempDir())))
+}
+
+// TestKillAndRemove removes a group a child still runs in, as `svclab
+// cleanup` does for a killed run whose children outlive it: the child is
+// killed and reported, the group is gone; a group already gone is not an
+// error.
+func TestKillAndRemove(t *testing.T) {
+	labtest.RequireRoot(t)
+	for _, controller := range []string{Unified, "memory"} {
+		t.Run(hierarchyName(controller), func(t *testing.T) {
+			home, err := OwnDir(controller)
+			if errors.Is(err, ErrNotMounted) {
+				labtest.Require(t, err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := testGroup(t, home)
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = Remove(dir) })
+			child := startIn(t, dir)
+			waited := make(chan error, 1)
+			go func() { waited <- child.Wait() }()
+			killed, err := KillAndRemove(dir)
+			if err != nil || !slices.Equal(killed, []int{child.Process.Pid}) {
+				t.Errorf("KillAndRemove = %v, %v; want [%d], nil", killed, err, child.Process.Pid)
+			}
+			if err := <-waited; err == nil || !strings.Contains(err.Error(), "killed") {
+				t.Errorf("the child ended with %v; want killed", err)
+			}
+			if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the group %s is still there: %v", dir, err)
+			}
+			if killed, err := KillAndRemove(dir); err != nil || killed != nil {
+				t.Errorf("KillAndRemove of a group already gone = %v, %v; want nothing", killed, err)
+			}
+		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+
+	"github.com/svclab/svclab/lab/cgroup"
 )
 
 // PrefixBase starts every svclab object name (as topo.PrefixBase).
@@ -25,12 +27,14 @@ var ciliumVersion = func() string {
 }()
 
 // Cleanup removes what a killed run of either dataplane can leave: its
-// cgroups (<cgroup2 mount>/<prefix>-ebpf), and returns their paths. BPF
+// cgroups (<cgroup2 mount>/<prefix>-ebpf) and the processes still in them
+// (the run's children), and says what it removed ("cgroup <path>",
+// "process <pid> (in cgroup <path>)"). BPF
 // links and maps die with the process that held them, and a clsact qdisc
 // with the veth when the run's namespaces are deleted, so there is nothing
 // else. An empty prefix means every svclab run ("svl-"); a run prefix such
-// as "svl-3f9a" matches only its own cgroup. A cgroup that still has tasks
-// (a live run) is left and reported.
+// as "svl-3f9a" matches only its own cgroup: only a run that is over may
+// be cleaned up.
 func Cleanup(prefix string) ([]string, error) {
 	if prefix == "" {
 		prefix = PrefixBase
@@ -54,11 +58,15 @@ func Cleanup(prefix string) ([]string, error) {
 			continue
 		}
 		path := filepath.Join(mount, name)
-		if err := os.Remove(path); err != nil {
-			errs = append(errs, fmt.Errorf("ebpf cleanup: remove cgroup %s: %w", path, err))
+		killed, err := cgroup.KillAndRemove(path)
+		for _, pid := range killed {
+			removed = append(removed, fmt.Sprintf("process %d (in cgroup %s)", pid, path))
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("ebpf cleanup: %w", err))
 			continue
 		}
-		removed = append(removed, path)
+		removed = append(removed, "cgroup "+path)
 	}
 	return removed, errors.Join(errs...)
 }

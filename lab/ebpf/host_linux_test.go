@@ -162,8 +162,8 @@ func TestKilledRun(t *testing.T) {
 		t.Fatalf("the killed run's cgroup %s should be left for Cleanup: %v", cg, err)
 	}
 	removed, err := Cleanup(prefix)
-	if err != nil || len(removed) != 1 || removed[0] != cg {
-		t.Errorf("Cleanup(%s) = %v, %v; want [%s]", prefix, removed, err, cg)
+	if err != nil || len(removed) != 1 || removed[0] != "cgroup "+cg {
+		t.Errorf("Cleanup(%s) = %v, %v; want [cgroup %s]", prefix, removed, err, cg)
 	}
 	if _, err := topo.Cleanup(prefix); err != nil {
 		t.Error(err)

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/svclab/svclab/lab/cgroup"
 	"github.com/svclab/svclab/lab/ebpf"
 	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/netns"
@@ -124,16 +125,12 @@ func cleanupLease(e lease.Entry) ([]string, error) {
 	}
 	errs = append(errs, err)
 	cgroups, err := ebpf.Cleanup(e.Record.Prefix)
-	for _, c := range cgroups {
-		removed = append(removed, "cgroup "+c)
-	}
+	removed = append(removed, cgroups...)
 	errs = append(errs, err)
 	for _, dir := range slices.Concat(e.Record.Cgroups, e.Record.Dirs, lease.StateDirs(e.Record.Prefix)) {
-		if gone, err := removeRecordedDir(dir); err != nil {
-			errs = append(errs, err)
-		} else if gone {
-			removed = append(removed, "dir "+dir)
-		}
+		gone, err := removeRecordedDir(dir)
+		removed = append(removed, gone...)
+		errs = append(errs, err)
 	}
 	RemoveState(e.Record.Prefix)
 	if err := errors.Join(errs...); err != nil {
@@ -151,23 +148,35 @@ func waitGone(p lease.Process, d time.Duration) {
 
 // removeRecordedDir removes a directory a lease recorded, only where svclab
 // makes them (temp dirs, /dev/shm, /run/svclab, cgroup trees) and only if
-// its name carries svclab's prefix. A cgroup directory is removed with
-// rmdir (its processes are gone).
-func removeRecordedDir(dir string) (bool, error) {
+// its name carries svclab's prefix, and says what it removed. A cgroup
+// directory is removed with rmdir, after the processes still in it (the
+// run's children) are killed and have exited.
+func removeRecordedDir(dir string) ([]string, error) {
 	clean := filepath.Clean(dir)
 	if !strings.HasPrefix(filepath.Base(clean), topo.PrefixBase) {
-		return false, fmt.Errorf("refusing to remove %s: not a svclab name", dir)
+		return nil, fmt.Errorf("refusing to remove %s: not a svclab name", dir)
 	}
 	if _, err := os.Lstat(clean); errors.Is(err, os.ErrNotExist) {
-		return false, nil
+		return nil, nil
 	}
 	switch {
 	case strings.HasPrefix(clean, "/sys/fs/cgroup/"):
-		return true, syscall.Rmdir(clean)
+		var removed []string
+		killed, err := cgroup.KillAndRemove(clean)
+		for _, pid := range killed {
+			removed = append(removed, fmt.Sprintf("process %d (in cgroup %s)", pid, clean))
+		}
+		if err != nil {
+			return removed, err
+		}
+		return append(removed, "dir "+dir), nil
 	case strings.HasPrefix(clean, os.TempDir()+"/"), strings.HasPrefix(clean, "/dev/shm/"), strings.HasPrefix(clean, lease.Dir+"/"):
-		return true, os.RemoveAll(clean)
+		if err := os.RemoveAll(clean); err != nil {
+			return nil, fmt.Errorf("remove %s: %w", dir, err)
+		}
+		return []string{"dir " + dir}, nil
 	}
-	return false, fmt.Errorf("refusing to remove %s: outside the temp, shm and %s directories", dir, lease.Dir)
+	return nil, fmt.Errorf("refusing to remove %s: outside the temp, shm and %s directories", dir, lease.Dir)
 }
 
 // unownedNamespaces lists svclab-prefixed namespaces that no lease covers.

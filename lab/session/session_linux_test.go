@@ -54,9 +54,9 @@ func TestRemoveRecordedDirRefuses(t *testing.T) {
 		{filepath.Join(tmp, "svl-3f9a-missing"), "", false},
 		{mine, "", true},
 	} {
-		gone, err := removeRecordedDir(tc.dir)
-		if gone != tc.gone || (tc.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
-			t.Errorf("removeRecordedDir(%s) = %v, %v; want %v, error with %q", tc.dir, gone, err, tc.gone, tc.wantErr)
+		removed, err := removeRecordedDir(tc.dir)
+		if gone := len(removed) > 0; gone != tc.gone || (tc.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("removeRecordedDir(%s) = %v, %v; want removed %v, error with %q", tc.dir, removed, err, tc.gone, tc.wantErr)
 		}
 	}
 	if _, err := os.Stat(mine); !errors.Is(err, os.ErrNotExist) {
