@@ -136,6 +136,16 @@ func KillAndRemove(dir string) ([]int, error) {
 	return killed, Remove(dir)
 }
 
+// KilledNotes are cleanup's notes of the processes KillAndRemove killed in
+// the group at dir: "process <pid> (in cgroup <dir>)".
+func KilledNotes(dir string, pids []int) []string {
+	notes := make([]string, 0, len(pids))
+	for _, pid := range pids {
+		notes = append(notes, fmt.Sprintf("process %d (in cgroup %s)", pid, dir))
+	}
+	return notes
+}
+
 // removeError says why the group at dir could not be removed, with the
 // processes still in it when it was busy.
 func removeError(dir string, err error) error {

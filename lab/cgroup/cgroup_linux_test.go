@@ -278,3 +278,18 @@ func TestKillAndRemove(t *testing.T) {
 		})
 	}
 }
+
+// TestKilledNotes names each killed process and its group, one note each.
+func TestKilledNotes(t *testing.T) {
+	for _, tc := range []struct {
+		pids []int
+		want []string
+	}{
+		{nil, []string{}},
+		{[]int{12, 7}, []string{"process 12 (in cgroup /g/svl-1)", "process 7 (in cgroup /g/svl-1)"}},
+	} {
+		if got := KilledNotes("/g/svl-1", tc.pids); !slices.Equal(got, tc.want) {
+			t.Errorf("KilledNotes(%v) = %q; want %q", tc.pids, got, tc.want)
+		}
+	}
+}

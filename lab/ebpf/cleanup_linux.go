@@ -59,9 +59,7 @@ func Cleanup(prefix string) ([]string, error) {
 		}
 		path := filepath.Join(mount, name)
 		killed, err := cgroup.KillAndRemove(path)
-		for _, pid := range killed {
-			removed = append(removed, fmt.Sprintf("process %d (in cgroup %s)", pid, path))
-		}
+		removed = append(removed, cgroup.KilledNotes(path, killed)...)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("ebpf cleanup: %w", err))
 			continue

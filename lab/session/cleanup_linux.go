@@ -161,11 +161,8 @@ func removeRecordedDir(dir string) ([]string, error) {
 	}
 	switch {
 	case strings.HasPrefix(clean, "/sys/fs/cgroup/"):
-		var removed []string
 		killed, err := cgroup.KillAndRemove(clean)
-		for _, pid := range killed {
-			removed = append(removed, fmt.Sprintf("process %d (in cgroup %s)", pid, clean))
-		}
+		removed := cgroup.KilledNotes(clean, killed)
 		if err != nil {
 			return removed, err
 		}
