@@ -94,18 +94,7 @@ func TestMoveProcessAndBack(t *testing.T) {
 	labtest.RequireRoot(t)
 	for _, controller := range []string{Unified, "memory"} {
 		t.Run(hierarchyName(controller), func(t *testing.T) {
-			home, err := OwnDir(controller)
-			if errors.Is(err, ErrNotMounted) {
-				labtest.Require(t, err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := testGroup(t, home)
-			if err := os.Mkdir(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			defer Remove(dir)
+			home, dir := makeTestGroup(t, controller)
 			if err := MoveProcess(dir); err != nil {
 				t.Fatal(err)
 			}
@@ -168,22 +157,10 @@ func TestRemoveWaitsForExitingProcesses(t *testing.T) {
 	labtest.RequireRoot(t)
 	for _, controller := range []string{Unified, "memory"} {
 		t.Run(hierarchyName(controller), func(t *testing.T) {
-			home, err := OwnDir(controller)
-			if errors.Is(err, ErrNotMounted) {
-				labtest.Require(t, err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := testGroup(t, home)
-			if err := os.Mkdir(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = Remove(dir) })
-
+			_, dir := makeTestGroup(t, controller)
 			child := startIn(t, dir)
 			defer busyWaitFor(100 * time.Millisecond)()
-			err = Remove(dir)
+			err := Remove(dir)
 			if err == nil || !errors.Is(err, syscall.EBUSY) || !strings.Contains(err.Error(), dir) ||
 				!strings.Contains(err.Error(), strconv.Itoa(child.Process.Pid)) {
 				t.Errorf("Remove of a group with a live process: %v; want EBUSY naming %s and process %d", err, dir, child.Process.Pid)
@@ -233,10 +210,26 @@ func busyWaitFor(d time.Duration) func() {
 	return func() { busyWait = old }
 }
 
-// testGroup names a group for this test under home, unique to this process:
-// a test run killed midway leaves its group, which must not fail the next.
-func testGroup(t *testing.T, home string) string {
-	return filepath.Join(home, fmt.Sprintf("svl-test-%d-%s", os.Getpid(), filepath.Base(t.TempDir())))
+// makeTestGroup makes a group for this test in the process's own group of
+// controller's hierarchy (home), removed when the test ends, and skips
+// without the hierarchy (fails under CI=true). Its name is unique to this
+// process: a test run killed midway leaves its group, which must not fail
+// the next.
+func makeTestGroup(t *testing.T, controller string) (home, dir string) {
+	t.Helper()
+	home, err := OwnDir(controller)
+	if errors.Is(err, ErrNotMounted) {
+		labtest.Require(t, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(home, fmt.Sprintf("svl-test-%d-%s", os.Getpid(), filepath.Base(t.TempDir())))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = Remove(dir) })
+	return home, dir
 }
 
 // TestKillAndRemove removes a group a child still runs in, as `svclab
@@ -247,18 +240,7 @@ func TestKillAndRemove(t *testing.T) {
 	labtest.RequireRoot(t)
 	for _, controller := range []string{Unified, "memory"} {
 		t.Run(hierarchyName(controller), func(t *testing.T) {
-			home, err := OwnDir(controller)
-			if errors.Is(err, ErrNotMounted) {
-				labtest.Require(t, err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := testGroup(t, home)
-			if err := os.Mkdir(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = Remove(dir) })
+			_, dir := makeTestGroup(t, controller)
 			child := startIn(t, dir)
 			waited := make(chan error, 1)
 			go func() { waited <- child.Wait() }()

@@ -22,5 +22,5 @@ for i in $(seq 1 ${1:-8}); do
   m2=$(mach); o2=$(own)
   printf "load %d: %.1f s; machine %+.1f MB (after 3 s %+.1f), charged %+.1f MB (after 3 s %+.1f)\n" $i $(echo "$t1-$t0"|bc) $(echo "($m1-$m0)/1000000"|bc -l) $(echo "($m2-$m0)/1000000"|bc -l) $(echo "($o1-$o0)/1000000"|bc -l) $(echo "($o2-$o0)/1000000"|bc -l)
   ip netns exec $NS iptables-legacy -t nat -F; ip netns exec $NS iptables-legacy -t nat -X; ip netns exec $NS iptables-legacy -t filter -F; ip netns exec $NS iptables-legacy -t filter -X
-  sleep 2
+  sleep ${SETTLE:-2}   # the pause after the flush; SETTLE=0: none
 done
