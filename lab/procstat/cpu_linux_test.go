@@ -2,6 +2,8 @@ package procstat
 
 import (
 	"math"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/procfs"
@@ -37,10 +39,11 @@ func TestReadCPU(t *testing.T) {
 }
 
 // TestKernelMemory is Slab and VmallocUsed less the objects the slab
-// caches hold free, and less every object of the conntrack cache.
+// caches hold free, less every object of the conntrack cache and less the
+// pages of the per-CPU allocator's chunks' bookkeeping (3 in vmallocinfo).
 func TestKernelMemory(t *testing.T) {
-	got, err := kernelMemory(fixture(t, "testdata/proc"))
-	want := int64((4000+24)*1024 - (4000-1000)*512 - (2048-2000)*128 - 320*256)
+	got, err := kernelMemory("testdata/proc")
+	want := int64((4000+24)*1024 - (4000-1000)*512 - (2048-2000)*128 - 320*256 - 3*int64(os.Getpagesize()))
 	if err != nil || got != want {
 		t.Errorf("kernelMemory = %d, %v; want %d", got, err, want)
 	}
@@ -51,9 +54,11 @@ func TestMissingFiles(t *testing.T) {
 	if _, err := readCPU(fixture(t, "testdata/noslab")); err == nil {
 		t.Error("readCPU without a stat file: no error")
 	}
-	for _, dir := range []string{"testdata", "testdata/noslab"} {
-		if _, err := kernelMemory(fixture(t, dir)); err == nil {
-			t.Errorf("kernelMemory of %s (no slabinfo): no error", dir)
+	for _, tc := range []struct{ dir, file string }{
+		{"testdata", "meminfo"}, {"testdata/noslab", "slabinfo"}, {"testdata/novmallocinfo", "vmallocinfo"},
+	} {
+		if _, err := kernelMemory(tc.dir); err == nil || !strings.Contains(err.Error(), tc.file) {
+			t.Errorf("kernelMemory of %s (no %s): %v; want an error naming it", tc.dir, tc.file, err)
 		}
 	}
 }
