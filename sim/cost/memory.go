@@ -6,8 +6,9 @@ import (
 )
 
 // MemLine is the kernel memory a ruleset takes (MB: the growth across the
-// load of Slab + VmallocUsed less the slab caches' free objects,
-// machine-wide and so approximate) against its rules, a least-squares line.
+// load of the lab's kernel-memory measure, docs/measurements.md "Kernel
+// memory", machine-wide and so approximate) against its rules, a
+// least-squares line.
 type MemLine struct {
 	Line     stats.Fit `json:"line"`
 	MaxRules float64   `json:"max_rules"`

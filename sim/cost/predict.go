@@ -106,9 +106,9 @@ type Prediction struct {
 	// SyncPerChangeKind is what SyncPerChange's changes are: "" endpoint
 	// changes, scenario.BatchServices Service creations.
 	SyncPerChangeKind string `json:"sync_per_change_kind,omitempty"`
-	// KernelMemMB is the kernel memory the rules take (the growth of Slab
-	// + VmallocUsed less the slab caches' free objects across the load, a
-	// line against rules).
+	// KernelMemMB is the kernel memory the rules take (the growth of the
+	// lab's kernel-memory measure across the load, docs/measurements.md
+	// "Kernel memory"; a line against rules).
 	KernelMemMB *Estimate `json:"kernel_mem_mb,omitempty"`
 	// Programming is the network programming latency at the query's churn
 	// (nil without incremental sync calibration or churn).
