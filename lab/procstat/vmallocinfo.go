@@ -16,7 +16,7 @@ import (
 // themselves (pcpu_get_vm_areas, no pages= field) are meminfo's Percpu, not
 // VmallocUsed, and are not counted. pageSize is the machine's page size.
 //
-// Each chunk of 1 MiB a CPU (2 CPUs) carries 531 pages of it: its
+// On this 2-CPU machine each chunk (1 MiB a CPU) carries 531 pages of it: its
 // allocation and boundary maps and block metadata, and 512 pages of
 // memory-cgroup object pointers, 2 MiB, one for every 4 bytes of the unit
 // (docs/measurements.md, "Kernel memory").
