@@ -1,0 +1,3 @@
+module dumpclock
+
+go 1.26
