@@ -1,3 +1,7 @@
+"""How one load's chains lie, from their addresses (one hexadecimal address
+a line, in allocation order: the list's order): how many 4 KiB pages they
+span, how often the next chain is on the same page, and how far apart.
+usage: python3 order.py PTRS.txt"""
 import sys
 ptrs = [int(l, 16) for l in open(sys.argv[1]) if l.strip()]
 pages = [p >> 12 for p in ptrs]
