@@ -2,6 +2,7 @@ package labfake
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
@@ -39,6 +40,8 @@ type Machine struct {
 	readings             int
 	// ChainListWalkErr, when set, is returned by ChainListWalk.
 	ChainListWalkErr error
+	// ChainDumpWalkErr, when set, is returned by ChainDumpWalk.
+	ChainDumpWalkErr error
 	// Others are what OtherRuns returns: other svclab runs live on the
 	// simulated machine (none by default).
 	Others []machine.OtherRun
@@ -123,6 +126,37 @@ func FakeChainListWalk() []results.ChainListStep {
 		for _, s := range full {
 			out = append(out, results.ChainListStep{Chains: s.Chains, NsPerStep: layout.times * s.NsPerStep, Layout: layout.name, NodeBytes: layout.bytes})
 		}
+	}
+	return out
+}
+
+// ChainDumpWalk is a fixed walk (FakeChainDumpWalk); ChainDumpWalkErr,
+// when set, is returned instead. It refuses an empty prefix, as the
+// kernel's does.
+func (m *Machine) ChainDumpWalk(ctx context.Context, prefix string) ([]results.ChainListStep, error) {
+	switch {
+	case m.ChainDumpWalkErr != nil:
+		return nil, m.ChainDumpWalkErr
+	case prefix == "":
+		return nil, errors.New("chain dump walk: no namespace prefix (a run's)")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return FakeChainDumpWalk(), nil
+}
+
+// FakeChainDumpWalk is the dump walk the fake machine measures: 10 ns a
+// step packed, 40 ns at 12,500 chains rising to 100 ns at 50,000 spread,
+// 300 chains a message.
+func FakeChainDumpWalk() []results.ChainListStep {
+	var out []results.ChainListStep
+	for _, s := range []struct {
+		layout string
+		chains int
+		ns     float64
+	}{{results.ChainDumpPacked, 12_500, 10}, {results.ChainDumpPacked, 50_000, 10}, {results.ChainDumpSpread, 12_500, 40}, {results.ChainDumpSpread, 50_000, 100}} {
+		out = append(out, results.ChainListStep{Chains: s.chains, Layout: s.layout, NsPerStep: s.ns, MinNsPerStep: 0.8 * s.ns, MaxNsPerStep: 1.2 * s.ns, ChainsPerMessage: 300})
 	}
 	return out
 }

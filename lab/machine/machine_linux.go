@@ -30,6 +30,10 @@ type Machine interface {
 	// ChainListWalk times one step of iptables-nft-restore's chain-list
 	// walk at each of lab/chainlist's lengths, on this machine.
 	ChainListWalk(ctx context.Context) ([]results.ChainListStep, error)
+	// ChainDumpWalk times one step of the kernel's walk through a table's
+	// chains while it dumps them to nft, packed and spread, at each of
+	// lab/nftdump's sizes, on this machine, in namespaces under prefix.
+	ChainDumpWalk(ctx context.Context, prefix string) ([]results.ChainListStep, error)
 	// Hold claims the run prefix for this process while the run lives
 	// (the kernel's: a lease, see lab/lease).
 	Hold(prefix string) (Hold, error)

@@ -14,6 +14,7 @@ import (
 	"github.com/svclab/svclab/lab/lease"
 	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/lab/nftdump"
 	"github.com/svclab/svclab/lab/pktgen"
 	"github.com/svclab/svclab/lab/podserver"
 	"github.com/svclab/svclab/lab/procstat"
@@ -53,6 +54,14 @@ func (Kernel) KernelMemory() (procstat.MemoryReading, error) { return procstat.R
 // ChainListWalk times the chain-list walk on this machine (lab/chainlist).
 func (Kernel) ChainListWalk(ctx context.Context) ([]results.ChainListStep, error) {
 	return chainlist.Measure(ctx, chainlist.Layouts, chainlist.DefaultOptions)
+}
+
+// ChainDumpWalk times the chain dump's walk on this machine
+// (lab/nftdump), in namespaces under prefix.
+func (Kernel) ChainDumpWalk(ctx context.Context, prefix string) ([]results.ChainListStep, error) {
+	opts := nftdump.DefaultOptions
+	opts.Prefix = prefix
+	return nftdump.Measure(ctx, opts)
 }
 
 // Hold takes the run's lease (see session.RunLease) and moves the process

@@ -93,6 +93,9 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	if meta.ChainListWalk, sectionOpts, err = timeChainListWalk(ctx, sc, opts.Options); err != nil {
 		return out, err
 	}
+	if meta.ChainDumpWalk, sectionOpts, err = timeChainDumpWalk(ctx, sc, sectionOpts, opts.Prefix); err != nil {
+		return out, err
+	}
 	if err := results.WriteJSON(opts.OutDir, results.MetaFile, meta); err != nil {
 		return out, err
 	}

@@ -293,18 +293,26 @@ func pointEndpoints(mode string, p results.Point) int {
 
 // syncForm is what is known of a sync's growth before fitting: a tool
 // with a quadratic term (dataplane.Info.FullSyncQuadratic), a chain-list
-// walk priced on the machine.
+// walk or a chain dump's walk priced on the machine.
 type syncForm struct {
 	quadratic bool
 	chainList *ChainListPrice
+	chainDump *ChainDumpPrice
 	// partial says the sync is a partial one (its walk is the partial
 	// payload's).
 	partial bool
 }
 
 // withoutChainList is a point's sync time less its priced chain-list walk
-// (the time itself without a price).
+// and chain dump's walk (the time itself without a price).
 func (f syncForm) withoutChainList(mode string, p results.Point, seconds float64) (float64, error) {
+	if f.chainDump != nil {
+		chains, err := pointChains(mode, p)
+		if err != nil {
+			return 0, fmt.Errorf("%d services: %w", p.Services, err)
+		}
+		seconds -= f.chainDump.seconds(chains).Value
+	}
 	if f.chainList == nil {
 		return seconds, nil
 	}

@@ -23,11 +23,19 @@ const (
 	MetricSyncPerChange = "sync per batched change (s)"
 )
 
+// machineWalks are the walks a calibration timed on its machine, which
+// price some dataplanes' syncs: iptables-nft-restore's chain list
+// (results.Meta.ChainListWalk) and the kernel's chain dump to nft
+// (results.Meta.ChainDumpWalk).
+type machineWalks struct {
+	chainList, chainDump []results.ChainListStep
+}
+
 // calibrateDataplane fits every curve of one dataplane; its sync probes
 // (all of every dataplane's) join its points in the full-sync fit, and its
 // loads (dataplaneLoads) give the sync curves' and the memory line's
 // LoadSpread.
-func calibrateDataplane(name string, all, syncProbes, loads []results.Point, walk []results.ChainListStep, opts Options) (DataplaneModel, error) {
+func calibrateDataplane(name string, all, syncProbes, loads []results.Point, walks machineWalks, opts Options) (DataplaneModel, error) {
 	lookup, err := LookupOf(name)
 	if err != nil {
 		return DataplaneModel{}, err
@@ -63,10 +71,14 @@ func calibrateDataplane(name string, all, syncProbes, loads []results.Point, wal
 	probed := withSyncProbes(perSize, syncProbes, name)
 	var fullWalk, partialWalk *ChainListPrice
 	if info.ChainListRestore {
-		fullWalk, partialWalk = newChainListPrice(walk, results.ChainListFull), newChainListPrice(walk, results.ChainListPartial)
+		fullWalk, partialWalk = newChainListPrice(walks.chainList, results.ChainListFull), newChainListPrice(walks.chainList, results.ChainListPartial)
+	}
+	var dump *ChainDumpPrice
+	if info.ChainDump {
+		dump = newChainDumpPrice(walks.chainDump)
 	}
 	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, syncForm{quadratic: info.FullSyncQuadratic, chainList: fullWalk}, func(p results.Point) float64 { return p.SyncFullS })
-	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, probed, opts, syncForm{chainList: partialWalk, partial: true}, func(p results.Point) float64 { return p.SyncIncrementalS })
+	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, probed, opts, syncForm{chainList: partialWalk, chainDump: dump, partial: true}, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.SyncFull.withLoadSpread(loads, mode, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental.withLoadSpread(loads, mode, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.SyncPerChange, dm.SyncPerChangeKind = fitPerChange(&dm, perSize)
@@ -156,7 +168,7 @@ func optionalSync(dm *DataplaneModel, metric string, points []results.Point, opt
 		dm.Warnings = append(dm.Warnings, dm.Dataplane+" "+err.Error()+" (0 = not timed): not predicted")
 		return nil
 	}
-	c.ChainList = form.chainList
+	c.ChainList, c.ChainDump = form.chainList, form.chainDump
 	if c.R2 < opts.MinR2 {
 		w := fmt.Sprintf("%s %s: poor fit even in the best form (%s, R² %.3f, %d sizes); predictions are doubtful",
 			dm.Dataplane, metric, c.Form, c.R2, c.Points)

@@ -134,6 +134,7 @@ func planRows(q Query, preds []Prediction) []planRow {
 		{chainListRowLabel, func(p Prediction) string { return planChainList(p.SyncFull) }},
 		{"incremental sync (s)", func(p Prediction) string { return SyncText(p.SyncIncremental) }},
 		{partialChainListRowLabel, func(p Prediction) string { return planChainList(p.SyncIncremental) }},
+		{chainDumpRowLabel, func(p Prediction) string { return planChainDump(p.SyncIncremental) }},
 		{"each further change in a sync (s)", func(p Prediction) string { return planPerChange(p) }},
 		{fmt.Sprintf("programming latency p50 (s) at %s %s/s", planNumber(q.ChurnPerSec), ChurnKindName(q.ChurnKind)), func(p Prediction) string { return planProgramming(p.Programming, false) }},
 		{"programming latency p99 (s)", func(p Prediction) string { return planProgramming(p.Programming, true) }},
@@ -151,7 +152,27 @@ func planRows(q Query, preds []Prediction) []planRow {
 	if !slices.ContainsFunc(preds, pricedWalk) {
 		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == chainListRowLabel || r.label == partialChainListRowLabel })
 	}
+	if !slices.ContainsFunc(preds, pricedDump) {
+		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == chainDumpRowLabel })
+	}
 	return rows
+}
+
+// chainDumpRowLabel is the row of an incremental sync's chain dump walk,
+// shown when some dataplane's was priced.
+const chainDumpRowLabel = "  of which the kernel's chain-dump walk (s)"
+
+// pricedDump says whether p's incremental sync was priced with its chain
+// dump's walk.
+func pricedDump(p Prediction) bool {
+	return p.SyncIncremental != nil && p.SyncIncremental.ChainDump != nil
+}
+
+func planChainDump(s *SyncPrediction) string {
+	if s == nil || s.ChainDump == nil {
+		return "—"
+	}
+	return EstimateText(s.ChainDump)
 }
 
 // The rows of the syncs' chain-list walks, shown when some dataplane's

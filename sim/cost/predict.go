@@ -76,6 +76,11 @@ type SyncPrediction struct {
 	// ChainList is the restore tool's chain-list walk within Seconds, when
 	// priced on the calibration's machine (SyncCurve.ChainList).
 	ChainList *Estimate `json:"chain_list_s,omitempty"`
+	// ChainDump is the kernel's walk through the chains it dumps to nft
+	// within Seconds, when priced on the calibration's machine
+	// (SyncCurve.ChainDump): its value for chains lying packed, its
+	// interval up to chains spread over four times the pages.
+	ChainDump *Estimate `json:"chain_dump_s,omitempty"`
 }
 
 // Prediction is what a Query costs on one dataplane.
@@ -236,9 +241,9 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 		cores := c.Added.Scale(q.NewConnPerSec / 1e6)
 		p.CPUCores = &cores
 	}
-	p.SyncFull = m.predictSync(&p, dm.SyncFull, size.Rules, size.ChainList)
-	p.SyncIncremental = m.predictSync(&p, dm.SyncIncremental, size.Rules, size.PartialChainList)
-	p.SyncPerChange = m.predictSync(&p, dm.SyncPerChange, size.Rules, nil)
+	p.SyncFull = m.predictSync(&p, dm.SyncFull, size, size.ChainList)
+	p.SyncIncremental = m.predictSync(&p, dm.SyncIncremental, size, size.PartialChainList)
+	p.SyncPerChange = m.predictSync(&p, dm.SyncPerChange, size, nil)
 	if p.SyncPerChange != nil {
 		p.SyncPerChangeKind = dm.SyncPerChangeKind
 	}
@@ -305,13 +310,14 @@ func predictCost(c CostCurve, evals float64, services int) CostPrediction {
 	return out
 }
 
-// predictSync predicts a sync time for a ruleset of rules whose payload
-// walks the restore tool's chain list as walk does (nil: not an iptables
+// predictSync predicts a sync time for size's ruleset, whose payload walks
+// the restore tool's chain list as walk does (nil: not an iptables
 // payload), or nil when not calibrated.
-func (m *Model) predictSync(p *Prediction, c *SyncCurve, rules int, walk *iptables.ChainListWork) *SyncPrediction {
+func (m *Model) predictSync(p *Prediction, c *SyncCurve, size Size, walk *iptables.ChainListWork) *SyncPrediction {
 	if c == nil {
 		return nil
 	}
+	rules := size.Rules
 	s := &SyncPrediction{Form: c.Form, R2: c.R2, Points: c.Points, Extrapolation: float64(rules) / c.MaxRules}
 	// The fit's interval is for the mean curve; a sweep measures a median
 	// of a few loads, each scattering around it (Load.widen). And it says
@@ -324,20 +330,15 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, rules int, walk *iptabl
 		}
 		return e
 	}
-	if c.ChainList == nil {
+	if c.ChainList == nil && c.ChainDump == nil {
 		s.Seconds = formError(c.Load.widen(c.At(float64(rules))))
 	} else {
 		// The form fitted the rest of the sync: its error is the rest's;
-		// the loads scatter as the whole sync does.
-		priced := c.ChainList.seconds(walk)
-		// The rest cannot be negative (the walk's price may exceed a small
-		// sync's whole time by up to its uncertainty).
+		// the loads scatter as the whole sync does. The rest cannot be
+		// negative (a walk's price may exceed a small sync's whole time by
+		// up to its uncertainty).
+		priced := m.pricedWalks(p, c, s, size, walk)
 		s.Seconds = c.Load.widen(formError(c.At(float64(rules))).NonNegative().Plus(priced))
-		s.ChainList, s.Form = &priced, c.Form+" + chain-list walk"
-		if c.ChainList.beyond(walk) {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: the restore's chain list grows to %d chains, beyond the longest the calibration timed a step of (%d): priced at that length's cost, likely low",
-				p.Dataplane, c.Metric, walk.Longest, c.ChainList.Steps[len(c.ChainList.Steps)-1].Chains))
-		}
 	}
 	s.Beyond = s.Extrapolation > m.Options.BeyondFactor
 	if s.Beyond {
@@ -353,10 +354,34 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, rules int, walk *iptabl
 	return s
 }
 
+// pricedWalks is the walks a sync curve priced on the calibration's
+// machine, at size's ruleset (walk: its chain-list walk), recorded in s
+// and warned about in p where they go beyond the lists timed.
+func (m *Model) pricedWalks(p *Prediction, c *SyncCurve, s *SyncPrediction, size Size, walk *iptables.ChainListWork) Estimate {
+	priced := exact(0)
+	if c.ChainList != nil {
+		list := c.ChainList.seconds(walk)
+		s.ChainList, s.Form, priced = &list, s.Form+" + chain-list walk", priced.Plus(list)
+		if c.ChainList.beyond(walk) {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: the restore's chain list grows to %d chains, beyond the longest the calibration timed a step of (%d): priced at that length's cost, likely low",
+				p.Dataplane, c.Metric, walk.Longest, c.ChainList.Steps[len(c.ChainList.Steps)-1].Chains))
+		}
+	}
+	if c.ChainDump != nil {
+		dump := c.ChainDump.seconds(size.Chains)
+		s.ChainDump, s.Form, priced = &dump, s.Form+" + chain-dump walk", priced.Plus(dump)
+		if c.ChainDump.beyond(size.Chains) {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: nft's chain dump walks %d chains, beyond the longest the calibration timed a step of (%d): priced at that length's cost, likely low",
+				p.Dataplane, c.Metric, size.Chains, c.ChainDump.Packed[len(c.ChainDump.Packed)-1].Chains))
+		}
+	}
+	return priced
+}
+
 // unpriced is s unless its chain-list walk was priced (nil then): a priced
 // sync already grows as the tool's walk does.
 func unpriced(s *SyncPrediction) *SyncPrediction {
-	if s != nil && s.ChainList != nil {
+	if s != nil && (s.ChainList != nil || s.ChainDump != nil) {
 		return nil
 	}
 	return s

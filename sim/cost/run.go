@@ -113,6 +113,10 @@ type Run struct {
 	// measured it: the iptables-nft syncs are priced with it
 	// (ChainListPrice).
 	ChainListWalk []results.ChainListStep
+	// ChainDumpWalk is the machine's chain dump walk (meta.json's), when
+	// the sweep measured it: the nftables incremental syncs are priced
+	// with it (ChainDumpPrice).
+	ChainDumpWalk []results.ChainListStep
 	Warnings      []string
 }
 
@@ -267,7 +271,7 @@ func newRun(name string, s *results.Summary, m *results.Meta) (*Run, error) {
 			GuestKernel: m.GuestKernel, CPU: m.CPU, CPUs: m.CPUs, GitCommit: m.GitCommit, Tools: m.Tools,
 			Engine: m.Engine, KubeProxyVersion: m.KubeProxyVersion}
 		r.Source.Machine = machineOf(r.Source)
-		r.ChainListWalk = m.ChainListWalk
+		r.ChainListWalk, r.ChainDumpWalk = m.ChainListWalk, m.ChainDumpWalk
 	}
 	if !s.Complete {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("calibration %s: run %s is incomplete (interrupted)", name, s.Run))

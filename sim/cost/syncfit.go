@@ -68,6 +68,10 @@ type SyncCurve struct {
 	// calibration's times: the curve is the rest of the sync, and a
 	// prediction adds the walk of its own payload (ChainListPrice).
 	ChainList *ChainListPrice `json:"chain_list,omitempty"`
+	// ChainDump, when set, priced the kernel's walk through the chains it
+	// dumps to nft out of the calibration's times, as ChainList does
+	// (ChainDumpPrice).
+	ChainDump *ChainDumpPrice `json:"chain_dump,omitempty"`
 }
 
 // powerFromFraction: the power form uses the sizes of at least

@@ -35,7 +35,7 @@ var all = []Info{
 		Mode:  ModeNFTables,
 		Tools: []string{"nft"}, Packages: []string{"nftables"},
 		Version:      VersionCmd{Key: "nft", Argv: []string{"nft", "--version"}},
-		RuleCounters: false, Sync: RestoreText, Up: true, PartialCreates: true,
+		RuleCounters: false, Sync: RestoreText, Up: true, PartialCreates: true, ChainDump: true,
 		Kernel: KernelNeeds{Module: "nf_tables", Features: []Feature{FeatureNFTables, FeatureConntrack}},
 		Lookup: MapLookup, Colour: color.RGBA{R: 0x00, G: 0x9E, B: 0x73, A: 0xFF}}, // green
 	{Name: IPVS, Summary: "kube-proxy IPVS mode (virtual/real servers, ipsets, kube-ipvs0)",

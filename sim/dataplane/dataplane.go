@@ -109,6 +109,14 @@ type Info struct {
 	// syncs measures a step of that walk on the machine (lab/chainlist),
 	// and the cost model prices a payload's steps with it.
 	ChainListRestore bool
+	// ChainDump is true when its tool lists the kernel's chains before
+	// every change (nft fills its cache with a netlink dump), and the
+	// kernel resumes that dump for every message by walking the table's
+	// chain list from its start, about C²/2k steps for C chains in
+	// messages of k: a sweep that times its syncs measures a step of that
+	// walk on the machine (lab/nftdump), and the cost model prices an
+	// incremental sync's walk with it (results/nft-chain-placement).
+	ChainDump bool
 	// PartialCreates is true when the lab applies Service creations in
 	// one partial sync, as kube-proxy's does (lab/apply's Change.Created):
 	// a sweep can time a batch of them (sweep.incrementalBatchKind:

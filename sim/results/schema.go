@@ -113,6 +113,14 @@ type Meta struct {
 	// (dataplane.Info.ChainListRestore), on each payload's layout
 	// (ChainListStep.Layout); the planner prices its syncs' steps with it.
 	ChainListWalk []ChainListStep `json:"chain_list_walk,omitempty"`
+	// ChainDumpWalk is what one step of the kernel's walk through a
+	// table's chains took while it dumped them to nft, with the chains
+	// loaded packed (ChainDumpPacked) and spread over four times the slab
+	// pages (ChainDumpSpread), at each of lab/nftdump's lengths: measured
+	// when a sweep times a dataplane whose tool lists the kernel's chains
+	// before every change (dataplane.Info.ChainDump); the planner prices
+	// its incremental syncs' walk with it (absent before 2026-12-06).
+	ChainDumpWalk []ChainListStep `json:"chain_dump_walk,omitempty"`
 }
 
 // ChainListStep is the time of one step of the chain-list walk at one list
@@ -139,6 +147,11 @@ type ChainListStep struct {
 	// (absent from runs recorded before these fields, 2026-12-05).
 	MinNsPerStep float64 `json:"min_ns_per_step,omitempty"`
 	MaxNsPerStep float64 `json:"max_ns_per_step,omitempty"`
+	// ChainsPerMessage is, for a chain dump's step (ChainDumpPacked,
+	// ChainDumpSpread), the chains the kernel put in one netlink message
+	// of nft's receive buffer: the walk resumes from the list's start for
+	// every message.
+	ChainsPerMessage float64 `json:"chains_per_message,omitempty"`
 }
 
 // The layouts a chain-list walk is timed on: the list a full sync's
@@ -147,6 +160,13 @@ type ChainListStep struct {
 const (
 	ChainListFull    = "full"
 	ChainListPartial = "partial"
+	// ChainDumpPacked and ChainDumpSpread are the layouts of the kernel's
+	// chain objects a chain dump's walk is timed on (Meta.ChainDumpWalk):
+	// loaded into a slab cache without holes, 32 to a page, and into one
+	// whose pages each have 8 holes, 8 to a page
+	// (results/nft-chain-placement).
+	ChainDumpPacked = "nft-dump-packed"
+	ChainDumpSpread = "nft-dump-spread"
 )
 
 // OfLayout says whether the step was timed on layout's list.
