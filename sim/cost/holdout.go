@@ -240,10 +240,22 @@ func ProbesText(run *Run) string {
 	if sizes := probeSizes(run.SyncProbes); len(sizes) > 0 {
 		parts = append(parts, "sync probes at "+sizes+" services (full syncs: their ×calibration is from the largest)")
 	}
+	if dump := newChainDumpPrice(run.ChainDumpWalk); dump != nil {
+		parts = append(parts, "chain dump walk timed at "+dumpLengths(dump)+" chains, packed and spread (nftables' incremental sync)")
+	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return "with the run's " + strings.Join(parts, " and ")
+}
+
+// dumpLengths lists the chains the dump walk was timed at, comma-separated.
+func dumpLengths(p *ChainDumpPrice) string {
+	parts := make([]string, len(p.Packed))
+	for i, s := range p.Packed {
+		parts[i] = strconv.Itoa(s.Chains)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // probeSizes lists the probes' distinct sizes in order, comma-separated.

@@ -113,8 +113,9 @@ type Info struct {
 	// every change (nft fills its cache with a netlink dump), and the
 	// kernel resumes that dump for every message by walking the table's
 	// chain list from its start, about C²/2k steps for C chains in
-	// messages of k: a sweep that times its syncs measures a step of that
-	// walk on the machine (lab/nftdump), and the cost model prices an
+	// messages of k: a sweep that probes its syncs (sweep.syncProbe)
+	// measures a step of that walk on the machine (lab/nftdump), and the
+	// cost model prices an
 	// incremental sync's walk with it (results/nft-chain-placement).
 	ChainDump bool
 	// PartialCreates is true when the lab applies Service creations in

@@ -117,15 +117,18 @@ type Meta struct {
 	// table's chains took while it dumped them to nft, with the chains
 	// loaded packed (ChainDumpPacked) and spread over four times the slab
 	// pages (ChainDumpSpread), at each of lab/nftdump's lengths: measured
-	// when a sweep times a dataplane whose tool lists the kernel's chains
-	// before every change (dataplane.Info.ChainDump); the planner prices
+	// when a sweep with sync probes (sweep.syncProbe) times a dataplane
+	// whose tool lists the kernel's chains before every change
+	// (dataplane.Info.ChainDump); the planner prices
 	// its incremental syncs' walk with it (absent before 2026-12-06).
 	ChainDumpWalk []ChainListStep `json:"chain_dump_walk,omitempty"`
 }
 
-// ChainListStep is the time of one step of the chain-list walk at one list
-// length: one strcmp against the next node's name, and the loads to reach
-// it.
+// ChainListStep is the time of one step of a list walk at one list
+// length: of iptables-nft-restore's chain list (Meta.ChainListWalk: one
+// strcmp against the next node's name, and the loads to reach it), or of
+// the kernel's chain list as it resumes a chain dump to nft
+// (Meta.ChainDumpWalk: one chain object passed).
 type ChainListStep struct {
 	Chains    int     `json:"chains"`
 	NsPerStep float64 `json:"ns_per_step"`
