@@ -1,6 +1,7 @@
 package nftdump
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -18,32 +19,36 @@ const (
 	nfnlSubsysNftables = 10
 	nftMsgNewChain     = 3
 	nftMsgGetChain     = 4
-	// nftReceiveBuffer is nft's receive buffer (nftables'
-	// NFT_NLMSG_MAXSIZE, 65,535 + a page, less one): the kernel caps the
-	// messages it fills at 32 KiB.
-	nftReceiveBuffer = 69631
-	// smallReceiveBuffer makes about 8 times the messages, so 8 times the
-	// walk.
-	smallReceiveBuffer = 4096
 )
 
-// dumpResult is one chain dump: its time, the messages it came in, the
-// chains it carried, each message's chains, and the list steps the kernel
-// walked to resume it (for each message, the chains sent before it).
-type dumpResult struct {
-	took                   time.Duration
-	messages, chains, walk int
-	byMessage              []int
+// Receive buffers a dump reads with.
+const (
+	// NftReceiveBuffer is nft's receive buffer (nftables'
+	// NFT_NLMSG_MAXSIZE, 65,535 + a page, less one): the kernel caps the
+	// messages it fills at 32 KiB.
+	NftReceiveBuffer = 69631
+	// SmallReceiveBuffer makes about 8 times the messages, so 8 times the
+	// walk.
+	SmallReceiveBuffer = 4096
+)
+
+// Dump is one chain dump: its time, the messages it came in, the chains
+// it carried, each message's chains, and the list steps the kernel walked
+// to resume it (Walk: for each message, the chains sent before it).
+type Dump struct {
+	Took                   time.Duration
+	Messages, Chains, Walk int
+	ByMessage              []int
 }
 
-// perMessage is the chains a full message held: the mean of every message
+// PerMessage is the chains a full message held: the mean of every message
 // that held chains but the first (which the kernel fills before it knows
 // the reader's buffer, about 4 KiB) and the last (which holds what is
 // left).
-func (r dumpResult) perMessage() float64 {
-	full := slices.DeleteFunc(slices.Clone(r.byMessage), func(n int) bool { return n == 0 })
+func (r Dump) PerMessage() float64 {
+	full := slices.DeleteFunc(slices.Clone(r.ByMessage), func(n int) bool { return n == 0 })
 	if len(full) < 3 {
-		return float64(r.chains)
+		return float64(r.Chains)
 	}
 	full = full[1 : len(full)-1]
 	sum := 0
@@ -53,35 +58,35 @@ func (r dumpResult) perMessage() float64 {
 	return float64(sum) / float64(len(full))
 }
 
-// dumpChains reads every chain of family ip in the calling thread's
+// DumpChains reads every chain of family ip in the calling thread's
 // namespace with a receive buffer of buf bytes, on a fresh socket.
-func dumpChains(buf int) (dumpResult, error) {
+func DumpChains(buf int) (Dump, error) {
 	fd, err := syscall.Socket(syscall.AF_NETLINK, syscall.SOCK_RAW|syscall.SOCK_CLOEXEC, netlinkNetfilter)
 	if err != nil {
-		return dumpResult{}, fmt.Errorf("netfilter netlink socket: %w", err)
+		return Dump{}, fmt.Errorf("netfilter netlink socket: %w", err)
 	}
 	defer syscall.Close(fd)
 	if err := syscall.Bind(fd, &syscall.SockaddrNetlink{Family: syscall.AF_NETLINK}); err != nil {
-		return dumpResult{}, fmt.Errorf("bind netfilter netlink socket: %w", err)
+		return Dump{}, fmt.Errorf("bind netfilter netlink socket: %w", err)
 	}
 	start := time.Now()
 	if err := syscall.Sendto(fd, chainDumpRequest(), 0, &syscall.SockaddrNetlink{Family: syscall.AF_NETLINK}); err != nil {
-		return dumpResult{}, fmt.Errorf("request the chain dump: %w", err)
+		return Dump{}, fmt.Errorf("request the chain dump: %w", err)
 	}
 	b := make([]byte, buf)
-	var r dumpResult
+	var r Dump
 	for {
 		n, _, err := syscall.Recvfrom(fd, b, 0)
 		if err != nil {
-			return dumpResult{}, fmt.Errorf("read the chain dump (message %d): %w", r.messages+1, err)
+			return Dump{}, fmt.Errorf("read the chain dump (message %d): %w", r.Messages+1, err)
 		}
-		r.messages++
-		r.walk += r.chains
-		before := r.chains
+		r.Messages++
+		r.Walk += r.Chains
+		before := r.Chains
 		done, err := countChains(b[:n], &r)
-		r.byMessage = append(r.byMessage, r.chains-before)
+		r.ByMessage = append(r.ByMessage, r.Chains-before)
 		if err != nil || done {
-			r.took = time.Since(start)
+			r.Took = time.Since(start)
 			return r, err
 		}
 	}
@@ -101,21 +106,57 @@ func chainDumpRequest() []byte {
 
 // countChains adds the chains of one received buffer to r and says
 // whether the dump is done.
-func countChains(b []byte, r *dumpResult) (bool, error) {
+func countChains(b []byte, r *Dump) (bool, error) {
 	for off := 0; off+16 <= len(b); {
 		length := int(binary.LittleEndian.Uint32(b[off:]))
 		switch binary.LittleEndian.Uint16(b[off+4:]) {
 		case syscall.NLMSG_DONE:
 			return true, nil
 		case syscall.NLMSG_ERROR:
-			return true, fmt.Errorf("chain dump: netlink error after %d chains", r.chains)
+			return true, fmt.Errorf("chain dump: netlink error after %d chains", r.Chains)
 		case nfnlSubsysNftables<<8 | nftMsgNewChain:
-			r.chains++
+			r.Chains++
 		}
 		if length < 16 {
-			return true, fmt.Errorf("chain dump: a message of %d bytes after %d chains", length, r.chains)
+			return true, fmt.Errorf("chain dump: a message of %d bytes after %d chains", length, r.Chains)
 		}
 		off += (length + 3) &^ 3
 	}
 	return false, nil
+}
+
+// Round is one timing round: three dumps with nft's receive buffer (Nft,
+// the one of median time) and one with a 4 KiB buffer (Small), whose
+// extra messages make the kernel walk more.
+type Round struct {
+	Nft, Small Dump
+}
+
+// NsPerStep is the round's price of one walk step: the 4 KiB dump's time
+// less the median nft-buffer dump's, over the steps the kernel walked
+// more.
+func (r Round) NsPerStep() float64 {
+	return float64((r.Small.Took - r.Nft.Took).Nanoseconds()) / float64(r.Small.Walk-r.Nft.Walk)
+}
+
+// TimeRound times one round in the calling thread's namespace.
+func TimeRound() (Round, error) {
+	var dumps []Dump
+	for range 3 {
+		d, err := DumpChains(NftReceiveBuffer)
+		if err != nil {
+			return Round{}, err
+		}
+		dumps = append(dumps, d)
+	}
+	small, err := DumpChains(SmallReceiveBuffer)
+	if err != nil {
+		return Round{}, err
+	}
+	slices.SortFunc(dumps, func(a, b Dump) int { return cmp.Compare(a.Took, b.Took) })
+	r := Round{Nft: dumps[1], Small: small}
+	if small.Walk <= r.Nft.Walk {
+		return r, fmt.Errorf("the 4 KiB dump walked %d steps, nft's %d: want more", small.Walk, r.Nft.Walk)
+	}
+	return r, nil
 }

@@ -53,15 +53,15 @@ func TestKernelWalksTheStepsSimCounts(t *testing.T) {
 	if _, err := netns.Output(ns, payload, "nft", "-f", "-"); err != nil {
 		t.Fatal(err)
 	}
-	for _, buf := range []int{nftReceiveBuffer, smallReceiveBuffer} {
-		var r dumpResult
-		if err := netns.Do(ns, func() (err error) { r, err = dumpChains(buf); return err }); err != nil {
+	for _, buf := range []int{NftReceiveBuffer, SmallReceiveBuffer} {
+		var r Dump
+		if err := netns.Do(ns, func() (err error) { r, err = DumpChains(buf); return err }); err != nil {
 			t.Fatal(err)
 		}
-		want := cost.ChainDumpSteps(r.chains, r.perMessage())
-		if r.chains != chains || math.Abs(float64(r.walk)-want) > 0.02*want {
+		want := cost.ChainDumpSteps(r.Chains, r.PerMessage())
+		if r.Chains != chains || math.Abs(float64(r.Walk)-want) > 0.02*want {
 			t.Errorf("buffer %d: %d chains in %d messages (%.1f a message) walked %d steps; loaded %d, sim counts %.0f",
-				buf, r.chains, r.messages, r.perMessage(), r.walk, chains, want)
+				buf, r.Chains, r.Messages, r.PerMessage(), r.Walk, chains, want)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/sim/results"
@@ -124,15 +123,15 @@ func loadPadding(name string, chains, every int) error {
 func timeRounds(step *results.ChainListStep, rounds int) error {
 	var perStep []float64
 	for range rounds {
-		ns, big, err := timeRound()
+		r, err := TimeRound()
 		if err != nil {
 			return err
 		}
-		if big.chains != step.Chains {
-			return fmt.Errorf("the dump carried %d chains, %d loaded", big.chains, step.Chains)
+		if r.Nft.Chains != step.Chains {
+			return fmt.Errorf("the dump carried %d chains, %d loaded", r.Nft.Chains, step.Chains)
 		}
-		perStep = append(perStep, ns)
-		step.ChainsPerMessage = big.perMessage()
+		perStep = append(perStep, r.NsPerStep())
+		step.ChainsPerMessage = r.Nft.PerMessage()
 	}
 	slices.Sort(perStep)
 	step.NsPerStep, step.MinNsPerStep, step.MaxNsPerStep = perStep[len(perStep)/2], perStep[0], perStep[len(perStep)-1]
@@ -140,26 +139,4 @@ func timeRounds(step *results.ChainListStep, rounds int) error {
 		return fmt.Errorf("a round timed the 4 KiB dump no slower than nft's (%.2f ns a step): the machine swung more than the walk takes", step.MinNsPerStep)
 	}
 	return nil
-}
-
-// timeRound is one round: ns a walk step, and one dump with nft's buffer.
-func timeRound() (float64, dumpResult, error) {
-	var took []time.Duration
-	var big dumpResult
-	for range 3 {
-		r, err := dumpChains(nftReceiveBuffer)
-		if err != nil {
-			return 0, big, err
-		}
-		took, big = append(took, r.took), r
-	}
-	small, err := dumpChains(smallReceiveBuffer)
-	if err != nil {
-		return 0, big, err
-	}
-	if small.walk <= big.walk {
-		return 0, big, fmt.Errorf("the 4 KiB dump walked %d steps, nft's %d: want more", small.walk, big.walk)
-	}
-	slices.Sort(took)
-	return float64((small.took - took[1]).Nanoseconds()) / float64(small.walk-big.walk), big, nil
 }

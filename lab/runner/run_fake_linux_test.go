@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -251,6 +252,41 @@ func TestSweepSyncProbeOnFakes(t *testing.T) {
 	}
 	if probes != 1 {
 		t.Errorf("%d labs loaded twice with one change applied after each load, want the probe's alone", probes)
+	}
+}
+
+// TestSweepLookupProbeOnFakes: a sync probe of a dataplane that looks its
+// services up in a map (nftables) also probes the uniform position when
+// the sweep does (50 connections in each of 2 repetitions); a rule
+// walk's (iptables-legacy) records no traffic.
+func TestSweepLookupProbeOnFakes(t *testing.T) {
+	sc := loadScenarioText(t, strings.Replace(fakeSweep, "positions: [first, last]", "positions: [last, uniform]", 1)+"  syncProbe: [1000]\n")
+	out, _, err := runOnFakes(t, t.Context(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := results.ReadSummary(out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		dataplane string
+		traffic   bool
+	}{{"iptables-legacy", false}, {"nftables", true}}
+	for _, tt := range tests {
+		t.Run(tt.dataplane, func(t *testing.T) {
+			i := slices.IndexFunc(s.SyncProbes, func(p results.Point) bool { return p.Dataplane == tt.dataplane })
+			if i < 0 {
+				t.Fatalf("no sync probe for %s in %+v", tt.dataplane, s.SyncProbes)
+			}
+			p := s.SyncProbes[i]
+			if got := p.P50us > 0 && p.Position == "uniform" && p.Connections == 2*50; got != tt.traffic {
+				t.Errorf("sync probe %+v: uniform traffic %v, want %v", p, got, tt.traffic)
+			}
+			if p.SyncFullS <= 0 || p.SyncIncrementalS <= 0 {
+				t.Errorf("sync probe %+v: its syncs not timed", p)
+			}
+		})
 	}
 }
 

@@ -328,7 +328,7 @@ func (l *sweepLab) probe(ctx context.Context, spec *scenario.Sweep, pos string, 
 // targetFor returns the address picker for a position: the target service,
 // or (uniform) a random service out of all N, fillers answered by the sink.
 func (l *sweepLab) targetFor(pos string, seed uint64) func(int) netip.AddrPort {
-	if pos != "uniform" {
+	if pos != positionUniform {
 		addr := netip.AddrPortFrom(scenario.SweepTargetIPs[pos], uint16(scenario.SweepTargetPort.Port))
 		return func(int) netip.AddrPort { return addr }
 	}

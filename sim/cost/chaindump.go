@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/svclab/svclab/sim/results"
@@ -99,4 +100,22 @@ func (p *ChainDumpPrice) beyond(chains int) bool {
 func pointChains(mode string, p results.Point) (int, error) {
 	s, err := countsOf(mode, p.Services, pointEndpoints(mode, p))
 	return s.Chains, err
+}
+
+// unpricedDumpWarning warns when the incremental sync of a dataplane whose
+// tool dumps the kernel's chains before a change (dataplane.Info.
+// ChainDump) is predicted past the largest calibrated ruleset without the
+// dump's walk priced: the calibration did not time it (meta.json
+// chain_dump_walk), so the fitted form leaves out a walk of about C²/2k
+// steps that grows faster than it.
+func unpricedDumpWarning(name string, s *SyncPrediction) []string {
+	info, _ := modelled(name)
+	if !info.ChainDump || s == nil || s.ChainDump != nil || s.Extrapolation <= 1 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s incremental sync predicted at %.2g× the largest calibrated ruleset without the kernel's chain dump walk: "+
+		"nft lists the table's chains before every change, and the kernel walks about C²/2k chain steps for C chains in messages of k "+
+		"(results/nft-chain-placement), which the fitted form does not grow with; this calibration did not time a step of that walk "+
+		"(meta.json chain_dump_walk: sweeps with sync probes time it since 2026-12-06, svclab plan calibrate's among them), so take "+
+		"the sync as a lower bound or calibrate again", name, s.Extrapolation)}
 }

@@ -126,3 +126,37 @@ func TestChainDumpPricedSync(t *testing.T) {
 		t.Errorf("the plan does not show the dump walk:\n%s", b.String())
 	}
 }
+
+// TestUnpricedDumpWarns: nftables' incremental sync predicted past the
+// calibration without a timed dump walk says it leaves the walk out;
+// priced, or within the calibration, it does not.
+func TestUnpricedDumpWarns(t *testing.T) {
+	tests := []struct {
+		name     string
+		walk     []results.ChainListStep
+		services int
+		want     bool
+	}{
+		{"no walk timed, 10× beyond", nil, 200000, true},
+		{"no walk timed, within", nil, 10000, false},
+		{"walk timed, 10× beyond", synthDumpWalk, 200000, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := synthRun()
+			run.ChainDumpWalk = tt.walk
+			m, err := CalibrateRun(run, Options{MaxN: 20000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			preds, err := m.Predict(Query{Services: tt.services, EndpointsPerService: 1, Dataplane: "nftables", Position: PositionLast})
+			if err != nil {
+				t.Fatal(err)
+			}
+			warned := slices.ContainsFunc(preds[0].Warnings, func(w string) bool { return strings.Contains(w, "without the kernel's chain dump walk") })
+			if warned != tt.want {
+				t.Errorf("warned %v, want %v: %v", warned, tt.want, preds[0].Warnings)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package cost
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/svclab/svclab/sim/stats"
 	"gonum.org/v1/gonum/stat"
@@ -29,11 +30,17 @@ type CostCurve struct {
 	// its cost creeps up with the table's size (one hot service's lookup
 	// stays cached: the fixed positions keep the constant) (nftables' uniform p50: 15.5, 17.8, 18.6,
 	// 19.2 µs at N = 1, 1,000, 2,500, 5,000 in results/plan-holdout/native-d).
+	// With lookup probes it is fitted on the segment from the points'
+	// largest size through the probes (withLookupProbes).
 	LogLine *stats.Fit `json:"log_line,omitempty"`
 	// Repetitions is how many points the LogLine has per size: its
 	// interval is for a median of that many repetitions measured at the
 	// predicted size (stats.PredictMedian), as a holdout measures it.
 	Repetitions int `json:"repetitions,omitempty"`
+	// LookupProbes are the sizes of the lookup probes (sync probes that
+	// also measured the uniform position) the LogLine was fitted on beside
+	// the points: a prediction's extrapolation is from the largest.
+	LookupProbes []int `json:"lookup_probes,omitempty"`
 	// Points is the number of calibration points; MaxX the largest
 	// evaluations (LinearWalk) or services (MapLookup) among them.
 	Points int     `json:"points"`
@@ -98,6 +105,30 @@ func (c *CostCurve) withLogGrowth(x, y []float64) {
 	if f, err := stats.LinearFit(lnx, y); err == nil {
 		c.LogLine, c.Repetitions = &f, max(len(x)/distinctCount(x), 1)
 	}
+}
+
+// withLookupProbes fits the LogLine again on the segment (x services, y
+// cost) from the points' largest size through the lookup probes above it,
+// when that has 3 sizes, and records the probes' sizes.
+func (c *CostCurve) withLookupProbes(x, y []float64) {
+	if c.LogLine == nil || distinctCount(x) < 3 {
+		return
+	}
+	c.withLogGrowth(x, y)
+	for _, n := range x {
+		if n > c.MaxX && !slices.Contains(c.LookupProbes, int(n)) {
+			c.LookupProbes = append(c.LookupProbes, int(n))
+		}
+	}
+}
+
+// probedExtrapolation is services over the largest lookup probe, 0 without
+// probes.
+func (c CostCurve) probedExtrapolation(services int) float64 {
+	if len(c.LookupProbes) == 0 {
+		return 0
+	}
+	return float64(services) / float64(slices.Max(c.LookupProbes))
 }
 
 // hasInterval says whether the fit has degrees of freedom for an interval.

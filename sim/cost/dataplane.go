@@ -60,7 +60,9 @@ func calibrateDataplane(name string, all, syncProbes, loads []results.Point, wal
 	}
 	uniformPoints := inRange(positioned(points, PositionUniform), opts.Range)
 	if dm.P50Uniform = optionalCost(&dm, MetricP50+" (uniform)", uniformPoints, opts, p50); dm.P50Uniform != nil {
+		probes := lookupProbes(uniformPoints, syncProbes, name, lookup)
 		dm.P50Uniform.withLogGrowth(costXY(uniformPoints, lookup, p50))
+		dm.P50Uniform.withLookupProbes(costXY(probeSegment(uniformPoints, probes), lookup, p50))
 	}
 	dm.P99Uniform = optionalCost(&dm, MetricP99+" (uniform)", uniformPoints, opts, func(p results.Point) float64 { return p.P99us })
 	lastPoints := inRange(positioned(points, PositionLast), opts.Range)
@@ -274,6 +276,41 @@ func withSyncProbes(perSize, probes []results.Point, dataplane string) []results
 	}
 	slices.SortFunc(out, func(a, b results.Point) int { return cmp.Compare(a.Services, b.Services) })
 	return out
+}
+
+// lookupProbes are the sync probes of a map-lookup dataplane that also
+// measured the uniform position (lab/sweep's lookup probes), at sizes the
+// points do not have: the uniform p50's growth with the map's size past
+// the points.
+func lookupProbes(points, probes []results.Point, dataplane string, lookup Lookup) []results.Point {
+	if lookup != MapLookup {
+		return nil
+	}
+	var out []results.Point
+	for _, p := range uniformProbes(probes) {
+		if p.Dataplane == dataplane && !slices.ContainsFunc(points, func(q results.Point) bool { return q.Services == p.Services }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// probeSegment is, with lookup probes, the largest points' size and the
+// probes above it: the growth nearest a prediction past the points (a
+// lookup's cost does not follow one line in ln N from 1 service on: it
+// steps where the map outgrows a cache). Nil without probes.
+func probeSegment(points, probes []results.Point) []results.Point {
+	if len(probes) == 0 {
+		return nil
+	}
+	largest := maxServices(points)
+	var out []results.Point
+	for _, p := range points {
+		if p.Services == largest {
+			out = append(out, p)
+		}
+	}
+	return append(out, probes...)
 }
 
 // pointRules is the ruleset a point loaded: its recorded rules, or, for a

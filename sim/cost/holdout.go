@@ -128,7 +128,11 @@ func holdoutRows(p results.Point, pred Prediction, noWalk bool, reps []results.P
 		rows = append(rows, row)
 	}
 	if !noWalk {
-		add("p50 µs ("+p.Position+")", &pred.P50us.Total, func(r results.Point) float64 { return r.P50us }, HoldoutTargetP50, pred.Extrapolation)
+		factor := pred.Extrapolation
+		if pred.P50us.Extrapolation > 0 {
+			factor = pred.P50us.Extrapolation
+		}
+		add("p50 µs ("+p.Position+")", &pred.P50us.Total, func(r results.Point) float64 { return r.P50us }, HoldoutTargetP50, factor)
 	}
 	if pred.P99us != nil && !noWalk {
 		add("p99 µs ("+p.Position+")", &pred.P99us.Total, func(r results.Point) float64 { return r.P99us }, HoldoutTargetP99, pred.Extrapolation)
@@ -240,6 +244,9 @@ func ProbesText(run *Run) string {
 	if sizes := probeSizes(run.SyncProbes); len(sizes) > 0 {
 		parts = append(parts, "sync probes at "+sizes+" services (full syncs: their ×calibration is from the largest)")
 	}
+	if sizes := probeSizes(uniformProbes(run.SyncProbes)); len(sizes) > 0 {
+		parts = append(parts, "lookup probes at "+sizes+" services (a map lookup's uniform p50: its ×calibration is from the largest)")
+	}
 	if dump := newChainDumpPrice(run.ChainDumpWalk); dump != nil {
 		parts = append(parts, "chain dump walk timed at "+dumpLengths(dump)+" chains, packed and spread (nftables' incremental sync)")
 	}
@@ -272,4 +279,16 @@ func probeSizes(probes []results.Point) string {
 		parts[i] = strconv.Itoa(n)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// uniformProbes are the probes that measured the uniform position (lab/
+// sweep's lookup probes).
+func uniformProbes(probes []results.Point) []results.Point {
+	var out []results.Point
+	for _, p := range probes {
+		if p.Position == PositionUniform && p.P50us > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -61,6 +61,10 @@ type CostPrediction struct {
 	// R2 is the line's R² (LinearWalk only); Points the calibration points.
 	R2     float64 `json:"r2,omitempty"`
 	Points int     `json:"points"`
+	// Extrapolation, set when lookup probes measured the curve past the
+	// calibration's points (a map lookup's uniform p50), is the query's
+	// services over the largest probe; else the Prediction's holds.
+	Extrapolation float64 `json:"extrapolation,omitempty"`
 }
 
 // SyncPrediction is a sync time at the predicted ruleset size.
@@ -252,6 +256,7 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 		p.KernelMemMB = &mem
 	}
 	p.Warnings = append(p.Warnings, syncGrowthWarning(dm.Dataplane, unpriced(p.SyncFull), unpriced(p.SyncIncremental))...)
+	p.Warnings = append(p.Warnings, unpricedDumpWarning(dm.Dataplane, p.SyncIncremental)...)
 	if p.SyncIncremental != nil {
 		p.Programming = predictProgramming(&p, q, dm.SyncPerChangeKind)
 	}
@@ -302,7 +307,8 @@ func (dm *DataplaneModel) tailBase(q Query, p50 CostPrediction) CostPrediction {
 const uniformTailQuantile = 0.99
 
 func predictCost(c CostCurve, evals float64, services int) CostPrediction {
-	out := CostPrediction{Added: c.Added(evals, services), Total: c.Total(evals, services), Points: c.Points}
+	out := CostPrediction{Added: c.Added(evals, services), Total: c.Total(evals, services), Points: c.Points,
+		Extrapolation: c.probedExtrapolation(services)}
 	if c.Lookup == LinearWalk {
 		per := c.PerEvaluation()
 		out.PerEvaluation, out.R2 = &per, c.Line.R2

@@ -200,13 +200,15 @@ func TestSweepTableWalkProbesGolden(t *testing.T) {
 }
 
 // TestSweepTableSyncProbesGolden: a sweep's sync probes get a table of
-// their own (medians over repetitions) and leave the points and fits as
-// they were.
+// their own (medians over repetitions; a map lookup's with its uniform
+// p50) and leave the points and fits as they were.
 func TestSweepTableSyncProbesGolden(t *testing.T) {
 	records := sweepRecords()
 	for rep, sync := range []float64{1.31, 1.28, 1.45} {
 		records = append(records, results.Record{Type: results.TypeSyncProbe, Point: &results.Point{Dataplane: "iptables-legacy",
-			Services: 20000, Repetition: rep + 1, SyncFullS: sync, SyncFullCPUS: sync - 0.02, Rules: 140018, Bytes: 11700000, KernelMemBytes: 53000000}})
+			Services: 20000, Repetition: rep + 1, SyncFullS: sync, SyncFullCPUS: sync - 0.02, Rules: 140018, Bytes: 11700000, KernelMemBytes: 53000000}},
+			results.Record{Type: results.TypeSyncProbe, Point: &results.Point{Dataplane: "nftables", Services: 20000, Position: "uniform",
+				Repetition: rep + 1, Connections: 1000, P50us: 20 + sync, SyncFullS: 2 * sync, SyncFullCPUS: 2*sync - 0.02, Rules: 20022, Bytes: 10326216, KernelMemBytes: 21000000}})
 	}
 	var plain, probed bytes.Buffer
 	if err := SweepTable(&plain, Rebuild(sweepRecords())); err != nil {

@@ -122,7 +122,10 @@ type Sweep struct {
 	// change's incremental sync within IncrementalLimit. A sync that
 	// grows faster than a line past the measured sizes (libiptc's restore:
 	// 5,000 → 50,000 services took 17 times as long) is measured where the
-	// traffic points would take too long.
+	// traffic points would take too long. A dataplane that looks services
+	// up in a map then also probes the uniform position on that ruleset,
+	// when the sweep does (a lookup probe: the lookup's growth with the
+	// map past the points).
 	SyncProbe []int
 	// IncrementalBatch, when 2 or more, also times a partial sync that
 	// carries this many endpoint changes at once (one endpoint added to

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command dumpclock times, round after round, the kernel's nftables chain
 // dump (a netlink dump of every chain of family ip, read as nft reads it),
 // a userspace pointer chase over a list of as many nodes, and one
@@ -11,101 +13,22 @@
 // k chains walks about C²/2k list steps. Each round dumps three times with
 // nft's receive buffer (69,631 bytes: the kernel fills 32 KiB messages) and
 // once with a 4 KiB buffer (about 8 times the messages, so 8 times the
-// walk); the difference prices one step of the walk.
+// walk); the difference prices one step of the walk. The dumps and the
+// round are lab/nftdump's (DumpChains, TimeRound), which svclab's runs
+// time the same way.
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
-	"syscall"
 	"time"
+
+	"github.com/svclab/svclab/lab/nftdump"
 )
-
-const (
-	netlinkNetfilter   = 12
-	nfnlSubsysNftables = 10
-	nftMsgNewChain     = 3
-	nftMsgGetChain     = 4
-	// nftReceiveBuffer is nft's receive buffer (nftables' NFT_NLMSG_MAXSIZE,
-	// 65,535 + a page, less one): the kernel caps the message it fills at
-	// 32 KiB.
-	nftReceiveBuffer = 69631
-	smallBuffer      = 4096
-)
-
-// dumpResult is one chain dump: its time, the messages it came in, the
-// chains it carried and the list steps the kernel walked to resume it
-// (for each message, the chains sent before it).
-type dumpResult struct {
-	took                   time.Duration
-	messages, chains, walk int
-}
-
-// dump reads every chain of family ip with a receive buffer of buf bytes,
-// on a fresh socket (the kernel sizes a dump's messages by the largest
-// receive a socket has made).
-func dump(buf int) (dumpResult, error) {
-	fd, err := syscall.Socket(syscall.AF_NETLINK, syscall.SOCK_RAW, netlinkNetfilter)
-	if err != nil {
-		return dumpResult{}, fmt.Errorf("netfilter netlink socket: %w", err)
-	}
-	defer syscall.Close(fd)
-	kernel := &syscall.SockaddrNetlink{Family: syscall.AF_NETLINK}
-	if err := syscall.Bind(fd, &syscall.SockaddrNetlink{Family: syscall.AF_NETLINK}); err != nil {
-		return dumpResult{}, fmt.Errorf("bind netlink socket: %w", err)
-	}
-	req := make([]byte, 20) // nlmsghdr and nfgenmsg
-	binary.LittleEndian.PutUint32(req[0:], uint32(len(req)))
-	binary.LittleEndian.PutUint16(req[4:], nfnlSubsysNftables<<8|nftMsgGetChain)
-	binary.LittleEndian.PutUint16(req[6:], syscall.NLM_F_REQUEST|syscall.NLM_F_DUMP)
-	binary.LittleEndian.PutUint32(req[8:], 1)
-	req[16] = syscall.AF_INET
-	start := time.Now()
-	if err := syscall.Sendto(fd, req, 0, kernel); err != nil {
-		return dumpResult{}, fmt.Errorf("request the chain dump: %w", err)
-	}
-	b := make([]byte, buf)
-	var r dumpResult
-	for {
-		n, _, err := syscall.Recvfrom(fd, b, 0)
-		if err != nil {
-			return dumpResult{}, fmt.Errorf("read the chain dump (message %d): %w", r.messages+1, err)
-		}
-		r.messages++
-		r.walk += r.chains
-		done, err := countChains(b[:n], &r)
-		if err != nil || done {
-			r.took = time.Since(start)
-			return r, err
-		}
-	}
-}
-
-// countChains adds the chains of one received message to r and says
-// whether the dump is done.
-func countChains(b []byte, r *dumpResult) (bool, error) {
-	for off := 0; off+16 <= len(b); {
-		length := int(binary.LittleEndian.Uint32(b[off:]))
-		switch binary.LittleEndian.Uint16(b[off+4:]) {
-		case syscall.NLMSG_DONE:
-			return true, nil
-		case syscall.NLMSG_ERROR:
-			return true, fmt.Errorf("chain dump: netlink error after %d chains", r.chains)
-		case nfnlSubsysNftables<<8 | nftMsgNewChain:
-			r.chains++
-		}
-		if length < 16 {
-			return true, fmt.Errorf("chain dump: message of %d bytes after %d chains", length, r.chains)
-		}
-		off += (length + 3) &^ 3
-	}
-	return false, nil
-}
 
 // node is a userspace list node of the size of the kernel's chain
 // objects here (kmalloc-cg-128 holds struct nft_chain; 256 bytes keeps
@@ -147,22 +70,12 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // round is one line of the output.
 func round(inc string) (string, error) {
-	var times []float64
-	var big dumpResult
-	for range 3 {
-		r, err := dump(nftReceiveBuffer)
-		if err != nil {
-			return "", err
-		}
-		times, big = append(times, ms(r.took)), r
-	}
-	small, err := dump(smallBuffer)
+	r, err := nftdump.TimeRound()
 	if err != nil {
 		return "", err
 	}
-	t := median(times)
-	perStep := (ms(small.took) - t) * 1e6 / float64(small.walk-big.walk)
-	c := big.chains
+	big, small := r.Nft, r.Small
+	c := big.Chains
 	random := median([]float64{chase(c, true), chase(c, true), chase(c, true)})
 	ordered := median([]float64{chase(c, false), chase(c, false), chase(c, false)})
 	cmd := exec.Command("nft", "-f", inc)
@@ -173,7 +86,7 @@ func round(inc string) (string, error) {
 	took := time.Since(start)
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	return fmt.Sprintf("%.1f\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.0f\t%.0f",
-		t, big.messages, c, big.walk, ms(small.took), small.messages, small.walk, perStep,
+		ms(big.Took), big.Messages, c, big.Walk, ms(small.Took), small.Messages, small.Walk, r.NsPerStep(),
 		random, ordered, ms(took), ms(cpu)), nil
 }
 

@@ -1,3 +1,0 @@
-module dumpclock
-
-go 1.26
