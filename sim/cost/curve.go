@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -30,16 +31,19 @@ type CostCurve struct {
 	// its cost creeps up with the table's size (one hot service's lookup
 	// stays cached: the fixed positions keep the constant) (nftables' uniform p50: 15.5, 17.8, 18.6,
 	// 19.2 µs at N = 1, 1,000, 2,500, 5,000 in results/plan-holdout/native-d).
-	// With lookup probes it is fitted on the segment from the points'
-	// largest size through the probes (withLookupProbes).
 	LogLine *stats.Fit `json:"log_line,omitempty"`
+	// ProbeLine, set with lookup probes, is the cost against ln N on the
+	// segment from the points' largest size through the probes
+	// (withLookupProbes): Total predicts with it, and Added is its total
+	// less the LogLine's cost at one service.
+	ProbeLine *stats.Fit `json:"probe_line,omitempty"`
 	// Repetitions is how many points the LogLine has per size: its
 	// interval is for a median of that many repetitions measured at the
 	// predicted size (stats.PredictMedian), as a holdout measures it.
 	Repetitions int `json:"repetitions,omitempty"`
 	// LookupProbes are the sizes of the lookup probes (sync probes that
-	// also measured the uniform position) the LogLine was fitted on beside
-	// the points: a prediction's extrapolation is from the largest.
+	// also measured the uniform position) the ProbeLine was fitted on
+	// beside the points: a prediction's extrapolation is from the largest.
 	LookupProbes []int `json:"lookup_probes,omitempty"`
 	// Points is the number of calibration points; MaxX the largest
 	// evaluations (LinearWalk) or services (MapLookup) among them.
@@ -98,23 +102,33 @@ func (c *CostCurve) withLogGrowth(x, y []float64) {
 	if c.Lookup != MapLookup || len(x) < 3 || distinctCount(x) < 2 {
 		return
 	}
-	lnx := make([]float64, len(x))
-	for i, v := range x {
-		lnx[i] = math.Log(v)
-	}
-	if f, err := stats.LinearFit(lnx, y); err == nil {
+	if f, err := fitLogLine(x, y); err == nil {
 		c.LogLine, c.Repetitions = &f, max(len(x)/distinctCount(x), 1)
 	}
 }
 
-// withLookupProbes fits the LogLine again on the segment (x services, y
-// cost) from the points' largest size through the lookup probes above it,
-// when that has 3 sizes, and records the probes' sizes.
+// fitLogLine fits y against ln x.
+func fitLogLine(x, y []float64) (stats.Fit, error) {
+	lnx := make([]float64, len(x))
+	for i, v := range x {
+		lnx[i] = math.Log(v)
+	}
+	return stats.LinearFit(lnx, y)
+}
+
+// withLookupProbes fits the ProbeLine on the segment (x services, y cost)
+// from the points' largest size through the lookup probes above it, when
+// the LogLine is set and the segment has 3 sizes, and records the probes'
+// sizes.
 func (c *CostCurve) withLookupProbes(x, y []float64) {
 	if c.LogLine == nil || distinctCount(x) < 3 {
 		return
 	}
-	c.withLogGrowth(x, y)
+	f, err := fitLogLine(x, y)
+	if err != nil {
+		return
+	}
+	c.ProbeLine = &f
 	for _, n := range x {
 		if n > c.MaxX && !slices.Contains(c.LookupProbes, int(n)) {
 			c.LookupProbes = append(c.LookupProbes, int(n))
@@ -137,9 +151,13 @@ func hasInterval(f stats.Fit) bool { return f.N >= 3 }
 // Added is the part of the cost that the lookup adds for a first packet
 // doing evaluations (LinearWalk), or for n services (MapLookup, whose
 // evaluations do not grow: with a LogLine its growth from one service,
+// with a ProbeLine too that line's total less the LogLine's one service,
 // else zero with the growth the calibration cannot rule out as the upper
 // bound). It is never negative.
 func (c CostCurve) Added(evaluations float64, services int) Estimate {
+	if c.ProbeLine != nil {
+		return c.Total(evaluations, services).Plus(exact(-c.LogLine.Intercept)).NonNegative()
+	}
 	if c.LogLine != nil {
 		ln := math.Log(float64(max(services, 1)))
 		return Estimate{Value: c.LogLine.Slope * ln, Lo: c.LogLine.SlopeLo * ln, Hi: c.LogLine.SlopeHi * ln}.NonNegative()
@@ -160,15 +178,15 @@ func (c CostCurve) Added(evaluations float64, services int) Estimate {
 
 // Total is the whole cost at evaluations (LinearWalk: base + evaluations ×
 // per rule, with stats.Predict's 95% interval for the mean) or at n
-// services (MapLookup: the LogLine at ln n with its 95% interval for a
+// services (MapLookup: the ProbeLine, else the LogLine, at ln n with its 95% interval for a
 // median of Repetitions measurements there (the scatter of spread
 // connections' cache misses between loads is in it), or
 // without one the constant, its upper bound raised by the growth Added
 // allows). It is never negative (a line with a negative base can
 // dip below zero near zero evaluations; warnings says so).
 func (c CostCurve) Total(evaluations float64, services int) Estimate {
-	if c.LogLine != nil {
-		y, lo, hi := stats.PredictMedian(*c.LogLine, math.Log(float64(max(services, 1))), c.Repetitions)
+	if line := cmp.Or(c.ProbeLine, c.LogLine); line != nil {
+		y, lo, hi := stats.PredictMedian(*line, math.Log(float64(max(services, 1))), c.Repetitions)
 		return Estimate{Value: y, Lo: lo, Hi: hi}.NonNegative()
 	}
 	if c.Lookup == MapLookup {

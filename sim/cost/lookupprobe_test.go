@@ -42,7 +42,8 @@ func synthLookupRun(probes bool) *Run {
 // predicted at 50,000 services within 10%, its interval covering the
 // truth and extrapolating 1.25× from the 40,000 probe, when lookup probes
 // measured it; without them the points' line falls short by more than 10%
-// and its interval misses the truth.
+// and its interval misses the truth. Either way, what the lookup adds is
+// the total less one service's cost.
 func TestLookupProbesMeasureTheGrowth(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -75,6 +76,10 @@ func TestLookupProbesMeasureTheGrowth(t *testing.T) {
 			good := math.Abs(rel) <= 0.10 && p50.Total.Contains(truth)
 			if good != tt.probes {
 				t.Errorf("uniform p50 at 50,000: %+v against %.2f µs (%+.1f%%): within 10%% and covered %v, want %v", p50.Total, truth, 100*rel, good, tt.probes)
+			}
+			// What the lookup adds is the total less one service's cost.
+			if added := p50.Total.Value - synthSteppedLookup(1); math.Abs(p50.Added.Value-added) > 0.5 {
+				t.Errorf("uniform p50 added %.2f µs, want about %.2f (the total less one service's)", p50.Added.Value, added)
 			}
 		})
 	}
