@@ -29,26 +29,36 @@ func TestChainDumpWalkInMeta(t *testing.T) {
 		{"the walk fails", probed, errors.New("dump failed"), nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			out, _, err := runOn(t, t.Context(), loadScenarioText(t, tt.scenario), &labfake.Machine{ChainDumpWalkErr: tt.fail})
-			if tt.fail != nil {
-				if !errors.Is(err, tt.fail) || !strings.Contains(err.Error(), "chain dump walk") {
-					t.Fatalf("error %v, want the walk's, named", err)
-				}
-				if recs, _, _ := results.ReadRecords(out.Dir); len(recs) > 0 {
-					t.Fatalf("the failed run wrote %d records", len(recs))
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			meta, err := results.ReadMeta(out.Dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(meta.ChainDumpWalk, tt.want) {
+			meta, _ := runMachineWalk(t, tt.scenario, &labfake.Machine{ChainDumpWalkErr: tt.fail}, tt.fail, "chain dump walk")
+			if meta != nil && !slices.Equal(meta.ChainDumpWalk, tt.want) {
 				t.Errorf("meta.json chain_dump_walk = %v, want %v", meta.ChainDumpWalk, tt.want)
 			}
 		})
 	}
+}
+
+// runMachineWalk runs scenario on machine m, which times a walk of the
+// machine at the run's start. With fail set, the run must stop with fail's
+// error, naming the walk (word), before it writes a record, and it returns
+// nil; otherwise it returns the run's meta.json and directory.
+func runMachineWalk(t *testing.T, scenario string, m *labfake.Machine, fail error, word string) (*results.Meta, string) {
+	t.Helper()
+	out, _, err := runOn(t, t.Context(), loadScenarioText(t, scenario), m)
+	if fail != nil {
+		if !errors.Is(err, fail) || !strings.Contains(err.Error(), word) {
+			t.Fatalf("error %v, want the walk's, named", err)
+		}
+		if recs, _, _ := results.ReadRecords(out.Dir); len(recs) > 0 {
+			t.Fatalf("the failed run wrote %d records", len(recs))
+		}
+		return nil, out.Dir
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := results.ReadMeta(out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return meta, out.Dir
 }

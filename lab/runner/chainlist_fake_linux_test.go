@@ -28,28 +28,15 @@ func TestChainListWalkInMeta(t *testing.T) {
 		{"the walk fails", withNFT, errors.New("walk failed"), nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			out, _, err := runOn(t, t.Context(), loadScenarioText(t, tt.scenario), &labfake.Machine{ChainListWalkErr: tt.fail})
-			if tt.fail != nil {
-				if !errors.Is(err, tt.fail) || !strings.Contains(err.Error(), "chain-list walk") {
-					t.Fatalf("error %v, want the walk's, named", err)
-				}
-				if recs, _, _ := results.ReadRecords(out.Dir); len(recs) > 0 {
-					t.Fatalf("the failed run wrote %d records", len(recs))
-				}
+			meta, dir := runMachineWalk(t, tt.scenario, &labfake.Machine{ChainListWalkErr: tt.fail}, tt.fail, "chain-list walk")
+			if meta == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			meta, err := results.ReadMeta(out.Dir)
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !slices.Equal(meta.ChainListWalk, tt.want) {
 				t.Errorf("meta.json chain_list_walk = %v, want %v", meta.ChainListWalk, tt.want)
 			}
 			// The walk is timed again at the end, into results.jsonl.
-			again := records(t, out.Dir)[results.TypeChainListWalk]
+			again := records(t, dir)[results.TypeChainListWalk]
 			if tt.want == nil && len(again) != 0 || tt.want != nil && (len(again) != 1 || !slices.Equal(again[0].ChainListWalk, tt.want)) {
 				t.Errorf("chain_list_walk records %v, want one with %v after a first walk, none without", again, tt.want)
 			}
