@@ -156,7 +156,7 @@ func CalibrateRun(run *Run, opts Options) (*Model, error) {
 		m.Warnings = append(m.Warnings, kubeProxyOrderWarning)
 	}
 	for _, name := range dataplanesOf(run.Points) {
-		dm, err := calibrateDataplane(name, run.Points, run.SyncProbes, dataplaneLoads(run, name, opts.MaxN), machineWalks{run.ChainListWalk, run.ChainDumpWalk}, opts)
+		dm, err := calibrateDataplane(name, run, opts)
 		if err != nil {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("%s left out of the model: %v", name, err))
 			continue

@@ -22,8 +22,13 @@ type CostCurve struct {
 	Line stats.Fit `json:"line"`
 	// Mean is the MapLookup constant: the mean cost over the calibration
 	// points with a 95% prediction interval for one more point's
-	// (nextValueEstimate).
+	// (nextValueEstimate), widened to the MedianSpread when there is one.
 	Mean Estimate `json:"mean"`
+	// MedianSpread, for a MapLookup constant calibrated from a sweep with
+	// its loads (results.jsonl, 6 repetitions a size or more), is how far
+	// a size's median reaches within its own interval over its loads: the
+	// Mean's interval is at least that wide (withMedianFloor).
+	MedianSpread *MedianSpread `json:"median_spread,omitempty"`
 	// LogLine, set for a MapLookup's uniform p50 with 3 points or more at 2
 	// sizes or more, is the cost against ln N, which Total and Added then
 	// use: a map lookup walks nothing, but the more elements its table

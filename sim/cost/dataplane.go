@@ -31,17 +31,19 @@ type machineWalks struct {
 	chainList, chainDump []results.ChainListStep
 }
 
-// calibrateDataplane fits every curve of one dataplane; its sync probes
-// (all of every dataplane's) join its points in the full-sync fit, and its
-// loads (dataplaneLoads) give the sync curves' and the memory line's
-// LoadSpread.
-func calibrateDataplane(name string, all, syncProbes, loads []results.Point, walks machineWalks, opts Options) (DataplaneModel, error) {
+// calibrateDataplane fits every curve of one dataplane from the run: its
+// sync probes (all of every dataplane's) join its points in the full-sync
+// fit, its loads (dataplaneLoads) give the sync curves' and the memory
+// line's LoadSpread, and its repetitions floor the map-lookup constants'
+// intervals (withMedianFloor).
+func calibrateDataplane(name string, run *Run, opts Options) (DataplaneModel, error) {
 	lookup, err := LookupOf(name)
 	if err != nil {
 		return DataplaneModel{}, err
 	}
 	mode, _ := ModeOf(name)
-	points := calibrationPoints(all, name, opts.MaxN)
+	points := calibrationPoints(run.Points, name, opts.MaxN)
+	reps := calibrationPoints(run.PointRepetitions, name, opts.MaxN)
 	dm := DataplaneModel{Dataplane: name, Lookup: lookup, Mode: mode}
 	p50Points := inRange(p50Positions(points, lookup), opts.Range)
 	p50 := func(p results.Point) float64 { return p.P50us }
@@ -49,28 +51,30 @@ func calibrateDataplane(name string, all, syncProbes, loads []results.Point, wal
 	if dm.P50, err = fitCostCurve(MetricP50, lookup, x, y); err != nil {
 		return dm, err
 	}
+	dm.P50.withMedianFloor(p50Points, reps, p50)
 	dm.MaxServices = maxServices(p50Points)
 	dm.Warnings = append(dm.Warnings, dm.P50.warnings(name, opts.MinR2)...)
 	// A uniform position's p99 mixes services at every position: it is not
 	// the p99 at (N+1)/2 rules, so only fixed targets calibrate p99.
 	p99Points := inRange(positioned(points, PositionLast, PositionMiddle), opts.Range)
-	dm.P99 = optionalCost(&dm, MetricP99, p99Points, opts, func(p results.Point) float64 { return p.P99us })
+	dm.P99 = optionalCost(&dm, MetricP99, p99Points, reps, opts, func(p results.Point) float64 { return p.P99us })
 	if lookup == LinearWalk {
 		dm.P99Tail = fitTailRatio(p99Points)
 	}
 	uniformPoints := inRange(positioned(points, PositionUniform), opts.Range)
-	if dm.P50Uniform = optionalCost(&dm, MetricP50+" (uniform)", uniformPoints, opts, p50); dm.P50Uniform != nil {
-		probes := lookupProbes(uniformPoints, syncProbes, name, lookup)
+	if dm.P50Uniform = optionalCost(&dm, MetricP50+" (uniform)", uniformPoints, reps, opts, p50); dm.P50Uniform != nil {
+		probes := lookupProbes(uniformPoints, run.SyncProbes, name, lookup)
 		dm.P50Uniform.withLogGrowth(costXY(uniformPoints, lookup, p50))
 		dm.P50Uniform.withLookupProbes(costXY(probeSegment(uniformPoints, probes), lookup, p50))
 	}
-	dm.P99Uniform = optionalCost(&dm, MetricP99+" (uniform)", uniformPoints, opts, func(p results.Point) float64 { return p.P99us })
+	dm.P99Uniform = optionalCost(&dm, MetricP99+" (uniform)", uniformPoints, reps, opts, func(p results.Point) float64 { return p.P99us })
 	lastPoints := inRange(positioned(points, PositionLast), opts.Range)
 	// The throughput batch that measures CPU always targets the last service.
-	dm.CPU = optionalCost(&dm, MetricCPU, lastPoints, opts, func(p results.Point) float64 { return p.CPUusPerConn })
+	dm.CPU = optionalCost(&dm, MetricCPU, lastPoints, reps, opts, func(p results.Point) float64 { return p.CPUusPerConn })
 	perSize := onePerSize(points)
 	info, _ := modelled(name)
-	probed := withSyncProbes(perSize, syncProbes, name)
+	probed := withSyncProbes(perSize, run.SyncProbes, name)
+	loads, walks := dataplaneLoads(run, name, opts.MaxN), machineWalks{run.ChainListWalk, run.ChainDumpWalk}
 	var fullWalk, partialWalk *ChainListPrice
 	if info.ChainListRestore {
 		fullWalk, partialWalk = newChainListPrice(walks.chainList, results.ChainListFull), newChainListPrice(walks.chainList, results.ChainListPartial)
@@ -140,14 +144,16 @@ func p50Positions(points []results.Point, lookup Lookup) []results.Point {
 	return positioned(points, PositionLast, PositionMiddle, PositionUniform)
 }
 
-// optionalCost fits a cost curve, or records why it could not.
-func optionalCost(dm *DataplaneModel, metric string, points []results.Point, opts Options, value func(results.Point) float64) *CostCurve {
+// optionalCost fits a cost curve (its interval floored by the points'
+// repetitions among reps), or records why it could not.
+func optionalCost(dm *DataplaneModel, metric string, points, reps []results.Point, opts Options, value func(results.Point) float64) *CostCurve {
 	x, y := costXY(points, dm.Lookup, value)
 	c, err := fitCostCurve(metric, dm.Lookup, x, y)
 	if err != nil {
 		dm.Warnings = append(dm.Warnings, dm.Dataplane+" "+err.Error()+": not predicted")
 		return nil
 	}
+	c.withMedianFloor(points, reps, value)
 	dm.Warnings = append(dm.Warnings, c.warnings(dm.Dataplane, opts.MinR2)...)
 	return &c
 }

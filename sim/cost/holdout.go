@@ -86,7 +86,7 @@ func Holdout(run *Run, opts Options) ([]HoldoutRow, *Model, error) {
 		}
 		size.Rules = pointRules(dm.Mode, p) // what the lab loaded, as calibration counted it
 		pred := m.predictOne(dm, q, size)
-		rows = append(rows, holdoutRows(p, pred, walkAtRandom(run, dm), repetitionsOf(run, p))...)
+		rows = append(rows, holdoutRows(p, pred, walkAtRandom(run, dm), repetitionsOf(run.PointRepetitions, p))...)
 	}
 	return rows, m, nil
 }
@@ -98,11 +98,11 @@ func walkAtRandom(run *Run, dm *DataplaneModel) bool {
 	return run.Source.Engine == scenario.EngineKubeProxy && dm.Lookup == LinearWalk
 }
 
-// repetitionsOf are the run's repetitions of point p (its dataplane, size
-// and position).
-func repetitionsOf(run *Run, p results.Point) []results.Point {
+// repetitionsOf are the repetitions of point p (its dataplane, size and
+// position) among all.
+func repetitionsOf(all []results.Point, p results.Point) []results.Point {
 	var reps []results.Point
-	for _, r := range run.PointRepetitions {
+	for _, r := range all {
 		if r.Dataplane == p.Dataplane && r.Services == p.Services && r.Position == p.Position {
 			reps = append(reps, r)
 		}
