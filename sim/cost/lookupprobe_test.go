@@ -116,3 +116,36 @@ func TestLookupProbesOnlyForMapLookups(t *testing.T) {
 		t.Errorf("ProbesText %q names lookup probes of a run without them", text)
 	}
 }
+
+// TestPlanTextNamesTheLookupProbeFactor: plan's table shows the uniform
+// p50's own extrapolation (from the largest lookup probe) in a row of its
+// own when lookup probes measured it, and has no such row without them.
+func TestPlanTextNamesTheLookupProbeFactor(t *testing.T) {
+	q := Query{Services: 50_000, EndpointsPerService: 1, Position: PositionUniform}
+	for _, probes := range []bool{true, false} {
+		m, err := CalibrateRun(synthLookupRun(probes), Options{MaxN: 5000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		preds, err := m.Predict(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := WritePlanText(&b, q, m, preds); err != nil {
+			t.Fatal(err)
+		}
+		row := ""
+		for line := range strings.Lines(b.String()) {
+			if strings.Contains(line, strings.TrimSpace(lookupProbeRowLabel)) {
+				row = line
+			}
+		}
+		if probes && !(strings.Contains(row, "×1.25") && strings.Contains(row, "—")) {
+			t.Errorf("with lookup probes, row %q: want nftables' ×1.25 and — for the rule walk", row)
+		}
+		if !probes && row != "" {
+			t.Errorf("without lookup probes, row %q: want none", row)
+		}
+	}
+}

@@ -125,6 +125,7 @@ func planRows(q Query, preds []Prediction) []planRow {
 		{"N / largest calibrated N", func(p Prediction) string { return planFactor(p.Extrapolation, p.Beyond) }},
 		{"p50 added by lookup (µs)", func(p Prediction) string { return EstimateText(&p.P50us.Added) }},
 		{"p50 connect (µs)", func(p Prediction) string { return EstimateText(&p.P50us.Total) }},
+		{lookupProbeRowLabel, planLookupProbeFactor},
 		{"p50 ns per rule", func(p Prediction) string { return planPerRule(&p.P50us) }},
 		{"p99 added by lookup (µs)", func(p Prediction) string { return planCost(p.P99us, false) }},
 		{"p99 connect (µs)", func(p Prediction) string { return planCost(p.P99us, true) }},
@@ -155,7 +156,25 @@ func planRows(q Query, preds []Prediction) []planRow {
 	if !slices.ContainsFunc(preds, pricedDump) {
 		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == chainDumpRowLabel })
 	}
+	if !slices.ContainsFunc(preds, probedLookup) {
+		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == lookupProbeRowLabel })
+	}
 	return rows
+}
+
+// lookupProbeRowLabel is the row of the p50's own extrapolation where
+// lookup probes measured the map lookup past the calibrated sizes
+// (CostPrediction.Extrapolation), shown when some dataplane's was.
+const lookupProbeRowLabel = "  p50's N / largest lookup probe"
+
+// probedLookup says whether p's p50 was predicted from lookup probes.
+func probedLookup(p Prediction) bool { return p.P50us.Extrapolation > 0 }
+
+func planLookupProbeFactor(p Prediction) string {
+	if !probedLookup(p) {
+		return "—"
+	}
+	return planFactor(p.P50us.Extrapolation, false)
 }
 
 // chainDumpRowLabel is the row of an incremental sync's chain dump walk,
