@@ -23,18 +23,12 @@ const (
 	MetricSyncPerChange = "sync per batched change (s)"
 )
 
-// machineWalks are the walks a calibration timed on its machine, which
-// price some dataplanes' syncs: iptables-nft-restore's chain list
-// (results.Meta.ChainListWalk) and the kernel's chain dump to nft
-// (results.Meta.ChainDumpWalk).
-type machineWalks struct {
-	chainList, chainDump []results.ChainListStep
-}
-
 // calibrateDataplane fits every curve of one dataplane from the run: its
 // sync probes (all of every dataplane's) join its points in the full-sync
 // fit, its loads (dataplaneLoads) give the sync curves' and the memory
-// line's LoadSpread, and its repetitions floor the map-lookup constants'
+// line's LoadSpread, the walks it timed on its machine price some
+// dataplanes' syncs (iptables-nft-restore's chain list, the kernel's chain
+// dump to nft), and its repetitions floor the map-lookup constants'
 // intervals (withMedianFloor).
 func calibrateDataplane(name string, run *Run, opts Options) (DataplaneModel, error) {
 	lookup, err := LookupOf(name)
@@ -74,14 +68,14 @@ func calibrateDataplane(name string, run *Run, opts Options) (DataplaneModel, er
 	perSize := onePerSize(points)
 	info, _ := modelled(name)
 	probed := withSyncProbes(perSize, run.SyncProbes, name)
-	loads, walks := dataplaneLoads(run, name, opts.MaxN), machineWalks{run.ChainListWalk, run.ChainDumpWalk}
+	loads := dataplaneLoads(run, name, opts.MaxN)
 	var fullWalk, partialWalk *ChainListPrice
 	if info.ChainListRestore {
-		fullWalk, partialWalk = newChainListPrice(walks.chainList, results.ChainListFull), newChainListPrice(walks.chainList, results.ChainListPartial)
+		fullWalk, partialWalk = newChainListPrice(run.ChainListWalk, results.ChainListFull), newChainListPrice(run.ChainListWalk, results.ChainListPartial)
 	}
 	var dump *ChainDumpPrice
 	if info.ChainDump {
-		dump = newChainDumpPrice(walks.chainDump)
+		dump = newChainDumpPrice(run.ChainDumpWalk)
 	}
 	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, syncForm{quadratic: info.FullSyncQuadratic, chainList: fullWalk}, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, probed, opts, syncForm{chainList: partialWalk, chainDump: dump, partial: true}, func(p results.Point) float64 { return p.SyncIncrementalS })
