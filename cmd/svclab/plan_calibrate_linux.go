@@ -20,9 +20,11 @@ Calibrates svclab plan on this node: an interleaved sweep of kube-proxy's
 rules at 1, 1,000, 2,500 and 5,000 services for iptables-legacy,
 iptables-nft and nftables (first-packet latency at the last and at a
 uniformly random service, CPU per connection, full and incremental syncs,
-a partial sync carrying 100 endpoint changes, kernel memory), with walk probes (a rule walk's growth to 80,000 services)
-and sync probes (iptables-legacy's full sync timed alone at 10,000 and
-20,000 services, where it grows faster than a line), and the time of one
+a partial sync carrying 100 endpoint changes, kernel memory), with walk
+probes (a rule walk's growth to 80,000 services), sync probes
+(iptables-legacy's full sync timed alone at 10,000 and 20,000 services,
+where it grows faster than a line), lookup probes (nftables' lookup of a
+random service among 10,000 to 80,000, loaded once), and the time of one
 step of iptables-nft-restore's chain-list walk at 1,000 to 256,000 chains,
 laid out as a full and as a partial sync's payload lays it out (about 20 s
 and 460 MB, at the start and again at the end: iptables-nft's syncs are
@@ -53,6 +55,13 @@ Options:
                   calibrated sizes (default 10000,20000; "none" for
                   none; for iptables-legacy and IPVS: iptables-nft's restore
                   takes 16 s at 10,000, nftables' sync is linear)
+  --lookup-probe L
+                  sizes at which each map-lookup dataplane (nftables, ipvs)
+                  loads the full ruleset once and measures connections to
+                  uniformly random services in every repetition, from which
+                  plan reads how a lookup grows past the calibrated sizes
+                  (default 10000,20000,40000,80000; "none" for none; about
+                  17 s of nftables loads once)
   --walk-probe-reload
                   reload the walk probes in every repetition, not once: one
                   load's long rule walk moves by ±25-35% on a noisy VM, and
@@ -77,6 +86,7 @@ Examples:
 func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	var (
 		out, dataplanes, services, probes, syncProbes string
+		lookupProbes                                  string
 		batchKind                                     string
 		duration                                      time.Duration
 		reps                                          int
@@ -89,6 +99,7 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&services, "services", "", "")
 	fs.StringVar(&probes, "walk-probe", "", "")
 	fs.StringVar(&syncProbes, "sync-probe", "", "")
+	fs.StringVar(&lookupProbes, "lookup-probe", "", "")
 	fs.BoolVar(&reloadWalk, "walk-probe-reload", false, "")
 	fs.StringVar(&batchKind, "batch-kind", scenario.BatchEndpoints, "")
 	fs.StringVar(&out, "out", "", "")
@@ -116,7 +127,11 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--sync-probe %q: %v", syncProbes, err)
 	}
-	sweep, err := cost.NewCalibrationSweep(duration, reps, splitList(dataplanes), counts, cost.Probes{Walk: walkProbe, Sync: syncProbe, ReloadWalk: reloadWalk})
+	lookupProbe, err := parseProbeSizes(lookupProbes)
+	if err != nil {
+		return usagef("--lookup-probe %q: %v", lookupProbes, err)
+	}
+	sweep, err := cost.NewCalibrationSweep(duration, reps, splitList(dataplanes), counts, cost.Probes{Walk: walkProbe, Sync: syncProbe, Lookup: lookupProbe, ReloadWalk: reloadWalk})
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -196,7 +211,7 @@ func parseIntList(s string) ([]int, error) {
 	return out, nil
 }
 
-// parseProbeSizes reads --walk-probe and --sync-probe: "" is the default
+// parseProbeSizes reads --walk-probe, --sync-probe and --lookup-probe: "" is the default
 // sizes (nil), "none" none (an empty list), else a list of sizes.
 func parseProbeSizes(s string) ([]int, error) {
 	switch s {

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/svclab/svclab/sim/cost"
 )
 
-const planCheckUsage = `Usage: svclab plan check RUN_DIR... --max-n N [--format markdown|json]
+const planCheckUsage = `Usage: svclab plan check RUN_DIR... --max-n N [--calibration DIR] [--format markdown|json]
 
 The holdout check of svclab plan: calibrates on the sweep's points with at
 most N services, predicts every point above N (first-packet p50 and p99 at
@@ -25,19 +26,27 @@ Given several runs of one recipe, it checks each, then tabulates every
 figure across them: its error in each run, and in how many runs it met its
 target and its interval covered.
 
+With --calibration DIR the model comes from DIR instead (a svclab plan
+calibrate directory, or any sweep run), on its points with at most N
+services, and every point of each run above N is predicted from it: how a
+calibration made one time holds for a sweep measured another (the
+machine's drift between the two is part of the error).
+
 Examples:
   svclab plan check results/plan-holdout/native --max-n 5000
+  svclab plan check results/plan-calibrate-check/measured --calibration results/plan-calibrate-check/calibration-a --max-n 5000
   svclab plan check results/sweep-full-ebpf --max-n 10000 --format json
   svclab plan check results/plan-holdout/native-j results/plan-holdout/native-k --max-n 5000
 `
 
 func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 	var (
-		maxN   int
-		format string
+		maxN                int
+		format, calibration string
 	)
 	fs := newFlagSet("plan check")
 	fs.IntVar(&maxN, "max-n", 0, "")
+	fs.StringVar(&calibration, "calibration", "", "")
 	fs.StringVar(&format, "format", "markdown", "")
 	rest, err := parseFlags(fs, args)
 	if errors.Is(err, errHelp) {
@@ -50,9 +59,15 @@ func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 	if len(rest) == 0 || maxN <= 0 {
 		return usagef("give one or more sweep run directories and --max-n N")
 	}
+	var cal *cost.Run
+	if calibration != "" {
+		if cal, err = cost.LoadRun(calibration); err != nil {
+			return usagef("--calibration: %v", err)
+		}
+	}
 	checks := make([]holdoutCheck, len(rest))
 	for i, dir := range rest {
-		if checks[i], err = checkHoldout(dir, maxN); err != nil {
+		if checks[i], err = checkHoldout(dir, cal, maxN); err != nil {
 			return err
 		}
 		for _, w := range checks[i].model.Warnings {
@@ -81,21 +96,31 @@ func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 // holdoutCheck is one run directory's holdout.
 type holdoutCheck struct {
 	dir   string
-	run   *cost.Run
+	cal   *cost.Run // the run the model was calibrated on
 	model *cost.Model
 	rows  []cost.HoldoutRow
 }
 
-func checkHoldout(dir string, maxN int) (holdoutCheck, error) {
+// checkHoldout checks the run in dir against a calibration on cal's
+// points with N ≤ maxN (nil cal: the run's own).
+func checkHoldout(dir string, cal *cost.Run, maxN int) (holdoutCheck, error) {
 	run, err := cost.LoadRun(dir)
 	if err != nil {
 		return holdoutCheck{}, usagef("%v", err)
 	}
-	rows, m, err := cost.Holdout(run, cost.Options{MaxN: maxN})
+	if cal == nil {
+		cal = run
+	}
+	rows, m, err := cost.HoldoutFrom(cal, run, cost.Options{MaxN: maxN})
 	if err != nil {
 		return holdoutCheck{}, usagef("%s: %v", dir, err)
 	}
-	return holdoutCheck{dir: dir, run: run, model: m, rows: rows}, nil
+	if cal != run {
+		if notes := cal.Source.Machine.Compare(run.Source.Machine).Notes; len(notes) > 0 {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("the calibration's machine differs from the run's: %s", strings.Join(notes, "; ")))
+		}
+	}
+	return holdoutCheck{dir: dir, cal: cal, model: m, rows: rows}, nil
 }
 
 // holdoutJSON is one run's check as JSON.
@@ -114,7 +139,7 @@ func writeHoldoutJSON(w io.Writer, checks []holdoutCheck, maxN int) error {
 	enc.SetIndent("", "  ")
 	runs := make([]holdoutJSON, len(checks))
 	for i, c := range checks {
-		runs[i] = holdoutJSON{Calibration: c.model.Source, MaxN: maxN, Probes: cost.ProbesText(c.run), Rows: c.rows}
+		runs[i] = holdoutJSON{Calibration: c.model.Source, MaxN: maxN, Probes: cost.ProbesText(c.cal), Rows: c.rows}
 	}
 	if len(checks) == 1 {
 		return enc.Encode(runs[0])
@@ -139,7 +164,7 @@ func writeHoldoutText(w io.Writer, checks []holdoutCheck, maxN int) error {
 			fmt.Fprintf(w, "## %s\n\n", c.dir)
 		}
 		fmt.Fprintf(w, "calibrated on N ≤ %d of %s\n", maxN, c.model.Source)
-		if probes := cost.ProbesText(c.run); probes != "" {
+		if probes := cost.ProbesText(c.cal); probes != "" {
 			fmt.Fprintln(w, probes)
 		}
 		fmt.Fprintln(w)

@@ -61,3 +61,47 @@ func TestPlanCheckAcrossRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanCheckWithAnotherCalibration: --calibration takes the model from
+// another run and checks this run's measurements against it: the rows
+// measure the same points as the run's own check, the predictions are the
+// other run's (native-j's, not native-k's), and the run as its own
+// --calibration is the plain check.
+func TestPlanCheckWithAnotherCalibration(t *testing.T) {
+	check := func(extra ...string) holdoutJSON {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"plan", "check", recordedHoldouts[1], "--max-n", "5000", "--format", "json"}, extra...)
+		dispatch(args, &stdout, &stderr)
+		var out holdoutJSON
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || len(out.Rows) == 0 {
+			t.Fatalf("%v (%v): %s %s", args, err, stdout.String(), stderr.String())
+		}
+		return out
+	}
+	own, self, other := check(), check("--calibration", recordedHoldouts[1]), check("--calibration", recordedHoldouts[0])
+	if other.Calibration.Name != recordedHoldouts[0] || own.Calibration.Name != recordedHoldouts[1] {
+		t.Errorf("calibrations %q and %q, want native-j's and native-k's own", other.Calibration.Name, own.Calibration.Name)
+	}
+	if len(other.Rows) != len(own.Rows) || len(self.Rows) != len(own.Rows) {
+		t.Fatalf("%d rows from native-j's calibration, %d from native-k's own, %d with itself named", len(other.Rows), len(own.Rows), len(self.Rows))
+	}
+	differ := 0
+	for i, row := range other.Rows {
+		if row.Figure != own.Rows[i].Figure || row.Measured != own.Rows[i].Measured {
+			t.Errorf("row %d: %s measured %v, native-k's own check: %s measured %v", i, row.Figure, row.Measured, own.Rows[i].Figure, own.Rows[i].Measured)
+		}
+		if row.Predicted != own.Rows[i].Predicted {
+			differ++
+		}
+		if self.Rows[i] != own.Rows[i] {
+			t.Errorf("row %d with the run named as its calibration %+v, without %+v", i, self.Rows[i], own.Rows[i])
+		}
+	}
+	if differ == 0 {
+		t.Error("native-j's calibration predicts every figure as native-k's own does: the calibration was not taken from it")
+	}
+	if code := dispatch([]string{"plan", "check", recordedHoldouts[1], "--max-n", "5000", "--calibration", "no-such-dir"}, &bytes.Buffer{}, &bytes.Buffer{}); code != 2 {
+		t.Errorf("a missing calibration: exit %d, want 2", code)
+	}
+}

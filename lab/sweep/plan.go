@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/scenario"
@@ -9,12 +10,15 @@ import (
 
 // planPoint is one (dataplane, service count) a sweep measures; a walk
 // probe's (sweep.walkProbe) loads the probe instead of the full ruleset; a
-// sync probe's (sweep.syncProbe) times the full ruleset's loads alone.
+// sync probe's (sweep.syncProbe) times the full ruleset's loads alone; a
+// lookup probe's (sweep.lookupProbe) is a sync probe loaded once, its
+// syncs not timed, that probes the uniform position.
 type planPoint struct {
-	dataplane string
-	services  int
-	walkProbe bool
-	syncProbe bool
+	dataplane   string
+	services    int
+	walkProbe   bool
+	syncProbe   bool
+	lookupProbe bool
 }
 
 // sweepPlan lists the points, skipping counts above a dataplane's cap.
@@ -42,7 +46,29 @@ func sweepPlan(s *scenario.Sweep) []planPoint {
 			}
 		}
 	}
+	for _, n := range s.LookupProbe {
+		for _, dp := range s.Dataplanes {
+			if lookupProbed(s, dp, n) {
+				out = append(out, planPoint{dataplane: dp, services: n, syncProbe: true, lookupProbe: true})
+			}
+		}
+	}
 	return out
+}
+
+// lookupProbed says whether dataplane dp loads a lookup probe of n
+// services: one that looks services up in a map, not above its cap, in a
+// sweep of the uniform position, and not at a size it sync-probes (whose
+// probe measures the lookup too).
+func lookupProbed(s *scenario.Sweep, dp string, n int) bool {
+	info, ok := dataplane.Lookup(dp)
+	if !ok || info.Lookup != dataplane.MapLookup || !slices.Contains(s.Positions, scenario.PositionUniform) {
+		return false
+	}
+	if limit, ok := s.MaxServices[dp]; ok && n > limit {
+		return false
+	}
+	return !slices.Contains(s.SyncProbe, n) || !syncProbed(s, dp, n)
 }
 
 // syncProbed says whether dataplane dp times a sync probe of n services:

@@ -10,7 +10,9 @@ import (
 
 // TestSweepPlan: service counts above a dataplane's cap are skipped; walk
 // probes come after the points, for the rule-walk dataplanes only; sync
-// probes last, for every dataplane within its cap and timed-sync limit.
+// probes next, for every dataplane within its cap and timed-sync limit;
+// lookup probes last, for the map-lookup dataplanes at sizes they do not
+// sync-probe.
 func TestSweepPlan(t *testing.T) {
 	tests := []struct {
 		name string
@@ -28,6 +30,13 @@ func TestSweepPlan(t *testing.T) {
 			[]planPoint{{dataplane: "iptables-legacy", services: 1000}, {dataplane: "iptables-nft", services: 1000}, {dataplane: "nftables", services: 1000},
 				{dataplane: "iptables-legacy", services: 10000, syncProbe: true}, {dataplane: "nftables", services: 10000, syncProbe: true},
 				{dataplane: "iptables-legacy", services: 20000, syncProbe: true}}},
+		{"lookup probes", scenario.Sweep{Services: []int{1000}, Dataplanes: []string{"iptables-legacy", "nftables", "ipvs"}, Positions: []string{"last", "uniform"},
+			SyncProbe: []int{10000}, LookupProbe: []int{10000, 40000}, SyncLimit: map[string]int{"nftables": 5000}, MaxServices: map[string]int{"ipvs": 20000}},
+			[]planPoint{{dataplane: "iptables-legacy", services: 1000}, {dataplane: "nftables", services: 1000}, {dataplane: "ipvs", services: 1000},
+				{dataplane: "iptables-legacy", services: 10000, syncProbe: true}, {dataplane: "ipvs", services: 10000, syncProbe: true},
+				{dataplane: "nftables", services: 10000, syncProbe: true, lookupProbe: true}, {dataplane: "nftables", services: 40000, syncProbe: true, lookupProbe: true}}},
+		{"lookup probes without the uniform position", scenario.Sweep{Services: []int{1000}, Dataplanes: []string{"nftables"}, Positions: []string{"last"}, LookupProbe: []int{10000}},
+			[]planPoint{{dataplane: "nftables", services: 1000}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

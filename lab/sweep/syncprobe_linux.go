@@ -9,24 +9,21 @@ import (
 	"github.com/svclab/svclab/sim/scenario"
 )
 
-// positionUniform is the sweep position whose connections go to uniformly
-// random services (scenario.Sweep.Positions).
-const positionUniform = "uniform"
-
 // measureSyncProbe records one repetition of a sync probe: the load that
 // set the lab up is the first repetition's; every later one removes the
 // rules and times their full load again, so the probe's repetitions sample
-// the spread of loads as the points' do (sweep.syncEachRepetition). A
+// the spread of loads as the points' do (sweep.syncEachRepetition); a
+// lookup probe (sweep.lookupProbe) keeps its one load. A
 // probe that looks its services up in a map (looksUpUniform) also probes
 // the uniform position on the rules it loaded.
 func (l *sweepLab) measureSyncProbe(ctx context.Context, spec *scenario.Sweep, rep int) ([]results.Point, error) {
-	if rep > 1 {
+	if rep > 1 && !l.plan.lookupProbe {
 		if err := l.resync(ctx, spec); err != nil {
 			return nil, err
 		}
 	}
 	if l.looksUpUniform(spec) {
-		p, err := l.probe(ctx, spec, positionUniform, rep)
+		p, err := l.probe(ctx, spec, scenario.PositionUniform, rep)
 		if err != nil {
 			return nil, err
 		}
@@ -49,5 +46,5 @@ func (l *sweepLab) measureSyncProbe(ctx context.Context, spec *scenario.Sweep, r
 // walk's. The probe's traffic comes after its syncs are timed.
 func (l *sweepLab) looksUpUniform(spec *scenario.Sweep) bool {
 	info, ok := dataplane.Lookup(l.plan.dataplane)
-	return ok && info.Lookup == dataplane.MapLookup && slices.Contains(spec.Positions, positionUniform)
+	return ok && info.Lookup == dataplane.MapLookup && slices.Contains(spec.Positions, scenario.PositionUniform)
 }

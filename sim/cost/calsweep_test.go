@@ -39,7 +39,7 @@ func TestCalibrationSweepIsAScenario(t *testing.T) {
 		if sc.Sweep == nil || len(sc.Sweep.Services) != len(DefaultCalibrationServices) || len(sc.Dataplanes()) != 3 ||
 			!slices.Equal(sc.Sweep.WalkProbe, DefaultCalibrationWalkProbe) || sc.Sweep.WalkProbeReload || !slices.Equal(sc.Sweep.SyncProbe, DefaultCalibrationSyncProbe) ||
 			sc.Sweep.SyncLimit["iptables-nft"] != 5000 || sc.Sweep.SyncLimit["nftables"] != 5000 || len(sc.Sweep.SyncLimit) != 2 ||
-			sc.Sweep.IncrementalBatch != DefaultCalibrationBatch {
+			sc.Sweep.IncrementalBatch != DefaultCalibrationBatch || !slices.Equal(sc.Sweep.LookupProbe, DefaultCalibrationLookupProbe) {
 			t.Errorf("scenario %+v", sc.Sweep)
 		}
 	}
@@ -79,5 +79,37 @@ func TestCalibrationSweepIsAScenario(t *testing.T) {
 	}
 	if _, err := NewCalibrationSweep(time.Minute, 0, []string{"ebpf"}, nil, Probes{}); err == nil {
 		t.Error("a dataplane the model does not know: want an error")
+	}
+}
+
+// TestCalibrationLookupProbes: the default sweep loads nftables' lookup
+// probes once; none are asked for, or no dataplane looks services up in a
+// map: none in the scenario.
+func TestCalibrationLookupProbes(t *testing.T) {
+	tests := []struct {
+		name       string
+		dataplanes []string
+		lookup     []int
+		want       []int
+	}{
+		{"default", nil, nil, DefaultCalibrationLookupProbe},
+		{"given", []string{"nftables"}, []int{20000, 60000}, []int{20000, 60000}},
+		{"none", nil, []int{}, nil},
+		{"no map lookup", []string{"iptables-legacy"}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := NewCalibrationSweep(time.Minute, 0, tt.dataplanes, nil, Probes{Lookup: tt.lookup})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := scenario.Parse("calibration.yaml", c.Scenario())
+			if err != nil {
+				t.Fatalf("%v\n%s", err, c.Scenario())
+			}
+			if !slices.Equal(sc.Sweep.LookupProbe, tt.want) {
+				t.Errorf("lookup probes %v, want %v", sc.Sweep.LookupProbe, tt.want)
+			}
+		})
 	}
 }

@@ -63,10 +63,19 @@ func (r HoldoutRow) Within() bool { return r.Target == 0 || math.Abs(r.Error) <=
 // measured point above it: first-packet p50 and p99 at the last and the
 // uniform position, full and incremental sync, kernel memory.
 func Holdout(run *Run, opts Options) ([]HoldoutRow, *Model, error) {
+	return HoldoutFrom(run, run, opts)
+}
+
+// HoldoutFrom is Holdout with the calibration from another run (cal, say
+// a `svclab plan calibrate` directory) on its points with N ≤ opts.MaxN:
+// every point of run above it is predicted and compared. The machine's
+// drift between the two runs is then part of the error, as it is for a
+// user who calibrates one day and measures another.
+func HoldoutFrom(cal, run *Run, opts Options) ([]HoldoutRow, *Model, error) {
 	if opts.MaxN <= 0 {
 		return nil, nil, fmt.Errorf("holdout: give the largest calibration N (MaxN > 0)")
 	}
-	m, err := CalibrateRun(run, opts)
+	m, err := CalibrateRun(cal, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -241,7 +250,7 @@ func ProbesText(run *Run) string {
 	if sizes := probeSizes(run.WalkProbes); len(sizes) > 0 {
 		parts = append(parts, "walk probes at "+sizes+" services (the rule walk past the calibrated sizes)")
 	}
-	if sizes := probeSizes(run.SyncProbes); len(sizes) > 0 {
+	if sizes := probeSizes(timedProbes(run.SyncProbes)); len(sizes) > 0 {
 		parts = append(parts, "sync probes at "+sizes+" services (full syncs: their ×calibration is from the largest)")
 	}
 	if sizes := probeSizes(uniformProbes(run.SyncProbes)); len(sizes) > 0 {
@@ -279,6 +288,12 @@ func probeSizes(probes []results.Point) string {
 		parts[i] = strconv.Itoa(n)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// timedProbes are the sync probes that timed a full sync (a lookup probe
+// loaded once, sweep.lookupProbe, did not).
+func timedProbes(probes []results.Point) []results.Point {
+	return slices.DeleteFunc(slices.Clone(probes), func(p results.Point) bool { return !(p.SyncFullS > 0) })
 }
 
 // uniformProbes are the probes that measured the uniform position (lab/

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/scenario"
 )
 
 // Lookup says how a dataplane finds the service of a new connection
@@ -26,7 +27,7 @@ const (
 	PositionFirst   = "first"
 	PositionMiddle  = "middle"
 	PositionLast    = "last"
-	PositionUniform = "uniform"
+	PositionUniform = scenario.PositionUniform
 )
 
 // modelled returns the registry's entry of a dataplane the model

@@ -37,9 +37,10 @@ func SweepTable(w io.Writer, s *results.Summary) error {
 
 // syncProbeTable writes a sweep's sync probes (sweep.syncProbe), if any:
 // the full ruleset's load time alone, at sizes the points do not reach,
-// and a map lookup's uniform p50 measured after it (a lookup probe).
+// and a map lookup's uniform p50 measured after it; a lookup probe
+// (sweep.lookupProbe) is a row whose syncs were not timed.
 func syncProbeTable(w io.Writer, probes []results.Point) error {
-	return probeTable(w, "sync probes (the full ruleset of N services loaded and timed alone, then, for a map lookup, connections to uniformly random services; medians over repetitions)",
+	return probeTable(w, "sync probes (the full ruleset of N services loaded and timed alone, then, for a map lookup, connections to uniformly random services; a lookup probe's load, once, is not timed; medians over repetitions)",
 		"dataplane\tservices\treps\tsync full\tsync CPU\trules\tbytes\tkernel memory\tuniform p50 µs", probes, func(p results.Point) string {
 			return fmt.Sprintf("%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s", p.Dataplane, p.Services, p.Repetitions,
 				seconds(p.SyncFullS), seconds(p.SyncFullCPUS), count(p.Rules), count(p.Bytes), count(int(p.KernelMemBytes)), measured(p.P50us))

@@ -127,6 +127,14 @@ type Sweep struct {
 	// when the sweep does (a lookup probe: the lookup's growth with the
 	// map past the points).
 	SyncProbe []int
+	// LookupProbe lists service counts at which each dataplane that looks
+	// services up in a map loads the sweep's ruleset of that many services
+	// once, its syncs and kernel memory not measured, and probes the
+	// uniform position in every repetition: a sync probe's lookup probe
+	// without its reloads, which a short calibration cannot afford
+	// (nftables' 80,000 Services take about 9 s to load). A size the
+	// dataplane sync-probes is left to that probe.
+	LookupProbe []int
 	// IncrementalBatch, when 2 or more, also times a partial sync that
 	// carries this many endpoint changes at once (one endpoint added to
 	// each of as many filler services), after the one-change incremental
@@ -182,7 +190,7 @@ func typed(f file, source string, raw []byte) *Scenario {
 			Concurrency: *w.Concurrency, PacketRate: w.PacketRate, Seed: w.Seed,
 			MaxServices: cloneMap(w.MaxServices), SyncLimit: cloneMap(w.SyncLimit),
 			IncrementalLimit: cloneMap(w.IncrementalLimit), ThroughputConnections: *w.ThroughputConnections,
-			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition, WalkProbe: slices.Clone(w.WalkProbe), SyncProbe: slices.Clone(w.SyncProbe), IncrementalBatch: w.IncrementalBatch,
+			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition, WalkProbe: slices.Clone(w.WalkProbe), SyncProbe: slices.Clone(w.SyncProbe), LookupProbe: slices.Clone(w.LookupProbe), IncrementalBatch: w.IncrementalBatch,
 			IncrementalBatchKind: batchKindOrDefault(w.IncrementalBatchKind),
 			WalkProbeReload:      w.SyncEachRepetition}
 		if w.WalkProbeReload != nil {

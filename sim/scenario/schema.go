@@ -139,6 +139,7 @@ type sweepSpec struct {
 	WalkProbe             []int          `yaml:"walkProbe"`
 	WalkProbeReload       *bool          `yaml:"walkProbeReload"`
 	SyncProbe             []int          `yaml:"syncProbe"`
+	LookupProbe           []int          `yaml:"lookupProbe"`
 	IncrementalBatch      int            `yaml:"incrementalBatch"`
 	IncrementalBatchKind  string         `yaml:"incrementalBatchKind"`
 	ProbeCPU              *int           `yaml:"probeCPU"`

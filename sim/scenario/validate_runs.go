@@ -111,8 +111,12 @@ func validateFairness(r *fairnessSpec) []pathError {
 	return errs
 }
 
-// Positions a sweep may measure; "uniform" spreads targets over all services.
-var Positions = []string{"first", "middle", "last", "uniform"}
+// Positions a sweep may measure; PositionUniform spreads targets over all services.
+var Positions = []string{"first", "middle", "last", PositionUniform}
+
+// PositionUniform is the sweep position whose connections go to uniformly
+// random services.
+const PositionUniform = "uniform"
 
 func validateSweep(f *file, cidrsOK bool) []pathError {
 	s := f.Sweep
@@ -151,6 +155,7 @@ func validateSweep(f *file, cidrsOK bool) []pathError {
 	errs = append(errs, checkScheduler(s.Scheduler, at("scheduler"))...)
 	errs = append(errs, validateWalkProbe(f, cidrsOK)...)
 	errs = append(errs, validateSyncProbe(f, cidrsOK)...)
+	errs = append(errs, validateLookupProbe(f, cidrsOK)...)
 	if s.IncrementalBatch != 0 {
 		errs = append(errs, checkRange(s.IncrementalBatch, intRange{min: 2, max: MaxIncrementalBatch}, at("incrementalBatch"))...)
 	}
@@ -273,6 +278,28 @@ func validateSyncProbe(f *file, cidrsOK bool) []pathError {
 	return probeFits(f, "syncProbe", s.SyncProbe)
 }
 
+// validateLookupProbe checks sweep.lookupProbe: sizes in range, unique,
+// within the CIDRs, a dataplane that looks services up in a map, and the
+// uniform position to probe.
+func validateLookupProbe(f *file, cidrsOK bool) []pathError {
+	s := f.Sweep
+	if len(s.LookupProbe) == 0 {
+		return nil
+	}
+	at := fieldAt("sweep", "lookupProbe")
+	errs := checkProbeSizes("lookupProbe", s.LookupProbe, MinSyncProbe)
+	if !slices.ContainsFunc(s.Dataplanes, looksUpMaps) {
+		errs = append(errs, at("no dataplane of the sweep looks services up in a map", "add nftables or ipvs to sweep.dataplanes, or leave lookupProbe out"))
+	}
+	if !slices.Contains(s.Positions, PositionUniform) {
+		errs = append(errs, at("a lookup probe measures the uniform position, which sweep.positions does not list", "add uniform to sweep.positions, or leave lookupProbe out"))
+	}
+	if len(errs) > 0 || !cidrsOK {
+		return errs
+	}
+	return probeFits(f, "lookupProbe", s.LookupProbe)
+}
+
 // checkProbeSizes checks one probe list (sweep.FIELD): each size in
 // minSize..MaxSyntheticServices and listed once.
 func checkProbeSizes(field string, sizes []int, minSize int) []pathError {
@@ -300,6 +327,12 @@ func probeFits(f *file, field string, sizes []int) []pathError {
 func walksRules(name string) bool {
 	info, ok := dataplane.Lookup(name)
 	return ok && info.Lookup == dataplane.LinearWalk
+}
+
+// looksUpMaps says whether a dataplane finds a service in a map.
+func looksUpMaps(name string) bool {
+	info, ok := dataplane.Lookup(name)
+	return ok && info.Lookup == dataplane.MapLookup
 }
 
 // batchKindOrDefault is sweep.incrementalBatchKind with its default.

@@ -108,6 +108,9 @@ func TestValidationRefuses(t *testing.T) {
 		{"walk probe without a rule walk", edit("warmup: 50", "warmup: 50\n  dataplanes: [nftables]\n  walkProbe: [5000]"), "walkProbe:", "sweep.walkProbe", "walks rules"},
 		{"sync probe of 2 services", edit("warmup: 50", "warmup: 50\n  syncProbe: [2]"), "syncProbe:", "sweep.syncProbe[0]", "out of range"},
 		{"sync probe listed twice", edit("warmup: 50", "warmup: 50\n  syncProbe: [10000, 10000]"), "syncProbe:", "sweep.syncProbe[1]", "also syncProbe[0]"},
+		{"lookup probe listed twice", edit("warmup: 50", "warmup: 50\n  dataplanes: [nftables]\n  positions: [uniform]\n  lookupProbe: [10000, 10000]"), "lookupProbe:", "sweep.lookupProbe[1]", "also lookupProbe[0]"},
+		{"lookup probe without a map lookup", edit("warmup: 50", "warmup: 50\n  dataplanes: [iptables-legacy]\n  positions: [uniform]\n  lookupProbe: [10000]"), "lookupProbe:", "sweep.lookupProbe", "looks services up in a map"},
+		{"lookup probe without the uniform position", edit("warmup: 50", "warmup: 50\n  dataplanes: [nftables]\n  positions: [last]\n  lookupProbe: [10000]"), "lookupProbe:", "sweep.lookupProbe", "uniform position"},
 		{"probe CPU below 0", edit("warmup: 50", "warmup: 50\n  probeCPU: -1"), "probeCPU:", "sweep.probeCPU", "out of range"},
 		{"probe CPU past CPU_SETSIZE", edit("warmup: 50", "warmup: 50\n  probeCPU: 1024"), "probeCPU:", "sweep.probeCPU", "out of range"},
 		{"unknown batch kind", edit("warmup: 50", "warmup: 50\n  incrementalBatch: 10\n  incrementalBatchKind: pods"), "incrementalBatchKind:", "sweep.incrementalBatchKind", "unknown batch kind"},
@@ -149,6 +152,7 @@ func TestValidationAccepts(t *testing.T) {
 		{"namespace of digits", edit("namespace: demo", `namespace: "123"`)},
 		{"walk probe", edit("warmup: 50", "warmup: 50\n  walkProbe: [4, 50000]")},
 		{"sync probe", edit("warmup: 50", "warmup: 50\n  syncProbe: [3, 20000]")},
+		{"lookup probe", edit("warmup: 50", "warmup: 50\n  dataplanes: [iptables-legacy, nftables]\n  positions: [last, uniform]\n  lookupProbe: [10000, 80000]")},
 		{"probe CPU", edit("warmup: 50", "warmup: 50\n  probeCPU: 1")},
 		{"Service creations", edit("warmup: 50", "warmup: 50\n  dataplanes: [nftables, iptables-legacy]\n  incrementalBatch: 100\n  incrementalBatchKind: services")},
 	}
