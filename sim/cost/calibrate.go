@@ -87,6 +87,9 @@ type DataplaneModel struct {
 	Mode      string `json:"mode"` // the kube-proxy payload it loads
 	// MaxServices is the largest N of the latency calibration.
 	MaxServices int `json:"max_services"`
+	// Repetitions is the fewest repetitions of a calibrated size's
+	// latency points (0: unknown, a summary without its records).
+	Repetitions int `json:"repetitions,omitempty"`
 	// P50 is required; the other curves are nil when the sweep did not
 	// measure enough points.
 	P50 CostCurve  `json:"p50"`

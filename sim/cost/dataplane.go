@@ -47,6 +47,7 @@ func calibrateDataplane(name string, run *Run, opts Options) (DataplaneModel, er
 	}
 	dm.P50.withMedianFloor(p50Points, reps, p50)
 	dm.MaxServices = maxServices(p50Points)
+	dm.Repetitions = fewestRepetitions(reps)
 	dm.Warnings = append(dm.Warnings, dm.P50.warnings(name, opts.MinR2)...)
 	// A uniform position's p99 mixes services at every position: it is not
 	// the p99 at (N+1)/2 rules, so only fixed targets calibrate p99.
@@ -195,6 +196,26 @@ func calibrationPoints(all []results.Point, dataplane string, maxN int) []result
 		}
 	}
 	return out
+}
+
+// fewestRepetitions is the fewest repetitions any calibrated size and
+// position has among reps (one point per repetition), 0 without any.
+func fewestRepetitions(reps []results.Point) int {
+	type key struct {
+		services int
+		position string
+	}
+	count := map[key]int{}
+	for _, p := range reps {
+		count[key{p.Services, p.Position}]++
+	}
+	fewest := 0
+	for _, n := range count {
+		if fewest == 0 || n < fewest {
+			fewest = n
+		}
+	}
+	return fewest
 }
 
 func positioned(points []results.Point, positions ...string) []results.Point {

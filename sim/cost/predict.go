@@ -220,8 +220,8 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	}
 	p.Beyond = p.Extrapolation > m.Options.BeyondFactor
 	if p.Beyond {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %d services is %.1f× the largest calibrated N (%d): beyond calibration",
-			dm.Dataplane, q.Services, p.Extrapolation, dm.MaxServices))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %d services is %.1f× the largest calibrated N (%d): beyond calibration%s",
+			dm.Dataplane, q.Services, p.Extrapolation, dm.MaxServices, fewRepetitionsNote(dm.Repetitions)))
 	}
 	warn := func(w string) { p.Warnings = append(p.Warnings, w) }
 	p.P50us = dm.p50At(q.Position, evals, q.Services, warn)
@@ -408,4 +408,23 @@ func syncGrowthWarning(name string, syncs ...*SyncPrediction) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("%s syncs predicted at %.2g× the largest calibrated ruleset, where they may grow faster than the fitted form: %s. Time sync probes up to this size (sweep.syncProbe, with sweep.syncLimit above it), or take these syncs as lower bounds", name, factor, info.SyncGrowthNote)}
+}
+
+// PlanRepetitions is the repetitions a size svclab plan calibrate --help
+// gives for a plan far past the calibrated sizes, as the 9-load 10×
+// holdout recipes had (docs/planning.md).
+const PlanRepetitions = 9
+
+// fewRepetitionsNote is what a prediction beyond calibration adds when
+// the calibration has fewer than PlanRepetitions repetitions a size: one
+// load of each probe and 2 or 3 of each point cover the measurement with
+// their intervals, but their values scatter past the targets (a 10× check
+// of 3-minute calibrations against sweeps measured apart from them:
+// docs/planning.md).
+func fewRepetitionsNote(repetitions int) string {
+	if repetitions == 0 || repetitions >= PlanRepetitions {
+		return ""
+	}
+	return fmt.Sprintf(" with %d repetitions a size: read the intervals more than the values (docs/planning.md); for a plan this far out calibrate with --reps %d --walk-probe-reload",
+		repetitions, PlanRepetitions)
 }

@@ -2,6 +2,7 @@ package cost
 
 import (
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -262,5 +263,38 @@ func TestP99FromTheSameDistribution(t *testing.T) {
 		if r := m.Dataplanes[0].P99Tail; r == nil || r.Excess.Hi < 39*synthBaseUs || !p.P99us.Total.Contains(p.P99us.Total.Value) {
 			t.Errorf("%s: tail %+v, interval %+v: the blown-up size must widen the interval, not move the value", position, r, p.P99us.Total)
 		}
+	}
+}
+
+// TestPredictNamesFewRepetitions: a prediction beyond calibration from a
+// calibration of fewer than PlanRepetitions repetitions a size (a 3-minute
+// svclab plan calibrate: 2) says so and how to calibrate for it; one of 9
+// (--reps 9) does not.
+func TestPredictNamesFewRepetitions(t *testing.T) {
+	tests := []struct {
+		dir  string
+		reps int
+		note bool
+	}{
+		{"../../results/plan-calibrate-check/calibration-a", 2, true},
+		{"../../results/plan-calibrate-check/calibration-c", 9, false},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.dir), func(t *testing.T) {
+			m, err := Calibrate(tt.dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			preds, err := m.Predict(Query{Services: 50000, EndpointsPerService: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range preds {
+				dm, _ := m.Dataplane(p.Dataplane)
+				if dm.Repetitions != tt.reps || hasWarning(p.Warnings, "repetitions a size") != tt.note || !p.Beyond {
+					t.Errorf("%s: %d repetitions (want %d), beyond %v, warnings %q", p.Dataplane, dm.Repetitions, tt.reps, p.Beyond, p.Warnings)
+				}
+			}
+		})
 	}
 }
