@@ -9,9 +9,10 @@ import (
 	"strings"
 
 	"github.com/svclab/svclab/sim/cost"
+	"github.com/svclab/svclab/sim/scenario"
 )
 
-const planCheckUsage = `Usage: svclab plan check RUN_DIR... --max-n N [--calibration DIR] [--format markdown|json]
+const planCheckUsage = `Usage: svclab plan check RUN_DIR... --max-n N [--calibration DIR] [--scenario FILE] [--format markdown|json]
 
 The holdout check of svclab plan: calibrates on the sweep's points with at
 most N services, predicts every point above N (first-packet p50 and p99 at
@@ -32,21 +33,31 @@ services, and every point of each run above N is predicted from it: how a
 calibration made one time holds for a sweep measured another (the
 machine's drift between the two is part of the error).
 
+With --scenario FILE (the scenario the runs were made from, checked
+against the hash their meta.json recorded) a sweep whose services a
+synthetic.mix shapes (svclab import --scenario writes one from a cluster's
+objects) is predicted for the services each point loaded, as svclab plan
+--objects predicts a cluster: their rules, chains and elements, and the
+KUBE-SERVICES rules a connection to one of them walks. Without it every
+point is predicted for N one-port services, which a mix's are not.
+
 Examples:
   svclab plan check results/plan-holdout/native --max-n 5000
   svclab plan check results/plan-calibrate-check/measured --calibration results/plan-calibrate-check/calibration-a --max-n 5000
   svclab plan check results/sweep-full-ebpf --max-n 10000 --format json
   svclab plan check results/plan-holdout/native-j results/plan-holdout/native-k --max-n 5000
+  svclab plan check results/plan-mix-check/measured --calibration results/plan-mix-check/calibration --max-n 5000 --scenario results/plan-mix-check/cluster-500-x20.yaml
 `
 
 func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 	var (
-		maxN                int
-		format, calibration string
+		maxN                              int
+		format, calibration, scenarioFile string
 	)
 	fs := newFlagSet("plan check")
 	fs.IntVar(&maxN, "max-n", 0, "")
 	fs.StringVar(&calibration, "calibration", "", "")
+	fs.StringVar(&scenarioFile, "scenario", "", "")
 	fs.StringVar(&format, "format", "markdown", "")
 	rest, err := parseFlags(fs, args)
 	if errors.Is(err, errHelp) {
@@ -65,9 +76,18 @@ func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 			return usagef("--calibration: %v", err)
 		}
 	}
+	var sc *scenario.Scenario
+	if scenarioFile != "" {
+		if cal == nil {
+			return usagef("--scenario needs --calibration DIR: the model is calibrated on one-port services (svclab plan calibrate) and predicts the mix's points")
+		}
+		if sc, err = scenario.Load(scenarioFile); err != nil {
+			return usagef("--scenario: %v", err)
+		}
+	}
 	checks := make([]holdoutCheck, len(rest))
 	for i, dir := range rest {
-		if checks[i], err = checkHoldout(dir, cal, maxN); err != nil {
+		if checks[i], err = checkHoldout(dir, cal, sc, maxN); err != nil {
 			return err
 		}
 		for _, w := range checks[i].model.Warnings {
@@ -102,11 +122,17 @@ type holdoutCheck struct {
 }
 
 // checkHoldout checks the run in dir against a calibration on cal's
-// points with N ≤ maxN (nil cal: the run's own).
-func checkHoldout(dir string, cal *cost.Run, maxN int) (holdoutCheck, error) {
+// points with N ≤ maxN (nil cal: the run's own), its points predicted
+// for the services of sc (nil: N one-port services).
+func checkHoldout(dir string, cal *cost.Run, sc *scenario.Scenario, maxN int) (holdoutCheck, error) {
 	run, err := cost.LoadRun(dir)
 	if err != nil {
 		return holdoutCheck{}, usagef("%v", err)
+	}
+	if sc != nil {
+		if err := run.WithScenario(sc); err != nil {
+			return holdoutCheck{}, usagef("--scenario: %v", err)
+		}
 	}
 	if cal == nil {
 		cal = run

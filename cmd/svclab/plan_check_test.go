@@ -105,3 +105,49 @@ func TestPlanCheckWithAnotherCalibration(t *testing.T) {
 		t.Errorf("a missing calibration: exit %d, want 2", code)
 	}
 }
+
+// TestPlanCheckWithScenario: with the scenario a mix-shaped sweep was made
+// from, plan check predicts its points for the services they loaded (more
+// KUBE-SERVICES rules to walk than N one-port services); it needs a
+// calibration, and refuses a scenario that is not the run's.
+func TestPlanCheckWithScenario(t *testing.T) {
+	const dir = "../../results/plan-mix-check/"
+	base := []string{"plan", "check", dir + "measured", "--max-n", "5000", "--calibration", dir + "calibration", "--format", "json"}
+	check := func(extra ...string) holdoutJSON {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		dispatch(append(append([]string(nil), base...), extra...), &stdout, &stderr)
+		var out holdoutJSON
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || len(out.Rows) == 0 {
+			t.Fatalf("%v (%v): %s %s", extra, err, stdout.String(), stderr.String())
+		}
+		return out
+	}
+	uniformP50 := func(out holdoutJSON) float64 {
+		for _, r := range out.Rows {
+			if r.Dataplane == "iptables-legacy" && r.Figure == "p50 µs (uniform)" {
+				return r.Predicted.Value
+			}
+		}
+		t.Fatal("no iptables-legacy uniform p50 row")
+		return 0
+	}
+	onePort, mix := check(), check("--scenario", dir+"cluster-500-x20.yaml")
+	if uniformP50(mix) <= uniformP50(onePort) {
+		t.Errorf("iptables-legacy uniform p50 predicted %v for the mix, %v for 9,540 one-port services: want the mix's more rules walked", uniformP50(mix), uniformP50(onePort))
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"without a calibration", []string{"plan", "check", dir + "measured", "--max-n", "5000", "--scenario", dir + "cluster-500-x20.yaml"}, "--scenario needs --calibration"},
+		{"another scenario", append(append([]string(nil), base...), "--scenario", "../../results/plan-calibrate-check/measure-50000.yaml"), "give that file, unchanged"},
+	}
+	for _, tt := range tests {
+		var stderr bytes.Buffer
+		if code := dispatch(tt.args, &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("%s: exit %d, %q; want 2 and %q", tt.name, code, stderr.String(), tt.want)
+		}
+	}
+}

@@ -30,6 +30,9 @@ type sweepLab struct {
 	dp      apply.Dataplane
 	model   *model.Model
 	fillers *model.Generator
+	// uniform are the uniform position's targets when a synthetic.mix
+	// shapes the fillers (uniformTargets); nil: every service.
+	uniform []netip.AddrPort
 	// created makes k services the point does not have, for a batch of
 	// Service creations (sweep.incrementalBatchKind: services).
 	created func(k int) ([]model.Service, error)
@@ -125,6 +128,12 @@ func setUpPoint(ctx context.Context, sc *scenario.Scenario, p planPoint, prefix 
 		return nil, err
 	}
 	l := &sweepLab{plan: p, lab: lab, machine: opts.Machine, model: m, fillers: gen, logf: opts.logf}
+	if slices.Contains(spec.Positions, scenario.PositionUniform) {
+		mixed := sc.Synthetic != nil && sc.Synthetic.Mix != nil
+		if l.uniform, err = uniformTargets(m, mixed, p.dataplane, opts.Settings); err != nil {
+			return nil, closeLab(lab, fmt.Errorf("%s at %d services: %w", p.dataplane, p.services, err))
+		}
+	}
 	l.created = func(k int) ([]model.Service, error) {
 		return sc.SweepCreations(p.services, spec.EndpointsPerService, spec.Seed, k)
 	}
@@ -340,13 +349,17 @@ func (l *sweepLab) probe(ctx context.Context, spec *scenario.Sweep, pos string, 
 }
 
 // targetFor returns the address picker for a position: the target service,
-// or (uniform) a random service out of all N, fillers answered by the sink.
+// or (uniform) a random service out of all N, fillers answered by the sink
+// (out of the reachable ones, l.uniform, when a mix shapes them).
 func (l *sweepLab) targetFor(pos string, seed uint64) func(int) netip.AddrPort {
 	if pos != scenario.PositionUniform {
 		addr := netip.AddrPortFrom(scenario.SweepTargetIPs[pos], uint16(scenario.SweepTargetPort.Port))
 		return func(int) netip.AddrPort { return addr }
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x0171f))
+	if l.uniform != nil {
+		return func(int) netip.AddrPort { return l.uniform[rng.IntN(len(l.uniform))] }
+	}
 	n := l.model.Services.Len()
 	return func(int) netip.AddrPort {
 		s := l.model.Services.At(rng.IntN(n))

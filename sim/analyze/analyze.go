@@ -55,13 +55,41 @@ type target struct {
 
 // Analyze traces a first packet from src to every service of the dump.
 func Analyze(d *Dump, src netip.Addr, opts Options) (*Report, error) {
+	return analyzeTargets(d, src, opts, targetsOf(d))
+}
+
+// Sample is Analyze over at most limit of the dump's service destinations,
+// evenly spaced in their order (KUBE-SERVICES, or the service-ips map) and
+// always with the first and the last: its Mean estimates the mean over all
+// of them for a dump too large to trace whole (svclab plan's clusters at
+// scale). limit < 2 traces every destination.
+func Sample(d *Dump, src netip.Addr, opts Options, limit int) (*Report, error) {
+	return analyzeTargets(d, src, opts, evenly(targetsOf(d), limit))
+}
+
+// evenly is at most limit of targets, evenly spaced, the first and the
+// last among them (all of them when limit < 2 or they are fewer).
+func evenly(targets []target, limit int) []target {
+	if limit < 2 || len(targets) <= limit {
+		return targets
+	}
+	out := make([]target, limit)
+	step := float64(len(targets)-1) / float64(limit-1)
+	for i := range out {
+		out[i] = targets[int(math.Round(float64(i)*step))]
+	}
+	return out
+}
+
+// analyzeTargets traces a first packet from src to each of targets.
+func analyzeTargets(d *Dump, src netip.Addr, opts Options, targets []target) (*Report, error) {
 	opts.SkipPaths = true
 	tr, err := NewTracer(d, opts)
 	if err != nil {
 		return nil, err
 	}
 	rep := &Report{Dump: d.Kind, Endpoints: map[int]int{}}
-	for _, t := range targetsOf(d) {
+	for _, t := range targets {
 		res, err := tr.Trace(trace.Packet{Src: sourceFor(src, t.dst.Addr()), Dst: t.dst.Addr(), Proto: t.proto, DPort: t.dst.Port(), From: "pod"})
 		if err != nil {
 			return nil, err

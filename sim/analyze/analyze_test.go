@@ -71,6 +71,35 @@ func TestTraceKubeProxyExample(t *testing.T) {
 	}
 }
 
+// TestSample: a sample traces at most its limit of the destinations,
+// evenly spaced with the first and the last, and its mean is the whole
+// dump's (a linear walk); a limit below 2 or above the destinations traces
+// every one.
+func TestSample(t *testing.T) {
+	d := renderDump(t, KindIPTables, 201, 1)
+	src := netip.MustParseAddr("10.244.255.1")
+	all, err := Analyze(d, src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		limit, want int
+	}{{5, 5}, {101, 101}, {0, 201}, {1, 201}, {500, 201}}
+	for _, tt := range tests {
+		rep, err := Sample(d, src, Options{}, tt.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(rep.Services)
+		if n != tt.want || rep.Services[0].Position != all.Services[0].Position || rep.Services[n-1].Position != all.Services[200].Position {
+			t.Fatalf("limit %d: %d traced from position %d to %d; want %d from the first to the last", tt.limit, n, rep.Services[0].Position, rep.Services[n-1].Position, tt.want)
+		}
+		if rep.Mean != all.Mean || rep.Worst != all.Worst {
+			t.Errorf("limit %d: mean %v worst %d, every destination's %v and %d", tt.limit, rep.Mean, rep.Worst, all.Mean, all.Worst)
+		}
+	}
+}
+
 func TestAnalyzeIPTablesCostGrowsWithPosition(t *testing.T) {
 	rep, err := Analyze(renderDump(t, KindIPTables, 200, 3), netip.MustParseAddr("10.244.255.1"), Options{})
 	if err != nil {

@@ -160,6 +160,7 @@ func (q Query) sizeAt(mode string, n int) Size {
 	}
 	s, _ := countsOf(mode, n, q.EndpointsPerService)
 	s.HashTables, _ = syntheticHashTables(mode, n, q.EndpointsPerService)
+	s.AnonymousSets, _ = syntheticAnonymousSets(mode, n, q.EndpointsPerService)
 	if mode == string(dataplane.ModeIPTables) {
 		s.ChainList, _ = scaledChainList(n, q.EndpointsPerService, false)
 		s.PartialChainList, _ = scaledChainList(n, q.EndpointsPerService, true)
@@ -174,12 +175,13 @@ func (c Composition) scaled(n int) Composition {
 	f := float64(n) / float64(max(c.Services, 1))
 	grow := func(v, fixed int) int { return fixed + int(math.Round(float64(v-fixed)*f)) }
 	out := Composition{Source: c.Source, Scale: c.Scale * f, Services: n, Endpoints: int(math.Round(float64(c.Endpoints) * f)),
-		ServiceRules: grow(c.ServiceRules, 1), Modes: map[string]Size{}}
+		ServiceRules: grow(c.ServiceRules, 1), Walk: c.Walk.scaled(f), Modes: map[string]Size{}}
 	for mode, s := range c.Modes {
 		fixed, _ := countsOf(mode, 0, 0)
 		out.Modes[mode] = Size{Mode: mode, Rules: grow(s.Rules, fixed.Rules), Chains: grow(s.Chains, fixed.Chains),
 			Elements: grow(s.Elements, fixed.Elements), Bytes: int(math.Round(float64(s.Bytes) * f)),
-			HashTables: scaledCounts(s.HashTables, f), ChainList: scaledWalk(s.ChainList, f), PartialChainList: scaledWalk(s.PartialChainList, f)}
+			HashTables: scaledCounts(s.HashTables, f), ChainList: scaledWalk(s.ChainList, f), PartialChainList: scaledWalk(s.PartialChainList, f),
+			AnonymousSets: int(math.Round(float64(s.AnonymousSets) * f))}
 	}
 	return out
 }

@@ -28,6 +28,10 @@ type Composition struct {
 	// IPs). A first packet to a service walks the rules before its own; to
 	// a uniformly random service (port), (ServiceRules+1)/2 on average.
 	ServiceRules int `json:"service_rules"`
+	// Walk is what first packets to the services evaluate, traced through
+	// the rules of that proxier (nil without one): the rules a lookup
+	// walks (evaluations), for the cluster's own mix of Services.
+	Walk *TracedWalk `json:"traced_walk,omitempty"`
 	// Modes is the payload's size per mode (iptables, nftables).
 	Modes map[string]Size `json:"modes"`
 }
@@ -84,6 +88,7 @@ func (c *Composition) addPayload(source string, proj *model.Model, fam model.Fam
 		return fmt.Errorf("%s: %s (%s): %w", source, cfg.Mode, fam, err)
 	}
 	c.add(string(cfg.Mode), st, tables, walk)
+	c.addAnonymousSets(string(cfg.Mode), payloadAnonymousSets(cfg.Mode, payload.Bytes()))
 	if cfg.Mode != dataplane.ModeIPTables {
 		return nil
 	}
@@ -94,6 +99,9 @@ func (c *Composition) addPayload(source string, proj *model.Model, fam model.Fam
 	c.addPartial(string(cfg.Mode), partial)
 	if serviceRules {
 		c.ServiceRules = bytes.Count(payload.Bytes(), []byte("\n-A KUBE-SERVICES "))
+		if c.Walk, err = traceWalk(payload.Bytes(), proj, cfg); err != nil {
+			return fmt.Errorf("%s: %s (%s): %w", source, cfg.Mode, fam, err)
+		}
 	}
 	return nil
 }
@@ -121,6 +129,14 @@ func (c *Composition) add(mode string, st render.Stats, tables []int, walk *ipta
 	c.Modes[mode] = s
 }
 
+// addAnonymousSets records one family's table's anonymous sets: each
+// family's proxier writes a table of its own, so the largest counts.
+func (c *Composition) addAnonymousSets(mode string, n int) {
+	s := c.Modes[mode]
+	s.AnonymousSets = max(s.AnonymousSets, n)
+	c.Modes[mode] = s
+}
+
 // addPartial adds one family's partial-sync walk to mode's size.
 func (c *Composition) addPartial(mode string, walk *iptables.ChainListWork) {
 	s := c.Modes[mode]
@@ -131,8 +147,12 @@ func (c *Composition) addPartial(mode string, walk *iptables.ChainListWork) {
 	c.Modes[mode] = s
 }
 
-// evaluations is the KUBE-SERVICES rules a first packet walks for a
-// position in this cluster (LinearWalk), or 1 (MapLookup).
+// evaluations is the rules a first packet walks for a position in this
+// cluster (LinearWalk: traced, else its KUBE-SERVICES rules), or 1
+// (MapLookup).
 func (c *Composition) evaluations(lookup Lookup, position string) (float64, error) {
+	if lookup == LinearWalk && c.Walk != nil {
+		return c.Walk.evaluations(position)
+	}
 	return Evaluations(lookup, position, max(c.ServiceRules, 1))
 }

@@ -37,6 +37,9 @@ func TestCompositionOfCluster(t *testing.T) {
 	if double.Scale != 2 {
 		t.Errorf("scaled ×2 scale %v", double.Scale)
 	}
+	if w := double.Walk; w.First != c.Walk.First || w.Last-w.Offset != 2*(c.Walk.Last-c.Walk.Offset) {
+		t.Errorf("scaled ×2 walk %+v, from %+v: want the first's kept and the rest doubled", *w, *c.Walk)
+	}
 	q := Query{Composition: &c, NewConnPerSec: 1}
 	m, err := CalibrateDefault(Options{})
 	if err != nil {
@@ -47,11 +50,38 @@ func TestCompositionOfCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range preds {
-		if p.Lookup == LinearWalk && p.Evaluations != float64(c.ServiceRules+1)/2 {
-			t.Errorf("%s walks %v rules, want (%d+1)/2", p.Dataplane, p.Evaluations, c.ServiceRules)
+		// Traced, a first packet walks the filter table's REJECT rules of
+		// the services without endpoints too: more than half of
+		// KUBE-SERVICES.
+		if want := c.Walk.Mean - c.Walk.Offset; p.Lookup == LinearWalk && (p.Evaluations != want || want <= float64(c.ServiceRules+1)/2) {
+			t.Errorf("%s walks %v rules, want the traced %v, more than (%d+1)/2", p.Dataplane, p.Evaluations, want, c.ServiceRules)
 		}
 		if p.Ruleset.Rules != c.Modes[p.Ruleset.Mode].Rules {
 			t.Errorf("%s ruleset %+v, want the composition's", p.Dataplane, p.Ruleset)
+		}
+	}
+}
+
+// TestTracedWalkOfCalibrationShape: traced, the first packets to N
+// one-port services with an endpoint each (a calibration sweep's shape)
+// walk what the calibration counts: the first 1 rule, the last N, on
+// average (N+1)/2, whatever N.
+func TestTracedWalkOfCalibrationShape(t *testing.T) {
+	for _, n := range []int{1, 2, 37, 1000} {
+		gen, err := model.NewGenerator(model.GeneratorConfig{Services: n, EndpointsPerService: 1, Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := CompositionOf("synthetic", 1, &model.Model{Cluster: model.DefaultCluster(), Services: gen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pos := range []string{PositionFirst, PositionLast, PositionUniform} {
+			got, err := c.evaluations(LinearWalk, pos)
+			want, _ := Evaluations(LinearWalk, pos, n)
+			if err != nil || got != want {
+				t.Errorf("%d services, %s: traced %v rules (%v), want the calibration's %v", n, pos, got, err, want)
+			}
 		}
 	}
 }

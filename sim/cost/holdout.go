@@ -80,16 +80,21 @@ func HoldoutFrom(cal, run *Run, opts Options) ([]HoldoutRow, *Model, error) {
 		return nil, nil, err
 	}
 	var rows []HoldoutRow
+	comps := pointCompositions{run: run}
 	for _, p := range run.Points {
 		dm, ok := m.Dataplane(p.Dataplane)
 		if !ok || p.Services <= opts.MaxN || (p.Position != PositionLast && p.Position != PositionUniform) {
 			continue
 		}
-		q := Query{Services: p.Services, EndpointsPerService: 1, Position: p.Position}
+		comp, err := comps.at(p.Services)
+		if err != nil {
+			return nil, nil, err
+		}
+		q := Query{Services: p.Services, EndpointsPerService: 1, Position: p.Position, Composition: comp}
 		if err := q.Validate(); err != nil {
 			return nil, nil, err
 		}
-		size, err := RulesetSize(dm.Mode, p.Services, 1)
+		size, err := holdoutSize(dm.Mode, q)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -98,6 +103,19 @@ func HoldoutFrom(cal, run *Run, opts Options) ([]HoldoutRow, *Model, error) {
 		rows = append(rows, holdoutRows(p, pred, walkAtRandom(run, dm), repetitionsOf(run.PointRepetitions, p))...)
 	}
 	return rows, m, nil
+}
+
+// holdoutSize is the ruleset of a holdout point: the mix's rendered
+// composition, or N one-port services with an endpoint each.
+func holdoutSize(mode string, q Query) (Size, error) {
+	if q.Composition == nil {
+		return RulesetSize(mode, q.Services, 1)
+	}
+	size, ok := q.Composition.Modes[mode]
+	if !ok {
+		return Size{}, fmt.Errorf("%s: no %s payload", q.Composition.Source, mode)
+	}
+	return size, nil
 }
 
 // walkAtRandom: kube-proxy wrote the run's rules and the dataplane walks

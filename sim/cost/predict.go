@@ -257,6 +257,9 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	}
 	p.Warnings = append(p.Warnings, syncGrowthWarning(dm.Dataplane, unpriced(p.SyncFull), unpriced(p.SyncIncremental))...)
 	p.Warnings = append(p.Warnings, unpricedDumpWarning(dm.Dataplane, p.SyncIncremental)...)
+	if p.SyncFull != nil {
+		p.Warnings = append(p.Warnings, anonymousSetsWarning(dm.Dataplane, size)...)
+	}
 	if p.SyncIncremental != nil {
 		p.Programming = predictProgramming(&p, q, dm.SyncPerChangeKind)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/scenario"
 )
 
 // The default calibration: byte copies of the recorded run
@@ -44,15 +45,18 @@ const DefaultMachineLabel = "svclab's reference machine type: a 2-vCPU AMD EPYC 
 // Source says what a calibration was measured on.
 type Source struct {
 	// Name is the run directory, or DefaultSourceName.
-	Name        string `json:"name"`
-	Run         string `json:"run,omitempty"`
-	Scenario    string `json:"scenario,omitempty"`
-	Started     string `json:"started,omitempty"`
-	Kernel      string `json:"kernel,omitempty"`
-	GuestKernel string `json:"guest_kernel,omitempty"`
-	CPU         string `json:"cpu,omitempty"`
-	CPUs        int    `json:"cpus,omitempty"`
-	GitCommit   string `json:"git_commit,omitempty"`
+	Name     string `json:"name"`
+	Run      string `json:"run,omitempty"`
+	Scenario string `json:"scenario,omitempty"`
+	// ScenarioHash is meta.json's hash of the scenario (Run.WithScenario
+	// checks a file against it).
+	ScenarioHash string `json:"-"`
+	Started      string `json:"started,omitempty"`
+	Kernel       string `json:"kernel,omitempty"`
+	GuestKernel  string `json:"guest_kernel,omitempty"`
+	CPU          string `json:"cpu,omitempty"`
+	CPUs         int    `json:"cpus,omitempty"`
+	GitCommit    string `json:"git_commit,omitempty"`
 	// Tools are the dataplane tools' versions; Engine and KubeProxyVersion
 	// say whose rules were loaded (meta.json's).
 	Tools            map[string]string `json:"tools,omitempty"`
@@ -118,6 +122,10 @@ type Run struct {
 	// with it (ChainDumpPrice).
 	ChainDumpWalk []results.ChainListStep
 	Warnings      []string
+	// Scenario is the scenario the run was made from, when given
+	// (WithScenario): a sweep whose fillers a synthetic.mix shapes is
+	// predicted for the services each point loaded.
+	Scenario *scenario.Scenario
 }
 
 // DefaultRun returns the embedded default calibration run.
@@ -267,7 +275,7 @@ func newRun(name string, s *results.Summary, m *results.Meta) (*Run, error) {
 	}
 	r := &Run{Source: Source{Name: name, Run: s.Run, Scenario: s.Scenario}, Points: s.Points, WalkProbes: s.WalkProbes, SyncProbes: s.SyncProbes}
 	if m != nil {
-		r.Source = Source{Name: name, Run: m.Run, Scenario: m.Scenario, Started: m.Started, Kernel: m.Kernel,
+		r.Source = Source{Name: name, Run: m.Run, Scenario: m.Scenario, ScenarioHash: m.ScenarioHash, Started: m.Started, Kernel: m.Kernel,
 			GuestKernel: m.GuestKernel, CPU: m.CPU, CPUs: m.CPUs, GitCommit: m.GitCommit, Tools: m.Tools,
 			Engine: m.Engine, KubeProxyVersion: m.KubeProxyVersion}
 		r.Source.Machine = machineOf(r.Source)

@@ -35,6 +35,10 @@ type Size struct {
 	// changed service (the incremental sync a sweep times): every
 	// KUBE-SERVICES rule still names its service's chain.
 	PartialChainList *iptables.ChainListWork `json:"partial_chain_list,omitempty"`
+	// AnonymousSets are the most anonymous sets and maps one nftables
+	// table holds (payloadAnonymousSets; 0 for the other modes): their
+	// names cost a full sync their square (AnonymousSetsWarnAt).
+	AnonymousSets int `json:"anonymous_sets,omitempty"`
 }
 
 // exactBytesObjects is the most services + endpoints whose payload
@@ -58,6 +62,9 @@ func RulesetSize(mode string, n, m int) (Size, error) {
 		return s, err
 	}
 	if s.HashTables, err = syntheticHashTables(mode, n, m); err != nil {
+		return s, err
+	}
+	if s.AnonymousSets, err = syntheticAnonymousSets(mode, n, m); err != nil {
 		return s, err
 	}
 	if s.ChainList, err = syntheticChainList(mode, n, m, false); err != nil {

@@ -1,0 +1,64 @@
+package cost
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/svclab/svclab/sim/dataplane"
+)
+
+// TestSyntheticAnonymousSets: the anonymous sets grown from two small
+// renders are those of the whole payload rendered, for one endpoint a
+// service (no numgen map) and more; other modes have none.
+func TestSyntheticAnonymousSets(t *testing.T) {
+	tests := []struct {
+		mode string
+		n, m int
+	}{
+		{"nftables", 1, 1}, {"nftables", 300, 1}, {"nftables", 300, 2}, {"nftables", 1200, 3}, {"nftables", 50, 0}, {"iptables", 300, 2},
+	}
+	for _, tt := range tests {
+		got, err := syntheticAnonymousSets(tt.mode, tt.n, tt.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var payload bytes.Buffer
+		if _, err := renderTo(&payload, tt.mode, tt.n, tt.m); err != nil {
+			t.Fatal(err)
+		}
+		md, _ := dataplane.ParseMode(tt.mode)
+		if want := payloadAnonymousSets(md, payload.Bytes()); got != want {
+			t.Errorf("%s, %d services × %d endpoints: %d anonymous sets, the rendered payload has %d", tt.mode, tt.n, tt.m, got, want)
+		}
+	}
+	if one, _ := syntheticAnonymousSets("nftables", 1000, 1); one >= AnonymousSetsWarnAt {
+		t.Errorf("1,000 one-endpoint services: %d anonymous sets, want a few (no numgen maps)", one)
+	}
+	if two, _ := syntheticAnonymousSets("nftables", 1000, 2); two < 1000 {
+		t.Errorf("1,000 two-endpoint services: %d anonymous sets, want one numgen map each", two)
+	}
+}
+
+// TestAnonymousSetsWarning: a plan of nftables warns that its full sync
+// is a lower bound from AnonymousSetsWarnAt anonymous sets in a table, for
+// services with two endpoints, and not for one.
+func TestAnonymousSetsWarning(t *testing.T) {
+	m, err := CalibrateDefault(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		services, endpoints int
+		want                bool
+	}{{20000, 2, true}, {20000, 1, false}, {500, 2, false}} {
+		preds, err := m.Predict(Query{Services: tt.services, EndpointsPerService: tt.endpoints, Dataplane: "nftables"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := strings.Contains(strings.Join(preds[0].Warnings, "\n"), "read the full sync as a lower bound")
+		if warned != tt.want {
+			t.Errorf("%d services × %d endpoints: warned %v, want %v (%d anonymous sets)", tt.services, tt.endpoints, warned, tt.want, preds[0].Ruleset.AnonymousSets)
+		}
+	}
+}
