@@ -23,9 +23,11 @@ kube-proxy's dataplane: N ClusterIP services with M endpoints each, or a
 real cluster's own mix of Services (--objects: kubectl get
 services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
   - p50 and p99 first-packet latency (iptables: the KUBE-SERVICES rules
-    walked × the calibrated cost per rule; nftables and IPVS: a map lookup,
-    constant in N), for connections spread over the cluster's services
-    (uniform, the default) or to one position;
+    walked × the calibrated cost per rule, for --objects the rules a first
+    packet walks traced through the cluster's rendered rules, its filter
+    table's too; nftables and IPVS: a map lookup, constant in N), for
+    connections spread over the cluster's services (uniform, the default)
+    or to one position;
   - CPU per new connection and CPU cores at --new-conn-per-s;
   - full and incremental sync time against the ruleset's rules, in the form
     (linear, power law with fixed cost, quadratic) that best predicted the
@@ -34,6 +36,11 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
     N²/4 strcmp, priced at the calibration's cost of a step at that list
     length, on the list as each payload lays it out: "of which ...
     chain-list walk", ±35%), which no form fitted below it extrapolates;
+    nftables' full sync warns from 1,000 anonymous sets in a table (a
+    numgen map per Service port with 2+ endpoints), whose naming the kernel
+    pays for with their square, and iptables from 1,000 xt_recent tables
+    (one per ClientIP-affinity endpoint, looked up by name in a list for
+    every packet): the model lacks both terms;
   - network programming latency p50/p99 at --churn changes a second (endpoint
     changes, or Service creations with --churn-kind services):
     kube-proxy's sync loop simulated as v1.34-v1.37 run it (--min-sync-period

@@ -88,7 +88,7 @@ func (c *Composition) addPayload(source string, proj *model.Model, fam model.Fam
 		return fmt.Errorf("%s: %s (%s): %w", source, cfg.Mode, fam, err)
 	}
 	c.add(string(cfg.Mode), st, tables, walk)
-	c.addAnonymousSets(string(cfg.Mode), payloadAnonymousSets(cfg.Mode, payload.Bytes()))
+	c.addNamedLists(string(cfg.Mode), payloadAnonymousSets(cfg.Mode, payload.Bytes()), payloadRecentTables(cfg.Mode, payload.Bytes()))
 	if cfg.Mode != dataplane.ModeIPTables {
 		return nil
 	}
@@ -129,11 +129,14 @@ func (c *Composition) add(mode string, st render.Stats, tables []int, walk *ipta
 	c.Modes[mode] = s
 }
 
-// addAnonymousSets records one family's table's anonymous sets: each
-// family's proxier writes a table of its own, so the largest counts.
-func (c *Composition) addAnonymousSets(mode string, n int) {
+// addNamedLists records one family's anonymous sets and xt_recent tables:
+// each family's nftables proxier writes a table of its own, so the
+// largest table's anonymous sets count; a namespace's xt_recent tables are
+// one list, so both families' add up.
+func (c *Composition) addNamedLists(mode string, anonymousSets, recentTables int) {
 	s := c.Modes[mode]
-	s.AnonymousSets = max(s.AnonymousSets, n)
+	s.AnonymousSets = max(s.AnonymousSets, anonymousSets)
+	s.RecentTables += recentTables
 	c.Modes[mode] = s
 }
 

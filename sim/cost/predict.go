@@ -260,6 +260,7 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	if p.SyncFull != nil {
 		p.Warnings = append(p.Warnings, anonymousSetsWarning(dm.Dataplane, size)...)
 	}
+	p.Warnings = append(p.Warnings, recentTablesWarning(dm.Dataplane, size)...)
 	if p.SyncIncremental != nil {
 		p.Programming = predictProgramming(&p, q, dm.SyncPerChangeKind)
 	}

@@ -39,6 +39,10 @@ type Size struct {
 	// table holds (payloadAnonymousSets; 0 for the other modes): their
 	// names cost a full sync their square (AnonymousSetsWarnAt).
 	AnonymousSets int `json:"anonymous_sets,omitempty"`
+	// RecentTables are the xt_recent tables an iptables payload names
+	// (payloadRecentTables; 0 for the other modes), all in one list the
+	// kernel walks by name (RecentTablesWarnAt).
+	RecentTables int `json:"recent_tables,omitempty"`
 }
 
 // exactBytesObjects is the most services + endpoints whose payload
@@ -65,6 +69,9 @@ func RulesetSize(mode string, n, m int) (Size, error) {
 		return s, err
 	}
 	if s.AnonymousSets, err = syntheticAnonymousSets(mode, n, m); err != nil {
+		return s, err
+	}
+	if s.RecentTables, err = syntheticRecentTables(mode, n, m); err != nil {
 		return s, err
 	}
 	if s.ChainList, err = syntheticChainList(mode, n, m, false); err != nil {

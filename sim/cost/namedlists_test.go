@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/scenario"
 )
 
 // TestSyntheticAnonymousSets: the anonymous sets grown from two small
@@ -60,5 +61,55 @@ func TestAnonymousSetsWarning(t *testing.T) {
 		if warned != tt.want {
 			t.Errorf("%d services × %d endpoints: warned %v, want %v (%d anonymous sets)", tt.services, tt.endpoints, warned, tt.want, preds[0].Ruleset.AnonymousSets)
 		}
+	}
+}
+
+// affinityScenario is 100 services with ClientIP affinity and 12 endpoints
+// each: 1,200 xt_recent tables.
+const affinityScenario = `name: affinity
+synthetic:
+  mix:
+    endpoints: {12: 1}
+    sessionAffinity: 1
+sweep:
+  services: [100]
+`
+
+// TestRecentTablesWarning: a cluster whose ClientIP-affinity endpoints name
+// RecentTablesWarnAt xt_recent tables or more warns for the rule-walk
+// dataplanes, counting one table per endpoint (the rendered payload's
+// distinct --name); synthetic services, without affinity, name none.
+func TestRecentTablesWarning(t *testing.T) {
+	sc, err := scenario.Parse("affinity.yaml", []byte(affinityScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdl, _, err := sc.SweepModel(100, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := CompositionOf("affinity", 1, mdl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Modes["iptables"].RecentTables; got != 97*12 {
+		t.Fatalf("%d xt_recent tables, want one per affinity endpoint (97 fillers × 12)", got)
+	}
+	m, err := CalibrateDefault(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds, err := m.Predict(Query{Composition: &c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range preds {
+		warned := strings.Contains(strings.Join(p.Warnings, "\n"), "xt_recent tables")
+		if warned != (p.Lookup == LinearWalk) {
+			t.Errorf("%s: warned %v, want it for the rule walks only", p.Dataplane, warned)
+		}
+	}
+	if n, err := syntheticRecentTables("iptables", 5000, 3); n != 0 || err != nil {
+		t.Errorf("synthetic services: %d xt_recent tables (%v), want none", n, err)
 	}
 }

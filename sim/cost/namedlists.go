@@ -1,0 +1,137 @@
+package cost
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/svclab/svclab/sim/dataplane"
+)
+
+// AnonymousSetsWarnAt is the anonymous sets of one nftables table from
+// which a plan warns that its full sync is underestimated. The kernel
+// names each new anonymous set by scanning every set of its table
+// (nf_tables_set_alloc_name, net/netfilter/nf_tables_api.c), so loading A
+// of them costs about A²/2 scans: measured here (results/plan-mix-check),
+// 2 endpoints a Service against 1 added 0.49 s at 2,500 Services, 2.8 s at
+// 5,000, 10 s at 10,000 and 112 s at 20,000: by their square, about
+// 0.08 s at 1,000.
+const AnonymousSetsWarnAt = 1000
+
+// payloadAnonymousSets is the most anonymous sets and maps (a set or map
+// written inside a rule, between braces: kube-proxy's numgen dispatch map
+// of a Service port with two or more endpoints, a source-range set) that
+// one table of an nftables payload holds; 0 for the other modes.
+func payloadAnonymousSets(mode dataplane.Mode, payload []byte) int {
+	if mode != dataplane.ModeNFTables {
+		return 0
+	}
+	perTable := map[string]int{}
+	eachLine(payload, func(line string) {
+		fields := strings.SplitN(line, " ", 5) // add rule FAMILY TABLE rest
+		if len(fields) == 5 && fields[0] == "add" && fields[1] == "rule" {
+			perTable[fields[2]+" "+fields[3]] += strings.Count(fields[4], "{")
+		}
+	})
+	most := 0
+	for _, n := range perTable {
+		most = max(most, n)
+	}
+	return most
+}
+
+// syntheticAnonymousSets is payloadAnonymousSets for n synthetic services
+// with m endpoints each.
+func syntheticAnonymousSets(mode string, n, m int) (int, error) {
+	return syntheticCount(mode, n, m, payloadAnonymousSets)
+}
+
+// syntheticRecentTables is payloadRecentTables for n synthetic services
+// with m endpoints each.
+func syntheticRecentTables(mode string, n, m int) (int, error) {
+	return syntheticCount(mode, n, m, payloadRecentTables)
+}
+
+// syntheticCount is count of the payload of n synthetic services with m
+// endpoints each: rendered at one and two services, and grown by what each
+// further service adds.
+func syntheticCount(mode string, n, m int, count func(dataplane.Mode, []byte) int) (int, error) {
+	md, err := dataplane.ParseMode(mode)
+	if err != nil || md == dataplane.ModeIPVS {
+		return 0, err
+	}
+	var one, two bytes.Buffer
+	if _, err := renderTo(&one, mode, 1, m); err != nil {
+		return 0, err
+	}
+	if _, err := renderTo(&two, mode, 2, m); err != nil {
+		return 0, err
+	}
+	a1, a2 := count(md, one.Bytes()), count(md, two.Bytes())
+	return max(a1+(a2-a1)*(n-1), 0), nil
+}
+
+// RecentTablesWarnAt is the xt_recent tables an iptables payload names
+// from which a plan warns that its first packets and syncs are
+// underestimated. kube-proxy's iptables mode gives each ClientIP-affinity
+// endpoint a recent table (-m recent --name KUBE-SEP-...), and xt_recent
+// finds a table by name in one list of all of the namespace's tables
+// (recent_table_lookup, net/netfilter/xt_recent.c) for every packet a
+// recent rule matches and every such rule it loads. Measured here
+// (results/plan-mix-check/affinity-tail): cluster-500's mix at 9,540
+// Services (7,518 tables in its IPv4 payload), iptables-legacy, uniform
+// p99 5,972 µs with affinity and 240 µs without, full sync 14.5 s and
+// 8.41 s.
+const RecentTablesWarnAt = 1000
+
+// payloadRecentTables is the xt_recent tables an iptables payload names
+// (distinct --name of its -m recent matches); 0 for the other modes.
+func payloadRecentTables(mode dataplane.Mode, payload []byte) int {
+	if mode != dataplane.ModeIPTables {
+		return 0
+	}
+	names := map[string]bool{}
+	eachLine(payload, func(line string) {
+		if !strings.Contains(line, "-m recent") {
+			return
+		}
+		if _, rest, ok := strings.Cut(line, " --name "); ok {
+			name, _, _ := strings.Cut(rest, " ")
+			names[name] = true
+		}
+	})
+	return len(names)
+}
+
+// recentTablesWarning warns that a rule walk's first packets and syncs are
+// underestimated when its payload names RecentTablesWarnAt xt_recent
+// tables or more.
+func recentTablesWarning(name string, size Size) []string {
+	if size.RecentTables < RecentTablesWarnAt {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: the payload names %d xt_recent tables (one per ClientIP-affinity endpoint); xt_recent finds a table by name in a list of all of them "+
+		"for every packet a recent rule checks and every such rule it loads, a cost the model does not have: first packets to affinity Services (the p99 above all) and syncs are underestimated "+
+		"(cluster-500's mix at 9,540 Services, iptables-legacy: uniform p99 5,972 µs with affinity, 240 µs without; full sync 14.5 s and 8.41 s; results/plan-mix-check)",
+		name, size.RecentTables)}
+}
+
+// anonymousSetsWarning warns that an nftables full sync of size is
+// underestimated when its payload has AnonymousSetsWarnAt anonymous sets
+// in a table or more.
+func anonymousSetsWarning(name string, size Size) []string {
+	if size.AnonymousSets < AnonymousSetsWarnAt {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: the payload holds %d anonymous sets and maps in one table (a numgen map for each Service port with two or more endpoints); "+
+		"the kernel names each new one by scanning all of the table's sets, so a full sync grows with their square, a term the model does not have: "+
+		"20,000 Services with 2 endpoints each synced here in 115 s against 2.4 s with 1 (results/plan-mix-check): read the full sync as a lower bound",
+		name, size.AnonymousSets)}
+}
+
+// eachLine calls f with each line of payload.
+func eachLine(payload []byte, f func(line string)) {
+	for line := range bytes.Lines(payload) {
+		f(strings.TrimSuffix(string(line), "\n"))
+	}
+}
