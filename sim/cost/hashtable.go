@@ -157,7 +157,9 @@ type hashTableGrowth struct{ sample, perSample []int }
 // every size it tries, all on the same two renders.
 var hashTableGrowths sync.Map
 
-type hashTableGrowthKey struct {
+// syntheticShape keys the memos of synthetic payloads: a mode and the
+// endpoints of each service.
+type syntheticShape struct {
 	mode      string
 	endpoints int
 }
@@ -165,7 +167,7 @@ type hashTableGrowthKey struct {
 // hashTableGrowthOf renders mode's payloads of hashTableSample and twice
 // as many services with m endpoints each, once per mode and m.
 func hashTableGrowthOf(mode string, m int) (hashTableGrowth, error) {
-	key := hashTableGrowthKey{mode, m}
+	key := syntheticShape{mode, m}
 	if g, ok := hashTableGrowths.Load(key); ok {
 		return g.(hashTableGrowth), nil
 	}

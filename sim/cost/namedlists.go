@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/svclab/svclab/sim/dataplane"
 )
@@ -60,15 +61,35 @@ func syntheticCount(mode string, n, m int, count func(dataplane.Mode, []byte) in
 	if err != nil || md == dataplane.ModeIPVS {
 		return 0, err
 	}
-	var one, two bytes.Buffer
-	if _, err := renderTo(&one, mode, 1, m); err != nil {
+	pair, err := onePairOfServices(mode, m)
+	if err != nil {
 		return 0, err
 	}
-	if _, err := renderTo(&two, mode, 2, m); err != nil {
-		return 0, err
-	}
-	a1, a2 := count(md, one.Bytes()), count(md, two.Bytes())
+	a1, a2 := count(md, pair[0]), count(md, pair[1])
 	return max(a1+(a2-a1)*(n-1), 0), nil
+}
+
+// pairPayloads memoizes onePairOfServices by mode and endpoints: a
+// budget's search asks for both counts at every size it tries.
+var pairPayloads sync.Map
+
+// onePairOfServices is mode's payloads of one and of two synthetic
+// services with m endpoints each, rendered once per mode and m.
+func onePairOfServices(mode string, m int) ([2][]byte, error) {
+	key := syntheticShape{mode: mode, endpoints: m}
+	if v, ok := pairPayloads.Load(key); ok {
+		return v.([2][]byte), nil
+	}
+	var pair [2][]byte
+	for i := range pair {
+		var b bytes.Buffer
+		if _, err := renderTo(&b, mode, i+1, m); err != nil {
+			return pair, err
+		}
+		pair[i] = b.Bytes()
+	}
+	pairPayloads.Store(key, pair)
+	return pair, nil
 }
 
 // RecentTablesWarnAt is the xt_recent tables an iptables payload names
