@@ -36,11 +36,14 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
     N²/4 strcmp, priced at the calibration's cost of a step at that list
     length, on the list as each payload lays it out: "of which ...
     chain-list walk", ±35%), which no form fitted below it extrapolates;
-    nftables' full sync warns from 1,000 anonymous sets in a table (a
-    numgen map per Service port with 2+ endpoints), whose naming the kernel
-    pays for with their square, and iptables from 1,000 xt_recent tables
-    (one per ClientIP-affinity endpoint, looked up by name in a list for
-    every packet): the model lacks both terms;
+    nftables' full sync adds the kernel's two walks per anonymous set (a
+    numgen map per Service port with 2+ endpoints: naming walks the
+    table's sets, binding the whole transaction, so their square), priced
+    at the calibration's step at those lengths ("of which ... anonymous-set
+    walks"; a calibration without them warns from 1,000 sets in a table);
+    iptables warns from 1,000 xt_recent tables (one per ClientIP-affinity
+    endpoint, looked up by name in a list for every packet), a term the
+    model lacks;
   - network programming latency p50/p99 at --churn changes a second (endpoint
     changes, or Service creations with --churn-kind services):
     kube-proxy's sync loop simulated as v1.34-v1.37 run it (--min-sync-period

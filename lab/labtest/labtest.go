@@ -69,16 +69,24 @@ func Lease(t testing.TB, prefix string) {
 	t.Cleanup(func() { _ = l.Release() })
 }
 
+// LeasedPrefix is a unique run prefix for one test (svl-t and six hex
+// digits), leased (Lease) until the test ends.
+func LeasedPrefix(t testing.TB) string {
+	t.Helper()
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	prefix := "svl-t" + hex.EncodeToString(b[:])
+	Lease(t, prefix)
+	return prefix
+}
+
 // ScratchNetns creates a uniquely named namespace for one test and deletes it
 // when the test ends. It holds a lease on the name, so `svclab cleanup`
 // removes it if the test process is killed.
 func ScratchNetns(t testing.TB) string {
 	t.Helper()
 	RequireRoot(t)
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	name := "svl-t" + hex.EncodeToString(b[:])
-	Lease(t, name)
+	name := LeasedPrefix(t)
 	if err := netns.Create(name); err != nil {
 		t.Fatalf("create scratch netns: %v", err)
 	}

@@ -34,6 +34,11 @@ type Machine interface {
 	// chains while it dumps them to nft, packed and spread, at each of
 	// lab/nftdump's sizes, on this machine, in namespaces under prefix.
 	ChainDumpWalk(ctx context.Context, prefix string) ([]results.ChainListStep, error)
+	// AnonymousSetWalk times one step of each of the kernel's two walks
+	// per anonymous set while nft loads a table, at each of
+	// lab/nftsetwalk's sizes, on this machine, in a namespace under
+	// prefix.
+	AnonymousSetWalk(ctx context.Context, prefix string) ([]results.AnonymousSetStep, error)
 	// Hold claims the run prefix for this process while the run lives
 	// (the kernel's: a lease, see lab/lease).
 	Hold(prefix string) (Hold, error)

@@ -3,8 +3,6 @@ package nftdump
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"math"
 	"testing"
 
@@ -69,10 +67,7 @@ func TestKernelWalksTheStepsSimCounts(t *testing.T) {
 func TestMeasure(t *testing.T) {
 	labtest.RequireRoot(t)
 	labtest.RequireBinary(t, "nft")
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	prefix := "svl-t" + hex.EncodeToString(b[:])
-	labtest.Lease(t, prefix)
+	prefix := labtest.LeasedPrefix(t)
 	steps, err := Measure(context.Background(), Options{Services: []int{12_000}, Rounds: 2, Every: 4, Prefix: prefix})
 	if err != nil {
 		t.Fatal(err)

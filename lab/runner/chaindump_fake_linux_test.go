@@ -10,28 +10,40 @@ import (
 	"github.com/svclab/svclab/sim/results"
 )
 
-// TestChainDumpWalkInMeta checks that a sweep loading nftables with sync
-// probes records the machine's chain dump walk in meta.json, that one
-// without probes or without nftables does not, and that a walk that fails
-// stops the run before it measures.
-func TestChainDumpWalkInMeta(t *testing.T) {
+// TestMachineWalksInMeta checks that a sweep loading nftables with sync
+// probes records the machine's chain dump walk and anonymous-set walks in
+// meta.json, that one without probes or without nftables records
+// neither, and that a walk that fails stops the run before it measures.
+func TestMachineWalksInMeta(t *testing.T) {
 	probed := fakeSweep + "  syncProbe: [500]\n"
 	legacyOnly := strings.Replace(probed, "[iptables-legacy, nftables]", "[iptables-legacy]", 1)
+	dumpFails, setsFail := errors.New("dump failed"), errors.New("load failed")
 	for _, tt := range []struct {
 		name     string
 		scenario string
+		machine  *labfake.Machine
 		fail     error
-		want     []results.ChainListStep
+		word     string
+		walked   bool
 	}{
-		{"nftables with sync probes", probed, nil, labfake.FakeChainDumpWalk()},
-		{"no sync probe", fakeSweep, nil, nil},
-		{"no nftables", legacyOnly, nil, nil},
-		{"the walk fails", probed, errors.New("dump failed"), nil},
+		{"nftables with sync probes", probed, &labfake.Machine{}, nil, "", true},
+		{"no sync probe", fakeSweep, &labfake.Machine{}, nil, "", false},
+		{"no nftables", legacyOnly, &labfake.Machine{}, nil, "", false},
+		{"the dump walk fails", probed, &labfake.Machine{ChainDumpWalkErr: dumpFails}, dumpFails, "chain dump walk", false},
+		{"the set walks fail", probed, &labfake.Machine{AnonymousSetWalkErr: setsFail}, setsFail, "anonymous set walks", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			meta, _ := runMachineWalk(t, tt.scenario, &labfake.Machine{ChainDumpWalkErr: tt.fail}, tt.fail, "chain dump walk")
-			if meta != nil && !slices.Equal(meta.ChainDumpWalk, tt.want) {
-				t.Errorf("meta.json chain_dump_walk = %v, want %v", meta.ChainDumpWalk, tt.want)
+			meta, _ := runMachineWalk(t, tt.scenario, tt.machine, tt.fail, tt.word)
+			if meta == nil {
+				return
+			}
+			var dump []results.ChainListStep
+			var sets []results.AnonymousSetStep
+			if tt.walked {
+				dump, sets = labfake.FakeChainDumpWalk(), labfake.FakeAnonymousSetWalk()
+			}
+			if !slices.Equal(meta.ChainDumpWalk, dump) || !slices.Equal(meta.AnonymousSetWalk, sets) {
+				t.Errorf("meta.json chain_dump_walk = %v, anonymous_set_walk = %v; want %v and %v", meta.ChainDumpWalk, meta.AnonymousSetWalk, dump, sets)
 			}
 		})
 	}

@@ -23,17 +23,45 @@ import (
 // a deadline as much earlier as the walk took. Nil steps otherwise, and
 // when ctx ends during the walk.
 func timeChainDumpWalk(ctx context.Context, sc *scenario.Scenario, opts Options, prefix string) ([]results.ChainListStep, Options, error) {
-	if sc.Sweep == nil || len(sc.Sweep.SyncProbe) == 0 || !slices.ContainsFunc(sc.Sweep.Dataplanes, dumpsChains) {
+	if !probesSyncsOf(sc, dumpsChains) {
 		return nil, opts, nil
 	}
+	return timeMachineWalk(ctx, sc, opts, "the chain dump walk", "the kernel's chain dump to nft on this machine, packed and spread (about a minute)",
+		func() ([]results.ChainListStep, error) { return opts.Machine.ChainDumpWalk(ctx, prefix) })
+}
+
+// timeAnonymousSetWalk times the kernel's walks per anonymous set on the
+// machine (machine.Machine.AnonymousSetWalk, about 45 s, in a namespace
+// under prefix) when sc's sweep probes syncs beyond its points
+// (sweep.syncProbe) and loads nftables: the planner prices nftables' full
+// syncs of Services with two or more endpoints with them. It returns as
+// timeChainDumpWalk does.
+func timeAnonymousSetWalk(ctx context.Context, sc *scenario.Scenario, opts Options, prefix string) ([]results.AnonymousSetStep, Options, error) {
+	if !probesSyncsOf(sc, func(name string) bool { return name == string(dataplane.ModeNFTables) }) {
+		return nil, opts, nil
+	}
+	return timeMachineWalk(ctx, sc, opts, "the anonymous set walks", "the kernel's walks per anonymous set on this machine (about 45 seconds)",
+		func() ([]results.AnonymousSetStep, error) { return opts.Machine.AnonymousSetWalk(ctx, prefix) })
+}
+
+// probesSyncsOf says whether sc's sweep probes syncs beyond its points and
+// loads a dataplane for which wanted holds.
+func probesSyncsOf(sc *scenario.Scenario, wanted func(string) bool) bool {
+	return sc.Sweep != nil && len(sc.Sweep.SyncProbe) > 0 && slices.ContainsFunc(sc.Sweep.Dataplanes, wanted)
+}
+
+// timeMachineWalk runs walk, saying first that it times what, and returns
+// its steps with opts' deadline as much earlier as it took; nil steps when
+// ctx ended during it.
+func timeMachineWalk[S any](ctx context.Context, sc *scenario.Scenario, opts Options, name, what string, walk func() ([]S, error)) ([]S, Options, error) {
 	started := time.Now()
-	opts.logf("svclab: timing the kernel's chain dump to nft on this machine, packed and spread (about a minute)")
-	steps, err := opts.Machine.ChainDumpWalk(ctx, prefix)
+	opts.logf("svclab: timing %s", what)
+	steps, err := walk()
 	switch {
 	case ctx.Err() != nil:
 		return nil, opts, nil
 	case err != nil:
-		return nil, opts, fmt.Errorf("time the chain dump walk of scenario %s: %w", sc.Name, err)
+		return nil, opts, fmt.Errorf("time %s of scenario %s: %w", name, sc.Name, err)
 	}
 	if !opts.Deadline.IsZero() {
 		opts.Deadline = opts.Deadline.Add(-time.Since(started))

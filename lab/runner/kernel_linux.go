@@ -15,6 +15,7 @@ import (
 	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/lab/nftdump"
+	"github.com/svclab/svclab/lab/nftsetwalk"
 	"github.com/svclab/svclab/lab/pktgen"
 	"github.com/svclab/svclab/lab/podserver"
 	"github.com/svclab/svclab/lab/procstat"
@@ -62,6 +63,14 @@ func (Kernel) ChainDumpWalk(ctx context.Context, prefix string) ([]results.Chain
 	opts := nftdump.DefaultOptions
 	opts.Prefix = prefix
 	return nftdump.Measure(ctx, opts)
+}
+
+// AnonymousSetWalk times the kernel's walks per anonymous set on this
+// machine (lab/nftsetwalk), in a namespace under prefix.
+func (Kernel) AnonymousSetWalk(ctx context.Context, prefix string) ([]results.AnonymousSetStep, error) {
+	opts := nftsetwalk.DefaultOptions
+	opts.Prefix = prefix
+	return nftsetwalk.Measure(ctx, opts)
 }
 
 // Hold takes the run's lease (see session.RunLease) and moves the process

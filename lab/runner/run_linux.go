@@ -96,6 +96,9 @@ func runHere(ctx context.Context, sc *scenario.Scenario, opts RunOptions) (*Outc
 	if meta.ChainDumpWalk, sectionOpts, err = timeChainDumpWalk(ctx, sc, sectionOpts, opts.Prefix); err != nil {
 		return out, err
 	}
+	if meta.AnonymousSetWalk, sectionOpts, err = timeAnonymousSetWalk(ctx, sc, sectionOpts, opts.Prefix); err != nil {
+		return out, err
+	}
 	if err := results.WriteJSON(opts.OutDir, results.MetaFile, meta); err != nil {
 		return out, err
 	}

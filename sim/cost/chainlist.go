@@ -298,14 +298,24 @@ type syncForm struct {
 	quadratic bool
 	chainList *ChainListPrice
 	chainDump *ChainDumpPrice
+	// anonymousSets prices a full sync's walks per anonymous set.
+	anonymousSets *AnonymousSetPrice
 	// partial says the sync is a partial one (its walk is the partial
 	// payload's).
 	partial bool
 }
 
-// withoutChainList is a point's sync time less its priced chain-list walk
-// and chain dump's walk (the time itself without a price).
+// withoutChainList is a point's sync time less its priced chain-list walk,
+// chain dump's walk and anonymous sets' walks (the time itself without a
+// price).
 func (f syncForm) withoutChainList(mode string, p results.Point, seconds float64) (float64, error) {
+	if f.anonymousSets != nil {
+		w, err := syntheticWork(mode, p.Services, pointEndpoints(mode, p))
+		if err != nil {
+			return 0, fmt.Errorf("%d services: %w", p.Services, err)
+		}
+		seconds -= f.anonymousSets.seconds(w).Value
+	}
 	if f.chainDump != nil {
 		chains, err := pointChains(mode, p)
 		if err != nil {

@@ -88,7 +88,7 @@ func (c *Composition) addPayload(source string, proj *model.Model, fam model.Fam
 		return fmt.Errorf("%s: %s (%s): %w", source, cfg.Mode, fam, err)
 	}
 	c.add(string(cfg.Mode), st, tables, walk)
-	c.addNamedLists(string(cfg.Mode), payloadAnonymousSets(cfg.Mode, payload.Bytes()), payloadRecentTables(cfg.Mode, payload.Bytes()))
+	c.addNamedLists(string(cfg.Mode), payloadAnonymousSetWork(cfg.Mode, payload.Bytes()), payloadRecentTables(cfg.Mode, payload.Bytes()))
 	if cfg.Mode != dataplane.ModeIPTables {
 		return nil
 	}
@@ -133,9 +133,12 @@ func (c *Composition) add(mode string, st render.Stats, tables []int, walk *ipta
 // each family's nftables proxier writes a table of its own, so the
 // largest table's anonymous sets count; a namespace's xt_recent tables are
 // one list, so both families' add up.
-func (c *Composition) addNamedLists(mode string, anonymousSets, recentTables int) {
+func (c *Composition) addNamedLists(mode string, anonymousSets AnonymousSetWork, recentTables int) {
 	s := c.Modes[mode]
-	s.AnonymousSets = max(s.AnonymousSets, anonymousSets)
+	s.AnonymousSets = max(s.AnonymousSets, anonymousSets.Sets)
+	if anonymousSets.Sets > 0 {
+		s.AnonymousSetWork = s.AnonymousSetWork.plus(anonymousSets)
+	}
 	s.RecentTables += recentTables
 	c.Modes[mode] = s
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/stats"
@@ -78,7 +79,11 @@ func calibrateDataplane(name string, run *Run, opts Options) (DataplaneModel, er
 	if info.ChainDump {
 		dump = newChainDumpPrice(run.ChainDumpWalk)
 	}
-	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, syncForm{quadratic: info.FullSyncQuadratic, chainList: fullWalk}, func(p results.Point) float64 { return p.SyncFullS })
+	var anonymousSets *AnonymousSetPrice
+	if mode == string(dataplane.ModeNFTables) {
+		anonymousSets = newAnonymousSetPrice(run.AnonymousSetWalk)
+	}
+	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, syncForm{quadratic: info.FullSyncQuadratic, chainList: fullWalk, anonymousSets: anonymousSets}, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, probed, opts, syncForm{chainList: partialWalk, chainDump: dump, partial: true}, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.SyncFull.withLoadSpread(loads, mode, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental.withLoadSpread(loads, mode, func(p results.Point) float64 { return p.SyncIncrementalS })
@@ -171,7 +176,7 @@ func optionalSync(dm *DataplaneModel, metric string, points []results.Point, opt
 		dm.Warnings = append(dm.Warnings, dm.Dataplane+" "+err.Error()+" (0 = not timed): not predicted")
 		return nil
 	}
-	c.ChainList, c.ChainDump = form.chainList, form.chainDump
+	c.ChainList, c.ChainDump, c.AnonymousSets = form.chainList, form.chainDump, form.anonymousSets
 	if c.R2 < opts.MinR2 {
 		w := fmt.Sprintf("%s %s: poor fit even in the best form (%s, R² %.3f, %d sizes); predictions are doubtful",
 			dm.Dataplane, metric, c.Form, c.R2, c.Points)

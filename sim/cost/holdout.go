@@ -90,7 +90,7 @@ func HoldoutFrom(cal, run *Run, opts Options) ([]HoldoutRow, *Model, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		q := Query{Services: p.Services, EndpointsPerService: 1, Position: p.Position, Composition: comp}
+		q := Query{Services: p.Services, EndpointsPerService: run.endpointsPerService(), Position: p.Position, Composition: comp}
 		if err := q.Validate(); err != nil {
 			return nil, nil, err
 		}
@@ -106,10 +106,10 @@ func HoldoutFrom(cal, run *Run, opts Options) ([]HoldoutRow, *Model, error) {
 }
 
 // holdoutSize is the ruleset of a holdout point: the mix's rendered
-// composition, or N one-port services with an endpoint each.
+// composition, or N one-port services with the query's endpoints each.
 func holdoutSize(mode string, q Query) (Size, error) {
 	if q.Composition == nil {
-		return RulesetSize(mode, q.Services, 1)
+		return RulesetSize(mode, q.Services, q.EndpointsPerService)
 	}
 	size, ok := q.Composition.Modes[mode]
 	if !ok {

@@ -26,6 +26,18 @@ func (r *Run) WithScenario(sc *scenario.Scenario) error {
 	return nil
 }
 
+// endpointsPerService is the endpoints each of the run's synthetic
+// services had: its scenario's sweep.endpointsPerService when attached
+// (WithScenario), else 1, a calibration's. nftables writes the same rules
+// for one endpoint and for two (a numgen map instead of a dnat), so the
+// points' rules cannot tell.
+func (r *Run) endpointsPerService() int {
+	if r.Scenario == nil || r.Scenario.Sweep == nil {
+		return 1
+	}
+	return max(r.Scenario.Sweep.EndpointsPerService, 1)
+}
+
 // mixed says whether the run's scenario shapes its fillers with a mix.
 func (r *Run) mixed() bool {
 	return r.Scenario != nil && r.Scenario.Synthetic != nil && r.Scenario.Synthetic.Mix != nil

@@ -10,13 +10,11 @@ import (
 )
 
 // AnonymousSetsWarnAt is the anonymous sets of one nftables table from
-// which a plan warns that its full sync is underestimated. The kernel
-// names each new anonymous set by scanning every set of its table
-// (nf_tables_set_alloc_name, net/netfilter/nf_tables_api.c), so loading A
-// of them costs about A²/2 scans: measured here (results/plan-mix-check),
-// 2 endpoints a Service against 1 added 0.49 s at 2,500 Services, 2.8 s at
-// 5,000, 10 s at 10,000 and 112 s at 20,000: by their square, about
-// 0.08 s at 1,000.
+// which a plan whose calibration did not time the kernel's walks per
+// anonymous set (AnonymousSetWork, AnonymousSetPrice; calibrations before
+// 2026-12-06) warns that its full sync is underestimated. Measured here
+// (results/plan-mix-check), 2 endpoints a Service against 1 added 0.49 s
+// at 2,500 Services, 2.8 s at 5,000, 10 s at 10,000 and 112 s at 20,000.
 const AnonymousSetsWarnAt = 1000
 
 // payloadAnonymousSets is the most anonymous sets and maps (a set or map
@@ -24,21 +22,7 @@ const AnonymousSetsWarnAt = 1000
 // of a Service port with two or more endpoints, a source-range set) that
 // one table of an nftables payload holds; 0 for the other modes.
 func payloadAnonymousSets(mode dataplane.Mode, payload []byte) int {
-	if mode != dataplane.ModeNFTables {
-		return 0
-	}
-	perTable := map[string]int{}
-	eachLine(payload, func(line string) {
-		fields := strings.SplitN(line, " ", 5) // add rule FAMILY TABLE rest
-		if len(fields) == 5 && fields[0] == "add" && fields[1] == "rule" {
-			perTable[fields[2]+" "+fields[3]] += strings.Count(fields[4], "{")
-		}
-	})
-	most := 0
-	for _, n := range perTable {
-		most = max(most, n)
-	}
-	return most
+	return payloadAnonymousSetWork(mode, payload).Sets
 }
 
 // syntheticAnonymousSets is payloadAnonymousSets for n synthetic services
@@ -61,35 +45,37 @@ func syntheticCount(mode string, n, m int, count func(dataplane.Mode, []byte) in
 	if err != nil || md == dataplane.ModeIPVS {
 		return 0, err
 	}
-	pair, err := onePairOfServices(mode, m)
+	few, err := firstServices(mode, m)
 	if err != nil {
 		return 0, err
 	}
-	a1, a2 := count(md, pair[0]), count(md, pair[1])
+	a1, a2 := count(md, few[0]), count(md, few[1])
 	return max(a1+(a2-a1)*(n-1), 0), nil
 }
 
-// pairPayloads memoizes onePairOfServices by mode and endpoints: a
-// budget's search asks for both counts at every size it tries.
-var pairPayloads sync.Map
+// firstPayloads memoizes firstServices by mode and endpoints: a budget's
+// search asks for the counts at every size it tries.
+var firstPayloads sync.Map
 
-// onePairOfServices is mode's payloads of one and of two synthetic
-// services with m endpoints each, rendered once per mode and m.
-func onePairOfServices(mode string, m int) ([2][]byte, error) {
+// firstServices is mode's payloads of one, two and three synthetic
+// services with m endpoints each, rendered once per mode and m: what a
+// count that grows by each further service (or, summed, with their
+// square) is extended from.
+func firstServices(mode string, m int) ([3][]byte, error) {
 	key := syntheticShape{mode: mode, endpoints: m}
-	if v, ok := pairPayloads.Load(key); ok {
-		return v.([2][]byte), nil
+	if v, ok := firstPayloads.Load(key); ok {
+		return v.([3][]byte), nil
 	}
-	var pair [2][]byte
-	for i := range pair {
+	var few [3][]byte
+	for i := range few {
 		var b bytes.Buffer
 		if _, err := renderTo(&b, mode, i+1, m); err != nil {
-			return pair, err
+			return few, err
 		}
-		pair[i] = b.Bytes()
+		few[i] = b.Bytes()
 	}
-	pairPayloads.Store(key, pair)
-	return pair, nil
+	firstPayloads.Store(key, few)
+	return few, nil
 }
 
 // RecentTablesWarnAt is the xt_recent tables an iptables payload names
@@ -139,14 +125,15 @@ func recentTablesWarning(name string, size Size) []string {
 
 // anonymousSetsWarning warns that an nftables full sync of size is
 // underestimated when its payload has AnonymousSetsWarnAt anonymous sets
-// in a table or more.
+// in a table or more and the calibration did not price them.
 func anonymousSetsWarning(name string, size Size) []string {
 	if size.AnonymousSets < AnonymousSetsWarnAt {
 		return nil
 	}
 	return []string{fmt.Sprintf("%s: the payload holds %d anonymous sets and maps in one table (a numgen map for each Service port with two or more endpoints); "+
-		"the kernel names each new one by scanning all of the table's sets, so a full sync grows with their square, a term the model does not have: "+
-		"20,000 Services with 2 endpoints each synced here in 115 s against 2.4 s with 1 (results/plan-mix-check): read the full sync as a lower bound",
+		"the kernel walks all of the table's sets to name each new one and the whole transaction to bind it, so a full sync grows with their square, "+
+		"which this calibration did not time (meta.json anonymous_set_walk: sweeps with sync probes time it since 2026-12-06, svclab plan calibrate's among them): "+
+		"20,000 Services with 2 endpoints each synced here in 115 s against 2.4 s with 1 (results/plan-mix-check): read the full sync as a lower bound or calibrate again",
 		name, size.AnonymousSets)}
 }
 

@@ -133,6 +133,7 @@ func planRows(q Query, preds []Prediction) []planRow {
 		{fmt.Sprintf("CPU cores at %s conn/s", planNumber(q.NewConnPerSec)), func(p Prediction) string { return EstimateText(p.CPUCores) }},
 		{"full sync (s)", func(p Prediction) string { return SyncText(p.SyncFull) }},
 		{chainListRowLabel, func(p Prediction) string { return planChainList(p.SyncFull) }},
+		{anonymousSetsRowLabel, func(p Prediction) string { return planAnonymousSets(p.SyncFull) }},
 		{"incremental sync (s)", func(p Prediction) string { return SyncText(p.SyncIncremental) }},
 		{partialChainListRowLabel, func(p Prediction) string { return planChainList(p.SyncIncremental) }},
 		{chainDumpRowLabel, func(p Prediction) string { return planChainDump(p.SyncIncremental) }},
@@ -156,6 +157,9 @@ func planRows(q Query, preds []Prediction) []planRow {
 	if !slices.ContainsFunc(preds, pricedDump) {
 		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == chainDumpRowLabel })
 	}
+	if !slices.ContainsFunc(preds, pricedAnonymousSets) {
+		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == anonymousSetsRowLabel })
+	}
 	if !slices.ContainsFunc(preds, probedLookup) {
 		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == lookupProbeRowLabel })
 	}
@@ -175,6 +179,23 @@ func planLookupProbeFactor(p Prediction) string {
 		return "—"
 	}
 	return planFactor(p.P50us.Extrapolation, false)
+}
+
+// anonymousSetsRowLabel is the row of a full sync's anonymous-set walks,
+// shown when some dataplane's were priced.
+const anonymousSetsRowLabel = "  of which the kernel's anonymous-set walks (s)"
+
+// pricedAnonymousSets says whether p's full sync was priced with its
+// anonymous sets' walks.
+func pricedAnonymousSets(p Prediction) bool {
+	return p.SyncFull != nil && p.SyncFull.AnonymousSets != nil
+}
+
+func planAnonymousSets(s *SyncPrediction) string {
+	if s == nil || s.AnonymousSets == nil {
+		return "—"
+	}
+	return EstimateText(s.AnonymousSets)
 }
 
 // chainDumpRowLabel is the row of an incremental sync's chain dump walk,

@@ -85,6 +85,10 @@ type SyncPrediction struct {
 	// (SyncCurve.ChainDump): its value for chains lying packed, its
 	// interval up to chains spread over four times the pages.
 	ChainDump *Estimate `json:"chain_dump_s,omitempty"`
+	// AnonymousSets is the kernel's walks per anonymous set within
+	// Seconds (an nftables full sync's), when priced on the calibration's
+	// machine (SyncCurve.AnonymousSets).
+	AnonymousSets *Estimate `json:"anonymous_sets_s,omitempty"`
 }
 
 // Prediction is what a Query costs on one dataplane.
@@ -257,7 +261,7 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	}
 	p.Warnings = append(p.Warnings, syncGrowthWarning(dm.Dataplane, unpriced(p.SyncFull), unpriced(p.SyncIncremental))...)
 	p.Warnings = append(p.Warnings, unpricedDumpWarning(dm.Dataplane, p.SyncIncremental)...)
-	if p.SyncFull != nil {
+	if p.SyncFull != nil && dm.SyncFull.AnonymousSets == nil {
 		p.Warnings = append(p.Warnings, anonymousSetsWarning(dm.Dataplane, size)...)
 	}
 	p.Warnings = append(p.Warnings, recentTablesWarning(dm.Dataplane, size)...)
@@ -340,7 +344,7 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, size Size, walk *iptabl
 		}
 		return e
 	}
-	if c.ChainList == nil && c.ChainDump == nil {
+	if c.ChainList == nil && c.ChainDump == nil && c.AnonymousSets == nil {
 		s.Seconds = formError(c.Load.widen(c.At(float64(rules))))
 	} else {
 		// The form fitted the rest of the sync: its error is the rest's;
@@ -384,6 +388,11 @@ func (m *Model) pricedWalks(p *Prediction, c *SyncCurve, s *SyncPrediction, size
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: nft's chain dump walks %d chains, beyond the longest the calibration timed a step of (%d): priced at that length's cost, likely low",
 				p.Dataplane, c.Metric, size.Chains, c.ChainDump.Packed[len(c.ChainDump.Packed)-1].Chains))
 		}
+	}
+	if c.AnonymousSets != nil && size.AnonymousSetWork != nil {
+		sets := c.AnonymousSets.seconds(size.AnonymousSetWork)
+		s.AnonymousSets, s.Form, priced = &sets, s.Form+" + anonymous-set walks", priced.Plus(sets)
+		p.Warnings = append(p.Warnings, c.AnonymousSets.beyondWarning(p.Dataplane, c.Metric, size.AnonymousSetWork)...)
 	}
 	return priced
 }

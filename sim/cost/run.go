@@ -121,7 +121,11 @@ type Run struct {
 	// the sweep measured it: the nftables incremental syncs are priced
 	// with it (ChainDumpPrice).
 	ChainDumpWalk []results.ChainListStep
-	Warnings      []string
+	// AnonymousSetWalk is the machine's anonymous-set walks (meta.json's),
+	// when timed: nftables' full syncs are priced with it
+	// (AnonymousSetPrice).
+	AnonymousSetWalk []results.AnonymousSetStep
+	Warnings         []string
 	// Scenario is the scenario the run was made from, when given
 	// (WithScenario): a sweep whose fillers a synthetic.mix shapes is
 	// predicted for the services each point loaded.
@@ -279,7 +283,7 @@ func newRun(name string, s *results.Summary, m *results.Meta) (*Run, error) {
 			GuestKernel: m.GuestKernel, CPU: m.CPU, CPUs: m.CPUs, GitCommit: m.GitCommit, Tools: m.Tools,
 			Engine: m.Engine, KubeProxyVersion: m.KubeProxyVersion}
 		r.Source.Machine = machineOf(r.Source)
-		r.ChainListWalk, r.ChainDumpWalk = m.ChainListWalk, m.ChainDumpWalk
+		r.ChainListWalk, r.ChainDumpWalk, r.AnonymousSetWalk = m.ChainListWalk, m.ChainDumpWalk, m.AnonymousSetWalk
 	}
 	if !s.Complete {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("calibration %s: run %s is incomplete (interrupted)", name, s.Run))

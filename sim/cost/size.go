@@ -36,9 +36,14 @@ type Size struct {
 	// KUBE-SERVICES rule still names its service's chain.
 	PartialChainList *iptables.ChainListWork `json:"partial_chain_list,omitempty"`
 	// AnonymousSets are the most anonymous sets and maps one nftables
-	// table holds (payloadAnonymousSets; 0 for the other modes): their
-	// names cost a full sync their square (AnonymousSetsWarnAt).
+	// table holds (payloadAnonymousSets; 0 for the other modes): they
+	// cost a full sync their square (AnonymousSetWork).
 	AnonymousSets int `json:"anonymous_sets,omitempty"`
+	// AnonymousSetWork is the kernel's list walking to load those sets
+	// (nftables; nil for the other modes), priced into a full sync when
+	// the calibration timed its steps (AnonymousSetPrice). A payload per
+	// family: the families' steps add up.
+	AnonymousSetWork *AnonymousSetWork `json:"anonymous_set_work,omitempty"`
 	// RecentTables are the xt_recent tables an iptables payload names
 	// (payloadRecentTables; 0 for the other modes), all in one list the
 	// kernel walks by name (RecentTablesWarnAt).
@@ -69,6 +74,9 @@ func RulesetSize(mode string, n, m int) (Size, error) {
 		return s, err
 	}
 	if s.AnonymousSets, err = syntheticAnonymousSets(mode, n, m); err != nil {
+		return s, err
+	}
+	if s.AnonymousSetWork, err = syntheticWork(mode, n, m); err != nil {
 		return s, err
 	}
 	if s.RecentTables, err = syntheticRecentTables(mode, n, m); err != nil {

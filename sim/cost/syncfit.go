@@ -72,6 +72,10 @@ type SyncCurve struct {
 	// dumps to nft out of the calibration's times, as ChainList does
 	// (ChainDumpPrice).
 	ChainDump *ChainDumpPrice `json:"chain_dump,omitempty"`
+	// AnonymousSets, when set, priced the kernel's walks per anonymous set
+	// (an nftables full sync's) out of the calibration's times, as
+	// ChainList does (AnonymousSetPrice).
+	AnonymousSets *AnonymousSetPrice `json:"anonymous_sets,omitempty"`
 }
 
 // powerFromFraction: the power form uses the sizes of at least

@@ -122,7 +122,39 @@ type Meta struct {
 	// (dataplane.Info.ChainDump); the planner prices
 	// its incremental syncs' walk with it (absent before 2026-12-06).
 	ChainDumpWalk []ChainListStep `json:"chain_dump_walk,omitempty"`
+	// AnonymousSetWalk is what one step of each of the kernel's two walks
+	// per anonymous set took on this machine while it loaded tables of
+	// two-endpoint Services (lab/nftsetwalk), at each of its sizes:
+	// measured when a sweep with sync probes times nftables; the planner
+	// prices a full sync's anonymous sets with it (absent before
+	// 2026-12-06).
+	AnonymousSetWalk []AnonymousSetStep `json:"anonymous_set_walk,omitempty"`
 }
+
+// AnonymousSetStep is the time of one step of one of the kernel's walks
+// per anonymous set at one list length (sim/cost.AnonymousSetWork):
+// naming's (AnonymousSetNaming: one set of the table passed; Length the
+// sets the table held) or binding's (AnonymousSetBinding: one commit-list
+// entry passed; Length the entries each walk passed), for a table of
+// Services synthetic Services: the median over the rounds, and the
+// fastest and the slowest round's.
+type AnonymousSetStep struct {
+	Walk         string  `json:"walk"`
+	Services     int     `json:"services"`
+	Length       int     `json:"length"`
+	NsPerStep    float64 `json:"ns_per_step"`
+	MinNsPerStep float64 `json:"min_ns_per_step"`
+	MaxNsPerStep float64 `json:"max_ns_per_step"`
+	Rounds       int     `json:"rounds"`
+	// AddedSets is how many anonymous maps each timed transaction added.
+	AddedSets int `json:"added_sets"`
+}
+
+// The walks an anonymous-set step is timed on (AnonymousSetStep.Walk).
+const (
+	AnonymousSetNaming  = "name"
+	AnonymousSetBinding = "bind"
+)
 
 // ChainListStep is the time of one step of a list walk at one list
 // length: of iptables-nft-restore's chain list (Meta.ChainListWalk: one

@@ -1,0 +1,74 @@
+package nftsetwalk
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/svclab/svclab/lab/labtest"
+	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/sim/cost"
+	"github.com/svclab/svclab/sim/results"
+)
+
+// TestMeasure times small tables' walks in the kernel: every step
+// positive and ordered, at the lengths the payloads give, nothing left.
+func TestMeasure(t *testing.T) {
+	labtest.RequireRoot(t)
+	labtest.RequireBinary(t, "nft")
+	prefix := labtest.LeasedPrefix(t)
+	steps, err := Measure(context.Background(), Options{Naming: []int{1000}, Binding: []int{3000, 8000}, Rounds: 2, AddedSets: 128, BindingSteps: 1e7, Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		walk             string
+		services, length int
+	}{{results.AnonymousSetNaming, 1000, 1000}, {results.AnonymousSetBinding, 3000, 0}, {results.AnonymousSetBinding, 8000, 0}}
+	if len(steps) != len(want) {
+		t.Fatalf("steps %+v: want %d", steps, len(want))
+	}
+	for i, s := range steps {
+		w := want[i]
+		if s.Walk != w.walk || s.Services != w.services || (w.length > 0 && s.Length != w.length) || s.Rounds != 2 {
+			t.Errorf("step %+v: want %+v, 2 rounds", s, w)
+		}
+		// Naming adds AddedSets maps; binding enough for about
+		// BindingSteps steps (10⁷ over 15,000-40,000 entries).
+		if sets := s.AddedSets; (i == 0 && sets != 128) || (i > 0 && (sets < 240 || sets > 700)) {
+			t.Errorf("step %+v: %d maps added", s, sets)
+		}
+		if s.MinNsPerStep <= 0 || s.NsPerStep < s.MinNsPerStep || s.MaxNsPerStep < s.NsPerStep {
+			t.Errorf("step %+v: want positive, ordered prices", s)
+		}
+	}
+	// A binding walk passes the whole load's commit list: about five
+	// entries a one-endpoint Service (sim/cost counts them).
+	if l := steps[2].Length; l < 5*8000 || l > 6*8000 {
+		t.Errorf("binding walk at 8,000 services passes %d entries, want 40,000-48,000", l)
+	}
+	if netns.Exists(prefix + "-nftsets") {
+		t.Errorf("namespace %s-nftsets left behind", prefix)
+	}
+}
+
+// TestAdditionPayload checks that an addition is as many anonymous maps
+// as asked, in the rendered table, one binding step each past the chain.
+func TestAdditionPayload(t *testing.T) {
+	p := additionPayload(300)
+	w := cost.NFTablesAnonymousSetWork(p)
+	if w.Sets != 300 || bytes.Count(p, []byte("numgen")) != 300 {
+		t.Errorf("addition of 300: %d sets counted", w.Sets)
+	}
+}
+
+func TestMeasureRefusesBadOptions(t *testing.T) {
+	for _, o := range []Options{{}, {Prefix: "svl-x", Rounds: 0, AddedSets: 16, BindingSteps: 1, Naming: []int{10}, Binding: []int{10}},
+		{Prefix: "svl-x", Rounds: 1, AddedSets: 16, BindingSteps: 1, Naming: []int{10}},
+		{Prefix: "svl-x", Rounds: 1, AddedSets: 16, BindingSteps: 1, Naming: []int{0}, Binding: []int{10}},
+		{Prefix: "svl-x", Rounds: 1, AddedSets: 16, Naming: []int{10}, Binding: []int{10}}} {
+		if _, err := Measure(context.Background(), o); err == nil {
+			t.Errorf("Measure(%+v) = nil error", o)
+		}
+	}
+}

@@ -1,0 +1,152 @@
+package cost
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/results"
+)
+
+// TestSyntheticAnonymousSetWork checks the work grown from one to three
+// services against the work counted in the rendered payload.
+func TestSyntheticAnonymousSetWork(t *testing.T) {
+	for _, tc := range []struct{ services, endpoints int }{
+		{1, 2}, {4, 2}, {37, 2}, {500, 3}, {200, 1}, {300, 0},
+	} {
+		var b bytes.Buffer
+		if _, err := renderTo(&b, "nftables", tc.services, tc.endpoints); err != nil {
+			t.Fatal(err)
+		}
+		want := payloadAnonymousSetWork(dataplane.ModeNFTables, b.Bytes())
+		got, err := syntheticAnonymousSetWork("nftables", tc.services, tc.endpoints)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Sets != want.Sets || got.AllSets != want.AllSets || math.Abs(got.NameSteps-want.NameSteps) > 0.5 || math.Abs(got.BindSteps-want.BindSteps) > 0.5 {
+			t.Errorf("%d services × %d endpoints: grown %+v, counted %+v", tc.services, tc.endpoints, got, want)
+		}
+	}
+}
+
+// TestPayloadAnonymousSetWork counts a small script's walks by hand: the
+// second set passes the first in its table, and both pass every command
+// before them in the batch (an anonymous set adds two entries, a flush
+// none); a set of one element is no set (nft makes it a comparison), a
+// map of one is.
+func TestPayloadAnonymousSetWork(t *testing.T) {
+	script := []byte(`add table ip t
+add chain ip t c
+flush chain ip t c
+add rule ip t c ip daddr { 10.0.0.1, 10.0.0.3 } drop
+# a comment
+add rule ip t c ip daddr { 10.0.0.4 } drop
+add rule ip t c numgen random mod 1 vmap { 0 : drop }
+add table ip u
+add rule ip u c ip saddr { 10.0.0.2, 10.0.0.5 } accept
+`)
+	got := payloadAnonymousSetWork(dataplane.ModeNFTables, script)
+	// Entries before each set: 2 (the flush adds none); 2+3 (the first set
+	// and its rule) + 1 (the one-element set's rule, no set); and 6+3+1.
+	want := AnonymousSetWork{Sets: 2, AllSets: 3, NameSteps: 1, BindSteps: 2 + 6 + 10}
+	if got != want {
+		t.Errorf("work %+v, want %+v", got, want)
+	}
+	if w := payloadAnonymousSetWork(dataplane.ModeIPTables, script); w != (AnonymousSetWork{}) {
+		t.Errorf("iptables mode: %+v, want none", w)
+	}
+}
+
+// synthSetWalk is a machine's anonymous-set walks: naming steps of 90 ns
+// at 1,000 sets and 110 at 4,000; binding steps of 10 ns at 30,000
+// entries and 40 at 240,000; ±10% over rounds.
+var synthSetWalk = []results.AnonymousSetStep{
+	{Walk: results.AnonymousSetNaming, Services: 1000, Length: 1000, NsPerStep: 90, MinNsPerStep: 81, MaxNsPerStep: 99, Rounds: 2},
+	{Walk: results.AnonymousSetNaming, Services: 4000, Length: 4000, NsPerStep: 110, MinNsPerStep: 99, MaxNsPerStep: 121, Rounds: 2},
+	{Walk: results.AnonymousSetBinding, Services: 5000, Length: 30000, NsPerStep: 10, MinNsPerStep: 9, MaxNsPerStep: 11, Rounds: 2},
+	{Walk: results.AnonymousSetBinding, Services: 40000, Length: 240000, NsPerStep: 40, MinNsPerStep: 36, MaxNsPerStep: 44, Rounds: 2},
+}
+
+func TestAnonymousSetPrice(t *testing.T) {
+	p := newAnonymousSetPrice(synthSetWalk)
+	if p == nil {
+		t.Fatal("no price from complete steps")
+	}
+	// 2,000 sets whose binding walks pass 60,000 entries each on average.
+	w := &AnonymousSetWork{Sets: 2000, NameSteps: 2e6, BindSteps: 2000 * 60000}
+	name := 90 * math.Pow(110.0/90, math.Log(2000.0/1000)/math.Log(4000.0/1000))
+	bind := 10 * math.Pow(40.0/10, math.Log(60000.0/30000)/math.Log(240000.0/30000))
+	got := p.seconds(w)
+	if want := (2e6*name + 1.2e8*bind) / 1e9; math.Abs(got.Value/want-1) > 1e-9 || math.Abs(got.Lo/want-0.9) > 1e-9 || math.Abs(got.Hi/want-1.1) > 1e-9 {
+		t.Errorf("2,000 sets: %+v, want %.4g s, from 0.9 to 1.1 times that", got, want)
+	}
+	if w := p.beyondWarning("nftables", MetricSyncFull, w); len(w) != 0 {
+		t.Errorf("warned within the timed lengths: %q", w)
+	}
+	long := &AnonymousSetWork{Sets: 5000, NameSteps: 1.25e7, BindSteps: 5000 * 300000}
+	if w := p.beyondWarning("nftables", MetricSyncFull, long); len(w) != 2 {
+		t.Errorf("5,000 sets walking 300,000 entries: warnings %q, want naming's and binding's", w)
+	}
+	if got, want := p.seconds(long).Value, (1.25e7*110+1.5e9*40)/1e9; math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("beyond the longest lists: %.4g s, want their steps' %.4g", got, want)
+	}
+	for name, walk := range map[string][]results.AnonymousSetStep{
+		"none":          nil,
+		"naming only":   synthSetWalk[:2],
+		"no range":      {synthSetWalk[0], {Walk: results.AnonymousSetBinding, Length: 30000, NsPerStep: 10}},
+		"not ascending": {synthSetWalk[1], synthSetWalk[0], synthSetWalk[2]},
+	} {
+		if p := newAnonymousSetPrice(walk); p != nil {
+			t.Errorf("%s: priced %+v, want nil", name, p)
+		}
+	}
+}
+
+// TestAnonymousSetPricedSync calibrates on one-endpoint Services (one
+// anonymous set in all) and predicts two-endpoint ones: nftables' full
+// sync adds their walks priced at the payload's work, the iptables modes'
+// do not, and the unpriced warning gives way to the beyond one.
+func TestAnonymousSetPricedSync(t *testing.T) {
+	run := synthRun()
+	run.AnonymousSetWalk = synthSetWalk
+	m, err := CalibrateRun(run, Options{MaxN: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := Query{Services: 20000, EndpointsPerService: 2, Position: PositionLast, NewConnPerSec: 1}
+	preds, err := m.Predict(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unpriced := func(w string) bool { return strings.Contains(w, "a term the model does not have") }
+	for _, p := range preds {
+		full := p.SyncFull
+		if full == nil {
+			continue
+		}
+		if p.Dataplane != "nftables" {
+			if full.AnonymousSets != nil {
+				t.Errorf("%s's full sync priced anonymous sets", p.Dataplane)
+			}
+			continue
+		}
+		work, err := syntheticWork("nftables", 20000, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := newAnonymousSetPrice(synthSetWalk).seconds(work)
+		var b strings.Builder
+		if err := WritePlanText(&b, q, m, preds); err != nil || !strings.Contains(b.String(), anonymousSetsRowLabel) {
+			t.Errorf("the plan does not show the walks (%v):\n%s", err, b.String())
+		}
+		if full.AnonymousSets == nil || *full.AnonymousSets != want || full.Seconds.Value < want.Value || !strings.Contains(full.Form, "anonymous-set walks") {
+			t.Fatalf("full sync %+v (walks %v), want the walks %+v within it", full.Seconds, full.AnonymousSets, want)
+		}
+		if slices.ContainsFunc(p.Warnings, unpriced) || !slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "likely low") && strings.Contains(w, "anonymous sets") }) {
+			t.Errorf("warnings %q: want the beyond warning, not the unpriced one", p.Warnings)
+		}
+	}
+}
