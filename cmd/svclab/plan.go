@@ -40,7 +40,9 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
     numgen map per Service port with 2+ endpoints: naming walks the
     table's sets, binding the whole transaction, so their square), priced
     at the calibration's step at those lengths ("of which ... anonymous-set
-    walks"; a calibration without them warns from 1,000 sets in a table);
+    walks"), and its incremental sync the table's sets times what every
+    transaction pays for each (nft's cache of them); a calibration without
+    them warns from 1,000 sets in a table;
     iptables warns from 1,000 xt_recent tables (one per ClientIP-affinity
     endpoint, looked up by name in a list for every packet), a term the
     model lacks;

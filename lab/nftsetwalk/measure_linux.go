@@ -26,7 +26,9 @@ type Options struct {
 	Naming, Binding []int
 	// Rounds is how many times each size is timed.
 	Rounds int
-	// AddedSets is how many anonymous maps a naming transaction adds.
+	// AddedSets is how many anonymous maps a naming transaction adds (and
+	// an eighth as many, to tell the naming steps from the cost paid once a
+	// transaction).
 	AddedSets int
 	// BindingSteps is about how many binding steps the maps at the end of
 	// a binding transaction make: as many maps as take that many at its
@@ -47,8 +49,9 @@ type Options struct {
 // Services'.
 var DefaultOptions = Options{Naming: []int{1000, 4000}, Binding: []int{5000, 20000, 40000}, Rounds: 2, AddedSets: 256, BindingSteps: 2e7}
 
-// Measure times the naming walk's step at each of opts.Naming's sizes and
-// the binding walk's at each of opts.Binding's.
+// Measure times the naming walk's step and a transaction's cost per set
+// (AnonymousSetListing) at each of opts.Naming's sizes, and the binding
+// walk's step at each of opts.Binding's.
 func Measure(ctx context.Context, opts Options) ([]results.AnonymousSetStep, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -66,11 +69,11 @@ func Measure(ctx context.Context, opts Options) ([]results.AnonymousSetStep, err
 func measureAll(ctx context.Context, ns string, opts Options) ([]results.AnonymousSetStep, error) {
 	var out []results.AnonymousSetStep
 	for _, n := range opts.Naming {
-		step, err := timeNaming(ctx, ns, n, opts)
+		steps, err := timeNaming(ctx, ns, n, opts)
 		if err != nil {
 			return nil, fmt.Errorf("anonymous set naming walk at %d services: %w", n, err)
 		}
-		out = append(out, step)
+		out = append(out, steps[:]...)
 	}
 	naming := out[0].NsPerStep
 	for _, n := range opts.Binding {
@@ -100,36 +103,66 @@ func (o Options) check() error {
 	return nil
 }
 
-// timeNaming times the naming walk's step at a table of n sets: each
-// round adds the maps to n two-endpoint Services' table and to n
-// one-endpoint Services'.
-func timeNaming(ctx context.Context, ns string, n int, opts Options) (results.AnonymousSetStep, error) {
+// timeNaming times the naming walk's step at a table of n sets, and what
+// else a transaction on that table pays for each of its sets: each round
+// adds AddedSets/8 maps and then AddedSets to n two-endpoint Services'
+// table and to n one-endpoint Services' (no sets). The difference between
+// the tables grows with the maps added by the naming steps they make, and
+// the rest of it is paid once a transaction (nft's cache of the table's
+// sets: about 10 µs a set here, which kube-proxy's incremental syncs pay).
+func timeNaming(ctx context.Context, ns string, n int, opts Options) ([2]results.AnonymousSetStep, error) {
+	var none [2]results.AnonymousSetStep
 	tables, err := servicesPayloads(n, 2, 1)
 	if err != nil {
-		return results.AnonymousSetStep{}, err
+		return none, err
 	}
 	sets := cost.NFTablesAnonymousSetWork(tables[0]).Sets - cost.NFTablesAnonymousSetWork(tables[1]).Sets
 	if sets < 1 {
-		return results.AnonymousSetStep{}, fmt.Errorf("the two-endpoint table has no more anonymous sets than the one-endpoint one")
+		return none, fmt.Errorf("the two-endpoint table has no more anonymous sets than the one-endpoint one")
 	}
-	addition := additionPayload(opts.AddedSets)
-	var prices []float64
-	for attempt := 0; len(prices) < opts.Rounds && attempt < maxAttempts*opts.Rounds; attempt++ {
-		var added [2]time.Duration
+	few, many := opts.AddedSets/8, opts.AddedSets
+	var naming, listing []float64
+	for attempt := 0; len(naming) < opts.Rounds && attempt < maxAttempts*opts.Rounds; attempt++ {
+		var added [2][2]time.Duration // [table][few, many]
 		for i, table := range tables {
 			if err := ctx.Err(); err != nil {
-				return results.AnonymousSetStep{}, err
+				return none, err
 			}
-			if _, err := loadTimed(ns, table, true); err != nil {
-				return results.AnonymousSetStep{}, err
-			}
-			if added[i], err = loadTimed(ns, addition, false); err != nil {
-				return results.AnonymousSetStep{}, err
+			if added[i], err = timeAdditions(ns, table, few, many); err != nil {
+				return none, err
 			}
 		}
-		prices = appendPositive(prices, float64(added[0]-added[1])/float64(opts.AddedSets*sets))
+		dFew, dMany := float64(added[0][0]-added[1][0]), float64(added[0][1]-added[1][1])
+		name := (dMany - dFew) / float64((many-few)*sets)
+		list := (dFew - name*float64(few*sets)) / float64(sets)
+		if name > 0 && list > 0 {
+			naming, listing = append(naming, name), append(listing, list)
+		}
 	}
-	return stepOf(results.AnonymousSetNaming, n, sets, prices, opts)
+	var out [2]results.AnonymousSetStep
+	if out[0], err = stepOf(results.AnonymousSetNaming, n, sets, naming, opts); err != nil {
+		return none, err
+	}
+	out[1], err = stepOf(results.AnonymousSetListing, n, sets, listing, opts)
+	return out, err
+}
+
+// timeAdditions loads table and times adding few maps to it, then, once
+// they are gone, many.
+func timeAdditions(ns string, table []byte, few, many int) ([2]time.Duration, error) {
+	var out [2]time.Duration
+	if _, err := loadTimed(ns, table, true); err != nil {
+		return out, err
+	}
+	var err error
+	if out[0], err = loadTimed(ns, additionPayload(few), false); err != nil {
+		return out, err
+	}
+	if _, err := loadTimed(ns, []byte(removalPayload), false); err != nil {
+		return out, err
+	}
+	out[1], err = loadTimed(ns, additionPayload(many), false)
+	return out, err
 }
 
 // timeBinding times the binding walk's step at the commit list of n
@@ -236,10 +269,12 @@ func servicesPayload(n, m int) ([]byte, error) {
 }
 
 // additionTable and additionChain are where an addition's maps go: the
-// rendered ruleset's table, a chain no hook jumps to.
+// rendered ruleset's table, a chain no hook jumps to; removalPayload takes
+// them out again (their maps with their rules).
 const (
-	additionTable = "ip kube-proxy"
-	additionChain = "svclab-anonymous-sets"
+	additionTable  = "ip kube-proxy"
+	additionChain  = "svclab-anonymous-sets"
+	removalPayload = "flush chain " + additionTable + " " + additionChain + "\ndelete chain " + additionTable + " " + additionChain + "\n"
 )
 
 // additionPayload adds sets anonymous numgen maps of two addresses each,

@@ -17,9 +17,14 @@ import (
 // the list outgrows the caches. Each is priced at the steps timed at the
 // nearest lengths (geometric interpolation between two; the longest one's
 // beyond them, likely low there).
+//
+// Listing prices what an incremental sync pays on a table of anonymous
+// sets: a cost per set of the table once a transaction (nft's cache of
+// them), nil when the calibration did not time it.
 type AnonymousSetPrice struct {
 	Naming  []results.AnonymousSetStep `json:"naming"`
 	Binding []results.AnonymousSetStep `json:"binding"`
+	Listing []results.AnonymousSetStep `json:"listing,omitempty"`
 }
 
 // newAnonymousSetPrice is the price of walk's steps, or nil unless both
@@ -32,12 +37,47 @@ func newAnonymousSetPrice(walk []results.AnonymousSetStep) *AnonymousSetPrice {
 			p.Naming = append(p.Naming, s)
 		case results.AnonymousSetBinding:
 			p.Binding = append(p.Binding, s)
+		case results.AnonymousSetListing:
+			p.Listing = append(p.Listing, s)
 		}
 	}
 	if !usableSteps(p.Naming) || !usableSteps(p.Binding) {
 		return nil
 	}
+	if !usableSteps(p.Listing) {
+		p.Listing = nil
+	}
 	return p
+}
+
+// forSync is what p prices of a sync of metric on w's payload: a full
+// sync's walks, an incremental sync's listing, nothing for the others.
+func (p *AnonymousSetPrice) forSync(metric string, w *AnonymousSetWork) Estimate {
+	switch metric {
+	case MetricSyncFull:
+		return p.seconds(w)
+	case MetricSyncIncremental:
+		return p.listingSeconds(w)
+	}
+	return exact(0)
+}
+
+// listingSeconds is what an incremental sync's transaction pays for the
+// anonymous sets of w's tables, with the rounds' interval; zero without a
+// listing price.
+func (p *AnonymousSetPrice) listingSeconds(w *AnonymousSetWork) Estimate {
+	if p == nil || len(p.Listing) == 0 || w == nil || w.Sets == 0 {
+		return exact(0)
+	}
+	sets := float64(max(w.AllSets, w.Sets))
+	at := func(ns func(results.AnonymousSetStep) float64) float64 {
+		return sets * stepAtLength(p.Listing, float64(w.Sets), ns) / 1e9
+	}
+	return Estimate{
+		Value: at(func(s results.AnonymousSetStep) float64 { return s.NsPerStep }),
+		Lo:    at(func(s results.AnonymousSetStep) float64 { return s.MinNsPerStep }),
+		Hi:    at(func(s results.AnonymousSetStep) float64 { return s.MaxNsPerStep }),
+	}
 }
 
 // usableSteps says whether steps are priced, at lengths ascending.

@@ -62,12 +62,13 @@ add rule ip u c ip saddr { 10.0.0.2, 10.0.0.5 } accept
 
 // synthSetWalk is a machine's anonymous-set walks: naming steps of 90 ns
 // at 1,000 sets and 110 at 4,000; binding steps of 10 ns at 30,000
-// entries and 40 at 240,000; ±10% over rounds.
+// entries and 40 at 240,000; 10 µs a set listed; ±10% over rounds.
 var synthSetWalk = []results.AnonymousSetStep{
 	{Walk: results.AnonymousSetNaming, Services: 1000, Length: 1000, NsPerStep: 90, MinNsPerStep: 81, MaxNsPerStep: 99, Rounds: 2},
 	{Walk: results.AnonymousSetNaming, Services: 4000, Length: 4000, NsPerStep: 110, MinNsPerStep: 99, MaxNsPerStep: 121, Rounds: 2},
 	{Walk: results.AnonymousSetBinding, Services: 5000, Length: 30000, NsPerStep: 10, MinNsPerStep: 9, MaxNsPerStep: 11, Rounds: 2},
 	{Walk: results.AnonymousSetBinding, Services: 40000, Length: 240000, NsPerStep: 40, MinNsPerStep: 36, MaxNsPerStep: 44, Rounds: 2},
+	{Walk: results.AnonymousSetListing, Services: 1000, Length: 1000, NsPerStep: 10000, MinNsPerStep: 9000, MaxNsPerStep: 11000, Rounds: 2},
 }
 
 func TestAnonymousSetPrice(t *testing.T) {
@@ -96,6 +97,7 @@ func TestAnonymousSetPrice(t *testing.T) {
 	for name, walk := range map[string][]results.AnonymousSetStep{
 		"none":          nil,
 		"naming only":   synthSetWalk[:2],
+		"listing only":  synthSetWalk[4:],
 		"no range":      {synthSetWalk[0], {Walk: results.AnonymousSetBinding, Length: 30000, NsPerStep: 10}},
 		"not ascending": {synthSetWalk[1], synthSetWalk[0], synthSetWalk[2]},
 	} {
@@ -105,10 +107,11 @@ func TestAnonymousSetPrice(t *testing.T) {
 	}
 }
 
-// TestAnonymousSetPricedSync calibrates on one-endpoint Services (one
-// anonymous set in all) and predicts two-endpoint ones: nftables' full
-// sync adds their walks priced at the payload's work, the iptables modes'
-// do not, and the unpriced warning gives way to the beyond one.
+// TestAnonymousSetPricedSync calibrates on one-endpoint Services (no
+// anonymous set) and predicts two-endpoint ones: nftables' full sync adds
+// their walks priced at the payload's work and its incremental sync the
+// sets listed, the iptables modes' do not, and the unpriced warning gives
+// way to the beyond one.
 func TestAnonymousSetPricedSync(t *testing.T) {
 	run := synthRun()
 	run.AnonymousSetWalk = synthSetWalk
@@ -144,6 +147,10 @@ func TestAnonymousSetPricedSync(t *testing.T) {
 		}
 		if full.AnonymousSets == nil || *full.AnonymousSets != want || full.Seconds.Value < want.Value || !strings.Contains(full.Form, "anonymous-set walks") {
 			t.Fatalf("full sync %+v (walks %v), want the walks %+v within it", full.Seconds, full.AnonymousSets, want)
+		}
+		list := newAnonymousSetPrice(synthSetWalk).listingSeconds(work)
+		if incr := p.SyncIncremental; incr == nil || incr.AnonymousSets == nil || *incr.AnonymousSets != list || math.Abs(list.Value-20000*10e-6) > 1e-9 || !strings.Contains(incr.Form, "listed") {
+			t.Errorf("incremental sync %+v: want 20,000 sets listed at 10 µs within it (%+v)", incr, list)
 		}
 		if slices.ContainsFunc(p.Warnings, unpriced) || !slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "likely low") && strings.Contains(w, "anonymous sets") }) {
 			t.Errorf("warnings %q: want the beyond warning, not the unpriced one", p.Warnings)

@@ -298,7 +298,8 @@ type syncForm struct {
 	quadratic bool
 	chainList *ChainListPrice
 	chainDump *ChainDumpPrice
-	// anonymousSets prices a full sync's walks per anonymous set.
+	// anonymousSets prices a full sync's walks per anonymous set, or an
+	// incremental sync's cost per set of the table (partial).
 	anonymousSets *AnonymousSetPrice
 	// partial says the sync is a partial one (its walk is the partial
 	// payload's).
@@ -314,7 +315,11 @@ func (f syncForm) withoutChainList(mode string, p results.Point, seconds float64
 		if err != nil {
 			return 0, fmt.Errorf("%d services: %w", p.Services, err)
 		}
-		seconds -= f.anonymousSets.seconds(w).Value
+		metric := MetricSyncFull
+		if f.partial {
+			metric = MetricSyncIncremental
+		}
+		seconds -= f.anonymousSets.forSync(metric, w).Value
 	}
 	if f.chainDump != nil {
 		chains, err := pointChains(mode, p)

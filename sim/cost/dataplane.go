@@ -84,7 +84,11 @@ func calibrateDataplane(name string, run *Run, opts Options) (DataplaneModel, er
 		anonymousSets = newAnonymousSetPrice(run.AnonymousSetWalk)
 	}
 	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, syncForm{quadratic: info.FullSyncQuadratic, chainList: fullWalk, anonymousSets: anonymousSets}, func(p results.Point) float64 { return p.SyncFullS })
-	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, probed, opts, syncForm{chainList: partialWalk, chainDump: dump, partial: true}, func(p results.Point) float64 { return p.SyncIncrementalS })
+	incremental := syncForm{chainList: partialWalk, chainDump: dump, partial: true}
+	if anonymousSets != nil && anonymousSets.Listing != nil {
+		incremental.anonymousSets = anonymousSets
+	}
+	dm.SyncIncremental = optionalSync(&dm, MetricSyncIncremental, probed, opts, incremental, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.SyncFull.withLoadSpread(loads, mode, func(p results.Point) float64 { return p.SyncFullS })
 	dm.SyncIncremental.withLoadSpread(loads, mode, func(p results.Point) float64 { return p.SyncIncrementalS })
 	dm.SyncPerChange, dm.SyncPerChangeKind = fitPerChange(&dm, perSize)

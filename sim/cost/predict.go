@@ -85,9 +85,10 @@ type SyncPrediction struct {
 	// (SyncCurve.ChainDump): its value for chains lying packed, its
 	// interval up to chains spread over four times the pages.
 	ChainDump *Estimate `json:"chain_dump_s,omitempty"`
-	// AnonymousSets is the kernel's walks per anonymous set within
-	// Seconds (an nftables full sync's), when priced on the calibration's
-	// machine (SyncCurve.AnonymousSets).
+	// AnonymousSets is, within Seconds, the kernel's walks per anonymous
+	// set (an nftables full sync's) or what a transaction pays for each
+	// set of the table (an incremental sync's), when priced on the
+	// calibration's machine (SyncCurve.AnonymousSets).
 	AnonymousSets *Estimate `json:"anonymous_sets_s,omitempty"`
 }
 
@@ -390,9 +391,14 @@ func (m *Model) pricedWalks(p *Prediction, c *SyncCurve, s *SyncPrediction, size
 		}
 	}
 	if c.AnonymousSets != nil && size.AnonymousSetWork != nil {
-		sets := c.AnonymousSets.seconds(size.AnonymousSetWork)
-		s.AnonymousSets, s.Form, priced = &sets, s.Form+" + anonymous-set walks", priced.Plus(sets)
-		p.Warnings = append(p.Warnings, c.AnonymousSets.beyondWarning(p.Dataplane, c.Metric, size.AnonymousSetWork)...)
+		sets := c.AnonymousSets.forSync(c.Metric, size.AnonymousSetWork)
+		s.AnonymousSets, priced = &sets, priced.Plus(sets)
+		if c.Metric == MetricSyncFull {
+			s.Form += " + anonymous-set walks"
+			p.Warnings = append(p.Warnings, c.AnonymousSets.beyondWarning(p.Dataplane, c.Metric, size.AnonymousSetWork)...)
+		} else {
+			s.Form += " + anonymous sets listed"
+		}
 	}
 	return priced
 }

@@ -151,9 +151,13 @@ type AnonymousSetStep struct {
 }
 
 // The walks an anonymous-set step is timed on (AnonymousSetStep.Walk).
+// AnonymousSetListing is no walk of the kernel's: what a transaction on a
+// table pays once for each anonymous set the table holds (nft's cache of
+// its sets), Length the sets.
 const (
 	AnonymousSetNaming  = "name"
 	AnonymousSetBinding = "bind"
+	AnonymousSetListing = "list"
 )
 
 // ChainListStep is the time of one step of a list walk at one list
