@@ -155,6 +155,14 @@ func NFTablesAnonymousSetWork(payload []byte) AnonymousSetWork {
 	return payloadAnonymousSetWork(dataplane.ModeNFTables, payload)
 }
 
+// sets is the most anonymous sets one table of w holds (0 for nil).
+func (w *AnonymousSetWork) sets() int {
+	if w == nil {
+		return 0
+	}
+	return w.Sets
+}
+
 // syntheticWork is syntheticAnonymousSetWork as a Size holds it: nil for
 // a payload without anonymous sets.
 func syntheticWork(mode string, n, m int) (*AnonymousSetWork, error) {

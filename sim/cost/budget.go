@@ -160,7 +160,6 @@ func (q Query) sizeAt(mode string, n int) Size {
 	}
 	s, _ := countsOf(mode, n, q.EndpointsPerService)
 	s.HashTables, _ = syntheticHashTables(mode, n, q.EndpointsPerService)
-	s.AnonymousSets, _ = syntheticAnonymousSets(mode, n, q.EndpointsPerService)
 	s.AnonymousSetWork, _ = syntheticWork(mode, n, q.EndpointsPerService)
 	s.RecentTables, _ = syntheticRecentTables(mode, n, q.EndpointsPerService)
 	if mode == string(dataplane.ModeIPTables) {
@@ -183,8 +182,8 @@ func (c Composition) scaled(n int) Composition {
 		out.Modes[mode] = Size{Mode: mode, Rules: grow(s.Rules, fixed.Rules), Chains: grow(s.Chains, fixed.Chains),
 			Elements: grow(s.Elements, fixed.Elements), Bytes: int(math.Round(float64(s.Bytes) * f)),
 			HashTables: scaledCounts(s.HashTables, f), ChainList: scaledWalk(s.ChainList, f), PartialChainList: scaledWalk(s.PartialChainList, f),
-			AnonymousSets: int(math.Round(float64(s.AnonymousSets) * f)), AnonymousSetWork: s.AnonymousSetWork.scaled(f),
-			RecentTables: int(math.Round(float64(s.RecentTables) * f))}
+			AnonymousSetWork: s.AnonymousSetWork.scaled(f),
+			RecentTables:     int(math.Round(float64(s.RecentTables) * f))}
 	}
 	return out
 }

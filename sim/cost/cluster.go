@@ -135,7 +135,6 @@ func (c *Composition) add(mode string, st render.Stats, tables []int, walk *ipta
 // one list, so both families' add up.
 func (c *Composition) addNamedLists(mode string, anonymousSets AnonymousSetWork, recentTables int) {
 	s := c.Modes[mode]
-	s.AnonymousSets = max(s.AnonymousSets, anonymousSets.Sets)
 	if anonymousSets.Sets > 0 {
 		s.AnonymousSetWork = s.AnonymousSetWork.plus(anonymousSets)
 	}

@@ -17,20 +17,6 @@ import (
 // at 2,500 Services, 2.8 s at 5,000, 10 s at 10,000 and 112 s at 20,000.
 const AnonymousSetsWarnAt = 1000
 
-// payloadAnonymousSets is the most anonymous sets and maps (a set or map
-// written inside a rule, between braces: kube-proxy's numgen dispatch map
-// of a Service port with two or more endpoints, a source-range set) that
-// one table of an nftables payload holds; 0 for the other modes.
-func payloadAnonymousSets(mode dataplane.Mode, payload []byte) int {
-	return payloadAnonymousSetWork(mode, payload).Sets
-}
-
-// syntheticAnonymousSets is payloadAnonymousSets for n synthetic services
-// with m endpoints each.
-func syntheticAnonymousSets(mode string, n, m int) (int, error) {
-	return syntheticCount(mode, n, m, payloadAnonymousSets)
-}
-
 // syntheticRecentTables is payloadRecentTables for n synthetic services
 // with m endpoints each.
 func syntheticRecentTables(mode string, n, m int) (int, error) {
@@ -127,14 +113,15 @@ func recentTablesWarning(name string, size Size) []string {
 // underestimated when its payload has AnonymousSetsWarnAt anonymous sets
 // in a table or more and the calibration did not price them.
 func anonymousSetsWarning(name string, size Size) []string {
-	if size.AnonymousSets < AnonymousSetsWarnAt {
+	sets := size.AnonymousSetWork.sets()
+	if sets < AnonymousSetsWarnAt {
 		return nil
 	}
 	return []string{fmt.Sprintf("%s: the payload holds %d anonymous sets and maps in one table (a numgen map for each Service port with two or more endpoints); "+
 		"the kernel walks all of the table's sets to name each new one and the whole transaction to bind it, so a full sync grows with their square, "+
 		"which this calibration did not time (meta.json anonymous_set_walk: sweeps with sync probes time it since 2026-12-06, svclab plan calibrate's among them): "+
 		"20,000 Services with 2 endpoints each synced here in 115 s against 2.4 s with 1 (results/plan-mix-check): read the full sync as a lower bound or calibrate again",
-		name, size.AnonymousSets)}
+		name, sets)}
 }
 
 // eachLine calls f with each line of payload.

@@ -1,43 +1,28 @@
 package cost
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
-	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/scenario"
 )
 
-// TestSyntheticAnonymousSets: the anonymous sets grown from two small
-// renders are those of the whole payload rendered, for one endpoint a
-// service (no numgen map) and more; other modes have none.
+// TestSyntheticAnonymousSets: one endpoint a service writes no numgen
+// map (no anonymous set at all: the ClusterIP range's one-element set is
+// a comparison), two write one each; other modes have none.
 func TestSyntheticAnonymousSets(t *testing.T) {
-	tests := []struct {
+	for _, tt := range []struct {
 		mode string
 		n, m int
-	}{
-		{"nftables", 1, 1}, {"nftables", 300, 1}, {"nftables", 300, 2}, {"nftables", 1200, 3}, {"nftables", 50, 0}, {"iptables", 300, 2},
-	}
-	for _, tt := range tests {
-		got, err := syntheticAnonymousSets(tt.mode, tt.n, tt.m)
+		want int
+	}{{"nftables", 1000, 1, 0}, {"nftables", 1000, 2, 1000}, {"nftables", 50, 0, 0}, {"iptables", 300, 2, 0}} {
+		w, err := syntheticWork(tt.mode, tt.n, tt.m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var payload bytes.Buffer
-		if _, err := renderTo(&payload, tt.mode, tt.n, tt.m); err != nil {
-			t.Fatal(err)
+		if got := w.sets(); got != tt.want {
+			t.Errorf("%s, %d services × %d endpoints: %d anonymous sets, want %d", tt.mode, tt.n, tt.m, got, tt.want)
 		}
-		md, _ := dataplane.ParseMode(tt.mode)
-		if want := payloadAnonymousSets(md, payload.Bytes()); got != want {
-			t.Errorf("%s, %d services × %d endpoints: %d anonymous sets, the rendered payload has %d", tt.mode, tt.n, tt.m, got, want)
-		}
-	}
-	if one, _ := syntheticAnonymousSets("nftables", 1000, 1); one >= AnonymousSetsWarnAt {
-		t.Errorf("1,000 one-endpoint services: %d anonymous sets, want a few (no numgen maps)", one)
-	}
-	if two, _ := syntheticAnonymousSets("nftables", 1000, 2); two < 1000 {
-		t.Errorf("1,000 two-endpoint services: %d anonymous sets, want one numgen map each", two)
 	}
 }
 
@@ -59,7 +44,7 @@ func TestAnonymousSetsWarning(t *testing.T) {
 		}
 		warned := strings.Contains(strings.Join(preds[0].Warnings, "\n"), "read the full sync as a lower bound")
 		if warned != tt.want {
-			t.Errorf("%d services × %d endpoints: warned %v, want %v (%d anonymous sets)", tt.services, tt.endpoints, warned, tt.want, preds[0].Ruleset.AnonymousSets)
+			t.Errorf("%d services × %d endpoints: warned %v, want %v (%d anonymous sets)", tt.services, tt.endpoints, warned, tt.want, preds[0].Ruleset.AnonymousSetWork.sets())
 		}
 	}
 }

@@ -35,13 +35,11 @@ type Size struct {
 	// changed service (the incremental sync a sweep times): every
 	// KUBE-SERVICES rule still names its service's chain.
 	PartialChainList *iptables.ChainListWork `json:"partial_chain_list,omitempty"`
-	// AnonymousSets are the most anonymous sets and maps one nftables
-	// table holds (payloadAnonymousSets; 0 for the other modes): they
-	// cost a full sync their square (AnonymousSetWork).
-	AnonymousSets int `json:"anonymous_sets,omitempty"`
-	// AnonymousSetWork is the kernel's list walking to load those sets
-	// (nftables; nil for the other modes), priced into a full sync when
-	// the calibration timed its steps (AnonymousSetPrice). A payload per
+	// AnonymousSetWork is the anonymous sets and maps of an nftables
+	// payload (the most one table holds, all of them) and the kernel's list
+	// walking to load them, which costs a full sync their square (nil for
+	// the other modes and without sets), priced into the syncs when the
+	// calibration timed its steps (AnonymousSetPrice). A payload per
 	// family: the families' steps add up.
 	AnonymousSetWork *AnonymousSetWork `json:"anonymous_set_work,omitempty"`
 	// RecentTables are the xt_recent tables an iptables payload names
@@ -71,9 +69,6 @@ func RulesetSize(mode string, n, m int) (Size, error) {
 		return s, err
 	}
 	if s.HashTables, err = syntheticHashTables(mode, n, m); err != nil {
-		return s, err
-	}
-	if s.AnonymousSets, err = syntheticAnonymousSets(mode, n, m); err != nil {
 		return s, err
 	}
 	if s.AnonymousSetWork, err = syntheticWork(mode, n, m); err != nil {
