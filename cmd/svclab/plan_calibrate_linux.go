@@ -30,7 +30,7 @@ laid out as a full and as a partial sync's payload lays it out (about 20 s
 and 460 MB, at the start and again at the end: iptables-nft's syncs are
 priced with the two pooled), of a step of the kernel's chain dump to nft
 (about a minute: nftables' incremental syncs) and of its two walks per
-anonymous set (about 45 s: nftables' full syncs of Services with two or
+anonymous set (about 50 s: nftables' full syncs of Services with two or
 more endpoints, a numgen map each), then
 stores it with this machine's identity (CPU model and
 caches, kernel, tool versions) in a directory of its own. svclab plan uses

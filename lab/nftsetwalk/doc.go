@@ -10,9 +10,12 @@
 // namespace of the run's, on svclab's own nftables ruleset (sim/route's
 // rendering) of synthetic Services:
 //   - naming, at a table of A sets: AddedSets anonymous maps added to the
-//     loaded ruleset of A two-endpoint Services (a numgen map each), less
-//     the same added to A one-endpoint Services' (none), over AddedSets·A
-//     steps;
+//     ruleset of A two-endpoint Services (a numgen map each), less the
+//     same added to A one-endpoint Services' (none), over AddedSets·A
+//     steps; each ruleset is built once, in transactions of a few thousand
+//     lines, in a namespace of its own. The step is timed warm: a full
+//     load's set-list steps follow binding walks that empty the caches
+//     and cost several times as much (sim/cost's coldFactor bounds them);
 //   - binding, at a commit list of T entries: the ruleset of one-endpoint
 //     Services loaded with AddedSets anonymous maps at its end, in one
 //     transaction, less the ruleset alone and the maps' own naming, over

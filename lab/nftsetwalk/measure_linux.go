@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"strings"
@@ -36,18 +37,21 @@ type Options struct {
 	// of the load's own time at every size (2·10⁷: 0.3 s at 14 ns a step,
 	// against a load of 5,000 Services' 0.5 s that swings by 0.1).
 	BindingSteps float64
-	// Prefix names the namespace Measure makes (Prefix-nftsets): a run's,
-	// so that svclab cleanup removes it after a crash.
+	// Prefix names the namespaces Measure makes (Prefix-nftsets and
+	// Prefix-nftsets-b): a run's, so that svclab cleanup removes them
+	// after a crash.
 	Prefix string
 }
 
-// DefaultOptions take about 40 s on this project's reference machine. The
-// naming walk's step hardly grows with the table (85 ns at 2,000 sets, 96
-// at 8,000); the binding walk's does, once the commit list outgrows the
-// caches, so it is timed up to a list of about 200,000 entries (the full
-// sync of 40,000 one-port Services), past a cluster's mix of 9,540
-// Services'.
-var DefaultOptions = Options{Naming: []int{1000, 4000}, Binding: []int{5000, 20000, 40000}, Rounds: 2, AddedSets: 256, BindingSteps: 2e7}
+// DefaultOptions take about 50 s on this project's reference machine. The
+// naming walk's step grows slowly with the table until its sets outgrow
+// the caches (49, 93 and 99 ns at 1,000, 4,000 and 8,000 sets, and by hand
+// about 160-190 at 18,000, 2026-12-06 22:30 UTC; a table's 8,000 sets
+// spread over 40,000 Services' objects cost 15% more a step than alone); the binding walk's grows once the commit
+// list outgrows the caches, so it is timed up to a list of about 200,000
+// entries (the full sync of 40,000 one-port Services), past a cluster's
+// mix of 9,540 Services'.
+var DefaultOptions = Options{Naming: []int{1000, 4000, 8000}, Binding: []int{5000, 20000, 40000}, Rounds: 2, AddedSets: 256, BindingSteps: 2e7}
 
 // Measure times the naming walk's step and a transaction's cost per set
 // (AnonymousSetListing) at each of opts.Naming's sizes, and the binding
@@ -56,28 +60,42 @@ func Measure(ctx context.Context, opts Options) ([]results.AnonymousSetStep, err
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	name := opts.Prefix + "-nftsets"
-	if err := netns.Create(name); err != nil {
-		return nil, err
+	spaces := [2]string{opts.Prefix + "-nftsets", opts.Prefix + "-nftsets-b"}
+	var made []string
+	var err error
+	for _, name := range spaces {
+		if err = netns.Create(name); err != nil {
+			break
+		}
+		made = append(made, name)
 	}
-	out, err := measureAll(ctx, name, opts)
-	return out, errors.Join(err, netns.Delete(name))
+	var out []results.AnonymousSetStep
+	if err == nil {
+		out, err = measureAll(ctx, spaces, opts)
+	}
+	for _, name := range made {
+		err = errors.Join(err, netns.Delete(name))
+	}
+	return out, err
 }
 
-// measureAll times every size in the namespace ns: naming first, whose
+// measureAll times every size in the namespaces: naming first, whose
 // price the binding steps are net of.
-func measureAll(ctx context.Context, ns string, opts Options) ([]results.AnonymousSetStep, error) {
+func measureAll(ctx context.Context, spaces [2]string, opts Options) ([]results.AnonymousSetStep, error) {
 	var out []results.AnonymousSetStep
 	for _, n := range opts.Naming {
-		steps, err := timeNaming(ctx, ns, n, opts)
+		steps, err := timeNaming(ctx, spaces, n, opts)
 		if err != nil {
 			return nil, fmt.Errorf("anonymous set naming walk at %d services: %w", n, err)
 		}
 		out = append(out, steps[:]...)
 	}
+	if _, err := netns.Output(spaces[1], nil, "nft", "flush", "ruleset"); err != nil {
+		return nil, fmt.Errorf("empty the ruleset of %s: %w", spaces[1], err)
+	}
 	naming := out[0].NsPerStep
 	for _, n := range opts.Binding {
-		step, err := timeBinding(ctx, ns, n, naming, opts)
+		step, err := timeBinding(ctx, spaces[0], n, naming, opts)
 		if err != nil {
 			return nil, fmt.Errorf("anonymous set binding walk at %d services: %w", n, err)
 		}
@@ -104,31 +122,41 @@ func (o Options) check() error {
 }
 
 // timeNaming times the naming walk's step at a table of n sets, and what
-// else a transaction on that table pays for each of its sets: each round
-// adds AddedSets/8 maps and then AddedSets to n two-endpoint Services'
-// table and to n one-endpoint Services' (no sets). The difference between
-// the tables grows with the maps added by the naming steps they make, and
-// the rest of it is paid once a transaction (nft's cache of the table's
-// sets: about 10 µs a set here, which kube-proxy's incremental syncs pay).
-func timeNaming(ctx context.Context, ns string, n int, opts Options) ([2]results.AnonymousSetStep, error) {
+// else a transaction on that table pays for each of its sets: n
+// two-endpoint Services' table (a map each) is built in one namespace and
+// n one-endpoint Services' (none) in the other, each in transactions of
+// buildLines lines so that their own binding walks stay short (a table of
+// 8,000 maps in one transaction took 6.4 s, most of it binding); then each
+// round adds AddedSets/8 maps and then AddedSets to each table. The
+// difference between the tables grows with the maps added by the naming
+// steps they make, and the rest of it is paid once a transaction (nft's
+// cache of the table's sets: about 10 µs a set here, which kube-proxy's
+// incremental syncs pay).
+func timeNaming(ctx context.Context, spaces [2]string, n int, opts Options) ([2]results.AnonymousSetStep, error) {
 	var none [2]results.AnonymousSetStep
 	tables, err := servicesPayloads(n, 2, 1)
 	if err != nil {
 		return none, err
 	}
-	sets := cost.NFTablesAnonymousSetWork(tables[0]).Sets - cost.NFTablesAnonymousSetWork(tables[1]).Sets
+	withMaps := cost.NFTablesAnonymousSetWork(tables[0])
+	sets := withMaps.AnonymousSets - cost.NFTablesAnonymousSetWork(tables[1]).AnonymousSets
 	if sets < 1 {
 		return none, fmt.Errorf("the two-endpoint table has no more anonymous sets than the one-endpoint one")
+	}
+	for i, table := range tables {
+		if err := loadInChunks(spaces[i], table); err != nil {
+			return none, err
+		}
 	}
 	few, many := opts.AddedSets/8, opts.AddedSets
 	var naming, listing []float64
 	for attempt := 0; len(naming) < opts.Rounds && attempt < maxAttempts*opts.Rounds; attempt++ {
 		var added [2][2]time.Duration // [table][few, many]
-		for i, table := range tables {
+		for i, ns := range spaces {
 			if err := ctx.Err(); err != nil {
 				return none, err
 			}
-			if added[i], err = timeAdditions(ns, table, few, many); err != nil {
+			if added[i], err = timeAdditions(ns, few, many); err != nil {
 				return none, err
 			}
 		}
@@ -140,29 +168,67 @@ func timeNaming(ctx context.Context, ns string, n int, opts Options) ([2]results
 		}
 	}
 	var out [2]results.AnonymousSetStep
-	if out[0], err = stepOf(results.AnonymousSetNaming, n, sets, naming, opts); err != nil {
+	if out[0], err = stepOf(results.AnonymousSetNaming, n, withMaps.Sets, naming, opts); err != nil {
 		return none, err
 	}
-	out[1], err = stepOf(results.AnonymousSetListing, n, sets, listing, opts)
+	out[1], err = stepOf(results.AnonymousSetListing, n, withMaps.Sets, listing, opts)
 	return out, err
 }
 
-// timeAdditions loads table and times adding few maps to it, then, once
-// they are gone, many.
-func timeAdditions(ns string, table []byte, few, many int) ([2]time.Duration, error) {
+// buildLines is how many lines of a table's script timeNaming loads a
+// transaction.
+const buildLines = 4000
+
+// loadInChunks empties the namespace's ruleset and loads payload in
+// transactions of buildLines lines, in order (kube-proxy's scripts write
+// one command a line, each naming only what lines before it made).
+func loadInChunks(ns string, payload []byte) error {
+	fresh := true
+	for chunk := range chunksOf(payload, buildLines) {
+		if _, err := loadTimed(ns, chunk, fresh); err != nil {
+			return err
+		}
+		fresh = false
+	}
+	return nil
+}
+
+// chunksOf yields payload in pieces of at most lines whole lines.
+func chunksOf(payload []byte, lines int) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for len(payload) > 0 {
+			end, n := 0, 0
+			for end < len(payload) && n < lines {
+				i := bytes.IndexByte(payload[end:], '\n')
+				if i < 0 {
+					end = len(payload)
+					break
+				}
+				end += i + 1
+				n++
+			}
+			if !yield(payload[:end]) {
+				return
+			}
+			payload = payload[end:]
+		}
+	}
+}
+
+// timeAdditions times adding few maps to the namespace's table, then, once
+// they are gone, many, and takes those out again.
+func timeAdditions(ns string, few, many int) ([2]time.Duration, error) {
 	var out [2]time.Duration
-	if _, err := loadTimed(ns, table, true); err != nil {
-		return out, err
-	}
 	var err error
-	if out[0], err = loadTimed(ns, additionPayload(few), false); err != nil {
-		return out, err
+	for i, sets := range []int{few, many} {
+		if out[i], err = loadTimed(ns, additionPayload(sets), false); err != nil {
+			return out, err
+		}
+		if _, err := loadTimed(ns, []byte(removalPayload), false); err != nil {
+			return out, err
+		}
 	}
-	if _, err := loadTimed(ns, []byte(removalPayload), false); err != nil {
-		return out, err
-	}
-	out[1], err = loadTimed(ns, additionPayload(many), false)
-	return out, err
+	return out, nil
 }
 
 // timeBinding times the binding walk's step at the commit list of n

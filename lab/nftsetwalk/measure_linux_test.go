@@ -30,7 +30,7 @@ func TestMeasure(t *testing.T) {
 	}
 	for i, s := range steps {
 		w := want[i]
-		if s.Walk != w.walk || s.Services != w.services || (w.length > 0 && s.Length != w.length) || s.Rounds != 2 {
+		if s.Walk != w.walk || s.Services != w.services || (w.length > 0 && (s.Length < w.length || s.Length > w.length+16)) || s.Rounds != 2 {
 			t.Errorf("step %+v: want %+v, 2 rounds", s, w)
 		}
 		// Naming adds AddedSets maps; binding enough for about
@@ -47,8 +47,10 @@ func TestMeasure(t *testing.T) {
 	if l := steps[3].Length; l < 5*8000 || l > 6*8000 {
 		t.Errorf("binding walk at 8,000 services passes %d entries, want 40,000-48,000", l)
 	}
-	if netns.Exists(prefix + "-nftsets") {
-		t.Errorf("namespace %s-nftsets left behind", prefix)
+	for _, name := range []string{prefix + "-nftsets", prefix + "-nftsets-b"} {
+		if netns.Exists(name) {
+			t.Errorf("namespace %s left behind", name)
+		}
 	}
 }
 
@@ -57,7 +59,7 @@ func TestMeasure(t *testing.T) {
 func TestAdditionPayload(t *testing.T) {
 	p := additionPayload(300)
 	w := cost.NFTablesAnonymousSetWork(p)
-	if w.Sets != 300 || bytes.Count(p, []byte("numgen")) != 300 {
+	if w.AnonymousSets != 300 || bytes.Count(p, []byte("numgen")) != 300 {
 		t.Errorf("addition of 300: %d sets counted", w.Sets)
 	}
 }

@@ -31,7 +31,7 @@ func timeChainDumpWalk(ctx context.Context, sc *scenario.Scenario, opts Options,
 }
 
 // timeAnonymousSetWalk times the kernel's walks per anonymous set on the
-// machine (machine.Machine.AnonymousSetWalk, about 45 s, in a namespace
+// machine (machine.Machine.AnonymousSetWalk, about 50 s, in namespaces
 // under prefix) when sc's sweep probes syncs beyond its points
 // (sweep.syncProbe) and loads nftables: the planner prices nftables' full
 // syncs of Services with two or more endpoints with them. It returns as
@@ -40,7 +40,7 @@ func timeAnonymousSetWalk(ctx context.Context, sc *scenario.Scenario, opts Optio
 	if !probesSyncsOf(sc, func(name string) bool { return name == string(dataplane.ModeNFTables) }) {
 		return nil, opts, nil
 	}
-	return timeMachineWalk(ctx, sc, opts, "the anonymous set walks", "the kernel's walks per anonymous set on this machine (about 45 seconds)",
+	return timeMachineWalk(ctx, sc, opts, "the anonymous set walks", "the kernel's walks per anonymous set on this machine (about 50 seconds)",
 		func() ([]results.AnonymousSetStep, error) { return opts.Machine.AnonymousSetWalk(ctx, prefix) })
 }
 

@@ -91,26 +91,38 @@ func usableSteps(steps []results.AnonymousSetStep) bool {
 }
 
 // seconds is w's walks priced, with an interval from the fastest rounds'
-// steps to the slowest's.
+// steps to the slowest's, its upper end allowing for set-list steps taken
+// in a cache the binding walks emptied (coldFactor).
 func (p *AnonymousSetPrice) seconds(w *AnonymousSetWork) Estimate {
 	if p == nil || w == nil || w.Sets == 0 {
 		return exact(0)
 	}
-	at := func(ns func(results.AnonymousSetStep) float64) float64 {
-		return (w.NameSteps*stepAtLength(p.Naming, float64(w.Sets), ns) + w.BindSteps*stepAtLength(p.Binding, w.bindLength(), ns)) / 1e9
+	at := func(ns func(results.AnonymousSetStep) float64, cold float64) float64 {
+		return (w.NameSteps*stepAtLength(p.Naming, w.nameLength(), ns)*cold + w.BindSteps*stepAtLength(p.Binding, w.bindLength(), ns)) / 1e9
 	}
 	return Estimate{
-		Value: at(func(s results.AnonymousSetStep) float64 { return s.NsPerStep }),
-		Lo:    at(func(s results.AnonymousSetStep) float64 { return s.MinNsPerStep }),
-		Hi:    at(func(s results.AnonymousSetStep) float64 { return s.MaxNsPerStep }),
+		Value: at(func(s results.AnonymousSetStep) float64 { return s.NsPerStep }, 1),
+		Lo:    at(func(s results.AnonymousSetStep) float64 { return s.MinNsPerStep }, 1),
+		Hi:    at(func(s results.AnonymousSetStep) float64 { return s.MaxNsPerStep }, p.coldFactor(w)),
 	}
 }
 
-// bindLength is the commit-list entries a binding walk of w passes on
-// average (over every family's sets: each family's load is a transaction
-// of its own).
-func (w *AnonymousSetWork) bindLength() float64 {
-	return w.BindSteps / float64(max(w.AllSets, w.Sets, 1))
+// coldFactor is how many times a set-list step may cost its timed price in
+// w's load (at least 1): lab/nftsetwalk times the step in transactions of
+// a few hundred entries, whose sets stay in the caches, while in a full
+// load each anonymous set's walks follow its binding walk over the commit
+// list so far, which empties them once the list outgrows them. The binding
+// step itself shows by how much a walk's step grows then on this machine:
+// its price at the commit list a set-list step follows, on average
+// (nameEntries), over its price at the shortest list timed. By hand
+// (results/plan-set-lists), 8,000 sets with 256 maps added behind 150,000
+// other rules in the same transaction cost 330-440 ns a set-list step
+// against 84-100 without them, and cluster-500's mix at 9,540 Services
+// spent about 375 ns a step (perf), where the binding step grew 4.6 times
+// from 26,000 entries to 200,000.
+func (p *AnonymousSetPrice) coldFactor(w *AnonymousSetWork) float64 {
+	nearest := p.Binding[0].NsPerStep
+	return max(stepAtLength(p.Binding, w.nameEntries(), func(s results.AnonymousSetStep) float64 { return s.NsPerStep })/nearest, 1)
 }
 
 // stepAtLength is a step's price of ns at a list of length entries: the
@@ -131,9 +143,10 @@ func stepAtLength(s []results.AnonymousSetStep, length float64, ns func(results.
 	return ns(lo) * math.Pow(ns(hi)/ns(lo), f)
 }
 
-// beyondWarning says which of w's walks were priced past the longest list
-// the calibration timed them on, at that list's step.
-func (p *AnonymousSetPrice) beyondWarning(name, metric string, w *AnonymousSetWork) []string {
+// pricingWarnings says which of w's walks were priced past the longest
+// list the calibration timed them on, at that list's step, and when its
+// set-list walks may cost more than priced (coldFactor).
+func (p *AnonymousSetPrice) pricingWarnings(name, metric string, w *AnonymousSetWork) []string {
 	if p == nil || w == nil || w.Sets == 0 {
 		return nil
 	}
@@ -147,7 +160,16 @@ func (p *AnonymousSetPrice) beyondWarning(name, metric string, w *AnonymousSetWo
 			"priced at that length's step (%.1f ns), likely low, as a step costs more once the list outgrows the caches",
 			name, metric, walk, length, length/float64(last.Length), last.Length, last.NsPerStep))
 	}
-	check("naming", p.Naming, float64(w.Sets))
+	check("set-list", p.Naming, w.nameLength())
 	check("binding", p.Binding, w.bindLength())
+	if cold := p.coldFactor(w); cold >= coldWarnAt {
+		out = append(out, fmt.Sprintf("%s %s: the payload's set-list walks are priced at their step timed in short transactions; in this load a step follows binding walks over %.0f entries on average, "+
+			"which empty the caches: they may cost up to %.1f× that (the binding step's growth from the shortest list timed to that one), which the interval's upper end allows for",
+			name, metric, w.nameEntries(), cold))
+	}
 	return out
 }
+
+// coldWarnAt is the coldFactor from which a plan says its set-list walks
+// may cost more than priced.
+const coldWarnAt = 1.5

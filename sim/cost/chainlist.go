@@ -279,16 +279,55 @@ func pointChainList(mode string, p results.Point, partial bool) (*iptables.Chain
 const maxInferredEndpoints = 64
 
 // pointEndpoints is the endpoints per service whose synthetic payload has
-// the point's recorded rules, or 1.
+// the point's recorded rules, or 1. Where several do (nftables writes one
+// rule per service for 1 and for 2 endpoints: its numgen map holds them),
+// the point's recorded lines choose: the candidate whose synthetic payload
+// has the nearest line count.
 func pointEndpoints(mode string, p results.Point) int {
+	var candidates []int
 	if p.Rules > 0 {
 		for m := range maxInferredEndpoints + 1 {
 			if s, err := countsOf(mode, p.Services, m); err == nil && s.Rules == p.Rules {
-				return m
+				candidates = append(candidates, m)
 			}
 		}
 	}
-	return 1
+	switch {
+	case len(candidates) == 0:
+		return 1
+	case len(candidates) == 1 || p.Lines <= 0:
+		return candidates[0]
+	}
+	return nearestInLines(mode, p, candidates)
+}
+
+// nearestInLines is the candidate endpoints per service whose synthetic
+// payload of the point's services has the line count nearest the point's
+// (the first candidate when none can be rendered).
+func nearestInLines(mode string, p results.Point, candidates []int) int {
+	best, bestGap := candidates[0], math.Inf(1)
+	for _, m := range candidates {
+		lines, err := syntheticLines(mode, p.Services, m)
+		if err != nil {
+			continue
+		}
+		if gap := math.Abs(float64(lines - p.Lines)); gap < bestGap {
+			best, bestGap = m, gap
+		}
+	}
+	return best
+}
+
+// syntheticLines is the lines of mode's payload of n synthetic services
+// with m endpoints each, grown from renders of one and two services (a
+// service's lines do not depend on how many come before it).
+func syntheticLines(mode string, n, m int) (int, error) {
+	few, err := firstServices(mode, m)
+	if err != nil {
+		return 0, err
+	}
+	one, two := bytes.Count(few[0], []byte("\n")), bytes.Count(few[1], []byte("\n"))
+	return one + (two-one)*(n-1), nil
 }
 
 // syncForm is what is known of a sync's growth before fitting: a tool

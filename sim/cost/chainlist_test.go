@@ -239,16 +239,32 @@ func TestPointEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	nftRules, err := countsOf("nftables", 300, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nftLines := func(m int) int {
+		st, err := renderStats("nftables", 300, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Lines
+	}
 	for _, tt := range []struct {
 		name  string
+		mode  string
 		point results.Point
 		want  int
 	}{
-		{"rules of 2 endpoints each", results.Point{Services: 300, Rules: two.Rules}, 2},
-		{"no rules recorded (the kube-proxy engine)", results.Point{Services: 300}, 1},
-		{"rules of no synthetic payload", results.Point{Services: 300, Rules: 7}, 1},
+		{"rules of 2 endpoints each", "iptables", results.Point{Services: 300, Rules: two.Rules}, 2},
+		{"no rules recorded (the kube-proxy engine)", "iptables", results.Point{Services: 300}, 1},
+		{"rules of no synthetic payload", "iptables", results.Point{Services: 300, Rules: 7}, 1},
+		{"nftables' rules and lines of 2 endpoints each", "nftables", results.Point{Services: 300, Rules: nftRules.Rules, Lines: nftLines(2)}, 2},
+		{"nftables' rules and lines of 3 endpoints each, a few lines off", "nftables", results.Point{Services: 300, Rules: nftRules.Rules, Lines: nftLines(3) - 4}, 3},
+		{"nftables' rules and lines of 1 endpoint each", "nftables", results.Point{Services: 300, Rules: nftRules.Rules, Lines: nftLines(1)}, 1},
+		{"nftables' rules without lines", "nftables", results.Point{Services: 300, Rules: nftRules.Rules}, 1},
 	} {
-		if got := pointEndpoints("iptables", tt.point); got != tt.want {
+		if got := pointEndpoints(tt.mode, tt.point); got != tt.want {
 			t.Errorf("%s: %d endpoints, want %d", tt.name, got, tt.want)
 		}
 	}

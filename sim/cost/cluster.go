@@ -135,7 +135,7 @@ func (c *Composition) add(mode string, st render.Stats, tables []int, walk *ipta
 // one list, so both families' add up.
 func (c *Composition) addNamedLists(mode string, anonymousSets AnonymousSetWork, recentTables int) {
 	s := c.Modes[mode]
-	if anonymousSets.Sets > 0 {
+	if anonymousSets.walked() {
 		s.AnonymousSetWork = s.AnonymousSetWork.plus(anonymousSets)
 	}
 	s.RecentTables += recentTables

@@ -28,14 +28,14 @@ type MemLine struct {
 
 // fitMemLine fits the points (each size's median) that measured kernel
 // memory, less their hash tables' arrays when hashTables, and their loads'
-// spread (nil when fewer than 3 sizes did). A sweep's services have one
-// endpoint each.
+// spread (nil when fewer than 3 sizes did). A point's endpoints per
+// service are those its recorded rules and lines give (pointEndpoints).
 func fitMemLine(points, loads []results.Point, mode string, hashTables bool) *MemLine {
 	var x, y []float64
 	m := &MemLine{HashTables: hashTables}
 	for _, p := range points {
 		if p.KernelMemBytes > 0 && p.Rules > 0 {
-			mb, err := m.lessHashTables(kernelMemMB(p), mode, p.Services)
+			mb, err := m.lessHashTables(kernelMemMB(p), mode, p)
 			if err != nil {
 				return nil
 			}
@@ -58,14 +58,13 @@ func fitMemLine(points, loads []results.Point, mode string, hashTables bool) *Me
 // kernelMemMB is a point's kernel memory in MB (0 when not measured).
 func kernelMemMB(p results.Point) float64 { return float64(p.KernelMemBytes) / 1e6 }
 
-// lessHashTables is mb, measured for mode's ruleset of services synthetic
-// services with one endpoint each, less its hash tables' arrays when the
-// line leaves them out.
-func (m MemLine) lessHashTables(mb float64, mode string, services int) (float64, error) {
+// lessHashTables is mb, measured for mode's synthetic ruleset of point p,
+// less its hash tables' arrays when the line leaves them out.
+func (m MemLine) lessHashTables(mb float64, mode string, p results.Point) (float64, error) {
 	if !m.HashTables {
 		return mb, nil
 	}
-	tables, err := syntheticHashTables(mode, services, 1)
+	tables, err := syntheticHashTables(mode, p.Services, pointEndpoints(mode, p))
 	return mb - hashTablesMB(tables), err
 }
 

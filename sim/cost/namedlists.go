@@ -43,16 +43,16 @@ func syntheticCount(mode string, n, m int, count func(dataplane.Mode, []byte) in
 // search asks for the counts at every size it tries.
 var firstPayloads sync.Map
 
-// firstServices is mode's payloads of one, two and three synthetic
-// services with m endpoints each, rendered once per mode and m: what a
-// count that grows by each further service (or, summed, with their
-// square) is extended from.
-func firstServices(mode string, m int) ([3][]byte, error) {
+// firstServices is mode's payloads of one to four synthetic services with
+// m endpoints each, rendered once per mode and m: what a count that grows
+// by each further service (or, summed, with their square or cube) is
+// extended from.
+func firstServices(mode string, m int) ([4][]byte, error) {
 	key := syntheticShape{mode: mode, endpoints: m}
 	if v, ok := firstPayloads.Load(key); ok {
-		return v.([3][]byte), nil
+		return v.([4][]byte), nil
 	}
-	var few [3][]byte
+	var few [4][]byte
 	for i := range few {
 		var b bytes.Buffer
 		if _, err := renderTo(&b, mode, i+1, m); err != nil {
@@ -110,15 +110,15 @@ func recentTablesWarning(name string, size Size) []string {
 }
 
 // anonymousSetsWarning warns that an nftables full sync of size is
-// underestimated when its payload has AnonymousSetsWarnAt anonymous sets
-// in a table or more and the calibration did not price them.
+// underestimated when its payload has AnonymousSetsWarnAt sets in a table
+// or more and the calibration did not price their walks.
 func anonymousSetsWarning(name string, size Size) []string {
 	sets := size.AnonymousSetWork.sets()
 	if sets < AnonymousSetsWarnAt {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s: the payload holds %d anonymous sets and maps in one table (a numgen map for each Service port with two or more endpoints); "+
-		"the kernel walks all of the table's sets to name each new one and the whole transaction to bind it, so a full sync grows with their square, "+
+	return []string{fmt.Sprintf("%s: the payload holds %d sets and maps in one table (a numgen map for each Service port with two or more endpoints, an affinity set for each ClientIP-affinity endpoint); "+
+		"the kernel walks all of the table's sets to name and find each new one and the whole transaction to bind an anonymous one, so a full sync grows with their square, "+
 		"which this calibration did not time (meta.json anonymous_set_walk: sweeps with sync probes time it since 2026-12-06, svclab plan calibrate's among them): "+
 		"20,000 Services with 2 endpoints each synced here in 115 s against 2.4 s with 1 (results/plan-mix-check): read the full sync as a lower bound or calibrate again",
 		name, sets)}

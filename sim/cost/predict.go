@@ -395,7 +395,7 @@ func (m *Model) pricedWalks(p *Prediction, c *SyncCurve, s *SyncPrediction, size
 		s.AnonymousSets, priced = &sets, priced.Plus(sets)
 		if c.Metric == MetricSyncFull {
 			s.Form += " + anonymous-set walks"
-			p.Warnings = append(p.Warnings, c.AnonymousSets.beyondWarning(p.Dataplane, c.Metric, size.AnonymousSetWork)...)
+			p.Warnings = append(p.Warnings, c.AnonymousSets.pricingWarnings(p.Dataplane, c.Metric, size.AnonymousSetWork)...)
 		} else {
 			s.Form += " + anonymous sets listed"
 		}

@@ -133,8 +133,9 @@ type Meta struct {
 
 // AnonymousSetStep is the time of one step of one of the kernel's walks
 // per anonymous set at one list length (sim/cost.AnonymousSetWork):
-// naming's (AnonymousSetNaming: one set of the table passed; Length the
-// sets the table held) or binding's (AnonymousSetBinding: one commit-list
+// naming's (AnonymousSetNaming: one set of the table passed by an added
+// anonymous set's walks of its set list; Length the sets, named and
+// anonymous, the table held) or binding's (AnonymousSetBinding: one commit-list
 // entry passed; Length the entries each walk passed), for a table of
 // Services synthetic Services: the median over the rounds, and the
 // fastest and the slowest round's.
