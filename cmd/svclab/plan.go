@@ -36,12 +36,16 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
     N²/4 strcmp, priced at the calibration's cost of a step at that list
     length, on the list as each payload lays it out: "of which ...
     chain-list walk", ±35%), which no form fitted below it extrapolates;
-    nftables' full sync adds the kernel's two walks per anonymous set (a
-    numgen map per Service port with 2+ endpoints: naming walks the
-    table's sets, binding the whole transaction, so their square), priced
-    at the calibration's step at those lengths ("of which ... anonymous-set
-    walks"), and its incremental sync the table's sets times what every
-    transaction pays for each (nft's cache of them); a calibration without
+    nftables' full sync adds the kernel's walks per set (a numgen map per
+    Service port with 2+ endpoints, an affinity set per ClientIP-affinity
+    endpoint: naming and finding a set walk the table's sets, binding an
+    anonymous one the whole transaction, so their square), priced at the
+    calibration's step at those lengths ("of which ... anonymous-set
+    walks"; the set-list step, timed in short transactions, is priced as
+    much dearer after the load's long binding walks as the binding step
+    grows there, the interval's lower end at its timed price), and its
+    incremental sync the table's sets times what every transaction pays
+    for each (nft's cache of them); a calibration without
     them warns from 1,000 sets in a table;
     iptables warns from 1,000 xt_recent tables (one per ClientIP-affinity
     endpoint, looked up by name in a list for every packet), a term the

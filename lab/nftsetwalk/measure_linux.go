@@ -17,6 +17,7 @@ import (
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/route"
+	"github.com/svclab/svclab/sim/stats"
 )
 
 // Options say what Measure times and where.
@@ -278,15 +279,16 @@ func appendPositive(prices []float64, price float64) []float64 {
 	return append(prices, price)
 }
 
-// stepOf is the step of prices' rounds, refused when fewer than the
-// options' rounds were positive.
+// stepOf is the step of prices' rounds (their median, the mean of the
+// middle two for an even count, so that 2 rounds are not priced at the
+// dearer one), refused when fewer than the options' rounds were positive.
 func stepOf(walk string, services, length int, prices []float64, opts Options) (results.AnonymousSetStep, error) {
 	if len(prices) < opts.Rounds {
 		return results.AnonymousSetStep{}, fmt.Errorf("%d of %d attempts timed the %s step above zero, %d wanted: the machine swung more than the walk takes",
 			len(prices), maxAttempts*opts.Rounds, walk, opts.Rounds)
 	}
 	s := slices.Sorted(slices.Values(prices))
-	return results.AnonymousSetStep{Walk: walk, Services: services, Length: length, NsPerStep: s[len(s)/2], MinNsPerStep: s[0], MaxNsPerStep: s[len(s)-1],
+	return results.AnonymousSetStep{Walk: walk, Services: services, Length: length, NsPerStep: stats.Median(s), MinNsPerStep: s[0], MaxNsPerStep: s[len(s)-1],
 		Rounds: opts.Rounds, AddedSets: opts.AddedSets}, nil
 }
 

@@ -90,9 +90,9 @@ func usableSteps(steps []results.AnonymousSetStep) bool {
 	return len(steps) > 0
 }
 
-// seconds is w's walks priced, with an interval from the fastest rounds'
-// steps to the slowest's, its upper end allowing for set-list steps taken
-// in a cache the binding walks emptied (coldFactor).
+// seconds is w's walks priced, the set-list steps taken in a cache the
+// binding walks emptied (coldFactor), with an interval from the fastest
+// rounds' steps taken warm to the slowest rounds' taken cold.
 func (p *AnonymousSetPrice) seconds(w *AnonymousSetWork) Estimate {
 	if p == nil || w == nil || w.Sets == 0 {
 		return exact(0)
@@ -100,14 +100,15 @@ func (p *AnonymousSetPrice) seconds(w *AnonymousSetWork) Estimate {
 	at := func(ns func(results.AnonymousSetStep) float64, cold float64) float64 {
 		return (w.NameSteps*stepAtLength(p.Naming, w.nameLength(), ns)*cold + w.BindSteps*stepAtLength(p.Binding, w.bindLength(), ns)) / 1e9
 	}
+	cold := p.coldFactor(w)
 	return Estimate{
-		Value: at(func(s results.AnonymousSetStep) float64 { return s.NsPerStep }, 1),
+		Value: at(func(s results.AnonymousSetStep) float64 { return s.NsPerStep }, cold),
 		Lo:    at(func(s results.AnonymousSetStep) float64 { return s.MinNsPerStep }, 1),
-		Hi:    at(func(s results.AnonymousSetStep) float64 { return s.MaxNsPerStep }, p.coldFactor(w)),
+		Hi:    at(func(s results.AnonymousSetStep) float64 { return s.MaxNsPerStep }, cold),
 	}
 }
 
-// coldFactor is how many times a set-list step may cost its timed price in
+// coldFactor is how many times a set-list step costs its timed price in
 // w's load (at least 1): lab/nftsetwalk times the step in transactions of
 // a few hundred entries, whose sets stay in the caches, while in a full
 // load each anonymous set's walks follow its binding walk over the commit
@@ -119,7 +120,12 @@ func (p *AnonymousSetPrice) seconds(w *AnonymousSetWork) Estimate {
 // other rules in the same transaction cost 330-440 ns a set-list step
 // against 84-100 without them, and cluster-500's mix at 9,540 Services
 // spent about 375 ns a step (perf), where the binding step grew 4.6 times
-// from 26,000 entries to 200,000.
+// from 26,000 entries to 200,000. Against loads measured minutes from
+// two calibrations (results/plan-set-lists), 10,000 and 20,000
+// two-endpoint Services and the mix came out −23%, −36% and −54% priced
+// warm and +2.5%, +2.2% and −21% priced so from the first calibration,
+// and −17%, −31% and −44% priced so (every interval covering) from the
+// second: the binding step's two rounds differ up to 3× within one.
 func (p *AnonymousSetPrice) coldFactor(w *AnonymousSetWork) float64 {
 	nearest := p.Binding[0].NsPerStep
 	return max(stepAtLength(p.Binding, w.nameEntries(), func(s results.AnonymousSetStep) float64 { return s.NsPerStep })/nearest, 1)
@@ -145,7 +151,7 @@ func stepAtLength(s []results.AnonymousSetStep, length float64, ns func(results.
 
 // pricingWarnings says which of w's walks were priced past the longest
 // list the calibration timed them on, at that list's step, and when its
-// set-list walks may cost more than priced (coldFactor).
+// set-list walks are priced above their timed step (coldFactor).
 func (p *AnonymousSetPrice) pricingWarnings(name, metric string, w *AnonymousSetWork) []string {
 	if p == nil || w == nil || w.Sets == 0 {
 		return nil
@@ -164,7 +170,7 @@ func (p *AnonymousSetPrice) pricingWarnings(name, metric string, w *AnonymousSet
 	check("binding", p.Binding, w.bindLength())
 	if cold := p.coldFactor(w); cold >= coldWarnAt {
 		out = append(out, fmt.Sprintf("%s %s: the payload's set-list walks are priced at their step timed in short transactions; in this load a step follows binding walks over %.0f entries on average, "+
-			"which empty the caches: they may cost up to %.1f× that (the binding step's growth from the shortest list timed to that one), which the interval's upper end allows for",
+			"which empty the caches: they are priced at %.1f× that (the binding step's growth from the shortest list timed to that one), the interval's lower end at 1×",
 			name, metric, w.nameEntries(), cold))
 	}
 	return out

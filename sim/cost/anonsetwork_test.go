@@ -92,13 +92,13 @@ func TestAnonymousSetPrice(t *testing.T) {
 	name := 90 * math.Pow(110.0/90, math.Log(2000.0/1000)/math.Log(4000.0/1000))
 	bind := 10 * math.Pow(40.0/10, math.Log(60000.0/30000)/math.Log(240000.0/30000))
 	got := p.seconds(w)
-	// The upper end prices the set-list steps cold: as much dearer as the
-	// binding step is at 60,000 entries (the transaction a step follows)
-	// than at 30,000.
+	// The set-list steps are priced cold (the lower end warm): as much
+	// dearer as the binding step is at 60,000 entries (the transaction a
+	// step follows) than at 30,000.
 	cold := bind / 10
-	want, wantHi := (2e6*name+1.2e8*bind)/1e9, (2e6*name*1.1*cold+1.2e8*bind*1.1)/1e9
-	if math.Abs(got.Value/want-1) > 1e-9 || math.Abs(got.Lo/want-0.9) > 1e-9 || math.Abs(got.Hi/wantHi-1) > 1e-9 {
-		t.Errorf("2,000 sets: %+v, want %.4g s, from 0.9 times that to %.4g", got, want, wantHi)
+	want, wantLo, wantHi := (2e6*name*cold+1.2e8*bind)/1e9, (2e6*name+1.2e8*bind)*0.9/1e9, (2e6*name*cold+1.2e8*bind)*1.1/1e9
+	if math.Abs(got.Value/want-1) > 1e-9 || math.Abs(got.Lo/wantLo-1) > 1e-9 || math.Abs(got.Hi/wantHi-1) > 1e-9 {
+		t.Errorf("2,000 sets: %+v, want %.4g s, from %.4g (warm, fastest rounds) to %.4g", got, want, wantLo, wantHi)
 	}
 	if w := p.pricingWarnings("nftables", MetricSyncFull, w); len(w) != 1 || !strings.Contains(w[0], "empty the caches") {
 		t.Errorf("within the timed lengths: warnings %q, want the cold one alone", w)
@@ -107,12 +107,12 @@ func TestAnonymousSetPrice(t *testing.T) {
 	if w := p.pricingWarnings("nftables", MetricSyncFull, long); len(w) != 3 {
 		t.Errorf("5,000 sets walking 300,000 entries: warnings %q, want naming's, binding's and the cold one", w)
 	}
-	if got, want := p.seconds(long).Value, (1.25e7*110+1.5e9*40)/1e9; math.Abs(got/want-1) > 1e-9 {
-		t.Errorf("beyond the longest lists: %.4g s, want their steps' %.4g", got, want)
+	if got, want := p.seconds(long).Value, (1.25e7*110*4+1.5e9*40)/1e9; math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("beyond the longest lists: %.4g s, want their steps' %.4g (set-list steps 4× cold)", got, want)
 	}
 	short := &AnonymousSetWork{Sets: 2000, AnonymousSets: 2000, NameSteps: 2e6, NameStepLengths: 2e6 * 2000, NameStepEntries: 2e6 * 20000, BindSteps: 2000 * 20000}
 	if got := p.seconds(short); math.Abs(got.Hi/((2e6*name*1.1+4e7*10*1.1)/1e9)-1) > 1e-9 || len(p.pricingWarnings("nftables", MetricSyncFull, short)) != 0 {
-		t.Errorf("2,000 sets binding over 20,000 entries: %+v, want no cold allowance and no warning", got)
+		t.Errorf("2,000 sets binding over 20,000 entries: %+v, want no cold price and no warning", got)
 	}
 	for name, walk := range map[string][]results.AnonymousSetStep{
 		"none":          nil,
