@@ -3,6 +3,7 @@ package nftsetwalk
 import (
 	"bytes"
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/svclab/svclab/lab/labtest"
@@ -71,6 +72,29 @@ func TestMeasureRefusesBadOptions(t *testing.T) {
 		{Prefix: "svl-x", Rounds: 1, AddedSets: 16, Naming: []int{10}, Binding: []int{10}}} {
 		if _, err := Measure(context.Background(), o); err == nil {
 			t.Errorf("Measure(%+v) = nil error", o)
+		}
+	}
+}
+
+// TestChunksOf checks that a script is cut into whole lines, in order,
+// at most so many a piece, a last line without its newline kept.
+func TestChunksOf(t *testing.T) {
+	for _, tt := range []struct {
+		payload string
+		lines   int
+		want    []string
+	}{
+		{"a\nb\nc\n", 2, []string{"a\nb\n", "c\n"}},
+		{"a\nb\nc", 2, []string{"a\nb\n", "c"}},
+		{"a\nb\n", 5, []string{"a\nb\n"}},
+		{"", 3, nil},
+	} {
+		var got []string
+		for chunk := range chunksOf([]byte(tt.payload), tt.lines) {
+			got = append(got, string(chunk))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("chunksOf(%q, %d) = %q, want %q", tt.payload, tt.lines, got, tt.want)
 		}
 	}
 }
