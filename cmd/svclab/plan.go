@@ -25,9 +25,12 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
   - p50 and p99 first-packet latency (iptables: the KUBE-SERVICES rules
     walked × the calibrated cost per rule, for --objects the rules a first
     packet walks traced through the cluster's rendered rules, its filter
-    table's too; nftables and IPVS: a map lookup, constant in N), for
-    connections spread over the cluster's services (uniform, the default)
-    or to one position;
+    table's too, as TCP connections to ClusterIPs reaching an endpoint;
+    each addrtype match among them, kube-proxy's REJECT of a NodePort
+    without endpoints, adds the calibration's addrtype probe's cost of one
+    beyond a plain rule, "of which addrtype matches"; nftables and IPVS: a
+    map lookup, constant in N), for connections spread over the cluster's
+    services (uniform, the default) or to one position;
   - CPU per new connection and CPU cores at --new-conn-per-s;
   - full and incremental sync time against the ruleset's rules, in the form
     (linear, power law with fixed cost, quadratic) that best predicted the

@@ -21,7 +21,9 @@ rules at 1, 1,000, 2,500 and 5,000 services for iptables-legacy,
 iptables-nft and nftables (first-packet latency at the last and at a
 uniformly random service, CPU per connection, full and incremental syncs,
 a partial sync carrying 100 endpoint changes, kernel memory), with walk
-probes (a rule walk's growth to 80,000 services), sync probes
+probes (a rule walk's growth to 80,000 services), an addrtype probe (the
+2,500-service walk probe with 2,500 addrtype rules: what a routing lookup
+adds to a first packet), sync probes
 (iptables-legacy's full sync timed alone at 10,000 and 20,000 services,
 where it grows faster than a line), lookup probes (nftables' lookup of a
 random service among 10,000 to 80,000, loaded once), and the time of one
@@ -65,6 +67,13 @@ Options:
                   plan reads how a lookup grows past the calibrated sizes
                   (default 10000,20000,40000,80000; "none" for none; about
                   17 s of nftables loads once)
+  --addrtype-probe L
+                  walk-probe sizes at which the walk probe is also measured
+                  with as many addrtype rules (kube-proxy's REJECT of a
+                  NodePort without endpoints, a routing lookup each), from
+                  which plan prices the addrtype rules a cluster's first
+                  packets walk (default the smallest walk probe, 2500;
+                  "none" for none)
   --walk-probe-reload
                   reload the walk probes in every repetition, not once: one
                   load's long rule walk moves by ±25-35% on a noisy VM, and
@@ -89,7 +98,7 @@ Examples:
 func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	var (
 		out, dataplanes, services, probes, syncProbes string
-		lookupProbes                                  string
+		lookupProbes, addrTypeProbes                  string
 		batchKind                                     string
 		duration                                      time.Duration
 		reps                                          int
@@ -103,6 +112,7 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&probes, "walk-probe", "", "")
 	fs.StringVar(&syncProbes, "sync-probe", "", "")
 	fs.StringVar(&lookupProbes, "lookup-probe", "", "")
+	fs.StringVar(&addrTypeProbes, "addrtype-probe", "", "")
 	fs.BoolVar(&reloadWalk, "walk-probe-reload", false, "")
 	fs.StringVar(&batchKind, "batch-kind", scenario.BatchEndpoints, "")
 	fs.StringVar(&out, "out", "", "")
@@ -134,7 +144,12 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--lookup-probe %q: %v", lookupProbes, err)
 	}
-	sweep, err := cost.NewCalibrationSweep(duration, reps, splitList(dataplanes), counts, cost.Probes{Walk: walkProbe, Sync: syncProbe, Lookup: lookupProbe, ReloadWalk: reloadWalk})
+	addrTypeProbe, err := parseProbeSizes(addrTypeProbes)
+	if err != nil {
+		return usagef("--addrtype-probe %q: %v", addrTypeProbes, err)
+	}
+	sweep, err := cost.NewCalibrationSweep(duration, reps, splitList(dataplanes), counts,
+		cost.Probes{Walk: walkProbe, Sync: syncProbe, Lookup: lookupProbe, AddrType: addrTypeProbe, ReloadWalk: reloadWalk})
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -214,7 +229,7 @@ func parseIntList(s string) ([]int, error) {
 	return out, nil
 }
 
-// parseProbeSizes reads --walk-probe, --sync-probe and --lookup-probe: "" is the default
+// parseProbeSizes reads --walk-probe, --sync-probe, --lookup-probe and --addrtype-probe: "" is the default
 // sizes (nil), "none" none (an empty list), else a list of sizes.
 func parseProbeSizes(s string) ([]int, error) {
 	switch s {

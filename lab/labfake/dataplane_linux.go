@@ -48,6 +48,9 @@ type Dataplane struct {
 	// index maps each address the model answers on to its service's
 	// position (the rules a lookup walks in iptables mode).
 	index map[netip.AddrPort]int
+	// extraMicros is what every first packet costs beyond its walk (a
+	// walk probe's addrtype rules).
+	extraMicros float64
 	// counts are the fake kernel's per-endpoint counters.
 	counts map[string]uint64
 	// Syncs counts the full syncs, Changes the applied changes.
@@ -226,7 +229,7 @@ func (d *Dataplane) validateIPTables(m *model.Model, current *simipt.Dump, noflu
 
 // load makes m the fake kernel's state and this dataplane the lab's.
 func (d *Dataplane) load(m *model.Model, state kernelState) {
-	d.model, d.dumps, d.rules = m, state.dumps, state.rules
+	d.model, d.dumps, d.rules, d.extraMicros = m, state.dumps, state.rules, 0
 	d.oracle, d.routes = nil, map[route.Query]route.Answer{}
 	d.index = d.lab.positions(m)
 	if d.counts == nil {
@@ -238,13 +241,14 @@ func (d *Dataplane) load(m *model.Model, state kernelState) {
 }
 
 // costMicros is the fake first-packet cost: 20 µs plus 20 ns per rule an
-// linear lookup (iptables) walks before it reaches the service.
+// linear lookup (iptables) walks before it reaches the service, plus the
+// loaded walk probe's extraMicros.
 func (d *Dataplane) costMicros(target netip.AddrPort) float64 {
 	position, ok := d.index[target]
 	if !ok || d.lookup != dataplane.LinearWalk {
 		return 20
 	}
-	return 20 + 0.02*float64(position+1)
+	return 20 + 0.02*float64(position+1) + d.extraMicros
 }
 
 // Reset forgets the programmed model.

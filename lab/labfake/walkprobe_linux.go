@@ -14,11 +14,16 @@ import (
 	"github.com/svclab/svclab/sim/render/iptables"
 )
 
+// fakeAddrTypeMicros is the fake cost of an addrtype match a walk probe's
+// addrtype rules add to every first packet (µs; a plain rule's is 0.02).
+const fakeAddrTypeMicros = 0.08
+
 // LoadWalkProbe validates a walk probe as iptables-restore would take it
 // (an iptables dataplane only, keep naming services of m, every jump to a
-// chain the probe has) and programs m, whose first packets then cost what
-// the walk to their KUBE-SERVICES rule costs.
-func (d *Dataplane) LoadWalkProbe(ctx context.Context, m *model.Model, keep []netip.Addr) (apply.Sync, error) {
+// chain the probe has, addrTypeRules addrtype rules added) and programs m,
+// whose first packets then cost what the walk to their KUBE-SERVICES rule
+// costs, plus fakeAddrTypeMicros an addrtype rule.
+func (d *Dataplane) LoadWalkProbe(ctx context.Context, m *model.Model, keep []netip.Addr, addrTypeRules int) (apply.Sync, error) {
 	if err := ctx.Err(); err != nil {
 		return apply.Sync{}, err
 	}
@@ -32,6 +37,9 @@ func (d *Dataplane) LoadWalkProbe(ctx context.Context, m *model.Model, keep []ne
 		return apply.Sync{}, err
 	}
 	probe, stats, err := iptables.RenderWalkProbe(&mf, opts, keep)
+	if err == nil && addrTypeRules > 0 {
+		probe, stats, err = iptables.RenderAddrTypeProbe(&mf, opts, probe, addrTypeRules)
+	}
 	if err != nil {
 		return apply.Sync{}, fmt.Errorf("fake %s: %w", d.name, err)
 	}
@@ -46,6 +54,7 @@ func (d *Dataplane) LoadWalkProbe(ctx context.Context, m *model.Model, keep []ne
 	var state kernelState
 	state.dumps[model.IPv4], state.rules[model.IPv4] = dump, &analyze.Dump{Kind: analyze.KindIPTables, IPT: withJumps}
 	d.load(m, state)
+	d.extraMicros = fakeAddrTypeMicros * float64(addrTypeRules)
 	d.Syncs++
 	return apply.Sync{Payload: stats}, nil
 }

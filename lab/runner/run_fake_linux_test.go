@@ -15,6 +15,7 @@ import (
 	"github.com/svclab/svclab/lab/labfake"
 	"github.com/svclab/svclab/lab/runner"
 	"github.com/svclab/svclab/lab/traffic"
+	"github.com/svclab/svclab/sim/cost"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -174,6 +175,38 @@ func TestSweepWalkProbeOnFakes(t *testing.T) {
 	}
 	if d := last[1000] - last[500]; d < 8 || d > 12 { // the fake walk: 20 ns per rule
 		t.Errorf("walk probe p50 at last: %v; want 500 more rules to add about 10 µs", last)
+	}
+}
+
+// TestSweepAddrTypeProbeOnFakes: an addrtype probe loads through the
+// fake's validating iptables-restore with its rules added, is recorded
+// apart (addrtype_probe records, the rules in Extra), and a calibration on
+// the run prices an addrtype match at the fake's cost of one beyond a
+// plain rule (0.08 − 0.02 µs).
+func TestSweepAddrTypeProbeOnFakes(t *testing.T) {
+	out, _, err := runFakeSweep(t, "  walkProbe: [500, 1000]\n  addrTypeProbe: [500]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := records(t, out.Dir)
+	if got, want := len(recs[results.TypeAddrTypeProbe]), 1*1*2*2; got != want { // sizes × rule-walk dataplanes × positions × repetitions
+		t.Fatalf("%d addrtype_probe records, want %d", got, want)
+	}
+	for _, r := range recs[results.TypeAddrTypeProbe] {
+		if r.Point.Extra[results.ExtraAddrTypeRules] != 500 || r.Point.Rules <= 500 {
+			t.Errorf("addrtype probe record %+v: want 500 rules added to the walk probe's", *r.Point)
+		}
+	}
+	m, err := cost.Calibrate(out.Dir, cost.Options{MaxN: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm, ok := m.Dataplane("iptables-legacy")
+	if !ok || dm.AddrType == nil {
+		t.Fatalf("no addrtype cost calibrated: %+v", dm)
+	}
+	if got := dm.AddrType.PerMatchUs.Value; math.Abs(got-0.06) > 0.01 {
+		t.Errorf("an addrtype match costs %v µs beyond a plain rule, want the fake's 0.06", got)
 	}
 }
 

@@ -12,13 +12,15 @@ import (
 // probe's (sweep.walkProbe) loads the probe instead of the full ruleset; a
 // sync probe's (sweep.syncProbe) times the full ruleset's loads alone; a
 // lookup probe's (sweep.lookupProbe) is a sync probe loaded once, its
-// syncs not timed, that probes the uniform position.
+// syncs not timed, that probes the uniform position; an addrtype probe's
+// (sweep.addrTypeProbe) is a walk probe with addrTypeRules addrtype rules.
 type planPoint struct {
-	dataplane   string
-	services    int
-	walkProbe   bool
-	syncProbe   bool
-	lookupProbe bool
+	dataplane     string
+	services      int
+	walkProbe     bool
+	syncProbe     bool
+	lookupProbe   bool
+	addrTypeRules int
 }
 
 // sweepPlan lists the points, skipping counts above a dataplane's cap.
@@ -36,6 +38,13 @@ func sweepPlan(s *scenario.Sweep) []planPoint {
 		for _, dp := range s.Dataplanes {
 			if info, ok := dataplane.Lookup(dp); ok && info.Lookup == dataplane.LinearWalk {
 				out = append(out, planPoint{dataplane: dp, services: n, walkProbe: true})
+			}
+		}
+	}
+	for _, n := range s.AddrTypeProbe {
+		for _, dp := range s.Dataplanes {
+			if info, ok := dataplane.Lookup(dp); ok && info.Lookup == dataplane.LinearWalk {
+				out = append(out, planPoint{dataplane: dp, services: n, walkProbe: true, addrTypeRules: n})
 			}
 		}
 	}

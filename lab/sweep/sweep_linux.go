@@ -284,7 +284,9 @@ func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.Sweep, rep in
 		if err := l.reloadWalkProbe(ctx, spec, rep); err != nil {
 			return nil, err
 		}
-		return l.probePositions(ctx, spec, rep, throughput{}, pktRate{})
+		points, err := l.probePositions(ctx, spec, rep, throughput{}, pktRate{})
+		l.markAddrTypeProbe(points)
+		return points, err
 	}
 	if l.plan.syncProbe {
 		return l.measureSyncProbe(ctx, spec, rep)
@@ -397,7 +399,8 @@ func (l *sweepLab) throughput(ctx context.Context, spec *scenario.Sweep) (throug
 func summarize(sc *scenario.Scenario, records []results.Record, complete bool) *results.Summary {
 	points, fits := metric.Aggregate(records)
 	return &results.Summary{Schema: results.SchemaVersion, Scenario: sc.Name, Kind: "sweep", Complete: complete, Points: points, Fits: fits,
-		WalkProbes: metric.AggregateWalkProbes(records), SyncProbes: metric.AggregateSyncProbes(records)}
+		WalkProbes: metric.AggregateWalkProbes(records), SyncProbes: metric.AggregateSyncProbes(records),
+		AddrTypeProbes: metric.AggregateAddrTypeProbes(records)}
 }
 
 func partialSummary(sc *scenario.Scenario, w *results.Writer) *results.Summary {

@@ -14,6 +14,8 @@ import (
 // probe's are kept apart from the sweep's points.
 func (l *sweepLab) recordType() string {
 	switch {
+	case l.plan.addrTypeRules > 0:
+		return results.TypeAddrTypeProbe
 	case l.plan.walkProbe:
 		return results.TypeWalkProbe
 	case l.plan.syncProbe:
@@ -34,14 +36,32 @@ func (l *sweepLab) loadWalkProbe(ctx context.Context, _ *scenario.Sweep, _ Optio
 	for _, ip := range scenario.SweepTargetIPs {
 		keep = append(keep, ip)
 	}
-	sync, err := prober.LoadWalkProbe(ctx, l.model, keep)
+	sync, err := prober.LoadWalkProbe(ctx, l.model, keep, l.plan.addrTypeRules)
 	if err != nil {
 		return err
 	}
 	l.base = results.Point{Dataplane: l.plan.dataplane, Services: l.plan.services, Rules: sync.Payload.Rules,
 		Bytes: sync.Payload.Bytes, Lines: sync.Payload.Lines}
-	l.syncLine = fmt.Sprintf("%-16s %6d services: walk probe, %d rules, %d bytes", l.plan.dataplane, l.plan.services, sync.Payload.Rules, sync.Payload.Bytes)
+	kind := "walk probe"
+	if n := l.plan.addrTypeRules; n > 0 {
+		kind = fmt.Sprintf("addrtype probe (the walk probe and %d addrtype rules)", n)
+	}
+	l.syncLine = fmt.Sprintf("%-16s %6d services: %s, %d rules, %d bytes", l.plan.dataplane, l.plan.services, kind, sync.Payload.Rules, sync.Payload.Bytes)
 	return nil
+}
+
+// markAddrTypeProbe records on an addrtype probe's points how many
+// addrtype rules it added (results.ExtraAddrTypeRules).
+func (l *sweepLab) markAddrTypeProbe(points []results.Point) {
+	if l.plan.addrTypeRules == 0 {
+		return
+	}
+	for i := range points {
+		if points[i].Extra == nil {
+			points[i].Extra = map[string]float64{}
+		}
+		points[i].Extra[results.ExtraAddrTypeRules] = float64(l.plan.addrTypeRules)
+	}
 }
 
 // reloadWalkProbe loads the probe again for every repetition after the

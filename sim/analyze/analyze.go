@@ -14,16 +14,19 @@ const deviationLimit = 1e-6
 
 // ServiceRow is one service port's first-packet cost and split.
 type ServiceRow struct {
-	Service        string  `json:"service"`
-	Position       int     `json:"position"` // 1-based rule in KUBE-SERVICES (iptables) or element in service-ips (nftables)
-	Destination    string  `json:"destination"`
-	Protocol       string  `json:"protocol"`
-	Endpoints      int     `json:"endpoints"`
-	RulesEvaluated int     `json:"rules_evaluated"`
-	MapLookups     int     `json:"map_lookups"`
-	MaxDeviation   float64 `json:"max_deviation"` // max over endpoints of |p·n − 1|
-	NonUniform     bool    `json:"non_uniform"`
-	Verdict        string  `json:"verdict"`
+	Service        string `json:"service"`
+	Position       int    `json:"position"` // 1-based rule in KUBE-SERVICES (iptables) or element in service-ips (nftables)
+	Destination    string `json:"destination"`
+	Protocol       string `json:"protocol"`
+	Endpoints      int    `json:"endpoints"`
+	RulesEvaluated int    `json:"rules_evaluated"`
+	// AddrTypeMatches counts, of RulesEvaluated, the rules whose addrtype
+	// match the kernel evaluates (iptables).
+	AddrTypeMatches int     `json:"addrtype_matches,omitempty"`
+	MapLookups      int     `json:"map_lookups"`
+	MaxDeviation    float64 `json:"max_deviation"` // max over endpoints of |p·n − 1|
+	NonUniform      bool    `json:"non_uniform"`
+	Verdict         string  `json:"verdict"`
 	// Notes are the tracer's flags for this service's packet; Undecided the
 	// matches it could not decide.
 	Notes     []string `json:"notes,omitempty"`
@@ -36,8 +39,10 @@ type Report struct {
 	Services []ServiceRow `json:"services"`
 	Worst    int          `json:"worst_rules_per_first_packet"`
 	Mean     float64      `json:"mean_rules_per_first_packet"`
-	P99      int          `json:"p99_rules_per_first_packet"`
-	Flagged  int          `json:"non_uniform_services"`
+	// MeanAddrTypes is the mean of the services' AddrTypeMatches.
+	MeanAddrTypes float64 `json:"mean_addrtype_matches_per_first_packet,omitempty"`
+	P99           int     `json:"p99_rules_per_first_packet"`
+	Flagged       int     `json:"non_uniform_services"`
 	// Unknown counts the services whose verdict is unknown; WithUndecided
 	// those whose trace met a match it could not decide.
 	Unknown       int         `json:"unknown_services"`
@@ -139,7 +144,7 @@ func sourceFor(src, dst netip.Addr) netip.Addr {
 
 func row(t target, res Result) ServiceRow {
 	r := ServiceRow{Service: t.name, Position: t.pos, Destination: t.dst.String(), Protocol: t.proto,
-		Endpoints: len(res.Endpoints), RulesEvaluated: res.RulesEvaluated, MapLookups: res.MapLookups, Verdict: res.Verdict,
+		Endpoints: len(res.Endpoints), RulesEvaluated: res.RulesEvaluated, AddrTypeMatches: res.AddrTypeMatches, MapLookups: res.MapLookups, Verdict: res.Verdict,
 		Notes: res.Flags, Undecided: res.Undecided}
 	if r.Service == "" {
 		r.Service = res.Service
@@ -161,10 +166,11 @@ func (rep *Report) summarize() {
 		return
 	}
 	costs := make([]int, len(rep.Services))
-	total := 0
+	total, addrTypes := 0, 0
 	for i, s := range rep.Services {
 		costs[i] = s.RulesEvaluated
 		total += s.RulesEvaluated
+		addrTypes += s.AddrTypeMatches
 		rep.Endpoints[s.Endpoints]++
 		if s.NonUniform {
 			rep.Flagged++
@@ -179,5 +185,6 @@ func (rep *Report) summarize() {
 	sort.Ints(costs)
 	rep.Worst = costs[len(costs)-1]
 	rep.Mean = float64(total) / float64(len(costs))
+	rep.MeanAddrTypes = float64(addrTypes) / float64(len(costs))
 	rep.P99 = costs[min(len(costs)-1, int(math.Ceil(0.99*float64(len(costs))))-1)]
 }

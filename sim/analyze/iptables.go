@@ -31,7 +31,7 @@ func (a iptablesTracer) Trace(p trace.Packet) (Result, error) {
 		return Result{}, err
 	}
 	r := Result{Dump: KindIPTables, Packet: describe(p), Service: tr.Service, Verdict: string(tr.Verdict), Masquerade: tr.Masquerade,
-		RulesEvaluated: tr.RulesEvaluated, Flags: tr.Flags, Undecided: tr.Undecided}
+		RulesEvaluated: tr.RulesEvaluated, AddrTypeMatches: tr.AddrTypesEvaluated, Flags: tr.Flags, Undecided: tr.Undecided}
 	for _, e := range tr.Endpoints {
 		r.Endpoints = append(r.Endpoints, Endpoint{Endpoint: e.Endpoint.String(), Probability: e.Probability, Effective: e.Effective,
 			Verdict: string(e.Verdict), Masquerade: e.Masquerade, Rules: e.RulesEvaluated})

@@ -36,9 +36,12 @@ type Result struct {
 	Masquerade     bool       `json:"masquerade"`
 	Endpoints      []Endpoint `json:"endpoints"`
 	RulesEvaluated int        `json:"rules_evaluated"`
-	MapLookups     int        `json:"map_lookups"`
-	Path           []string   `json:"path,omitempty"`
-	Flags          []string   `json:"flags,omitempty"`
+	// AddrTypeMatches counts, of RulesEvaluated, the iptables rules whose
+	// addrtype match the kernel evaluates (a routing lookup each).
+	AddrTypeMatches int      `json:"addrtype_matches,omitempty"`
+	MapLookups      int      `json:"map_lookups"`
+	Path            []string `json:"path,omitempty"`
+	Flags           []string `json:"flags,omitempty"`
 	// Undecided lists the matches the tracer could not decide; with
 	// verdict "unknown" their branches lead to different outcomes.
 	Undecided []string `json:"undecided,omitempty"`

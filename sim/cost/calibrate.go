@@ -120,8 +120,12 @@ type DataplaneModel struct {
 	SyncPerChangeKind string `json:"sync_per_change_kind,omitempty"`
 	// Walk are the rule walk's probes (LinearWalk, when the sweep had
 	// sweep.walkProbe): the p50 beyond the calibrated sizes grows as they do.
-	Walk     []WalkCurve `json:"walk_probe,omitempty"`
-	Warnings []string    `json:"warnings,omitempty"`
+	Walk []WalkCurve `json:"walk_probe,omitempty"`
+	// AddrType is what an addrtype match adds to a first packet (LinearWalk,
+	// when the sweep had sweep.addrTypeProbe): plan adds it for each such
+	// match a cluster's traced walk counts.
+	AddrType *AddrTypeCost `json:"addrtype,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
 }
 
 // Calibrate loads a sweep run directory and calibrates the model on it.
@@ -166,6 +170,7 @@ func CalibrateRun(run *Run, opts Options) (*Model, error) {
 		}
 		if dm.Lookup == LinearWalk {
 			dm.Walk = walkCurves(run.WalkProbes, name, calibrationPoints(run.Points, name, opts.MaxN))
+			dm.AddrType = addrTypeCost(run.AddrTypeProbes, run.WalkProbes, name, dm.p50For(PositionLast).PerEvaluation().Value)
 		}
 		m.Dataplanes = append(m.Dataplanes, dm)
 	}

@@ -22,6 +22,9 @@ type CalibrationSweep struct {
 	WalkProbe []int
 	// WalkProbeReload reloads them in every repetition (Probes.ReloadWalk).
 	WalkProbeReload bool
+	// AddrTypeProbe are the addrtype probes' sizes (sweep.addrTypeProbe),
+	// each a walk probe's; empty: none.
+	AddrTypeProbe []int
 	// SyncProbe are the sync probes' sizes (sweep.syncProbe); empty: none.
 	SyncProbe []int
 	// LookupProbe are the lookup probes' sizes (sweep.lookupProbe),
@@ -75,6 +78,18 @@ var DefaultCalibrationServices = []int{1, 1000, 2500, 5000}
 // minutes with iptables-nft).
 var DefaultCalibrationWalkProbe = []int{2500, 5000, 10000, 20000, 40000, 80000}
 
+// DefaultCalibrationAddrTypeProbe is the default addrtype probe: the
+// smallest walk probe (2,500 services on the default sizes) with as many
+// addrtype rules, which add about 200 µs to its 30 µs walk on the
+// reference VM (an addrtype rule costs about 80 ns there, a plain rule 5:
+// results/plan-mix-check/addrtype), loaded in well under a second.
+func DefaultCalibrationAddrTypeProbe(walkProbe []int) []int {
+	if len(walkProbe) == 0 {
+		return nil
+	}
+	return []int{slices.Min(walkProbe)}
+}
+
 // DefaultCalibrationSyncProbe are the sync probes' sizes: the full
 // ruleset of 2 and 4 times the largest calibrated size, loaded and timed
 // alone, so that plan fits a full sync that grows faster than a line past
@@ -100,6 +115,9 @@ var DefaultCalibrationLookupProbe = []int{10000, 20000, 40000, 80000}
 // the default sizes and empty for none.
 type Probes struct {
 	Walk, Sync, Lookup []int
+	// AddrType are the addrtype probes' sizes, each a walk probe's; nil is
+	// the smallest walk probe's (DefaultCalibrationAddrTypeProbe).
+	AddrType []int
 	// ReloadWalk reloads the walk probes in every repetition
 	// (sweep.walkProbeReload), so that their medians sample the spread of
 	// kernel states one load leaves (±25-35% for a long rule walk on the
@@ -150,10 +168,19 @@ func NewCalibrationSweep(duration time.Duration, reps int, dataplanes []string, 
 	if !slices.ContainsFunc(dataplanes, func(d string) bool { l, _ := LookupOf(d); return l == LinearWalk }) {
 		walkProbe = nil // nothing walks rules to probe
 	}
+	addrTypeProbe := probes.AddrType
+	if addrTypeProbe == nil {
+		addrTypeProbe = DefaultCalibrationAddrTypeProbe(walkProbe)
+	}
+	for _, n := range addrTypeProbe {
+		if !slices.Contains(walkProbe, n) {
+			return CalibrationSweep{}, fmt.Errorf("addrtype probe of %d services: not a walk probe size (%s): it is timed against the walk probe of its size", n, intList(walkProbe))
+		}
+	}
 	if !slices.ContainsFunc(dataplanes, func(d string) bool { l, _ := LookupOf(d); return l == MapLookup }) {
 		lookupProbe = nil // nothing looks services up in a map
 	}
-	return CalibrationSweep{Services: services, Dataplanes: dataplanes, WalkProbe: walkProbe, WalkProbeReload: probes.ReloadWalk, SyncProbe: syncProbe, LookupProbe: lookupProbe,
+	return CalibrationSweep{Services: services, Dataplanes: dataplanes, WalkProbe: walkProbe, WalkProbeReload: probes.ReloadWalk, AddrTypeProbe: addrTypeProbe, SyncProbe: syncProbe, LookupProbe: lookupProbe,
 		Batch: DefaultCalibrationBatch, Repetitions: reps, Connections: 1000, Budget: budget}, nil
 }
 
@@ -184,6 +211,9 @@ func (c CalibrationSweep) Scenario() []byte {
 		// iptables-legacy's alone) took the default 3 minutes down to 2
 		// repetitions.
 		fmt.Fprintf(&b, "  walkProbe: %s\n  walkProbeReload: %t\n", intList(c.WalkProbe), c.WalkProbeReload)
+	}
+	if len(c.AddrTypeProbe) > 0 {
+		fmt.Fprintf(&b, "  addrTypeProbe: %s\n", intList(c.AddrTypeProbe))
 	}
 	if len(c.SyncProbe) > 0 {
 		fmt.Fprintf(&b, "  syncProbe: %s\n", intList(c.SyncProbe))

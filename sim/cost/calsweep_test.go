@@ -113,3 +113,45 @@ func TestCalibrationLookupProbes(t *testing.T) {
 		})
 	}
 }
+
+// TestCalibrationAddrTypeProbes: by default the smallest walk probe is also
+// measured with addrtype rules; a size that is not a walk probe's is
+// refused; none without walk probes or when asked for none.
+func TestCalibrationAddrTypeProbes(t *testing.T) {
+	tests := []struct {
+		name       string
+		dataplanes []string
+		probes     Probes
+		want       []int
+		wantErr    bool
+	}{
+		{"default", nil, Probes{}, []int{2500}, false},
+		{"the smallest walk probe", nil, Probes{Walk: []int{20000, 5000, 80000}}, []int{5000}, false},
+		{"given", nil, Probes{Walk: []int{5000, 10000}, AddrType: []int{10000}}, []int{10000}, false},
+		{"none asked", nil, Probes{AddrType: []int{}}, nil, false},
+		{"no walk probes", nil, Probes{Walk: []int{}}, nil, false},
+		{"nothing walks rules", []string{"nftables"}, Probes{}, nil, false},
+		{"not a walk probe's size", nil, Probes{Walk: []int{5000}, AddrType: []int{2500}}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := NewCalibrationSweep(DefaultCalibrationDuration, 0, tt.dataplanes, nil, tt.probes)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %t", err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if !slices.Equal(c.AddrTypeProbe, tt.want) {
+				t.Errorf("addrtype probes %v, want %v", c.AddrTypeProbe, tt.want)
+			}
+			sc, err := scenario.Parse("calibration.yaml", c.Scenario())
+			if err != nil {
+				t.Fatalf("%v\n%s", err, c.Scenario())
+			}
+			if !slices.Equal(sc.Sweep.AddrTypeProbe, tt.want) {
+				t.Errorf("the scenario's addrtype probes %v, want %v", sc.Sweep.AddrTypeProbe, tt.want)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/objects"
+	"github.com/svclab/svclab/sim/render/iptables"
 )
 
 // TestCompositionOfCluster: a real cluster's composition counts what the
@@ -135,6 +136,47 @@ func TestHoldoutKubeProxyOrder(t *testing.T) {
 		warned := slices.Contains(m.Warnings, kubeProxyOrderWarning)
 		if kp := engine == "kube-proxy"; (walk == 0) != kp || warned != kp || lookup == 0 || sync == 0 {
 			t.Errorf("engine %s: %d rule-walk latency rows, %d map-lookup rows, %d sync rows, warned %v", engine, walk, lookup, sync, warned)
+		}
+	}
+}
+
+// TestTracedWalkOfAMixConnects: a mix's walk is that of TCP connections to
+// ClusterIPs reaching an endpoint, whatever its first and last destination
+// in KUBE-SERVICES are: every such first packet is forwarded through the
+// filter table's KUBE-EXTERNAL-SERVICES and evaluates the addrtype match of
+// each TCP NodePort REJECT there (counted in the rendered payload), none
+// of them matching. Mixes with NodePort and LoadBalancer Services with and
+// without endpoints, LoadBalancer IPs among the destinations.
+func TestTracedWalkOfAMixConnects(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		mix := &model.Mix{Types: []model.Weighted[model.ServiceType]{{Value: model.ClusterIP, Weight: 2}, {Value: model.NodePort, Weight: 1}, {Value: model.LoadBalancer, Weight: 1}},
+			Endpoints: []model.Weighted[int]{{Value: 0, Weight: 1}, {Value: 1, Weight: 2}}, Ports: []model.Weighted[int]{{Value: 1, Weight: 2}, {Value: 2, Weight: 1}}}
+		gen, err := model.NewGenerator(model.GeneratorConfig{Services: 300, EndpointsPerService: 1, Seed: seed, Mix: mix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := &model.Model{Cluster: model.DefaultCluster(), Services: gen}
+		c, err := CompositionOf("mix", 1, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var payload strings.Builder
+		if _, err := iptables.Render(&payload, m, iptables.DefaultOptions()); err != nil {
+			t.Fatal(err)
+		}
+		rejects := 0
+		for _, line := range strings.Split(payload.String(), "\n") {
+			if strings.HasPrefix(line, "-A KUBE-EXTERNAL-SERVICES ") && strings.Contains(line, " -m addrtype ") && strings.Contains(line, " -p tcp ") {
+				rejects++
+			}
+		}
+		w := c.Walk
+		if rejects == 0 || w.AddrTypeFirst != float64(rejects) || w.AddrTypeLast != float64(rejects) || w.AddrTypeMean != float64(rejects) {
+			t.Errorf("seed %d: addrtype matches first %v, mean %v, last %v; want the payload's %d TCP NodePort REJECTs each",
+				seed, w.AddrTypeFirst, w.AddrTypeMean, w.AddrTypeLast, rejects)
+		}
+		if w.Last < w.Mean || w.Mean < w.First || w.Traced == 0 {
+			t.Errorf("seed %d: walk %+v: want first ≤ mean ≤ last", seed, *w)
 		}
 	}
 }

@@ -125,6 +125,7 @@ func planRows(q Query, preds []Prediction) []planRow {
 		{"N / largest calibrated N", func(p Prediction) string { return planFactor(p.Extrapolation, p.Beyond) }},
 		{"p50 added by lookup (µs)", func(p Prediction) string { return EstimateText(&p.P50us.Added) }},
 		{"p50 connect (µs)", func(p Prediction) string { return EstimateText(&p.P50us.Total) }},
+		{addrTypeRowLabel, planAddrTypes},
 		{lookupProbeRowLabel, planLookupProbeFactor},
 		{"p50 ns per rule", func(p Prediction) string { return planPerRule(&p.P50us) }},
 		{"p99 added by lookup (µs)", func(p Prediction) string { return planCost(p.P99us, false) }},
@@ -160,10 +161,28 @@ func planRows(q Query, preds []Prediction) []planRow {
 	if !slices.ContainsFunc(preds, pricedAnonymousSets) {
 		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == anonymousSetsRowLabel })
 	}
+	if !slices.ContainsFunc(preds, func(p Prediction) bool { return p.AddrTypeMatches > 0 }) {
+		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == addrTypeRowLabel })
+	}
 	if !slices.ContainsFunc(preds, probedLookup) {
 		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == lookupProbeRowLabel })
 	}
 	return rows
+}
+
+// addrTypeRowLabel is the row of the addrtype matches a first packet
+// evaluates and what they add to its p50, shown when some dataplane's walk
+// has them.
+const addrTypeRowLabel = "  of which addrtype matches: count, µs"
+
+func planAddrTypes(p Prediction) string {
+	switch {
+	case p.AddrTypeMatches == 0:
+		return "—"
+	case p.AddrTypeUs == nil:
+		return planNumber(p.AddrTypeMatches) + ", not priced"
+	}
+	return planNumber(p.AddrTypeMatches) + ", " + EstimateText(p.AddrTypeUs)
 }
 
 // lookupProbeRowLabel is the row of the p50's own extrapolation where

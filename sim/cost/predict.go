@@ -104,11 +104,16 @@ type Prediction struct {
 	WalkBytes int64 `json:"walk_bytes,omitempty"`
 	// Extrapolation is the query's services over the largest calibrated
 	// N; Beyond is set above Options.BeyondFactor.
-	Extrapolation float64         `json:"extrapolation"`
-	Beyond        bool            `json:"beyond_calibration"`
-	P50us         CostPrediction  `json:"p50_us"`
-	P99us         *CostPrediction `json:"p99_us,omitempty"`
-	CPUusPerConn  *CostPrediction `json:"cpu_us_per_conn,omitempty"`
+	Extrapolation float64        `json:"extrapolation"`
+	Beyond        bool           `json:"beyond_calibration"`
+	P50us         CostPrediction `json:"p50_us"`
+	// AddrTypeMatches is, of Evaluations, the rules whose addrtype match a
+	// first packet evaluates (a cluster's traced walk); AddrTypeUs what
+	// they add to P50us beyond plain rules (nil: none, or not calibrated).
+	AddrTypeMatches float64         `json:"addrtype_matches,omitempty"`
+	AddrTypeUs      *Estimate       `json:"addrtype_us,omitempty"`
+	P99us           *CostPrediction `json:"p99_us,omitempty"`
+	CPUusPerConn    *CostPrediction `json:"cpu_us_per_conn,omitempty"`
 	// CPUCores is the CPU spent on lookups at NewConnPerSec: rate × the
 	// CPU per connection lookup adds.
 	CPUCores        *Estimate       `json:"cpu_cores,omitempty"`
@@ -229,7 +234,10 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 			dm.Dataplane, q.Services, p.Extrapolation, dm.MaxServices, fewRepetitionsNote(dm.Repetitions)))
 	}
 	warn := func(w string) { p.Warnings = append(p.Warnings, w) }
-	p.P50us = dm.p50At(q.Position, evals, q.Services, warn)
+	p.P50us, p.AddrTypeUs = dm.withAddrTypes(dm.p50At(q.Position, evals, q.Services, warn), q, q.Position, warn)
+	if q.Composition != nil && q.Composition.Walk != nil && dm.Lookup == LinearWalk {
+		p.AddrTypeMatches = q.Composition.Walk.addrTypes(q.Position)
+	}
 	p.WalkBytes = WorkingSet(dm.Lookup, evals)
 	if w := cacheWarning(dm.Dataplane, m.Source.Machine, dm.P50.MaxX, evals); w != "" && len(dm.Walk) == 0 {
 		p.Warnings = append(p.Warnings, w)
@@ -308,7 +316,9 @@ func (dm *DataplaneModel) tailBase(q Query, p50 CostPrediction) CostPrediction {
 	if q.Position != PositionUniform {
 		return p50
 	}
-	return dm.p50At(PositionLast, tailEvals(q, dm), q.Services, func(string) {})
+	quiet := func(string) {}
+	c, _ := dm.withAddrTypes(dm.p50At(PositionLast, tailEvals(q, dm), q.Services, quiet), q, PositionLast, quiet)
+	return c
 }
 
 // uniformTailQuantile is the share of KUBE-SERVICES the slowest 1% of

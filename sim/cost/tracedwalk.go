@@ -33,7 +33,8 @@ const walkSample = 400
 type TracedWalk struct {
 	// First, Mean and Last are the rules evaluated by a first packet to
 	// the first service destination in KUBE-SERVICES, on average over them
-	// (connections spread uniformly), and to the last.
+	// (connections spread uniformly), and to the last: TCP connections to
+	// ClusterIPs that reach an endpoint (connectRows).
 	First float64 `json:"first"`
 	Mean  float64 `json:"mean"`
 	Last  float64 `json:"last"`
@@ -42,9 +43,31 @@ type TracedWalk struct {
 	// built-in chains' jumps): the calibration's cost per rule was fitted
 	// against the position alone, so a walk counts Offset fewer rules.
 	Offset float64 `json:"offset"`
-	// Traced is how many destinations were traced (all, or walkSample of
-	// them evenly spaced).
+	// Traced is how many destinations First, Mean and Last are over: of
+	// those traced (all, or walkSample of them evenly spaced), the TCP
+	// ClusterIP destinations that reach an endpoint (connectRows).
 	Traced int `json:"traced"`
+	// AddrTypeFirst, AddrTypeMean and AddrTypeLast are, of the rules
+	// First, Mean and Last count, those whose addrtype match the kernel
+	// evaluates (iptrace's AddrTypesEvaluated): each costs a routing
+	// lookup (AddrTypeCost).
+	AddrTypeFirst float64 `json:"addrtype_first,omitempty"`
+	AddrTypeMean  float64 `json:"addrtype_mean,omitempty"`
+	AddrTypeLast  float64 `json:"addrtype_last,omitempty"`
+}
+
+// addrTypes is the addrtype matches a first packet at position
+// evaluates (0 for a position the walk does not know).
+func (w *TracedWalk) addrTypes(position string) float64 {
+	switch position {
+	case PositionFirst:
+		return w.AddrTypeFirst
+	case PositionLast:
+		return w.AddrTypeLast
+	case PositionUniform, PositionMiddle:
+		return w.AddrTypeMean
+	}
+	return 0
 }
 
 // evaluations is the rules a first packet walks at position, as the
@@ -73,7 +96,8 @@ func (w *TracedWalk) scaled(f float64) *TracedWalk {
 		return nil
 	}
 	grow := func(v float64) float64 { return w.Offset + (v-w.Offset)*f }
-	return &TracedWalk{First: w.First, Mean: grow(w.Mean), Last: grow(w.Last), Offset: w.Offset, Traced: w.Traced}
+	return &TracedWalk{First: w.First, Mean: grow(w.Mean), Last: grow(w.Last), Offset: w.Offset, Traced: w.Traced,
+		AddrTypeFirst: w.AddrTypeFirst * f, AddrTypeMean: w.AddrTypeMean * f, AddrTypeLast: w.AddrTypeLast * f}
 }
 
 // traceWalk traces first packets from a pod to (a sample of) the service
@@ -94,8 +118,45 @@ func traceWalk(payload []byte, proj *model.Model, cfg route.Config) (*TracedWalk
 	if err != nil {
 		return nil, err
 	}
-	return &TracedWalk{First: float64(rep.Services[0].RulesEvaluated), Mean: rep.Mean,
-		Last: float64(rep.Services[len(rep.Services)-1].RulesEvaluated), Offset: offset, Traced: len(rep.Services)}, nil
+	rows := connectRows(rep.Services, proj)
+	first, last := rows[0], rows[len(rows)-1]
+	w := &TracedWalk{First: float64(first.RulesEvaluated), Last: float64(last.RulesEvaluated), Offset: offset, Traced: len(rows),
+		AddrTypeFirst: float64(first.AddrTypeMatches), AddrTypeLast: float64(last.AddrTypeMatches)}
+	var rules, addrTypes int
+	for _, r := range rows {
+		rules, addrTypes = rules+r.RulesEvaluated, addrTypes+r.AddrTypeMatches
+	}
+	w.Mean, w.AddrTypeMean = float64(rules)/float64(len(rows)), float64(addrTypes)/float64(len(rows))
+	return w, nil
+}
+
+// connectRows are the traced destinations a first-packet latency is about:
+// TCP connections to a ClusterIP that reach an endpoint (what the lab's
+// probes connect to, and what pods mostly send), in KUBE-SERVICES order;
+// all of rows when none is. A mix's other destinations walk differently:
+// a pod's packet to a LoadBalancer IP is marked for masquerading and
+// accepted by KUBE-FORWARD before the filter table's KUBE-SERVICES and
+// KUBE-EXTERNAL-SERVICES (cluster-500 at 20×: the last destination in
+// KUBE-SERVICES, a LoadBalancer IP, walks 11,413 rules and no addrtype
+// rule; the last ClusterIP 19,544 and 2,222), a UDP one passes the TCP
+// NodePorts' addrtype rules by their -p, a rejected one stops early.
+func connectRows(rows []analyze.ServiceRow, proj *model.Model) []analyze.ServiceRow {
+	clusterIPs := map[netip.Addr]bool{}
+	for i := range proj.Services.Len() {
+		svc := proj.Services.At(i)
+		clusterIPs[svc.ClusterIP], clusterIPs[svc.SecondaryClusterIP] = true, true
+	}
+	var out []analyze.ServiceRow
+	for _, r := range rows {
+		dst, err := netip.ParseAddrPort(r.Destination)
+		if err == nil && r.Protocol == "tcp" && r.Endpoints > 0 && r.Verdict == "ACCEPT" && clusterIPs[dst.Addr()] {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return rows
+	}
+	return out
 }
 
 // calibrationWalkOffset is, traced, what the first packet to a lone

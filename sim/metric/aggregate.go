@@ -66,7 +66,34 @@ func Aggregate(records []results.Record) (points []results.Point, fits []results
 // the standard deviation of the repetitions' p50, and the median and
 // standard deviation of their tails (p99 − p50), in Extra.
 func AggregateWalkProbes(records []results.Record) []results.Point {
-	probes := recordsOfType(records, results.TypeWalkProbe)
+	return aggregateProbes(records, results.TypeWalkProbe)
+}
+
+// AggregateAddrTypeProbes merges the repetitions of a sweep's addrtype
+// probes (results.TypeAddrTypeProbe) as AggregateWalkProbes does, keeping
+// the rules each added (Extra[results.ExtraAddrTypeRules]).
+func AggregateAddrTypeProbes(records []results.Record) []results.Point {
+	points := aggregateProbes(records, results.TypeAddrTypeProbe)
+	for i := range points {
+		p := &points[i]
+		for _, r := range records {
+			if q := r.Point; r.Type == results.TypeAddrTypeProbe && q != nil && q.Dataplane == p.Dataplane && q.Services == p.Services && q.Position == p.Position {
+				if p.Extra == nil {
+					p.Extra = map[string]float64{}
+				}
+				p.Extra[results.ExtraAddrTypeRules] = q.Extra[results.ExtraAddrTypeRules]
+				break
+			}
+		}
+	}
+	return points
+}
+
+// aggregateProbes merges the probe records of type typ: medians, with the
+// standard deviation of the repetitions' p50 and the median and standard
+// deviation of their tails in Extra.
+func aggregateProbes(records []results.Record, typ string) []results.Point {
+	probes := recordsOfType(records, typ)
 	if len(probes) == 0 {
 		return nil
 	}

@@ -210,3 +210,10 @@ func (m *Mix) portsOf(i int, seed uint64) int {
 	}
 	return max(1, pick(m.Ports, weyl(attrPorts, seed, uint64(i))))
 }
+
+// NodePortsWithoutEndpoints is a mix of one-port NodePort services without
+// endpoints: kube-proxy's iptables mode rejects each NodePort with an
+// addrtype rule (render/iptables' NodePortRejects, sweep.addrTypeProbe).
+func NodePortsWithoutEndpoints() *Mix {
+	return &Mix{Types: []Weighted[ServiceType]{{Value: NodePort, Weight: 1}}, Endpoints: []Weighted[int]{{Value: 0, Weight: 1}}}
+}

@@ -23,6 +23,10 @@ const (
 	// a Point with the ruleset's size, full sync time and kernel memory of
 	// one load and no traffic measurements, kept apart from the points.
 	TypeSyncProbe = "sync_probe"
+	// TypeAddrTypeProbe is a sweep's addrtype-probe measurement
+	// (sweep.addrTypeProbe): a walk probe with Extra[ExtraAddrTypeRules]
+	// addrtype rules added, kept apart from the walk probes.
+	TypeAddrTypeProbe = "addrtype_probe"
 	// TypeInterrupted closes a run that a signal stopped.
 	TypeInterrupted = "interrupted"
 	// TypeChainListWalk is the chain-list walk timed again at the end of
@@ -35,6 +39,10 @@ const (
 // sample standard deviation of the p50 over its repetitions (the median
 // is P50us, their count Repetitions).
 const ExtraP50SD = "p50_us_sd"
+
+// ExtraAddrTypeRules is the Extra key of an addrtype probe that holds
+// how many addrtype rules it added to its walk probe.
+const ExtraAddrTypeRules = "addrtype_rules"
 
 // ExtraTailUs and ExtraTailSD are the Extra keys of a summary's walk
 // probe that hold the median and the sample standard deviation of its
@@ -386,6 +394,9 @@ type Summary struct {
 	// SyncProbes are a sweep's sync-probe measurements (medians over
 	// repetitions), apart from Points.
 	SyncProbes []Point `json:"sync_probes,omitempty"`
+	// AddrTypeProbes are a sweep's addrtype-probe measurements (medians
+	// over repetitions, as WalkProbes'), apart from Points.
+	AddrTypeProbes []Point `json:"addrtype_probes,omitempty"`
 	// Timelines are the timeline runs, one per dataplane.
 	Timelines []TimelineRun `json:"timelines,omitempty"`
 	Fits      []Fit         `json:"fits,omitempty"`

@@ -116,6 +116,12 @@ type Sweep struct {
 	// probe's first load, which a short calibration cannot afford to
 	// repeat (an 80,000-service iptables-legacy probe takes 8 s to reload).
 	WalkProbeReload bool
+	// AddrTypeProbe lists walk-probe sizes (each also in WalkProbe) at
+	// which each rule-walk dataplane also measures that walk probe with as
+	// many addrtype rules added to the filter table's KUBE-EXTERNAL-SERVICES
+	// (kube-proxy's REJECT of a NodePort without endpoints), so svclab plan
+	// prices an addrtype match against a plain rule.
+	AddrTypeProbe []int
 	// SyncProbe lists service counts at which each dataplane also times
 	// full syncs alone, without traffic: the sweep's ruleset of that many
 	// services, loaded once per repetition, within SyncLimit, then one
@@ -190,7 +196,7 @@ func typed(f file, source string, raw []byte) *Scenario {
 			Concurrency: *w.Concurrency, PacketRate: w.PacketRate, Seed: w.Seed,
 			MaxServices: cloneMap(w.MaxServices), SyncLimit: cloneMap(w.SyncLimit),
 			IncrementalLimit: cloneMap(w.IncrementalLimit), ThroughputConnections: *w.ThroughputConnections,
-			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition, WalkProbe: slices.Clone(w.WalkProbe), SyncProbe: slices.Clone(w.SyncProbe), LookupProbe: slices.Clone(w.LookupProbe), IncrementalBatch: w.IncrementalBatch,
+			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition, WalkProbe: slices.Clone(w.WalkProbe), AddrTypeProbe: slices.Clone(w.AddrTypeProbe), SyncProbe: slices.Clone(w.SyncProbe), LookupProbe: slices.Clone(w.LookupProbe), IncrementalBatch: w.IncrementalBatch,
 			IncrementalBatchKind: batchKindOrDefault(w.IncrementalBatchKind),
 			WalkProbeReload:      w.SyncEachRepetition}
 		if w.WalkProbeReload != nil {

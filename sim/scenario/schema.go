@@ -138,6 +138,7 @@ type sweepSpec struct {
 	SyncEachRepetition    bool           `yaml:"syncEachRepetition"`
 	WalkProbe             []int          `yaml:"walkProbe"`
 	WalkProbeReload       *bool          `yaml:"walkProbeReload"`
+	AddrTypeProbe         []int          `yaml:"addrTypeProbe"`
 	SyncProbe             []int          `yaml:"syncProbe"`
 	LookupProbe           []int          `yaml:"lookupProbe"`
 	IncrementalBatch      int            `yaml:"incrementalBatch"`

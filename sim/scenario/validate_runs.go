@@ -154,6 +154,7 @@ func validateSweep(f *file, cidrsOK bool) []pathError {
 	}
 	errs = append(errs, checkScheduler(s.Scheduler, at("scheduler"))...)
 	errs = append(errs, validateWalkProbe(f, cidrsOK)...)
+	errs = append(errs, validateAddrTypeProbe(f)...)
 	errs = append(errs, validateSyncProbe(f, cidrsOK)...)
 	errs = append(errs, validateLookupProbe(f, cidrsOK)...)
 	if s.IncrementalBatch != 0 {
@@ -251,6 +252,32 @@ func validateWalkProbe(f *file, cidrsOK bool) []pathError {
 		return errs
 	}
 	return probeFits(f, "walkProbe", s.WalkProbe)
+}
+
+// MaxAddrTypeProbe is the most addrtype rules an addrtype probe adds: one
+// NodePort service without endpoints each, within the node-port range.
+var MaxAddrTypeProbe = model.NodePortsWithoutEndpoints().MaxServicesWithNodePorts()
+
+// validateAddrTypeProbe checks sweep.addrTypeProbe: sizes unique, each a
+// walk probe's (the probe is timed against it), within MaxAddrTypeProbe.
+func validateAddrTypeProbe(f *file) []pathError {
+	s := f.Sweep
+	if len(s.AddrTypeProbe) == 0 {
+		return nil
+	}
+	at := fieldAt("sweep", "addrTypeProbe")
+	errs := checkProbeSizes("addrTypeProbe", s.AddrTypeProbe, MinWalkProbe)
+	for _, n := range s.AddrTypeProbe {
+		switch {
+		case n > MaxAddrTypeProbe:
+			errs = append(errs, at(fmt.Sprintf("%d addrtype rules: an addrtype probe adds at most %d (one NodePort each)", n, MaxAddrTypeProbe),
+				fmt.Sprintf("use a walk probe size up to %d", MaxAddrTypeProbe)))
+		case !slices.Contains(s.WalkProbe, n):
+			errs = append(errs, at(fmt.Sprintf("%d is not a walk probe size (sweep.walkProbe): the addrtype probe is timed against the walk probe of its size", n),
+				fmt.Sprintf("add %d to sweep.walkProbe, or use one of its sizes", n)))
+		}
+	}
+	return errs
 }
 
 // MaxProbeCPU is the highest CPU sweep.probeCPU names: the kernel's

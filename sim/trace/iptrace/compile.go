@@ -65,6 +65,10 @@ type compiledTable struct {
 	slab   []compiledRule
 	slabAt []int32
 	aheads []aheadBlock
+	// addrTypes lists, for each chain, the rules with an addrtype match in
+	// rule order (nil when no rule of the table has one): a walk counts the
+	// ones it passes (outcome.addrTypes) without evaluating them.
+	addrTypes [][]int32
 }
 
 // service returns 1 + the index of name in ct.services, adding it.
@@ -269,8 +273,34 @@ func compileTable(src *iptables.Table, id uint8, indexMin int) (*compiledTable, 
 		}
 		cc.fans = cc.index == nil && slices.ContainsFunc(cc.rules, func(r compiledRule) bool { return r.flags&flagStatRandom != 0 })
 		ct.chains = append(ct.chains, cc)
+		ct.noteAddrTypes(cc.rules)
 	}
 	return ct, nil
+}
+
+// noteAddrTypes appends to ct.addrTypes the addrtype rules of the chain
+// just compiled (rules), allocating the list at the first chain with one.
+func (ct *compiledTable) noteAddrTypes(rules []compiledRule) {
+	var at []int32
+	for i := range rules {
+		if rules[i].checks&checkAddrType != 0 || len(rules[i].moreAddrTypes) > 0 {
+			at = append(at, int32(i))
+		}
+	}
+	if at != nil && ct.addrTypes == nil {
+		ct.addrTypes = make([][]int32, len(ct.chains)-1, cap(ct.chains))
+	}
+	if ct.addrTypes != nil {
+		ct.addrTypes = append(ct.addrTypes, at)
+	}
+}
+
+// addrTypesOf is chain c's addrtype rules, nil if none.
+func (ct *compiledTable) addrTypesOf(c int32) []int32 {
+	if int(c) >= len(ct.addrTypes) {
+		return nil
+	}
+	return ct.addrTypes[c]
 }
 
 // chain returns the index of the named chain, or -1.

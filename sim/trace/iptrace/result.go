@@ -95,6 +95,7 @@ func (t *IPTablesTracer) finishBranches(s *scratch, out *Trace) {
 	}
 	out.Verdict, out.Masquerade, out.DNAT = main.verdict, main.masquerade, main.dnatTo
 	out.Service, out.RulesEvaluated, out.Branches = t.serviceName(main.service), main.rules, len(s.done)
+	out.AddrTypesEvaluated = main.addrTypes
 	out.Mark = main.mark
 	out.Endpoints = t.endpoints(s, out.Endpoints)
 	out.Path = t.mainPath(s, mainIdx, out)

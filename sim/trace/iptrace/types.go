@@ -105,6 +105,11 @@ type Trace struct {
 	// all branches, weighted by their effective probabilities.
 	RulesEvaluated         int
 	ExpectedRulesEvaluated float64
+	// AddrTypesEvaluated counts, of the main branch's RulesEvaluated, the
+	// rules whose addrtype match (-m addrtype) the kernel evaluates: their
+	// IP header part (-s, -d, -p) matched the packet. Each is a routing
+	// lookup, many times a plain rule's cost (svclab plan prices them apart).
+	AddrTypesEvaluated int
 	// Branches is the number of paths followed (1 + number of forks taken).
 	Branches int
 	// Flags are notes on the result: a split that is not uniform, ClientIP

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 )
 
 // initialDepth is the jump stack a branch starts with; it grows when a
@@ -89,6 +90,7 @@ type branch struct {
 type outcome struct {
 	prob, eff  float64
 	rules      int   // rules a linear walk evaluates
+	addrTypes  int   // of them, those whose addrtype match the kernel evaluates (see addrTypesWalked)
 	start, end int32 // the path is s.steps[start:end] (end set when the branch ends)
 	assumed    int32 // last assumption (undecided match) in the arena, -1 if none
 	verdict    Verdict
@@ -285,6 +287,7 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable) (vcode,
 		c := &tbl.chains[f.chain]
 		rules := c.rules
 		pos := int(f.pos)
+		addrTypes := tbl.addrTypesOf(f.chain)
 	chain:
 		for {
 			i := pos
@@ -299,10 +302,16 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable) (vcode,
 			}
 			if i < 0 {
 				nrules += len(rules) - pos
+				if addrTypes != nil {
+					b.addrTypes += addrTypesWalked(rules, addrTypes, pos, len(rules), &b.pkt)
+				}
 				b.depth--
 				break
 			}
 			nrules += i - pos + 1
+			if addrTypes != nil {
+				b.addrTypes += addrTypesWalked(rules, addrTypes, pos, i+1, &b.pkt)
+			}
 			pos = i + 1
 			r := &rules[i]
 			matched := true
@@ -374,6 +383,32 @@ func (t *IPTablesTracer) walk(s *scratch, b *branch, tbl *compiledTable) (vcode,
 	}
 	s.steps, b.rules = steps, nrules
 	return vNone, nil
+}
+
+// addrTypesWalked counts the rules among at (a chain's addrtype rules, in
+// order) from index lo to hi (exclusive) whose IP header part (-s, -d, -p)
+// p passes: the kernel compares a rule's header before its -m matches
+// (ip_packet_match in ipt_do_table), so a walk past such a rule evaluates
+// its addrtype match, a routing lookup of the address (inet_dev_addr_type),
+// whether or not the rule's later matches (kube-proxy's --dport) match.
+// Interfaces (-i, -o) are taken as matching and matches written before the
+// addrtype one as passing (kube-proxy writes a comment there).
+func addrTypesWalked(rules []compiledRule, at []int32, lo, hi int, p *pktState) int {
+	n := 0
+	k, _ := slices.BinarySearch(at, int32(lo))
+	for ; k < len(at) && int(at[k]) < hi; k++ {
+		if headerMatches(&rules[at[k]], p) {
+			n++
+		}
+	}
+	return n
+}
+
+// headerMatches reports whether p passes r's -d, -s and -p.
+func headerMatches(r *compiledRule, p *pktState) bool {
+	c := r.checks
+	return (c&checkDst == 0 || r.dstMatches(p)) && (c&checkSrc == 0 || r.srcMatches(p)) &&
+		(c&checkProto == 0 || r.protoMatches(p.proto))
 }
 
 // policy is the verdict of a walk that ran off the end of built-in chain
