@@ -74,6 +74,13 @@ Options:
                   which plan prices the addrtype rules a cluster's first
                   packets walk (default the smallest walk probe, 2500;
                   "none" for none)
+  --recent-probe N
+                  xt_recent lists the recent probe creates ahead of the one
+                  its rules check, as kube-proxy's ClientIP-affinity rules
+                  do, on the smallest walk probe: plan prices the steps a
+                  cluster's first packets take through that list of lists
+                  (default 8000, about 10,000 Services' affinity endpoints;
+                  0 for none; seconds to load)
   --walk-probe-reload
                   reload the walk probes in every repetition, not once: one
                   load's long rule walk moves by ±25-35% on a noisy VM, and
@@ -101,7 +108,7 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 		lookupProbes, addrTypeProbes                  string
 		batchKind                                     string
 		duration                                      time.Duration
-		reps                                          int
+		reps, recentProbe                             int
 		reloadWalk                                    bool
 	)
 	fs := newFlagSet("plan calibrate")
@@ -113,6 +120,7 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&syncProbes, "sync-probe", "", "")
 	fs.StringVar(&lookupProbes, "lookup-probe", "", "")
 	fs.StringVar(&addrTypeProbes, "addrtype-probe", "", "")
+	fs.IntVar(&recentProbe, "recent-probe", cost.DefaultCalibrationRecentProbe, "")
 	fs.BoolVar(&reloadWalk, "walk-probe-reload", false, "")
 	fs.StringVar(&batchKind, "batch-kind", scenario.BatchEndpoints, "")
 	fs.StringVar(&out, "out", "", "")
@@ -149,7 +157,7 @@ func runPlanCalibrate(args []string, stdout, stderr io.Writer) error {
 		return usagef("--addrtype-probe %q: %v", addrTypeProbes, err)
 	}
 	sweep, err := cost.NewCalibrationSweep(duration, reps, splitList(dataplanes), counts,
-		cost.Probes{Walk: walkProbe, Sync: syncProbe, Lookup: lookupProbe, AddrType: addrTypeProbe, ReloadWalk: reloadWalk})
+		cost.Probes{Walk: walkProbe, Sync: syncProbe, Lookup: lookupProbe, AddrType: addrTypeProbe, Recent: recentProbe, ReloadWalk: reloadWalk})
 	if err != nil {
 		return usagef("%v", err)
 	}

@@ -13,22 +13,19 @@ import (
 // full ruleset: every KUBE-SERVICES rule of the model, but the chains of
 // the services whose ClusterIPs are in keep alone (render/iptables'
 // WalkProbe), so a long rule walk is measured without the full sync; with
-// addrTypeRules > 0, that many addrtype rules added (render/iptables'
-// RenderAddrTypeProbe), so an addrtype match is timed against it.
+// extras, addrtype rules or xt_recent lists added (render/iptables'
+// RenderWalkProbeWith), so an addrtype match or a step of xt_recent's walk
+// of its lists is timed against it.
 type WalkProber interface {
-	LoadWalkProbe(ctx context.Context, m *model.Model, keep []netip.Addr, addrTypeRules int) (Sync, error)
+	LoadWalkProbe(ctx context.Context, m *model.Model, keep []netip.Addr, extras iptables.WalkProbeExtras) (Sync, error)
 }
 
 // LoadWalkProbe renders m's IPv4 payload, turns it into a walk probe (with
-// addrTypeRules addrtype rules) and restores it into empty tables
-// (untimed: the probe is for the walk, not the sync), then the jump rules
-// from the built-in chains.
-func (d *iptablesDataplane) LoadWalkProbe(_ context.Context, m *model.Model, keep []netip.Addr, addrTypeRules int) (Sync, error) {
+// extras) and restores it into empty tables (untimed: the probe is for the
+// walk, not the sync), then the jump rules from the built-in chains.
+func (d *iptablesDataplane) LoadWalkProbe(_ context.Context, m *model.Model, keep []netip.Addr, extras iptables.WalkProbeExtras) (Sync, error) {
 	mf := model.ForFamily(*m, model.IPv4)
-	probe, stats, err := iptables.RenderWalkProbe(&mf, d.opts, keep)
-	if err == nil && addrTypeRules > 0 {
-		probe, stats, err = iptables.RenderAddrTypeProbe(&mf, d.opts, probe, addrTypeRules)
-	}
+	probe, stats, err := iptables.RenderWalkProbeWith(&mf, d.opts, keep, extras)
 	if err != nil {
 		return Sync{}, fmt.Errorf("%s: %w", d.Name(), err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/svclab/svclab/lab/runner"
 	"github.com/svclab/svclab/lab/traffic"
 	"github.com/svclab/svclab/sim/cost"
+	"github.com/svclab/svclab/sim/render/iptables"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -207,6 +208,40 @@ func TestSweepAddrTypeProbeOnFakes(t *testing.T) {
 	}
 	if got := dm.AddrType.PerMatchUs.Value; math.Abs(got-0.06) > 0.01 {
 		t.Errorf("an addrtype match costs %v µs beyond a plain rule, want the fake's 0.06", got)
+	}
+}
+
+// TestSweepRecentProbeOnFakes: a recent probe loads the smallest walk
+// probe with its lists and rules through the fake's validating
+// iptables-restore, is recorded apart (recent_probe records, the lists and
+// rules in Extra), and a calibration on the run prices a step at the
+// fake's cost of one (0.01 µs; the plain rule it subtracts is spread over
+// the steps).
+func TestSweepRecentProbeOnFakes(t *testing.T) {
+	out, _, err := runFakeSweep(t, "  walkProbe: [500, 1000]\n  recentProbe: 300\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := records(t, out.Dir)
+	if got, want := len(recs[results.TypeRecentProbe]), 1*1*2*2; got != want { // one size × rule-walk dataplanes × positions × repetitions
+		t.Fatalf("%d recent_probe records, want %d", got, want)
+	}
+	for _, r := range recs[results.TypeRecentProbe] {
+		p := r.Point
+		if p.Services != 500 || p.Extra[results.ExtraRecentTables] != 300 || p.Extra[results.ExtraRecentRules] != iptables.RecentProbeRules || p.Rules <= 300 {
+			t.Errorf("recent probe record %+v: want the 500-service walk probe with 300 lists and %d rules", *p, iptables.RecentProbeRules)
+		}
+	}
+	m, err := cost.Calibrate(out.Dir, cost.Options{MaxN: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm, ok := m.Dataplane("iptables-legacy")
+	if !ok || dm.Recent == nil {
+		t.Fatalf("no recent cost calibrated: %+v", dm)
+	}
+	if got := dm.Recent.PerStepUs.Value; math.Abs(got-0.01) > 0.001 || dm.Recent.Lists != 301 {
+		t.Errorf("a step costs %v µs over %d lists, want the fake's 0.01 over 301", got, dm.Recent.Lists)
 	}
 }
 

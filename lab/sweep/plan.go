@@ -13,7 +13,9 @@ import (
 // sync probe's (sweep.syncProbe) times the full ruleset's loads alone; a
 // lookup probe's (sweep.lookupProbe) is a sync probe loaded once, its
 // syncs not timed, that probes the uniform position; an addrtype probe's
-// (sweep.addrTypeProbe) is a walk probe with addrTypeRules addrtype rules.
+// (sweep.addrTypeProbe) is a walk probe with addrTypeRules addrtype rules;
+// a recent probe's (sweep.recentProbe) the smallest walk probe with
+// recentTables xt_recent lists.
 type planPoint struct {
 	dataplane     string
 	services      int
@@ -21,6 +23,7 @@ type planPoint struct {
 	syncProbe     bool
 	lookupProbe   bool
 	addrTypeRules int
+	recentTables  int
 }
 
 // sweepPlan lists the points, skipping counts above a dataplane's cap.
@@ -45,6 +48,13 @@ func sweepPlan(s *scenario.Sweep) []planPoint {
 		for _, dp := range s.Dataplanes {
 			if info, ok := dataplane.Lookup(dp); ok && info.Lookup == dataplane.LinearWalk {
 				out = append(out, planPoint{dataplane: dp, services: n, walkProbe: true, addrTypeRules: n})
+			}
+		}
+	}
+	if s.RecentProbe > 0 && len(s.WalkProbe) > 0 {
+		for _, dp := range s.Dataplanes {
+			if info, ok := dataplane.Lookup(dp); ok && info.Lookup == dataplane.LinearWalk {
+				out = append(out, planPoint{dataplane: dp, services: slices.Min(s.WalkProbe), walkProbe: true, recentTables: s.RecentProbe})
 			}
 		}
 	}

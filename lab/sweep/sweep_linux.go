@@ -285,7 +285,7 @@ func measurePoint(ctx context.Context, l *sweepLab, spec *scenario.Sweep, rep in
 			return nil, err
 		}
 		points, err := l.probePositions(ctx, spec, rep, throughput{}, pktRate{})
-		l.markAddrTypeProbe(points)
+		l.markProbeExtras(points)
 		return points, err
 	}
 	if l.plan.syncProbe {
@@ -400,7 +400,7 @@ func summarize(sc *scenario.Scenario, records []results.Record, complete bool) *
 	points, fits := metric.Aggregate(records)
 	return &results.Summary{Schema: results.SchemaVersion, Scenario: sc.Name, Kind: "sweep", Complete: complete, Points: points, Fits: fits,
 		WalkProbes: metric.AggregateWalkProbes(records), SyncProbes: metric.AggregateSyncProbes(records),
-		AddrTypeProbes: metric.AggregateAddrTypeProbes(records)}
+		AddrTypeProbes: metric.AggregateAddrTypeProbes(records), RecentProbes: metric.AggregateRecentProbes(records)}
 }
 
 func partialSummary(sc *scenario.Scenario, w *results.Writer) *results.Summary {

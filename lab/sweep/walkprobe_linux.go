@@ -3,9 +3,11 @@ package sweep
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/netip"
 
 	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/sim/render/iptables"
 	"github.com/svclab/svclab/sim/results"
 	"github.com/svclab/svclab/sim/scenario"
 )
@@ -16,6 +18,8 @@ func (l *sweepLab) recordType() string {
 	switch {
 	case l.plan.addrTypeRules > 0:
 		return results.TypeAddrTypeProbe
+	case l.plan.recentTables > 0:
+		return results.TypeRecentProbe
 	case l.plan.walkProbe:
 		return results.TypeWalkProbe
 	case l.plan.syncProbe:
@@ -36,7 +40,7 @@ func (l *sweepLab) loadWalkProbe(ctx context.Context, _ *scenario.Sweep, _ Optio
 	for _, ip := range scenario.SweepTargetIPs {
 		keep = append(keep, ip)
 	}
-	sync, err := prober.LoadWalkProbe(ctx, l.model, keep, l.plan.addrTypeRules)
+	sync, err := prober.LoadWalkProbe(ctx, l.model, keep, iptables.WalkProbeExtras{AddrTypeRules: l.plan.addrTypeRules, RecentTables: l.plan.recentTables})
 	if err != nil {
 		return err
 	}
@@ -46,21 +50,30 @@ func (l *sweepLab) loadWalkProbe(ctx context.Context, _ *scenario.Sweep, _ Optio
 	if n := l.plan.addrTypeRules; n > 0 {
 		kind = fmt.Sprintf("addrtype probe (the walk probe and %d addrtype rules)", n)
 	}
+	if n := l.plan.recentTables; n > 0 {
+		kind = fmt.Sprintf("recent probe (the walk probe, %d xt_recent lists and %d rules checking one more)", n, iptables.RecentProbeRules)
+	}
 	l.syncLine = fmt.Sprintf("%-16s %6d services: %s, %d rules, %d bytes", l.plan.dataplane, l.plan.services, kind, sync.Payload.Rules, sync.Payload.Bytes)
 	return nil
 }
 
-// markAddrTypeProbe records on an addrtype probe's points how many
-// addrtype rules it added (results.ExtraAddrTypeRules).
-func (l *sweepLab) markAddrTypeProbe(points []results.Point) {
-	if l.plan.addrTypeRules == 0 {
-		return
+// markProbeExtras records on an addrtype probe's points how many
+// addrtype rules it added (results.ExtraAddrTypeRules), on a recent
+// probe's how many lists it created and rules checked one more
+// (results.ExtraRecentTables, ExtraRecentRules).
+func (l *sweepLab) markProbeExtras(points []results.Point) {
+	extra := map[string]float64{}
+	if n := l.plan.addrTypeRules; n > 0 {
+		extra[results.ExtraAddrTypeRules] = float64(n)
+	}
+	if n := l.plan.recentTables; n > 0 {
+		extra[results.ExtraRecentTables], extra[results.ExtraRecentRules] = float64(n), iptables.RecentProbeRules
 	}
 	for i := range points {
 		if points[i].Extra == nil {
 			points[i].Extra = map[string]float64{}
 		}
-		points[i].Extra[results.ExtraAddrTypeRules] = float64(l.plan.addrTypeRules)
+		maps.Copy(points[i].Extra, extra)
 	}
 }
 

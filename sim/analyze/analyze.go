@@ -22,11 +22,17 @@ type ServiceRow struct {
 	RulesEvaluated int    `json:"rules_evaluated"`
 	// AddrTypeMatches counts, of RulesEvaluated, the rules whose addrtype
 	// match the kernel evaluates (iptables).
-	AddrTypeMatches int     `json:"addrtype_matches,omitempty"`
-	MapLookups      int     `json:"map_lookups"`
-	MaxDeviation    float64 `json:"max_deviation"` // max over endpoints of |p·n − 1|
-	NonUniform      bool    `json:"non_uniform"`
-	Verdict         string  `json:"verdict"`
+	AddrTypeMatches int `json:"addrtype_matches,omitempty"`
+	// RecentLookups counts the xt_recent lists the packet's rules look up
+	// (iptables; Result.RecentLookups), RecentChecked and RecentSet name
+	// them.
+	RecentLookups int      `json:"recent_lookups,omitempty"`
+	RecentChecked []string `json:"-"`
+	RecentSet     []string `json:"-"`
+	MapLookups    int      `json:"map_lookups"`
+	MaxDeviation  float64  `json:"max_deviation"` // max over endpoints of |p·n − 1|
+	NonUniform    bool     `json:"non_uniform"`
+	Verdict       string   `json:"verdict"`
 	// Notes are the tracer's flags for this service's packet; Undecided the
 	// matches it could not decide.
 	Notes     []string `json:"notes,omitempty"`
@@ -145,7 +151,7 @@ func sourceFor(src, dst netip.Addr) netip.Addr {
 func row(t target, res Result) ServiceRow {
 	r := ServiceRow{Service: t.name, Position: t.pos, Destination: t.dst.String(), Protocol: t.proto,
 		Endpoints: len(res.Endpoints), RulesEvaluated: res.RulesEvaluated, AddrTypeMatches: res.AddrTypeMatches, MapLookups: res.MapLookups, Verdict: res.Verdict,
-		Notes: res.Flags, Undecided: res.Undecided}
+		Notes: res.Flags, Undecided: res.Undecided, RecentLookups: res.RecentLookups, RecentChecked: res.RecentChecked, RecentSet: res.RecentSet}
 	if r.Service == "" {
 		r.Service = res.Service
 	}

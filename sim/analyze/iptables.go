@@ -31,7 +31,8 @@ func (a iptablesTracer) Trace(p trace.Packet) (Result, error) {
 		return Result{}, err
 	}
 	r := Result{Dump: KindIPTables, Packet: describe(p), Service: tr.Service, Verdict: string(tr.Verdict), Masquerade: tr.Masquerade,
-		RulesEvaluated: tr.RulesEvaluated, AddrTypeMatches: tr.AddrTypesEvaluated, Flags: tr.Flags, Undecided: tr.Undecided}
+		RulesEvaluated: tr.RulesEvaluated, AddrTypeMatches: tr.AddrTypesEvaluated, Flags: tr.Flags, Undecided: tr.Undecided,
+		RecentLookups: recentLookups(tr.RecentChecked, tr.RecentSet), RecentChecked: tr.RecentChecked, RecentSet: tr.RecentSet}
 	for _, e := range tr.Endpoints {
 		r.Endpoints = append(r.Endpoints, Endpoint{Endpoint: e.Endpoint.String(), Probability: e.Probability, Effective: e.Effective,
 			Verdict: string(e.Verdict), Masquerade: e.Masquerade, Rules: e.RulesEvaluated})
@@ -73,4 +74,13 @@ func serviceRule(r *iptables.Rule, pos int) (target, bool) {
 	}
 	return target{name: iptables.ServiceName(r.Comment), pos: pos,
 		dst: netip.AddrPortFrom(r.Destination.Prefix.Addr(), r.DestPort.Lo), proto: r.Protocol.Name}, true
+}
+
+// recentLookups is how many xt_recent lists a first packet looks up: each
+// checked list, then one --set (the endpoint's the packet goes to).
+func recentLookups(checked, set []string) int {
+	if len(set) > 0 {
+		return len(checked) + 1
+	}
+	return len(checked)
 }

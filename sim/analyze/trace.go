@@ -38,10 +38,16 @@ type Result struct {
 	RulesEvaluated int        `json:"rules_evaluated"`
 	// AddrTypeMatches counts, of RulesEvaluated, the iptables rules whose
 	// addrtype match the kernel evaluates (a routing lookup each).
-	AddrTypeMatches int      `json:"addrtype_matches,omitempty"`
-	MapLookups      int      `json:"map_lookups"`
-	Path            []string `json:"path,omitempty"`
-	Flags           []string `json:"flags,omitempty"`
+	AddrTypeMatches int `json:"addrtype_matches,omitempty"`
+	// RecentLookups counts the xt_recent lists the iptables rules look up
+	// by name (ClientIP affinity: every endpoint's --rcheck, then one
+	// --set); RecentChecked and RecentSet name them (iptrace's Trace).
+	RecentLookups int      `json:"recent_lookups,omitempty"`
+	RecentChecked []string `json:"-"`
+	RecentSet     []string `json:"-"`
+	MapLookups    int      `json:"map_lookups"`
+	Path          []string `json:"path,omitempty"`
+	Flags         []string `json:"flags,omitempty"`
 	// Undecided lists the matches the tracer could not decide; with
 	// verdict "unknown" their branches lead to different outcomes.
 	Undecided []string `json:"undecided,omitempty"`

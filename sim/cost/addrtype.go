@@ -66,35 +66,54 @@ func probeAt(walks []results.Point, dataplane string, services int, position str
 
 // newAddrTypeCost prices an addrtype match from pairs of an addrtype probe
 // (a walk probe plus rules) and its walk probe: the mean over the pairs of
-// the p50 difference per rule. Each difference is of two medians of n
-// repetitions, whose variance is about π/2 × (sd² + sd²) ÷ n (a median's
-// is about π/2 the mean's); the interval is Student's t over the pairs'
-// pooled degrees of freedom, none when a pair has one repetition.
+// the p50 difference per rule (probeDifference).
 func newAddrTypeCost(pairs [][2]results.Point, plainUs float64) *AddrTypeCost {
-	c := &AddrTypeCost{Services: pairs[0][0].Services, Rules: int(pairs[0][0].Extra[results.ExtraAddrTypeRules]), Repetitions: math.MaxInt}
+	d := probeDifference(pairs, func(p results.Point) float64 { return p.Extra[results.ExtraAddrTypeRules] })
+	per := d.per
+	per.Value -= plainUs
+	per.Lo, per.Hi = per.Lo-plainUs, per.Hi-plainUs
+	return &AddrTypeCost{Services: pairs[0][0].Services, Rules: int(pairs[0][0].Extra[results.ExtraAddrTypeRules]), Positions: d.positions,
+		PerMatchUs: per, Repetitions: d.repetitions}
+}
+
+// probeDifference is what a probe adds to its walk probe per unit (units
+// of the probe: rules, steps), the mean over pairs of a probe and its walk
+// probe (one per position). Each difference is of two medians of n
+// repetitions, whose variance is about π/2 × (sd² + sd²) ÷ n (a median's is
+// about π/2 the mean's); the interval is Student's t over the pairs'
+// pooled degrees of freedom, none when a pair has one repetition.
+func probeDifference(pairs [][2]results.Point, units func(results.Point) float64) probeDiff {
+	d := probeDiff{repetitions: math.MaxInt}
 	var sum, variance float64
 	dof := 0
 	for _, pr := range pairs {
 		probe, walk := pr[0], pr[1]
-		rules := probe.Extra[results.ExtraAddrTypeRules]
+		u := units(probe)
 		n := min(probe.Repetitions, walk.Repetitions)
 		sdP, sdW := probe.Extra[results.ExtraP50SD], walk.Extra[results.ExtraP50SD]
-		sum += (probe.P50us - walk.P50us) / rules
-		variance += (sdP*sdP + sdW*sdW) * math.Pi / 2 / float64(max(n, 1)) / (rules * rules)
+		sum += (probe.P50us - walk.P50us) / u
+		variance += (sdP*sdP + sdW*sdW) * math.Pi / 2 / float64(max(n, 1)) / (u * u)
 		dof += n - 1
-		c.Repetitions = min(c.Repetitions, n)
-		c.Positions = append(c.Positions, probe.Position)
+		d.repetitions = min(d.repetitions, n)
+		d.positions = append(d.positions, probe.Position)
 	}
 	k := float64(len(pairs))
-	per := exact(sum/k - plainUs)
-	if c.Repetitions < 2 {
-		per.NoInterval = true
+	d.per = exact(sum / k)
+	if d.repetitions < 2 {
+		d.per.NoInterval = true
 	} else {
 		half := tQuantile(dof) * math.Sqrt(variance/(k*k))
-		per.Lo, per.Hi = per.Value-half, per.Value+half
+		d.per.Lo, d.per.Hi = d.per.Value-half, d.per.Value+half
 	}
-	c.PerMatchUs = per
-	return c
+	return d
+}
+
+// probeDiff is probeDifference's result: the difference per unit, the
+// positions it is over and the fewest repetitions of a pair.
+type probeDiff struct {
+	per         Estimate
+	positions   []string
+	repetitions int
 }
 
 // AddrTypesWarnAt is the addrtype matches a first packet evaluates from

@@ -125,7 +125,12 @@ type DataplaneModel struct {
 	// when the sweep had sweep.addrTypeProbe): plan adds it for each such
 	// match a cluster's traced walk counts.
 	AddrType *AddrTypeCost `json:"addrtype,omitempty"`
-	Warnings []string      `json:"warnings,omitempty"`
+	// Recent is what a step of xt_recent's walk of its lists costs
+	// (LinearWalk, when the sweep had sweep.recentProbe): plan adds it
+	// for the steps a cluster's traced walk takes to its ClientIP-affinity
+	// Services' lists.
+	Recent   *RecentCost `json:"recent,omitempty"`
+	Warnings []string    `json:"warnings,omitempty"`
 }
 
 // Calibrate loads a sweep run directory and calibrates the model on it.
@@ -170,7 +175,9 @@ func CalibrateRun(run *Run, opts Options) (*Model, error) {
 		}
 		if dm.Lookup == LinearWalk {
 			dm.Walk = walkCurves(run.WalkProbes, name, calibrationPoints(run.Points, name, opts.MaxN))
-			dm.AddrType = addrTypeCost(run.AddrTypeProbes, run.WalkProbes, name, dm.p50For(PositionLast).PerEvaluation().Value)
+			plain := dm.p50For(PositionLast).PerEvaluation().Value
+			dm.AddrType = addrTypeCost(run.AddrTypeProbes, run.WalkProbes, name, plain)
+			dm.Recent = recentCost(run.RecentProbes, run.WalkProbes, name, plain)
 		}
 		m.Dataplanes = append(m.Dataplanes, dm)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/scenario"
 )
 
 // CalibrationSweep is the interleaved sweep `svclab plan calibrate` runs on
@@ -25,6 +26,9 @@ type CalibrationSweep struct {
 	// AddrTypeProbe are the addrtype probes' sizes (sweep.addrTypeProbe),
 	// each a walk probe's; empty: none.
 	AddrTypeProbe []int
+	// RecentProbe is the recent probe's xt_recent lists
+	// (sweep.recentProbe), timed on the smallest walk probe; 0: none.
+	RecentProbe int
 	// SyncProbe are the sync probes' sizes (sweep.syncProbe); empty: none.
 	SyncProbe []int
 	// LookupProbe are the lookup probes' sizes (sweep.lookupProbe),
@@ -90,6 +94,15 @@ func DefaultCalibrationAddrTypeProbe(walkProbe []int) []int {
 	return []int{slices.Min(walkProbe)}
 }
 
+// DefaultCalibrationRecentProbe is svclab plan calibrate's default recent
+// probe: 8,000 xt_recent lists ahead of the one its rules check, about a
+// cluster's ClientIP-affinity endpoints at 10,000 Services
+// (sim/objects/testdata/cluster-500.yaml at 20×: 7,518), a list the
+// kernel's walk passes beyond the CPU's L2 cache (a list is about a cache
+// line of a few-KiB allocation each). Creating them walks the list once
+// per list, seconds for each load of the probe.
+const DefaultCalibrationRecentProbe = 8000
+
 // DefaultCalibrationSyncProbe are the sync probes' sizes: the full
 // ruleset of 2 and 4 times the largest calibrated size, loaded and timed
 // alone, so that plan fits a full sync that grows faster than a line past
@@ -118,6 +131,9 @@ type Probes struct {
 	// AddrType are the addrtype probes' sizes, each a walk probe's; nil is
 	// the smallest walk probe's (DefaultCalibrationAddrTypeProbe).
 	AddrType []int
+	// Recent is the recent probe's xt_recent lists, 0 for none (svclab
+	// plan calibrate's default is DefaultCalibrationRecentProbe).
+	Recent int
 	// ReloadWalk reloads the walk probes in every repetition
 	// (sweep.walkProbeReload), so that their medians sample the spread of
 	// kernel states one load leaves (±25-35% for a long rule walk on the
@@ -180,7 +196,14 @@ func NewCalibrationSweep(duration time.Duration, reps int, dataplanes []string, 
 	if !slices.ContainsFunc(dataplanes, func(d string) bool { l, _ := LookupOf(d); return l == MapLookup }) {
 		lookupProbe = nil // nothing looks services up in a map
 	}
-	return CalibrationSweep{Services: services, Dataplanes: dataplanes, WalkProbe: walkProbe, WalkProbeReload: probes.ReloadWalk, AddrTypeProbe: addrTypeProbe, SyncProbe: syncProbe, LookupProbe: lookupProbe,
+	recentProbe := probes.Recent
+	switch {
+	case recentProbe < 0 || recentProbe > scenario.MaxRecentProbe:
+		return CalibrationSweep{}, fmt.Errorf("recent probe of %d xt_recent lists: want 0 (none) to %d", recentProbe, scenario.MaxRecentProbe)
+	case len(walkProbe) == 0:
+		recentProbe = 0 // timed against a walk probe
+	}
+	return CalibrationSweep{Services: services, Dataplanes: dataplanes, WalkProbe: walkProbe, WalkProbeReload: probes.ReloadWalk, AddrTypeProbe: addrTypeProbe, RecentProbe: recentProbe, SyncProbe: syncProbe, LookupProbe: lookupProbe,
 		Batch: DefaultCalibrationBatch, Repetitions: reps, Connections: 1000, Budget: budget}, nil
 }
 
@@ -214,6 +237,9 @@ func (c CalibrationSweep) Scenario() []byte {
 	}
 	if len(c.AddrTypeProbe) > 0 {
 		fmt.Fprintf(&b, "  addrTypeProbe: %s\n", intList(c.AddrTypeProbe))
+	}
+	if c.RecentProbe > 0 {
+		fmt.Fprintf(&b, "  recentProbe: %d\n", c.RecentProbe)
 	}
 	if len(c.SyncProbe) > 0 {
 		fmt.Fprintf(&b, "  syncProbe: %s\n", intList(c.SyncProbe))

@@ -155,3 +155,41 @@ func TestCalibrationAddrTypeProbes(t *testing.T) {
 		})
 	}
 }
+
+// TestCalibrationRecentProbe: the recent probe's lists reach the scenario
+// as given; none without walk probes or when nothing walks rules; a count
+// out of range is refused.
+func TestCalibrationRecentProbe(t *testing.T) {
+	tests := []struct {
+		name       string
+		dataplanes []string
+		probes     Probes
+		want       int
+		wantErr    bool
+	}{
+		{"the CLI's default", nil, Probes{Recent: DefaultCalibrationRecentProbe}, DefaultCalibrationRecentProbe, false},
+		{"none", nil, Probes{}, 0, false},
+		{"no walk probes", nil, Probes{Walk: []int{}, Recent: 8000}, 0, false},
+		{"nothing walks rules", []string{"nftables"}, Probes{Recent: 8000}, 0, false},
+		{"negative", nil, Probes{Recent: -1}, 0, true},
+		{"too many", nil, Probes{Recent: scenario.MaxRecentProbe + 1}, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := NewCalibrationSweep(DefaultCalibrationDuration, 0, tt.dataplanes, nil, tt.probes)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %t", err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			sc, err := scenario.Parse("calibration.yaml", c.Scenario())
+			if err != nil {
+				t.Fatalf("%v\n%s", err, c.Scenario())
+			}
+			if c.RecentProbe != tt.want || sc.Sweep.RecentProbe != tt.want {
+				t.Errorf("recent probe %d, the scenario's %d; want %d", c.RecentProbe, sc.Sweep.RecentProbe, tt.want)
+			}
+		})
+	}
+}

@@ -126,10 +126,12 @@ func planRows(q Query, preds []Prediction) []planRow {
 		{"p50 added by lookup (µs)", func(p Prediction) string { return EstimateText(&p.P50us.Added) }},
 		{"p50 connect (µs)", func(p Prediction) string { return EstimateText(&p.P50us.Total) }},
 		{addrTypeRowLabel, planAddrTypes},
+		{recentRowLabel, planRecent},
 		{lookupProbeRowLabel, planLookupProbeFactor},
 		{"p50 ns per rule", func(p Prediction) string { return planPerRule(&p.P50us) }},
 		{"p99 added by lookup (µs)", func(p Prediction) string { return planCost(p.P99us, false) }},
 		{"p99 connect (µs)", func(p Prediction) string { return planCost(p.P99us, true) }},
+		{recentTailRowLabel, planRecentTail},
 		{"CPU per connection added (µs)", func(p Prediction) string { return planCost(p.CPUusPerConn, false) }},
 		{fmt.Sprintf("CPU cores at %s conn/s", planNumber(q.NewConnPerSec)), func(p Prediction) string { return EstimateText(p.CPUCores) }},
 		{"full sync (s)", func(p Prediction) string { return SyncText(p.SyncFull) }},
@@ -164,6 +166,12 @@ func planRows(q Query, preds []Prediction) []planRow {
 	if !slices.ContainsFunc(preds, func(p Prediction) bool { return p.AddrTypeMatches > 0 }) {
 		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == addrTypeRowLabel })
 	}
+	if !slices.ContainsFunc(preds, func(p Prediction) bool { return p.RecentSteps > 0 }) {
+		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == recentRowLabel })
+	}
+	if !slices.ContainsFunc(preds, func(p Prediction) bool { return p.RecentTailSteps > 0 }) {
+		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == recentTailRowLabel })
+	}
 	if !slices.ContainsFunc(preds, probedLookup) {
 		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == lookupProbeRowLabel })
 	}
@@ -183,6 +191,29 @@ func planAddrTypes(p Prediction) string {
 		return planNumber(p.AddrTypeMatches) + ", not priced"
 	}
 	return planNumber(p.AddrTypeMatches) + ", " + EstimateText(p.AddrTypeUs)
+}
+
+// recentRowLabel is the row of the steps a first packet takes through
+// xt_recent's list of lists (ClientIP affinity) and what they add to its
+// p50, shown when some dataplane's walk has them.
+const recentRowLabel = "  of which xt_recent list steps: count, µs"
+
+// recentTailRowLabel is the same for the slowest 1% of connections spread
+// uniformly over the Services, what their p99 adds.
+const recentTailRowLabel = "  of which xt_recent list steps, slowest 1%: count, µs"
+
+func planRecent(p Prediction) string { return planSteps(p.RecentSteps, p.RecentUs) }
+
+func planRecentTail(p Prediction) string { return planSteps(p.RecentTailSteps, p.RecentTailUs) }
+
+func planSteps(steps float64, us *Estimate) string {
+	switch {
+	case steps == 0:
+		return "—"
+	case us == nil:
+		return planNumber(steps) + ", not priced"
+	}
+	return planNumber(steps) + ", " + EstimateText(us)
 }
 
 // lookupProbeRowLabel is the row of the p50's own extrapolation where

@@ -110,8 +110,19 @@ type Prediction struct {
 	// AddrTypeMatches is, of Evaluations, the rules whose addrtype match a
 	// first packet evaluates (a cluster's traced walk); AddrTypeUs what
 	// they add to P50us beyond plain rules (nil: none, or not calibrated).
-	AddrTypeMatches float64         `json:"addrtype_matches,omitempty"`
-	AddrTypeUs      *Estimate       `json:"addrtype_us,omitempty"`
+	AddrTypeMatches float64   `json:"addrtype_matches,omitempty"`
+	AddrTypeUs      *Estimate `json:"addrtype_us,omitempty"`
+	// RecentSteps are, for the position, the steps a first packet takes
+	// walking xt_recent's list of lists to its ClientIP-affinity
+	// Service's (RecentWalk; the median destination's for the uniform
+	// position), and RecentUs what they add to P50us (nil: not priced).
+	// The uniform P99us adds the slowest 1%'s steps: RecentTailSteps,
+	// RecentTailUs (its interval also the band of Services a p99 of 1,000
+	// connections lands among: RecentWalk.P99Lo, P99Hi).
+	RecentSteps     float64         `json:"recent_steps,omitempty"`
+	RecentUs        *Estimate       `json:"recent_us,omitempty"`
+	RecentTailSteps float64         `json:"recent_tail_steps,omitempty"`
+	RecentTailUs    *Estimate       `json:"recent_tail_us,omitempty"`
 	P99us           *CostPrediction `json:"p99_us,omitempty"`
 	CPUusPerConn    *CostPrediction `json:"cpu_us_per_conn,omitempty"`
 	// CPUCores is the CPU spent on lookups at NewConnPerSec: rate × the
@@ -235,6 +246,14 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	}
 	warn := func(w string) { p.Warnings = append(p.Warnings, w) }
 	p.P50us, p.AddrTypeUs = dm.withAddrTypes(dm.p50At(q.Position, evals, q.Services, warn), q, q.Position, warn)
+	p.P50us, p.RecentSteps, p.RecentUs = dm.withRecent(p.P50us, q, q.Position, warn)
+	if q.Position == PositionUniform {
+		w := warn
+		if p.RecentSteps >= 1 {
+			w = func(string) {} // warned once above
+		}
+		_, p.RecentTailSteps, p.RecentTailUs = dm.withRecent(p.P50us, q, recentTail, w)
+	}
 	if q.Composition != nil && q.Composition.Walk != nil && dm.Lookup == LinearWalk {
 		p.AddrTypeMatches = q.Composition.Walk.addrTypes(q.Position)
 	}
@@ -273,7 +292,7 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	if p.SyncFull != nil && dm.SyncFull.AnonymousSets == nil {
 		p.Warnings = append(p.Warnings, anonymousSetsWarning(dm.Dataplane, size)...)
 	}
-	p.Warnings = append(p.Warnings, recentTablesWarning(dm.Dataplane, size)...)
+	p.Warnings = append(p.Warnings, recentTablesWarning(dm.Dataplane, size, dm.Recent != nil)...)
 	if p.SyncIncremental != nil {
 		p.Programming = predictProgramming(&p, q, dm.SyncPerChangeKind)
 	}
@@ -318,6 +337,7 @@ func (dm *DataplaneModel) tailBase(q Query, p50 CostPrediction) CostPrediction {
 	}
 	quiet := func(string) {}
 	c, _ := dm.withAddrTypes(dm.p50At(PositionLast, tailEvals(q, dm), q.Services, quiet), q, PositionLast, quiet)
+	c, _, _ = dm.withRecent(c, q, recentTail, quiet)
 	return c
 }
 

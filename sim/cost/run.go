@@ -101,6 +101,8 @@ type Run struct {
 	WalkProbes []results.Point
 	// AddrTypeProbes are its addrtype probes (sweep.addrTypeProbe), if any.
 	AddrTypeProbes []results.Point
+	// RecentProbes are its recent probes (sweep.recentProbe), if any.
+	RecentProbes []results.Point
 	// SyncProbes are the sweep's sync probes (sweep.syncProbe), if any:
 	// full syncs timed at sizes of their own, kept whatever Options.MaxN.
 	SyncProbes []results.Point
@@ -228,6 +230,9 @@ func (r *Run) addRecords(records []results.Record) {
 	if probes := metric.AggregateAddrTypeProbes(records); probes != nil {
 		r.AddrTypeProbes = probes
 	}
+	if probes := metric.AggregateRecentProbes(records); probes != nil {
+		r.RecentProbes = probes
+	}
 	r.PointLoads, r.SyncProbeLoads = loadsOf(records)
 	r.PointRepetitions = results.SweepPoints(records)
 }
@@ -245,7 +250,7 @@ func summaryFromRecords(dir string) (*results.Summary, []string, error) {
 	}
 	points, _ := metric.Aggregate(records)
 	s := &results.Summary{Schema: results.SchemaVersion, Kind: "sweep", Points: points, WalkProbes: metric.AggregateWalkProbes(records),
-		SyncProbes: metric.AggregateSyncProbes(records), AddrTypeProbes: metric.AggregateAddrTypeProbes(records)}
+		SyncProbes: metric.AggregateSyncProbes(records), AddrTypeProbes: metric.AggregateAddrTypeProbes(records), RecentProbes: metric.AggregateRecentProbes(records)}
 	if m := metaOf(records); m != nil {
 		s.Run, s.Scenario, s.Kind = m.Run, m.Scenario, m.Kind
 	}
@@ -283,7 +288,7 @@ func newRun(name string, s *results.Summary, m *results.Meta) (*Run, error) {
 		return nil, fmt.Errorf("calibration %s: run %s has no sweep points", name, s.Run)
 	}
 	r := &Run{Source: Source{Name: name, Run: s.Run, Scenario: s.Scenario}, Points: s.Points, WalkProbes: s.WalkProbes, SyncProbes: s.SyncProbes,
-		AddrTypeProbes: s.AddrTypeProbes}
+		AddrTypeProbes: s.AddrTypeProbes, RecentProbes: s.RecentProbes}
 	if m != nil {
 		r.Source = Source{Name: name, Run: m.Run, Scenario: m.Scenario, ScenarioHash: m.ScenarioHash, Started: m.Started, Kernel: m.Kernel,
 			GuestKernel: m.GuestKernel, CPU: m.CPU, CPUs: m.CPUs, GitCommit: m.GitCommit, Tools: m.Tools,

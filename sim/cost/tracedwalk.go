@@ -54,6 +54,11 @@ type TracedWalk struct {
 	AddrTypeFirst float64 `json:"addrtype_first,omitempty"`
 	AddrTypeMean  float64 `json:"addrtype_mean,omitempty"`
 	AddrTypeLast  float64 `json:"addrtype_last,omitempty"`
+	// Recent is, by rule-walk dataplane, what the destinations' ClientIP
+	// affinity walks of xt_recent lists take (nil: no destination has
+	// affinity): the dataplanes load the same rules in different orders,
+	// so their lists are in different places.
+	Recent map[string]*RecentWalk `json:"recent,omitempty"`
 }
 
 // addrTypes is the addrtype matches a first packet at position
@@ -96,8 +101,15 @@ func (w *TracedWalk) scaled(f float64) *TracedWalk {
 		return nil
 	}
 	grow := func(v float64) float64 { return w.Offset + (v-w.Offset)*f }
-	return &TracedWalk{First: w.First, Mean: grow(w.Mean), Last: grow(w.Last), Offset: w.Offset, Traced: w.Traced,
+	out := &TracedWalk{First: w.First, Mean: grow(w.Mean), Last: grow(w.Last), Offset: w.Offset, Traced: w.Traced,
 		AddrTypeFirst: w.AddrTypeFirst * f, AddrTypeMean: w.AddrTypeMean * f, AddrTypeLast: w.AddrTypeLast * f}
+	for name, r := range w.Recent {
+		if out.Recent == nil {
+			out.Recent = map[string]*RecentWalk{}
+		}
+		out.Recent[name] = r.scaled(f)
+	}
+	return out
 }
 
 // traceWalk traces first packets from a pod to (a sample of) the service
@@ -127,6 +139,9 @@ func traceWalk(payload []byte, proj *model.Model, cfg route.Config) (*TracedWalk
 		rules, addrTypes = rules+r.RulesEvaluated, addrTypes+r.AddrTypeMatches
 	}
 	w.Mean, w.AddrTypeMean = float64(rules)/float64(len(rows)), float64(addrTypes)/float64(len(rows))
+	if w.Recent, err = tracedRecentWalks(d, rows, proj, cfg); err != nil {
+		return nil, err
+	}
 	return w, nil
 }
 

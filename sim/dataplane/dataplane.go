@@ -96,6 +96,14 @@ type Info struct {
 	// list and rebuilds that list's index by walking all of it every 355
 	// chains it creates (results/iptables-legacy-restore).
 	FullSyncQuadratic bool
+	// RulesCheckedSorted is true when its restore tool lays a table's user
+	// chains out sorted by name (libiptc), so the kernel checks their
+	// rules' matches in that order when it replaces the table; otherwise
+	// they are checked as the payload adds them (iptables-nft's rules, one
+	// nf_tables rule each). xt_recent appends a list when it checks the
+	// first rule naming it, and finds a list by walking them all, so this
+	// order prices ClientIP affinity (svclab plan).
+	RulesCheckedSorted bool
 	// SyncGrowthNote, when set, says why its syncs can grow faster past
 	// the sizes a calibration timed than any form fitted below them:
 	// svclab plan then warns when it extrapolates a sync it has not priced

@@ -73,15 +73,31 @@ func AggregateWalkProbes(records []results.Record) []results.Point {
 // probes (results.TypeAddrTypeProbe) as AggregateWalkProbes does, keeping
 // the rules each added (Extra[results.ExtraAddrTypeRules]).
 func AggregateAddrTypeProbes(records []results.Record) []results.Point {
-	points := aggregateProbes(records, results.TypeAddrTypeProbe)
+	return aggregateProbesKeeping(records, results.TypeAddrTypeProbe, results.ExtraAddrTypeRules)
+}
+
+// AggregateRecentProbes merges the repetitions of a sweep's recent probes
+// (results.TypeRecentProbe) as AggregateWalkProbes does, keeping the lists
+// each created and the rules that check its last
+// (Extra[results.ExtraRecentTables], Extra[results.ExtraRecentRules]).
+func AggregateRecentProbes(records []results.Record) []results.Point {
+	return aggregateProbesKeeping(records, results.TypeRecentProbe, results.ExtraRecentTables, results.ExtraRecentRules)
+}
+
+// aggregateProbesKeeping is aggregateProbes for probes of type typ, keeping
+// the Extra values keys of their records (the same in every repetition).
+func aggregateProbesKeeping(records []results.Record, typ string, keys ...string) []results.Point {
+	points := aggregateProbes(records, typ)
 	for i := range points {
 		p := &points[i]
 		for _, r := range records {
-			if q := r.Point; r.Type == results.TypeAddrTypeProbe && q != nil && q.Dataplane == p.Dataplane && q.Services == p.Services && q.Position == p.Position {
+			if q := r.Point; r.Type == typ && q != nil && q.Dataplane == p.Dataplane && q.Services == p.Services && q.Position == p.Position {
 				if p.Extra == nil {
 					p.Extra = map[string]float64{}
 				}
-				p.Extra[results.ExtraAddrTypeRules] = q.Extra[results.ExtraAddrTypeRules]
+				for _, k := range keys {
+					p.Extra[k] = q.Extra[k]
+				}
 				break
 			}
 		}

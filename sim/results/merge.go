@@ -13,6 +13,7 @@ func (s *Summary) Merge(section *Summary) {
 	s.WalkProbes = append(s.WalkProbes, section.WalkProbes...)
 	s.SyncProbes = append(s.SyncProbes, section.SyncProbes...)
 	s.AddrTypeProbes = append(s.AddrTypeProbes, section.AddrTypeProbes...)
+	s.RecentProbes = append(s.RecentProbes, section.RecentProbes...)
 	s.Timelines = append(s.Timelines, section.Timelines...)
 	s.Fits = append(s.Fits, section.Fits...)
 	s.BesideRuns = append(s.BesideRuns, section.BesideRuns...)

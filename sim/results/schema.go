@@ -27,6 +27,11 @@ const (
 	// (sweep.addrTypeProbe): a walk probe with Extra[ExtraAddrTypeRules]
 	// addrtype rules added, kept apart from the walk probes.
 	TypeAddrTypeProbe = "addrtype_probe"
+	// TypeRecentProbe is a sweep's recent-probe measurement
+	// (sweep.recentProbe): a walk probe with Extra[ExtraRecentTables]
+	// xt_recent lists created ahead of one that Extra[ExtraRecentRules]
+	// rules check, kept apart from the walk probes.
+	TypeRecentProbe = "recent_probe"
 	// TypeInterrupted closes a run that a signal stopped.
 	TypeInterrupted = "interrupted"
 	// TypeChainListWalk is the chain-list walk timed again at the end of
@@ -43,6 +48,14 @@ const ExtraP50SD = "p50_us_sd"
 // ExtraAddrTypeRules is the Extra key of an addrtype probe that holds
 // how many addrtype rules it added to its walk probe.
 const ExtraAddrTypeRules = "addrtype_rules"
+
+// ExtraRecentTables and ExtraRecentRules are the Extra keys of a recent
+// probe that hold how many xt_recent lists it created ahead of the one its
+// rules check, and how many rules check that one.
+const (
+	ExtraRecentTables = "recent_tables"
+	ExtraRecentRules  = "recent_rules"
+)
 
 // ExtraTailUs and ExtraTailSD are the Extra keys of a summary's walk
 // probe that hold the median and the sample standard deviation of its
@@ -397,6 +410,9 @@ type Summary struct {
 	// AddrTypeProbes are a sweep's addrtype-probe measurements (medians
 	// over repetitions, as WalkProbes'), apart from Points.
 	AddrTypeProbes []Point `json:"addrtype_probes,omitempty"`
+	// RecentProbes are a sweep's recent-probe measurements (medians over
+	// repetitions, as WalkProbes'), apart from Points.
+	RecentProbes []Point `json:"recent_probes,omitempty"`
 	// Timelines are the timeline runs, one per dataplane.
 	Timelines []TimelineRun `json:"timelines,omitempty"`
 	Fits      []Fit         `json:"fits,omitempty"`

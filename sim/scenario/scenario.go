@@ -122,6 +122,13 @@ type Sweep struct {
 	// (kube-proxy's REJECT of a NodePort without endpoints), so svclab plan
 	// prices an addrtype match against a plain rule.
 	AddrTypeProbe []int
+	// RecentProbe, when above 0, is how many xt_recent lists each
+	// rule-walk dataplane's recent probe creates ahead of the one its
+	// rules check: the smallest walk probe with those lists and
+	// render/iptables' RecentProbeRules rules looking the last one up, so
+	// svclab plan prices a step of xt_recent's walk of its lists (ClientIP
+	// affinity) against the walk probe alone.
+	RecentProbe int
 	// SyncProbe lists service counts at which each dataplane also times
 	// full syncs alone, without traffic: the sweep's ruleset of that many
 	// services, loaded once per repetition, within SyncLimit, then one
@@ -196,7 +203,7 @@ func typed(f file, source string, raw []byte) *Scenario {
 			Concurrency: *w.Concurrency, PacketRate: w.PacketRate, Seed: w.Seed,
 			MaxServices: cloneMap(w.MaxServices), SyncLimit: cloneMap(w.SyncLimit),
 			IncrementalLimit: cloneMap(w.IncrementalLimit), ThroughputConnections: *w.ThroughputConnections,
-			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition, WalkProbe: slices.Clone(w.WalkProbe), AddrTypeProbe: slices.Clone(w.AddrTypeProbe), SyncProbe: slices.Clone(w.SyncProbe), LookupProbe: slices.Clone(w.LookupProbe), IncrementalBatch: w.IncrementalBatch,
+			Scheduler: w.Scheduler, SyncEachRepetition: w.SyncEachRepetition, WalkProbe: slices.Clone(w.WalkProbe), AddrTypeProbe: slices.Clone(w.AddrTypeProbe), RecentProbe: w.RecentProbe, SyncProbe: slices.Clone(w.SyncProbe), LookupProbe: slices.Clone(w.LookupProbe), IncrementalBatch: w.IncrementalBatch,
 			IncrementalBatchKind: batchKindOrDefault(w.IncrementalBatchKind),
 			WalkProbeReload:      w.SyncEachRepetition}
 		if w.WalkProbeReload != nil {

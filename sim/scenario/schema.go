@@ -139,6 +139,7 @@ type sweepSpec struct {
 	WalkProbe             []int          `yaml:"walkProbe"`
 	WalkProbeReload       *bool          `yaml:"walkProbeReload"`
 	AddrTypeProbe         []int          `yaml:"addrTypeProbe"`
+	RecentProbe           int            `yaml:"recentProbe"`
 	SyncProbe             []int          `yaml:"syncProbe"`
 	LookupProbe           []int          `yaml:"lookupProbe"`
 	IncrementalBatch      int            `yaml:"incrementalBatch"`

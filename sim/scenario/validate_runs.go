@@ -155,6 +155,7 @@ func validateSweep(f *file, cidrsOK bool) []pathError {
 	errs = append(errs, checkScheduler(s.Scheduler, at("scheduler"))...)
 	errs = append(errs, validateWalkProbe(f, cidrsOK)...)
 	errs = append(errs, validateAddrTypeProbe(f)...)
+	errs = append(errs, validateRecentProbe(f)...)
 	errs = append(errs, validateSyncProbe(f, cidrsOK)...)
 	errs = append(errs, validateLookupProbe(f, cidrsOK)...)
 	if s.IncrementalBatch != 0 {
@@ -278,6 +279,28 @@ func validateAddrTypeProbe(f *file) []pathError {
 		}
 	}
 	return errs
+}
+
+// MaxRecentProbe is the most xt_recent lists a recent probe creates: each
+// is a few KiB of kernel memory and a proc file, and loading them walks
+// the list once per list (about 100,000² / 2 steps at this bound).
+const MaxRecentProbe = 100000
+
+// validateRecentProbe checks sweep.recentProbe: within 1..MaxRecentProbe,
+// with a walk probe to time it against.
+func validateRecentProbe(f *file) []pathError {
+	s := f.Sweep
+	if s.RecentProbe == 0 {
+		return nil
+	}
+	at := fieldAt("sweep", "recentProbe")
+	switch {
+	case s.RecentProbe < 0 || s.RecentProbe > MaxRecentProbe:
+		return []pathError{at(fmt.Sprintf("%d xt_recent lists: want 1..%d (0: no recent probe)", s.RecentProbe, MaxRecentProbe), "use a count of lists like a cluster's ClientIP-affinity endpoints")}
+	case len(s.WalkProbe) == 0:
+		return []pathError{at("a recent probe is timed against the smallest walk probe, and sweep.walkProbe is empty", "add a size to sweep.walkProbe")}
+	}
+	return nil
 }
 
 // MaxProbeCPU is the highest CPU sweep.probeCPU names: the kernel's

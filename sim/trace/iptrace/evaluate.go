@@ -142,9 +142,11 @@ var broadcast4 = netip.AddrFrom4([4]byte{255, 255, 255, 255})
 // says so.
 func (t *IPTablesTracer) recentMatches(s *scratch, m *recentMatch) bool {
 	if m.kind == recentSet {
+		s.noteRecentSet(m.name)
 		return !m.neg
 	}
 	s.noteAffinity(m.name)
+	s.recentChecks = append(s.recentChecks, m.name)
 	return t.recentHits[m.name] != m.neg
 }
 

@@ -100,6 +100,8 @@ func (t *IPTablesTracer) finishBranches(s *scratch, out *Trace) {
 	out.Endpoints = t.endpoints(s, out.Endpoints)
 	out.Path = t.mainPath(s, mainIdx, out)
 	out.Flags = t.flags(s, main, out.Endpoints, out.Flags[:0])
+	out.RecentChecked = append(out.RecentChecked[:0], s.recentChecks...)
+	out.RecentSet = append(out.RecentSet[:0], s.recentSets...)
 }
 
 // mainPath returns the main branch's path: the path of its endpoint, if

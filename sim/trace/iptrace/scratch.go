@@ -5,16 +5,20 @@ import "slices"
 // scratch is the per-trace working memory: pooled by the tracer for
 // Trace, kept in the Trace it fills by TraceInto.
 type scratch struct {
-	steps    []Step // the paths of all branches, one after the other (see branch.fresh)
-	epFrom   []int  // per endpoint of the trace, the done branch its path is from
-	pending  []branch
-	cur      branch // the branch being walked
-	done     []outcome
-	notes    []string
-	affinity []string // recent lists checked
-	branches int
-	assume   []assumption
-	worlds   worldScratch
+	steps      []Step // the paths of all branches, one after the other (see branch.fresh)
+	epFrom     []int  // per endpoint of the trace, the done branch its path is from
+	pending    []branch
+	cur        branch // the branch being walked
+	done       []outcome
+	notes      []string
+	affinity   []string // recent lists checked
+	recentSets []string // recent lists set (--set), one per endpoint branch
+	// recentChecks are the lists recent rules other than --set looked
+	// up, one entry per rule evaluated (on any branch).
+	recentChecks []string
+	branches     int
+	assume       []assumption
+	worlds       worldScratch
 	// touched sums values the walk loads ahead of need (cache prefetch);
 	// it is never read, it only keeps the loads.
 	touched uint32
@@ -88,6 +92,8 @@ func (s *scratch) reset() {
 	s.done = s.done[:0]
 	s.notes = s.notes[:0]
 	s.affinity = s.affinity[:0]
+	s.recentSets = s.recentSets[:0]
+	s.recentChecks = s.recentChecks[:0]
 	s.branches = 0
 	s.assume = s.assume[:0]
 	s.aheadOf = -1
@@ -103,5 +109,12 @@ func (s *scratch) note(msg string) {
 func (s *scratch) noteAffinity(list string) {
 	if !slices.Contains(s.affinity, list) {
 		s.affinity = append(s.affinity, list)
+	}
+}
+
+// noteRecentSet records that a branch's --set rule names list.
+func (s *scratch) noteRecentSet(list string) {
+	if !slices.Contains(s.recentSets, list) {
+		s.recentSets = append(s.recentSets, list)
 	}
 }

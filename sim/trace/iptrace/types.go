@@ -110,6 +110,15 @@ type Trace struct {
 	// IP header part (-s, -d, -p) matched the packet. Each is a routing
 	// lookup, many times a plain rule's cost (svclab plan prices them apart).
 	AddrTypesEvaluated int
+	// RecentChecked are the xt_recent lists the packet's --rcheck (and
+	// --update, --remove) rules look up, one entry per rule evaluated on
+	// any branch, in order, and RecentSet those its --set rules record it
+	// in, once each (ClientIP affinity: every endpoint's list is checked
+	// before the branches fork, then each branch sets its endpoint's). The kernel finds each list by name in
+	// a list of all of them (recent_table_lookup), so their places in it
+	// price a first packet (svclab plan).
+	RecentChecked []string
+	RecentSet     []string
 	// Branches is the number of paths followed (1 + number of forks taken).
 	Branches int
 	// Flags are notes on the result: a split that is not uniform, ClientIP

@@ -1,0 +1,212 @@
+package cost
+
+import (
+	"strings"
+	"testing"
+
+	simipt "github.com/svclab/svclab/sim/iptables"
+	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/results"
+)
+
+// recentPoint is a recent probe's median (tables > 0) or its walk
+// probe's: p50 µs, its standard deviation over reps repetitions.
+func recentPoint(dataplane, position string, p50, sd float64, reps, tables, rules int) results.Point {
+	p := results.Point{Dataplane: dataplane, Services: 2500, Position: position, P50us: p50, Repetitions: reps,
+		Extra: map[string]float64{results.ExtraP50SD: sd}}
+	if tables > 0 {
+		p.Extra[results.ExtraRecentTables], p.Extra[results.ExtraRecentRules] = float64(tables), float64(rules)
+	}
+	return p
+}
+
+// TestRecentCost: a step costs the recent probe's p50 over the walk
+// probe's, per rule less a plain rule, over the lists each rule passes
+// (its own included), averaged over the positions; none without a pair.
+func TestRecentCost(t *testing.T) {
+	const plain = 0.005
+	walks := []results.Point{recentPoint("iptables-legacy", PositionLast, 30, 2, 4, 0, 0), recentPoint("iptables-legacy", PositionUniform, 20, 2, 4, 0, 0)}
+	tests := []struct {
+		name      string
+		probes    []results.Point
+		dataplane string
+		want      float64 // µs a step; < 0: no cost
+	}{
+		{"last", []results.Point{recentPoint("iptables-legacy", PositionLast, 830, 20, 4, 7999, 4)}, "iptables-legacy", (800.0/4 - plain) / 8000},
+		{"both positions", []results.Point{recentPoint("iptables-legacy", PositionLast, 830, 20, 4, 7999, 4),
+			recentPoint("iptables-legacy", PositionUniform, 1020, 20, 4, 7999, 4)}, "iptables-legacy", (900.0/4 - plain) / 8000},
+		{"another dataplane's", []results.Point{recentPoint("iptables-legacy", PositionLast, 830, 20, 4, 7999, 4)}, "iptables-nft", -1},
+		{"no lists recorded", []results.Point{recentPoint("iptables-legacy", PositionLast, 830, 20, 4, 0, 0)}, "iptables-legacy", -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := recentCost(tt.probes, walks, tt.dataplane, plain)
+			if tt.want < 0 {
+				if c != nil {
+					t.Fatalf("cost %+v, want none", *c)
+				}
+				return
+			}
+			if c == nil {
+				t.Fatal("no cost")
+			}
+			e := c.PerStepUs
+			if !near(e.Value, tt.want, 1e-12) || c.Lists != 8000 || c.Rules != 4 {
+				t.Errorf("%v µs a step over %d lists and %d rules, want %v over 8000 and 4", e.Value, c.Lists, c.Rules, tt.want)
+			}
+			if e.NoInterval || !(e.Lo < e.Value && e.Value < e.Hi) {
+				t.Errorf("interval %+v does not bracket its value", e)
+			}
+		})
+	}
+}
+
+// recentPayload has one Service port's chains checking two lists in the
+// payload in an order opposite to their chains' names.
+const recentPayload = `*nat
+:KUBE-SVC-X - [0:0]
+:KUBE-SEP-ZZ - [0:0]
+:KUBE-SEP-AA - [0:0]
+-A KUBE-SVC-X -m recent --name KUBE-SEP-ZZ --rcheck --seconds 10800 --reap -j KUBE-SEP-ZZ
+-A KUBE-SVC-X -m recent --name KUBE-SEP-AA --rcheck --seconds 10800 --reap -j KUBE-SEP-AA
+-A KUBE-SEP-ZZ -m recent --name KUBE-SEP-ZZ --set
+-A KUBE-SEP-AA -m recent --name KUBE-SEP-AA --set
+COMMIT
+`
+
+// TestRecentPlaces: libiptc's restore checks user chains sorted by name
+// (KUBE-SEP-AA's rule before KUBE-SEP-ZZ's, and both before KUBE-SVC-X's),
+// iptables-nft's rules as the payload adds them (KUBE-SVC-X's first).
+func TestRecentPlaces(t *testing.T) {
+	d, err := simipt.Apply(nil, strings.NewReader(recentPayload), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		sorted bool
+		want   map[string]int
+	}{
+		{true, map[string]int{"KUBE-SEP-AA": 1, "KUBE-SEP-ZZ": 2}},
+		{false, map[string]int{"KUBE-SEP-ZZ": 1, "KUBE-SEP-AA": 2}},
+	}
+	for _, tt := range tests {
+		if got := recentPlaces(d, tt.sorted); len(got) != len(tt.want) || got["KUBE-SEP-AA"] != tt.want["KUBE-SEP-AA"] || got["KUBE-SEP-ZZ"] != tt.want["KUBE-SEP-ZZ"] {
+			t.Errorf("sorted %t: places %v, want %v", tt.sorted, got, tt.want)
+		}
+	}
+}
+
+// TestRecentWalkOfAffinity: when every Service has ClientIP affinity over
+// k endpoints, traced first packets look up each Service's k lists and set
+// one: whatever the order of the T lists, their places are 1..T, so the
+// mean over Services is (T+1)/2 × (k+1) steps; the tail band brackets the
+// p99, which is at least the median.
+func TestRecentWalkOfAffinity(t *testing.T) {
+	const services, k = 60, 3
+	mix := &model.Mix{Types: []model.Weighted[model.ServiceType]{{Value: model.ClusterIP, Weight: 1}},
+		Endpoints: []model.Weighted[int]{{Value: k, Weight: 1}}, Ports: []model.Weighted[int]{{Value: 1, Weight: 1}}, Affinity: 1}
+	gen, err := model.NewGenerator(model.GeneratorConfig{Services: services, Seed: 5, Mix: mix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.ForFamily(model.Model{Cluster: model.DefaultCluster(), Services: gen}, model.IPv4)
+	c, err := CompositionOf("affinity", 1, &m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Walk == nil || len(c.Walk.Recent) != 2 {
+		t.Fatalf("traced walk %+v: want recent walks for the two iptables dataplanes", c.Walk)
+	}
+	for name, w := range c.Walk.Recent {
+		lists := m.Services.Len() * k
+		want := float64(lists+1) / 2 * (k + 1)
+		if w.Lists != lists || w.Services != m.Services.Len() || !near(w.Mean, want, 1e-9) {
+			t.Errorf("%s: %d lists over %d Services, mean %v steps; want %d, %d, %v", name, w.Lists, w.Services, w.Mean, lists, m.Services.Len(), want)
+		}
+		if !(w.P99Lo <= w.P99 && w.P99 <= w.P99Hi && w.Median <= w.P99) {
+			t.Errorf("%s: median %v, p99 %v [%v, %v]: want median ≤ p99 within its band", name, w.Median, w.P99, w.P99Lo, w.P99Hi)
+		}
+	}
+	scaled := c.Walk.scaled(3)
+	if r := scaled.Recent["iptables-legacy"]; !near(r.Mean, 3*c.Walk.Recent["iptables-legacy"].Mean, 1e-9) || r.Lists != 3*c.Walk.Recent["iptables-legacy"].Lists {
+		t.Errorf("scaled 3×: %+v, want 3 times the lists and steps of %+v", *r, *c.Walk.Recent["iptables-legacy"])
+	}
+}
+
+// TestRecentWalkOfNoAffinity: without affinity a traced walk has no
+// recent walks, and plan neither prices nor warns.
+func TestRecentWalkOfNoAffinity(t *testing.T) {
+	gen, err := model.NewGenerator(model.GeneratorConfig{Services: 40, EndpointsPerService: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := CompositionOf("plain", 1, &model.Model{Cluster: model.DefaultCluster(), Services: gen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Walk == nil || c.Walk.Recent != nil {
+		t.Fatalf("traced walk %+v: want one without recent walks", c.Walk)
+	}
+}
+
+// TestPredictPricesRecentSteps: a calibrated step prices the position's
+// steps into the p50 and the slowest 1%'s into the uniform p99; without
+// one plan warns once the tail reaches RecentStepsWarnAt steps.
+func TestPredictPricesRecentSteps(t *testing.T) {
+	rw := &RecentWalk{Lists: 8000, Services: 6000, First: 9000, Median: 0, Mean: 2000, Last: 40000, P99: 50000, P99Lo: 30000, P99Hi: 150000}
+	walk := &TracedWalk{First: 10, Mean: 3000, Last: 6000, Offset: 4, Traced: 400, Recent: map[string]*RecentWalk{"iptables-nft": rw}}
+	perStep := Estimate{Value: 0.027, Lo: 0.02, Hi: 0.03}
+	for _, pos := range []string{PositionFirst, PositionUniform, PositionLast} {
+		for _, calibrated := range []bool{true, false} {
+			t.Run(pos+map[bool]string{true: ", calibrated", false: ", not calibrated"}[calibrated], func(t *testing.T) {
+				m := synthModel(t, Options{})
+				dm, _ := m.Dataplane("iptables-nft")
+				if calibrated {
+					dm.Recent = &RecentCost{Services: 2500, Lists: 8000, Rules: 4, Positions: []string{PositionLast}, PerStepUs: perStep, Repetitions: 4}
+				}
+				q := Query{Dataplane: "iptables-nft", Position: pos, Composition: &Composition{Services: 6000, ServiceRules: 6000, Walk: walk,
+					Modes: map[string]Size{"iptables": {Mode: "iptables", Rules: 30000, Chains: 12000, Bytes: 3 << 20, BytesExact: true}}}}
+				without := *q.Composition
+				without.Walk = &TracedWalk{First: walk.First, Mean: walk.Mean, Last: walk.Last, Offset: walk.Offset, Traced: walk.Traced}
+				plain := predictOf(t, m, Query{Dataplane: q.Dataplane, Position: pos, Composition: &without})
+				got := predictOf(t, m, q)
+				steps := rw.steps(pos)
+				added := got.P50us.Total.Value - plain.P50us.Total.Value
+				tail := got.P99us.Total.Value - plain.P99us.Total.Value
+				warned := strings.Contains(strings.Join(got.Warnings, "\n"), "xt_recent's list")
+				if got.RecentSteps != steps {
+					t.Errorf("%v steps, want %v", got.RecentSteps, steps)
+				}
+				if !calibrated {
+					if added != 0 || tail != 0 || got.RecentUs != nil || !warned {
+						t.Errorf("uncalibrated: p50 +%v µs, p99 +%v, surcharge %v, warned %t; want none, none, none, a warning", added, tail, got.RecentUs, warned)
+					}
+					return
+				}
+				if !near(added, steps*perStep.Value, 1e-9) || warned || (steps > 0) != (got.RecentUs != nil) {
+					t.Errorf("p50 +%v µs (surcharge %v, warned %t), want %v", added, got.RecentUs, warned, steps*perStep.Value)
+				}
+				wantTail := steps * perStep.Value
+				if pos == PositionUniform {
+					wantTail = rw.P99 * perStep.Value
+				}
+				if !near(tail, wantTail, 1e-9) {
+					t.Errorf("p99 +%v µs, want %v", tail, wantTail)
+				}
+				if pos == PositionUniform && !(got.P99us.Total.Hi-plain.P99us.Total.Hi >= rw.P99Hi*perStep.Hi-1e-9) {
+					t.Errorf("uniform p99's upper end +%v µs, want at least the band's %v", got.P99us.Total.Hi-plain.P99us.Total.Hi, rw.P99Hi*perStep.Hi)
+				}
+			})
+		}
+	}
+}
+
+// TestRecentWalkSkipsSmallTails: a tail under RecentStepsWarnAt steps,
+// uncalibrated, is not worth a warning.
+func TestRecentWalkSkipsSmallTails(t *testing.T) {
+	dm := &DataplaneModel{Dataplane: "iptables-legacy", Lookup: LinearWalk}
+	w := &TracedWalk{Recent: map[string]*RecentWalk{"iptables-legacy": {Lists: 2, Services: 5, Last: 4, P99: 4, P99Lo: 4, P99Hi: 4}}}
+	if _, steps, warning := dm.recentSurcharge(w, PositionLast); steps != 4 || warning != "" {
+		t.Errorf("steps %v, warning %q; want 4 and none", steps, warning)
+	}
+}
