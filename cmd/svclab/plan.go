@@ -28,9 +28,12 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
     table's too, as TCP connections to ClusterIPs reaching an endpoint;
     each addrtype match among them, kube-proxy's REJECT of a NodePort
     without endpoints, adds the calibration's addrtype probe's cost of one
-    beyond a plain rule, "of which addrtype matches"; nftables and IPVS: a
-    map lookup, constant in N), for connections spread over the cluster's
-    services (uniform, the default) or to one position;
+    beyond a plain rule, "of which addrtype matches"; a ClientIP-affinity
+    Service's first packet walks xt_recent's list of lists by name once per
+    endpoint, priced at the recent probe's cost of a step, the uniform p99
+    at the slowest 1% of Services', "of which xt_recent list steps";
+    nftables and IPVS: a map lookup, constant in N), for connections spread
+    over the cluster's services (uniform, the default) or to one position;
   - CPU per new connection and CPU cores at --new-conn-per-s;
   - full and incremental sync time against the ruleset's rules, in the form
     (linear, power law with fixed cost, quadratic) that best predicted the
@@ -50,9 +53,11 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
     incremental sync the table's sets times what every transaction pays
     for each (nft's cache of them); a calibration without
     them warns from 1,000 sets in a table;
-    iptables warns from 1,000 xt_recent tables (one per ClientIP-affinity
-    endpoint, looked up by name in a list for every packet), a term the
-    model lacks;
+    iptables' syncs add xt_recent's walks of its lists for every affinity
+    rule loaded (and, iptables-legacy's incremental sync replacing the whole
+    table, unloaded), priced at the recent probe's step ("of which
+    xt_recent list walks"); a calibration without the probe warns from
+    1,000 xt_recent tables;
   - network programming latency p50/p99 at --churn changes a second (endpoint
     changes, or Service creations with --churn-kind services):
     kube-proxy's sync loop simulated as v1.34-v1.37 run it (--min-sync-period

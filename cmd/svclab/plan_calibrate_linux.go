@@ -23,7 +23,9 @@ uniformly random service, CPU per connection, full and incremental syncs,
 a partial sync carrying 100 endpoint changes, kernel memory), with walk
 probes (a rule walk's growth to 80,000 services), an addrtype probe (the
 2,500-service walk probe with 2,500 addrtype rules: what a routing lookup
-adds to a first packet), sync probes
+adds to a first packet), a recent probe (that walk probe with 8,000
+xt_recent lists ahead of one that 4 rules check: a step of the list walk
+ClientIP affinity costs first packets and syncs), sync probes
 (iptables-legacy's full sync timed alone at 10,000 and 20,000 services,
 where it grows faster than a line), lookup probes (nftables' lookup of a
 random service among 10,000 to 80,000, loaded once), and the time of one

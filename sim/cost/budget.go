@@ -183,7 +183,7 @@ func (c Composition) scaled(n int) Composition {
 			Elements: grow(s.Elements, fixed.Elements), Bytes: int(math.Round(float64(s.Bytes) * f)),
 			HashTables: scaledCounts(s.HashTables, f), ChainList: scaledWalk(s.ChainList, f), PartialChainList: scaledWalk(s.PartialChainList, f),
 			AnonymousSetWork: s.AnonymousSetWork.scaled(f),
-			RecentTables:     int(math.Round(float64(s.RecentTables) * f))}
+			RecentTables:     int(math.Round(float64(s.RecentTables) * f)), RecentSync: scaledRecentSync(s.RecentSync, f)}
 	}
 	return out
 }

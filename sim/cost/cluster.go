@@ -88,7 +88,8 @@ func (c *Composition) addPayload(source string, proj *model.Model, fam model.Fam
 		return fmt.Errorf("%s: %s (%s): %w", source, cfg.Mode, fam, err)
 	}
 	c.add(string(cfg.Mode), st, tables, walk)
-	c.addNamedLists(string(cfg.Mode), payloadAnonymousSetWork(cfg.Mode, payload.Bytes()), payloadRecentTables(cfg.Mode, payload.Bytes()))
+	c.addNamedLists(string(cfg.Mode), payloadAnonymousSetWork(cfg.Mode, payload.Bytes()), payloadRecentTables(cfg.Mode, payload.Bytes()),
+		payloadRecentSync(cfg.Mode, payload.Bytes()))
 	if cfg.Mode != dataplane.ModeIPTables {
 		return nil
 	}
@@ -133,12 +134,13 @@ func (c *Composition) add(mode string, st render.Stats, tables []int, walk *ipta
 // each family's nftables proxier writes a table of its own, so the
 // largest table's anonymous sets count; a namespace's xt_recent tables are
 // one list, so both families' add up.
-func (c *Composition) addNamedLists(mode string, anonymousSets AnonymousSetWork, recentTables int) {
+func (c *Composition) addNamedLists(mode string, anonymousSets AnonymousSetWork, recentTables int, recentSync map[string]RecentSyncSteps) {
 	s := c.Modes[mode]
 	if anonymousSets.walked() {
 		s.AnonymousSetWork = s.AnonymousSetWork.plus(anonymousSets)
 	}
 	s.RecentTables += recentTables
+	s.RecentSync = plusRecentSync(s.RecentSync, recentSync)
 	c.Modes[mode] = s
 }
 

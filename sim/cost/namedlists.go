@@ -96,22 +96,16 @@ func payloadRecentTables(mode dataplane.Mode, payload []byte) int {
 	return len(names)
 }
 
-// recentTablesWarning warns that a rule walk's syncs, and its first
-// packets unless the calibration priced them (firstPriced), are
+// recentTablesWarning warns that a rule walk's first packets and syncs are
 // underestimated when its payload names RecentTablesWarnAt xt_recent
-// tables or more.
-func recentTablesWarning(name string, size Size, firstPriced bool) []string {
-	if size.RecentTables < RecentTablesWarnAt {
+// tables or more and the calibration did not time a step of their list
+// (priced).
+func recentTablesWarning(name string, size Size, priced bool) []string {
+	if size.RecentTables < RecentTablesWarnAt || priced {
 		return nil
 	}
-	if firstPriced {
-		return []string{fmt.Sprintf("%s: the payload names %d xt_recent tables (one per ClientIP-affinity endpoint); xt_recent finds a table by name in a list of all of them "+
-			"for every rule naming one it loads, a cost the sync model does not have: syncs are underestimated "+
-			"(cluster-500's mix at 9,540 Services, iptables-legacy: full sync 14.5 s with affinity, 8.41 s without; results/plan-mix-check). First packets price the walk (the calibration's recent probe)",
-			name, size.RecentTables)}
-	}
 	return []string{fmt.Sprintf("%s: the payload names %d xt_recent tables (one per ClientIP-affinity endpoint); xt_recent finds a table by name in a list of all of them "+
-		"for every packet a recent rule checks and every such rule it loads, a cost the model does not have: first packets to affinity Services (the p99 above all) and syncs are underestimated "+
+		"for every packet a recent rule checks and every such rule it loads and unloads, which the calibration did not time (sweep.recentProbe, svclab plan calibrate): first packets to affinity Services (the p99 above all) and syncs are underestimated "+
 		"(cluster-500's mix at 9,540 Services, iptables-legacy: uniform p99 5,972 µs with affinity, 240 µs without; full sync 14.5 s and 8.41 s; results/plan-mix-check)",
 		name, size.RecentTables)}
 }

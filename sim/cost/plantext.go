@@ -137,9 +137,11 @@ func planRows(q Query, preds []Prediction) []planRow {
 		{"full sync (s)", func(p Prediction) string { return SyncText(p.SyncFull) }},
 		{chainListRowLabel, func(p Prediction) string { return planChainList(p.SyncFull) }},
 		{anonymousSetsRowLabel, func(p Prediction) string { return planAnonymousSets(p.SyncFull) }},
+		{recentSyncRowLabel, func(p Prediction) string { return planRecentSync(p.SyncFull) }},
 		{"incremental sync (s)", func(p Prediction) string { return SyncText(p.SyncIncremental) }},
 		{partialChainListRowLabel, func(p Prediction) string { return planChainList(p.SyncIncremental) }},
 		{chainDumpRowLabel, func(p Prediction) string { return planChainDump(p.SyncIncremental) }},
+		{recentIncrementalRowLabel, func(p Prediction) string { return planRecentSync(p.SyncIncremental) }},
 		{"each further change in a sync (s)", func(p Prediction) string { return planPerChange(p) }},
 		{fmt.Sprintf("programming latency p50 (s) at %s %s/s", planNumber(q.ChurnPerSec), ChurnKindName(q.ChurnKind)), func(p Prediction) string { return planProgramming(p.Programming, false) }},
 		{"programming latency p99 (s)", func(p Prediction) string { return planProgramming(p.Programming, true) }},
@@ -168,6 +170,12 @@ func planRows(q Query, preds []Prediction) []planRow {
 	}
 	if !slices.ContainsFunc(preds, func(p Prediction) bool { return p.RecentSteps > 0 }) {
 		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == recentRowLabel })
+	}
+	if !slices.ContainsFunc(preds, func(p Prediction) bool { return p.SyncFull != nil && p.SyncFull.RecentLists != nil }) {
+		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == recentSyncRowLabel })
+	}
+	if !slices.ContainsFunc(preds, func(p Prediction) bool { return p.SyncIncremental != nil && p.SyncIncremental.RecentLists != nil }) {
+		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == recentIncrementalRowLabel })
 	}
 	if !slices.ContainsFunc(preds, func(p Prediction) bool { return p.RecentTailSteps > 0 }) {
 		rows = slices.DeleteFunc(rows, func(r planRow) bool { return r.label == recentTailRowLabel })
@@ -246,6 +254,20 @@ func planAnonymousSets(s *SyncPrediction) string {
 		return "—"
 	}
 	return EstimateText(s.AnonymousSets)
+}
+
+// recentSyncRowLabel and recentIncrementalRowLabel are the rows of the
+// syncs' xt_recent list walks, shown when some dataplane's were priced.
+const (
+	recentSyncRowLabel        = "  of which xt_recent list walks, loading (s)"
+	recentIncrementalRowLabel = "  of which xt_recent list walks, reloading (s)"
+)
+
+func planRecentSync(s *SyncPrediction) string {
+	if s == nil || s.RecentLists == nil {
+		return "—"
+	}
+	return EstimateText(s.RecentLists)
 }
 
 // chainDumpRowLabel is the row of an incremental sync's chain dump walk,

@@ -90,6 +90,10 @@ type SyncPrediction struct {
 	// set of the table (an incremental sync's), when priced on the
 	// calibration's machine (SyncCurve.AnonymousSets).
 	AnonymousSets *Estimate `json:"anonymous_sets_s,omitempty"`
+	// RecentLists is xt_recent's walks of its lists within Seconds, one per
+	// rule with a recent match loaded or unloaded (RecentSyncSteps), when
+	// the calibration timed a step (DataplaneModel.Recent).
+	RecentLists *Estimate `json:"recent_lists_s,omitempty"`
 }
 
 // Prediction is what a Query costs on one dataplane.
@@ -280,6 +284,8 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	p.SyncFull = m.predictSync(&p, dm.SyncFull, size, size.ChainList)
 	p.SyncIncremental = m.predictSync(&p, dm.SyncIncremental, size, size.PartialChainList)
 	p.SyncPerChange = m.predictSync(&p, dm.SyncPerChange, size, nil)
+	dm.withRecentSync(p.SyncFull, size.RecentSync[dm.Dataplane].Full)
+	dm.withRecentSync(p.SyncIncremental, size.RecentSync[dm.Dataplane].Incremental)
 	if p.SyncPerChange != nil {
 		p.SyncPerChangeKind = dm.SyncPerChangeKind
 	}

@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -208,5 +209,78 @@ func TestRecentWalkSkipsSmallTails(t *testing.T) {
 	w := &TracedWalk{Recent: map[string]*RecentWalk{"iptables-legacy": {Lists: 2, Services: 5, Last: 4, P99: 4, P99Lo: 4, P99Hi: 4}}}
 	if _, steps, warning := dm.recentSurcharge(w, PositionLast); steps != 4 || warning != "" {
 		t.Errorf("steps %v, warning %q; want 4 and none", steps, warning)
+	}
+}
+
+// TestRecentSyncSteps: loading into empty tables, a rule whose list exists
+// walks to its place, another walks all the lists and appends its own;
+// iptables-legacy checks the chains sorted by name (KUBE-SEP-AA's rule,
+// KUBE-SEP-ZZ's, then KUBE-SVC-X's two: 0 + 1 + 2 + 1 steps), iptables-nft
+// in payload order (0 + 1 + 1 + 2); iptables-legacy's reload checks every
+// rule again and destroys the old one, twice each place (2 × (2+1+2+1)),
+// iptables-nft's replaces the changed chains alone (not priced).
+func TestRecentSyncSteps(t *testing.T) {
+	got := payloadRecentSync("iptables", []byte(recentPayload))
+	want := map[string]RecentSyncSteps{"iptables-legacy": {Full: 4, Incremental: 12}, "iptables-nft": {Full: 4}}
+	if len(got) != len(want) || got["iptables-legacy"] != want["iptables-legacy"] || got["iptables-nft"] != want["iptables-nft"] {
+		t.Errorf("steps %+v, want %+v", got, want)
+	}
+	if got := payloadRecentSync("iptables", []byte("*nat\n:KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -j RETURN\nCOMMIT\n")); got != nil {
+		t.Errorf("steps without recent rules: %+v, want none", got)
+	}
+	if got := payloadRecentSync("nftables", []byte(recentPayload)); got != nil {
+		t.Errorf("steps of an nftables payload: %+v, want none", got)
+	}
+	scaled := scaledRecentSync(want, 3)
+	if scaled["iptables-legacy"] != (RecentSyncSteps{Full: 36, Incremental: 108}) {
+		t.Errorf("3× the services: %+v, want 9× the steps", scaled)
+	}
+}
+
+// TestLoadStepsOfManyLists: T lists each named by two rules in a row take
+// T(T−1)/2 steps to create and T(T+1)/2 to find again: T² in all.
+func TestLoadStepsOfManyLists(t *testing.T) {
+	for _, lists := range []int{1, 10, 1000} {
+		var rules []recentRule
+		for i := range lists {
+			name := fmt.Sprintf("KUBE-SEP-%06d", i)
+			rules = append(rules, recentRule{chain: name, list: name}, recentRule{chain: name, list: name})
+		}
+		steps, places := loadSteps(rules)
+		if steps != float64(lists*lists) || len(places) != lists || places["KUBE-SEP-000000"] != 1 {
+			t.Errorf("%d lists: %v steps, %d places (the first at %d); want %d, %d, 1", lists, steps, len(places), places["KUBE-SEP-000000"], lists*lists, lists)
+		}
+	}
+}
+
+// TestPredictPricesRecentSyncs: a calibrated step prices the syncs' steps
+// (seconds = steps × µs / 10⁶) and shows them apart; none without one.
+func TestPredictPricesRecentSyncs(t *testing.T) {
+	steps := RecentSyncSteps{Full: 5e7, Incremental: 1e8}
+	perStep := Estimate{Value: 0.03, Lo: 0.02, Hi: 0.04}
+	for _, calibrated := range []bool{true, false} {
+		m := synthModel(t, Options{})
+		dm, _ := m.Dataplane("iptables-nft")
+		if calibrated {
+			dm.Recent = &RecentCost{Services: 2500, Lists: 8000, Rules: 4, PerStepUs: perStep, Repetitions: 4}
+		}
+		size := Size{Mode: "iptables", Rules: 30000, Chains: 12000, Bytes: 3 << 20, BytesExact: true}
+		plain := predictOf(t, m, Query{Dataplane: "iptables-nft", Position: PositionLast, Composition: &Composition{Services: 6000, ServiceRules: 6000, Modes: map[string]Size{"iptables": size}}})
+		size.RecentSync = map[string]RecentSyncSteps{"iptables-nft": steps}
+		got := predictOf(t, m, Query{Dataplane: "iptables-nft", Position: PositionLast, Composition: &Composition{Services: 6000, ServiceRules: 6000, Modes: map[string]Size{"iptables": size}}})
+		if got.SyncFull == nil || got.SyncIncremental == nil {
+			t.Fatal("no syncs predicted")
+		}
+		full := got.SyncFull.Seconds.Value - plain.SyncFull.Seconds.Value
+		incr := got.SyncIncremental.Seconds.Value - plain.SyncIncremental.Seconds.Value
+		if !calibrated {
+			if full != 0 || incr != 0 || got.SyncFull.RecentLists != nil {
+				t.Errorf("uncalibrated: full +%v s, incremental +%v, walks %v; want none", full, incr, got.SyncFull.RecentLists)
+			}
+			continue
+		}
+		if !near(full, 1.5, 1e-9) || !near(incr, 3, 1e-9) || got.SyncFull.RecentLists == nil || !strings.Contains(got.SyncIncremental.Form, "xt_recent") {
+			t.Errorf("full +%v s, incremental +%v (%s); want +1.5 and +3 shown apart", full, incr, got.SyncIncremental.Form)
+		}
 	}
 }

@@ -46,6 +46,9 @@ type Size struct {
 	// (payloadRecentTables; 0 for the other modes), all in one list the
 	// kernel walks by name (RecentTablesWarnAt).
 	RecentTables int `json:"recent_tables,omitempty"`
+	// RecentSync are, by rule-walk dataplane, the steps its syncs take
+	// through those tables' list (payloadRecentSync; nil without them).
+	RecentSync map[string]RecentSyncSteps `json:"recent_sync,omitempty"`
 }
 
 // exactBytesObjects is the most services + endpoints whose payload

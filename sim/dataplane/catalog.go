@@ -21,7 +21,7 @@ var all = []Info{
 		Version:      VersionCmd{Key: "iptables-legacy", Argv: []string{"iptables-legacy", "--version"}},
 		RuleCounters: true, Sync: RestoreText, Up: true, PartialCreates: true,
 		Kernel: KernelNeeds{Module: "ip_tables", Features: []Feature{FeatureIPTablesLegacy, FeatureConntrack}},
-		Lookup: LinearWalk, FullSyncQuadratic: true, RulesCheckedSorted: true, Colour: color.RGBA{R: 0xD5, G: 0x5E, B: 0x00, A: 0xFF}}, // vermillion
+		Lookup: LinearWalk, FullSyncQuadratic: true, RulesCheckedSorted: true, RestoreReplacesTable: true, Colour: color.RGBA{R: 0xD5, G: 0x5E, B: 0x00, A: 0xFF}}, // vermillion
 	{Name: IPTablesNFT, Summary: "kube-proxy iptables mode through iptables-nft (nf_tables backend)",
 		Mode: ModeIPTables, IPTablesBackend: BackendNFT,
 		Tools: []string{"iptables-nft", "iptables-nft-restore", "iptables-nft-save"}, Packages: []string{"iptables"},
@@ -43,7 +43,7 @@ var all = []Info{
 		Tools: []string{"ipset", "iptables-legacy-restore"}, Packages: []string{"ipset", "iptables"},
 		// ipvsadm --version fails without IPVS in the kernel; ask dpkg.
 		Version:      VersionCmd{Key: "ipvsadm", Argv: []string{"dpkg-query", "-W", "-f=ipvsadm ${Version}", "ipvsadm"}},
-		RuleCounters: false, Sync: Netlink, UnchargedKernelMemory: true, RulesCheckedSorted: true,
+		RuleCounters: false, Sync: Netlink, UnchargedKernelMemory: true, RulesCheckedSorted: true, RestoreReplacesTable: true,
 		Kernel: KernelNeeds{Module: "ip_vs", Features: []Feature{FeatureIPVS, FeatureDummy, FeatureIPSet, FeatureIPTablesLegacy, FeatureConntrack}},
 		Lookup: MapLookup, Colour: color.RGBA{R: 0xCC, G: 0x79, B: 0xA7, A: 0xFF}}, // purple
 	{Name: EBPF, Summary: "Cilium-style service LB: tc (tcx) programs on client veths, BPF hash maps",

@@ -104,6 +104,12 @@ type Info struct {
 	// first rule naming it, and finds a list by walking them all, so this
 	// order prices ClientIP affinity (svclab plan).
 	RulesCheckedSorted bool
+	// RestoreReplacesTable is true when every restore replaces a whole
+	// table in the kernel (iptables-legacy: libiptc commits the table it
+	// read back with the changes applied), so a partial sync checks every
+	// rule's matches again and destroys the old ones; otherwise only the
+	// changed chains' rules are replaced (iptables-nft).
+	RestoreReplacesTable bool
 	// SyncGrowthNote, when set, says why its syncs can grow faster past
 	// the sizes a calibration timed than any form fitted below them:
 	// svclab plan then warns when it extrapolates a sync it has not priced
