@@ -276,7 +276,7 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 		p.P99us = &c
 	}
 	if dm.CPU != nil {
-		c := predictCost(*dm.CPU, evals, q.Services)
+		c := dm.withMatchCPU(predictCost(*dm.CPU, evals, q.Services), q)
 		p.CPUusPerConn = &c
 		cores := c.Added.Scale(q.NewConnPerSec / 1e6)
 		p.CPUCores = &cores

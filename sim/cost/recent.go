@@ -73,6 +73,33 @@ func newRecentCost(pairs [][2]results.Point, plainUs float64) *RecentCost {
 // 27 µs, about a small cluster's whole first-packet p50.
 const RecentStepsWarnAt = 1000
 
+// withMatchCPU is c, a CPU per connection at q's position, with what the
+// walk's addrtype matches and xt_recent steps add to it: CPU is spent per
+// connection, so for connections spread uniformly it takes the mean
+// Service's steps where the p50 takes the median's.
+func (dm *DataplaneModel) withMatchCPU(c CostPrediction, q Query) CostPrediction {
+	if q.Composition == nil || q.Composition.Walk == nil || dm.Lookup != LinearWalk {
+		return c
+	}
+	w := q.Composition.Walk
+	add := func(e Estimate) {
+		c.Total = c.Total.Plus(e).NonNegative()
+		c.Added = c.Added.Plus(e).NonNegative()
+	}
+	if s, _ := dm.addrTypeSurcharge(w.addrTypes(q.Position)); s != (Estimate{}) {
+		add(s)
+	}
+	rw := w.Recent[dm.Dataplane]
+	steps := rw.steps(q.Position)
+	if q.Position == PositionUniform || q.Position == PositionMiddle {
+		steps = rw.meanSteps()
+	}
+	if dm.Recent != nil && steps >= 1 {
+		add(dm.Recent.PerStepUs.Scale(steps))
+	}
+	return c
+}
+
 // recentSurcharge is what a walk's xt_recent steps at position (or
 // recentTail) add to a first packet (µs), with a warning when the
 // calibration did not time a step.
@@ -92,10 +119,15 @@ func (dm *DataplaneModel) recentSurcharge(w *TracedWalk, position string) (Estim
 		return Estimate{}, steps, fmt.Sprintf("%s: a first packet to a ClientIP-affinity Service walks xt_recent's list of its %d lists by name for each endpoint (the slowest 1%% of connections spread uniformly over the Services take %.0f steps); the calibration did not time a step (sweep.recentProbe, svclab plan calibrate), so they are not priced and such first packets (the p99 above all) are underestimated",
 			dm.Dataplane, rw.Lists, rw.steps(recentTail))
 	}
-	if position == recentTail {
-		return timesSteps(dm.Recent.PerStepUs, rw.tail()), steps, ""
+	beyond := ""
+	if rw.Lists > dm.Recent.Lists {
+		beyond = fmt.Sprintf("%s: the payload's %d xt_recent lists are %.1f× the %d the calibration timed a step of: their walks pass further out of the caches, priced at that step, likely low (first packets and syncs; the reference VM's step, 26 ns over 8,000 and 16,000 lists, was 46-61 ns over 32,000, past its 1 MiB L2: results/plan-recent/step-growth)",
+			dm.Dataplane, rw.Lists, float64(rw.Lists)/float64(dm.Recent.Lists), dm.Recent.Lists)
 	}
-	return dm.Recent.PerStepUs.Scale(steps), steps, ""
+	if position == recentTail {
+		return timesSteps(dm.Recent.PerStepUs, rw.tail()), steps, beyond
+	}
+	return dm.Recent.PerStepUs.Scale(steps), steps, beyond
 }
 
 // timesSteps is per step times steps, both uncertain: the interval's ends
@@ -120,7 +152,7 @@ func (dm *DataplaneModel) withRecent(c CostPrediction, q Query, position string,
 	if w != "" {
 		warn(w)
 	}
-	if s == (Estimate{}) {
+	if s == (Estimate{}) || steps < 1 {
 		return c, steps, nil
 	}
 	c.Total = c.Total.Plus(s).NonNegative()

@@ -284,3 +284,49 @@ func TestPredictPricesRecentSyncs(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictPricesMatchCPU: the CPU per connection adds the walk's
+// addrtype matches and, spread uniformly, the mean Service's xt_recent
+// steps (the last Service's at the last position).
+func TestPredictPricesMatchCPU(t *testing.T) {
+	rw := &RecentWalk{Lists: 8000, Services: 6000, Median: 0, Mean: 2000, Last: 40000, P99: 50000, P99Lo: 30000, P99Hi: 150000}
+	walk := &TracedWalk{First: 10, Mean: 3000, Last: 6000, Offset: 4, Traced: 400, AddrTypeMean: 300, AddrTypeLast: 500, Recent: map[string]*RecentWalk{"iptables-nft": rw}}
+	perStep, perMatch := Estimate{Value: 0.027, Lo: 0.02, Hi: 0.03}, Estimate{Value: 0.07, Lo: 0.05, Hi: 0.09}
+	tests := []struct {
+		position string
+		want     float64
+	}{
+		{PositionUniform, 300*perMatch.Value + 2000*perStep.Value},
+		{PositionLast, 500*perMatch.Value + 40000*perStep.Value},
+	}
+	for _, tt := range tests {
+		m := synthModel(t, Options{})
+		dm, _ := m.Dataplane("iptables-nft")
+		dm.Recent = &RecentCost{Services: 2500, Lists: 8000, Rules: 4, PerStepUs: perStep, Repetitions: 4}
+		dm.AddrType = &AddrTypeCost{Services: 2500, Rules: 2500, PerMatchUs: perMatch, Repetitions: 4}
+		modes := map[string]Size{"iptables": {Mode: "iptables", Rules: 30000, Chains: 12000, Bytes: 3 << 20, BytesExact: true}}
+		got := predictOf(t, m, Query{Dataplane: "iptables-nft", Position: tt.position, Composition: &Composition{Services: 6000, ServiceRules: 6000, Walk: walk, Modes: modes}})
+		plainWalk := &TracedWalk{First: walk.First, Mean: walk.Mean, Last: walk.Last, Offset: walk.Offset, Traced: walk.Traced}
+		plain := predictOf(t, m, Query{Dataplane: "iptables-nft", Position: tt.position, Composition: &Composition{Services: 6000, ServiceRules: 6000, Walk: plainWalk, Modes: modes}})
+		if got.CPUusPerConn == nil || !near(got.CPUusPerConn.Added.Value-plain.CPUusPerConn.Added.Value, tt.want, 1e-9) {
+			t.Errorf("%s: CPU per connection %+v against %+v, want %v µs more", tt.position, got.CPUusPerConn, plain.CPUusPerConn, tt.want)
+		}
+	}
+}
+
+// TestRecentStepBeyondTheProbe: a payload with more lists than the probe
+// timed a step over is priced at that step, with a warning.
+func TestRecentStepBeyondTheProbe(t *testing.T) {
+	dm := &DataplaneModel{Dataplane: "iptables-legacy", Lookup: LinearWalk,
+		Recent: &RecentCost{Lists: 8001, Rules: 4, PerStepUs: Estimate{Value: 0.03, Lo: 0.02, Hi: 0.04}, Repetitions: 2}}
+	for _, tt := range []struct {
+		lists int
+		warn  string
+	}{{8001, ""}, {80010, "10.0× the 8001"}} {
+		w := &TracedWalk{Recent: map[string]*RecentWalk{"iptables-legacy": {Lists: tt.lists, Services: 5, Last: 1000, P99: 1000, P99Lo: 1000, P99Hi: 1000}}}
+		s, steps, warning := dm.recentSurcharge(w, PositionLast)
+		if steps != 1000 || !near(s.Value, 30, 1e-9) || (tt.warn == "") != (warning == "") || !strings.Contains(warning, tt.warn) {
+			t.Errorf("%d lists: %v µs for %v steps, warning %q; want 30 for 1000 and a warning saying %q", tt.lists, s.Value, steps, warning, tt.warn)
+		}
+	}
+}

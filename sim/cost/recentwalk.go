@@ -79,6 +79,14 @@ func (w *RecentWalk) steps(position string) float64 {
 	return 0
 }
 
+// meanSteps is the walk's mean over the Services, 0 for none.
+func (w *RecentWalk) meanSteps() float64 {
+	if w == nil {
+		return 0
+	}
+	return w.Mean
+}
+
 // scaled is the walk of f times the services: f times the lists, each at f
 // times its place.
 func (w *RecentWalk) scaled(f float64) *RecentWalk {
