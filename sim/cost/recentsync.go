@@ -21,14 +21,23 @@ type RecentSyncSteps struct {
 	Incremental float64 `json:"incremental,omitempty"`
 }
 
-// recentRule is a rule with a recent match: its chain and its list.
-type recentRule struct{ chain, list string }
+// recentRule is a rule with a recent match: its table (the payload's
+// how-manieth), its chain and its list.
+type recentRule struct {
+	table       int
+	chain, list string
+}
 
 // payloadRecentRules are an iptables payload's rules with a recent match,
 // in payload order.
 func payloadRecentRules(payload []byte) []recentRule {
 	var out []recentRule
+	table := 0
 	eachLine(payload, func(line string) {
+		if strings.HasPrefix(line, "*") {
+			table++
+			return
+		}
 		if !strings.HasPrefix(line, "-A ") || !strings.Contains(line, "-m recent") {
 			return
 		}
@@ -38,7 +47,7 @@ func payloadRecentRules(payload []byte) []recentRule {
 		}
 		chain, _, _ := strings.Cut(line[3:], " ")
 		list, _, _ := strings.Cut(rest, " ")
-		out = append(out, recentRule{chain: chain, list: list})
+		out = append(out, recentRule{table: table, chain: chain, list: list})
 	})
 	return out
 }
@@ -58,12 +67,7 @@ func payloadRecentSync(mode dataplane.Mode, payload []byte) map[string]RecentSyn
 		if info.Mode != mode || info.Lookup != dataplane.LinearWalk {
 			continue
 		}
-		ordered := rules
-		if info.RulesCheckedSorted {
-			ordered = slices.Clone(rules)
-			slices.SortStableFunc(ordered, func(a, b recentRule) int { return cmp.Compare(a.chain, b.chain) })
-		}
-		full, places := loadSteps(ordered)
+		full, places := loadSteps(checkOrder(rules, info.RulesCheckedSorted))
 		s := RecentSyncSteps{Full: full}
 		if info.RestoreReplacesTable {
 			for _, r := range rules {
@@ -73,6 +77,29 @@ func payloadRecentSync(mode dataplane.Mode, payload []byte) map[string]RecentSyn
 		out[string(info.Name)] = s
 	}
 	return out
+}
+
+// checkOrder is rules in the order the kernel checks them on a load, and so
+// creates their lists: table by table in the payload's order, and within a
+// table in its restore tool's order: user chains sorted by name (sorted,
+// libiptc; the built-in chains, first, have no recent rule kube-proxy
+// writes), or every rule as the payload adds it (iptables-nft).
+func checkOrder(rules []recentRule, sorted bool) []recentRule {
+	if !sorted {
+		return rules
+	}
+	out := slices.Clone(rules)
+	slices.SortStableFunc(out, func(a, b recentRule) int {
+		return cmp.Or(cmp.Compare(a.table, b.table), cmp.Compare(a.chain, b.chain))
+	})
+	return out
+}
+
+// recentPlaces is each xt_recent list's place (1-based) in the kernel's
+// list of them once payload is loaded into empty tables.
+func recentPlaces(payload []byte, sorted bool) map[string]int {
+	_, places := loadSteps(checkOrder(payloadRecentRules(payload), sorted))
+	return places
 }
 
 // loadSteps are the steps of loading rules, in the order the kernel checks

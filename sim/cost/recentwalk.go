@@ -1,7 +1,6 @@
 package cost
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -9,9 +8,9 @@ import (
 
 	"github.com/svclab/svclab/sim/analyze"
 	"github.com/svclab/svclab/sim/dataplane"
-	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/route"
+	"gonum.org/v1/gonum/stat"
 )
 
 // RecentWalk is what first packets pay for ClientIP affinity's xt_recent
@@ -103,8 +102,9 @@ func (w *RecentWalk) scaled(f float64) *RecentWalk {
 const recentSample = 4000
 
 // tracedRecentWalks are recentWalks over recentSample destinations of d
-// when rows (the first sample's connections) meet affinity, else nil.
-func tracedRecentWalks(d *analyze.Dump, rows []analyze.ServiceRow, proj *model.Model, cfg route.Config) (map[string]*RecentWalk, error) {
+// (payload loaded) when rows (the first sample's connections) meet
+// affinity, else nil.
+func tracedRecentWalks(d *analyze.Dump, payload []byte, rows []analyze.ServiceRow, proj *model.Model, cfg route.Config) (map[string]*RecentWalk, error) {
 	if !slices.ContainsFunc(rows, func(r analyze.ServiceRow) bool { return r.RecentLookups > 0 }) {
 		return nil, nil
 	}
@@ -112,12 +112,12 @@ func tracedRecentWalks(d *analyze.Dump, rows []analyze.ServiceRow, proj *model.M
 	if err != nil {
 		return nil, fmt.Errorf("trace first packets for xt_recent: %w", err)
 	}
-	return recentWalks(d.IPT, connectRows(rep.Services, proj), cfg.Mode), nil
+	return recentWalks(payload, connectRows(rep.Services, proj), cfg.Mode), nil
 }
 
-// recentWalks are the RecentWalk of rows (traced through d) for each
-// rule-walk dataplane of mode, nil when no row looks a list up.
-func recentWalks(d *iptables.Dump, rows []analyze.ServiceRow, mode dataplane.Mode) map[string]*RecentWalk {
+// recentWalks are the RecentWalk of rows (traced through payload) for
+// each rule-walk dataplane of mode, nil when no row looks a list up.
+func recentWalks(payload []byte, rows []analyze.ServiceRow, mode dataplane.Mode) map[string]*RecentWalk {
 	if !slices.ContainsFunc(rows, func(r analyze.ServiceRow) bool { return r.RecentLookups > 0 }) {
 		return nil
 	}
@@ -127,7 +127,7 @@ func recentWalks(d *iptables.Dump, rows []analyze.ServiceRow, mode dataplane.Mod
 		if info.Mode != mode || info.Lookup != dataplane.LinearWalk {
 			continue
 		}
-		places := recentPlaces(d, info.RulesCheckedSorted)
+		places := recentPlaces(payload, info.RulesCheckedSorted)
 		steps := make([]float64, len(rows))
 		for i, r := range rows {
 			steps[i] = recentSteps(r, places)
@@ -162,15 +162,10 @@ func newRecentWalk(steps []float64, lists int) *RecentWalk {
 	sorted := slices.Sorted(slices.Values(steps))
 	q := uniformTailQuantile
 	band := 1.96 * math.Sqrt(q*(1-q)/tailConnections)
-	w.Median, w.P99 = nearestRank(sorted, 0.5), nearestRank(sorted, q)
-	w.P99Lo, w.P99Hi = nearestRank(sorted, q-band), nearestRank(sorted, q+band)
+	quantile := func(q float64) float64 { return stat.Quantile(q, stat.Empirical, sorted, nil) }
+	w.Median, w.P99 = quantile(0.5), quantile(q)
+	w.P99Lo, w.P99Hi = quantile(q-band), quantile(q+band)
 	return w
-}
-
-// nearestRank is sorted's q-quantile by the nearest-rank method.
-func nearestRank(sorted []float64, q float64) float64 {
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
 // recentSteps is a destination's steps: its checked lists' places, plus
@@ -188,55 +183,4 @@ func recentSteps(r analyze.ServiceRow, places map[string]int) float64 {
 		steps += set / float64(len(r.RecentSet))
 	}
 	return steps
-}
-
-// recentPlaces is each xt_recent list's place (1-based) in the kernel's
-// list of them once d is loaded into empty tables: xt_recent appends a
-// list when the kernel checks the first rule that names it, which it does
-// table by table in the payload's order, and within a table in its
-// restore tool's order: built-in chains, then user chains sorted by name
-// (sorted, libiptc), or every rule as the payload adds it (iptables-nft).
-func recentPlaces(d *iptables.Dump, sorted bool) map[string]int {
-	places := map[string]int{}
-	note := func(r *iptables.Rule) {
-		if r.Recent == nil {
-			return
-		}
-		if _, ok := places[r.Recent.Name]; !ok {
-			places[r.Recent.Name] = len(places) + 1
-		}
-	}
-	for _, t := range d.Tables {
-		for _, r := range checkOrder(t, sorted) {
-			note(r)
-		}
-	}
-	return places
-}
-
-// checkOrder is t's rules in the order the kernel checks them on a load.
-func checkOrder(t *iptables.Table, sorted bool) []*iptables.Rule {
-	chains := slices.Clone(t.Chains)
-	if sorted {
-		slices.SortStableFunc(chains, func(a, b *iptables.Chain) int {
-			ab, bb := iptables.IsBuiltinChain(t.Name, a.Name), iptables.IsBuiltinChain(t.Name, b.Name)
-			switch {
-			case ab && bb:
-				return 0
-			case ab:
-				return -1
-			case bb:
-				return 1
-			}
-			return cmp.Compare(a.Name, b.Name)
-		})
-	}
-	var rules []*iptables.Rule
-	for _, c := range chains {
-		rules = append(rules, c.Rules...)
-	}
-	if !sorted {
-		slices.SortStableFunc(rules, func(a, b *iptables.Rule) int { return cmp.Compare(a.Line, b.Line) })
-	}
-	return rules
 }

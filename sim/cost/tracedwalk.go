@@ -139,7 +139,7 @@ func traceWalk(payload []byte, proj *model.Model, cfg route.Config) (*TracedWalk
 		rules, addrTypes = rules+r.RulesEvaluated, addrTypes+r.AddrTypeMatches
 	}
 	w.Mean, w.AddrTypeMean = float64(rules)/float64(len(rows)), float64(addrTypes)/float64(len(rows))
-	if w.Recent, err = tracedRecentWalks(d, rows, proj, cfg); err != nil {
+	if w.Recent, err = tracedRecentWalks(d, payload, rows, proj, cfg); err != nil {
 		return nil, err
 	}
 	return w, nil
