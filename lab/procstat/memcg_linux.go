@@ -22,6 +22,7 @@ import (
 // memory.stat's kernel line).
 type memoryCgroup struct {
 	path    string // the group's directory
+	root    string // the v1 hierarchy's root group, whose count is every group's charges ("" for v2)
 	home    string // the directory of the group the process left (v1)
 	watched bool   // the process's own cgroup v2 group, not one it made
 	joins   int    // Join or Watch calls not yet left
@@ -65,10 +66,14 @@ func JoinMemoryCgroup(path string) error {
 	if err != nil {
 		return err
 	}
+	root, err := cgroup.Mount(memoryController)
+	if err != nil {
+		return fmt.Errorf("find the memory cgroup hierarchy: %w", err)
+	}
 	if err := os.Mkdir(path, 0o755); err != nil {
 		return fmt.Errorf("create memory cgroup %s: %w", path, err)
 	}
-	cg := &memoryCgroup{path: path, home: home, joins: 1}
+	cg := &memoryCgroup{path: path, root: root, home: home, joins: 1}
 	if _, err := cg.kernelBytes(); err != nil { // a kernel without kmem accounting
 		return errors.Join(err, cgroup.Remove(path))
 	}
@@ -116,6 +121,21 @@ func ownKernelBytes() (int64, bool, error) {
 	return n, err == nil, err
 }
 
+// allChargedKernelBytes is the kernel memory charged to every group of the
+// hierarchy the process's own group is in (the v1 root group's count, which
+// its children's charges add to), and false when it has not joined a v1
+// group: cgroup2's root group has no memory.stat to read it from.
+func allChargedKernelBytes() (int64, bool, error) {
+	joined.mu.Lock()
+	cg := joined.cg
+	joined.mu.Unlock()
+	if cg == nil || cg.root == "" {
+		return 0, false, nil
+	}
+	n, err := readKmemUsage(cg.root)
+	return n, err == nil, err
+}
+
 // ownGroupProcesses are the processes in the memory group this process
 // has joined (JoinMemoryCgroup): itself, what it started and what those
 // started, wherever they were adopted. None when it has joined none, or
@@ -137,13 +157,18 @@ func (cg *memoryCgroup) kernelBytes() (int64, error) {
 	if cg.watched {
 		return cg.statKernelBytes()
 	}
-	b, err := os.ReadFile(filepath.Join(cg.path, kmemUsageFile))
+	return readKmemUsage(cg.path)
+}
+
+// readKmemUsage reads the v1 group dir's kmemUsageFile.
+func readKmemUsage(dir string) (int64, error) {
+	b, err := os.ReadFile(filepath.Join(dir, kmemUsageFile))
 	if err != nil {
-		return 0, fmt.Errorf("read the kernel memory of cgroup %s: %w", cg.path, err)
+		return 0, fmt.Errorf("read the kernel memory of cgroup %s: %w", dir, err)
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("cgroup %s's %s: %w", cg.path, kmemUsageFile, err)
+		return 0, fmt.Errorf("cgroup %s's %s: %w", dir, kmemUsageFile, err)
 	}
 	return n, nil
 }

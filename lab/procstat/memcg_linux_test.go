@@ -45,6 +45,35 @@ func TestGrowthIsCheckedAgainstTheOwnCharge(t *testing.T) {
 	}
 }
 
+// TestGrowthLessOtherGroupsCharges: what other processes' memory groups
+// were charged during the load (the hierarchy's count less the own group's)
+// is not the load's; without that count in both readings the machine's
+// growth stands as it is.
+func TestGrowthLessOtherGroupsCharges(t *testing.T) {
+	const mb = 1 << 20
+	before := MemoryReading{Machine: 100 * mb, Own: 10 * mb, HasOwn: true, AllCharged: 500 * mb, HasAllCharged: true}
+	tests := []struct {
+		name      string
+		after     MemoryReading
+		want      int64
+		disturbed bool
+	}{
+		{"no one else", MemoryReading{Machine: 105 * mb, Own: 15 * mb, HasOwn: true, AllCharged: 505 * mb, HasAllCharged: true}, 5 * mb, false},
+		{"a compiler freed its files", MemoryReading{Machine: 103 * mb, Own: 15 * mb, HasOwn: true, AllCharged: 503 * mb, HasAllCharged: true}, 5 * mb, false},
+		{"a compiler wrote its files", MemoryReading{Machine: 108 * mb, Own: 15 * mb, HasOwn: true, AllCharged: 508 * mb, HasAllCharged: true}, 5 * mb, false},
+		{"uncharged frees stay, and are caught", MemoryReading{Machine: 98 * mb, Own: 15 * mb, HasOwn: true, AllCharged: 505 * mb, HasAllCharged: true}, -2 * mb, true},
+		{"no count after", MemoryReading{Machine: 103 * mb, Own: 15 * mb, HasOwn: true}, 3 * mb, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := before.Growth(tt.after)
+			if got != tt.want || errors.Is(err, ErrMemoryDisturbed) != tt.disturbed {
+				t.Errorf("Growth = %d, %v; want %d, disturbed %v", got, err, tt.want, tt.disturbed)
+			}
+		})
+	}
+}
+
 // TestJoinMemoryCgroupChargesTheProcess joins a memory cgroup, sees a child
 // process's kernel memory charged to it, and leaves: the process is back in
 // its group and the directory is gone.
@@ -86,6 +115,10 @@ func TestJoinMemoryCgroupChargesTheProcess(t *testing.T) {
 	after, err := ReadKernelMemory()
 	if err != nil || !after.HasOwn || after.Own-before.Own < 100_000 {
 		t.Errorf("2,000 addresses charged %d bytes to the group (%v); want over 100 kB", after.Own-before.Own, err)
+	}
+	// The hierarchy's count holds the group's charges.
+	if !before.HasAllCharged || !after.HasAllCharged || after.AllCharged < after.Own || before.AllCharged < before.Own {
+		t.Errorf("every group's charges read %+v then %+v; want them in both readings, above the group's own", before, after)
 	}
 	if err := LeaveMemoryCgroup(); err != nil {
 		t.Fatal(err)
