@@ -17,7 +17,7 @@ const planCheckUsage = `Usage: svclab plan check RUN_DIR... --max-n N [--calibra
 The holdout check of svclab plan: calibrates on the sweep's points with at
 most N services, predicts every point above N (first-packet p50 and p99 at
 the last and the uniform position, full and incremental sync, kernel
-memory), and compares each prediction with the measurement: the error, the
+memory, CPU per connection to the last Service), and compares each prediction with the measurement: the error, the
 target (p50 and full sync ±10%, p99 ±20%), and whether the 95% interval
 covers the measurement. Exit 1 when a figure misses its target or its
 interval misses the measurement. The calibration and the holdout come from

@@ -61,7 +61,8 @@ func (r HoldoutRow) Within() bool { return r.Target == 0 || math.Abs(r.Error) <=
 
 // Holdout calibrates on run's points with N ≤ opts.MaxN and predicts every
 // measured point above it: first-packet p50 and p99 at the last and the
-// uniform position, full and incremental sync, kernel memory.
+// uniform position, full and incremental sync, kernel memory and CPU per
+// connection (to the last Service).
 func Holdout(run *Run, opts Options) ([]HoldoutRow, *Model, error) {
 	return HoldoutFrom(run, run, opts)
 }
@@ -155,17 +156,18 @@ func holdoutRows(p results.Point, pred Prediction, noWalk bool, reps []results.P
 		rows = append(rows, row)
 	}
 	if !noWalk {
-		factor := pred.Extrapolation
-		if pred.P50us.Extrapolation > 0 {
-			factor = pred.P50us.Extrapolation
-		}
-		add("p50 µs ("+p.Position+")", &pred.P50us.Total, func(r results.Point) float64 { return r.P50us }, HoldoutTargetP50, factor)
+		add("p50 µs ("+p.Position+")", &pred.P50us.Total, func(r results.Point) float64 { return r.P50us }, HoldoutTargetP50, extrapolationOf(&pred.P50us, pred))
 	}
 	if pred.P99us != nil && !noWalk {
 		add("p99 µs ("+p.Position+")", &pred.P99us.Total, func(r results.Point) float64 { return r.P99us }, HoldoutTargetP99, pred.Extrapolation)
 	}
 	if p.Position != PositionLast {
 		return rows
+	}
+	// The lab times CPU per connection with a batch to the last Service
+	// (copied onto every position's point): checked there only.
+	if c := pred.CPUusPerConn; c != nil && !noWalk {
+		add("CPU µs per connection", &c.Total, func(r results.Point) float64 { return r.CPUusPerConn }, 0, extrapolationOf(c, pred))
 	}
 	if s := pred.SyncFull; s != nil {
 		add("full sync s", &s.Seconds, func(r results.Point) float64 { return r.SyncFullS }, HoldoutTargetSync, s.Extrapolation)
@@ -175,6 +177,15 @@ func holdoutRows(p results.Point, pred Prediction, noWalk bool, reps []results.P
 	}
 	add("kernel memory MB", pred.KernelMemMB, func(r results.Point) float64 { return float64(r.KernelMemBytes) / 1e6 }, 0, pred.Extrapolation)
 	return rows
+}
+
+// extrapolationOf is c's factor beyond the calibration, or the
+// prediction's where c has none of its own.
+func extrapolationOf(c *CostPrediction, pred Prediction) float64 {
+	if c.Extrapolation > 0 {
+		return c.Extrapolation
+	}
+	return pred.Extrapolation
 }
 
 // measuredInterval is how many of reps measured the value (0 is not

@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -50,6 +51,44 @@ func TestHoldoutMeasuredInterval(t *testing.T) {
 			}
 			if said := strings.Contains(summary, "† 1 measured less surely"); said == tt.wantDecided {
 				t.Errorf("summary %q", summary)
+			}
+		})
+	}
+}
+
+// TestHoldoutRowsOfCPU: CPU per connection, which the lab times with a
+// batch to the last Service, is checked at the last position alone, without
+// a target, where it was measured and the rule walk's position was the
+// sweep's.
+func TestHoldoutRowsOfCPU(t *testing.T) {
+	pred := Prediction{P50us: CostPrediction{Total: Estimate{Value: 300, Lo: 250, Hi: 350}},
+		CPUusPerConn: &CostPrediction{Total: Estimate{Value: 40, Lo: 30, Hi: 50}}, Extrapolation: 10}
+	tests := []struct {
+		name     string
+		position string
+		cpu      float64
+		noWalk   bool
+		want     bool
+	}{
+		{"last", PositionLast, 44, false, true},
+		{"uniform: the batch went to the last", PositionUniform, 44, false, false},
+		{"not measured", PositionLast, 0, false, false},
+		{"kube-proxy's positions", PositionLast, 44, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := results.Point{Dataplane: "iptables-nft", Services: 50000, Position: tt.position, P50us: 310, CPUusPerConn: tt.cpu}
+			var cpu []HoldoutRow
+			for _, r := range holdoutRows(p, pred, tt.noWalk, []results.Point{p}) {
+				if r.Figure == "CPU µs per connection" {
+					cpu = append(cpu, r)
+				}
+			}
+			if got := len(cpu) == 1; got != tt.want {
+				t.Fatalf("CPU rows %+v; want one: %v", cpu, tt.want)
+			}
+			if tt.want && (cpu[0].Target != 0 || !cpu[0].Covered || cpu[0].Extrapolation != 10 || math.Abs(cpu[0].Error-(40.0/44-1)) > 1e-12) {
+				t.Errorf("CPU row %+v; want no target, covered, ×10, error 40/44 − 1", cpu[0])
 			}
 		})
 	}
