@@ -179,7 +179,11 @@ func (c Composition) scaled(n int) Composition {
 		ServiceRules: grow(c.ServiceRules, 1), Walk: c.Walk.scaled(f), Modes: map[string]Size{}}
 	for mode, s := range c.Modes {
 		fixed, _ := countsOf(mode, 0, 0)
-		out.Modes[mode] = Size{Mode: mode, Rules: grow(s.Rules, fixed.Rules), Chains: grow(s.Chains, fixed.Chains),
+		var families []int
+		for _, r := range s.FamilyRules {
+			families = append(families, grow(r, fixed.Rules))
+		}
+		out.Modes[mode] = Size{Mode: mode, Rules: grow(s.Rules, fixed.Rules), FamilyRules: families, Chains: grow(s.Chains, fixed.Chains),
 			Elements: grow(s.Elements, fixed.Elements), Bytes: int(math.Round(float64(s.Bytes) * f)),
 			HashTables: scaledCounts(s.HashTables, f), ChainList: scaledWalk(s.ChainList, f), PartialChainList: scaledWalk(s.PartialChainList, f),
 			AnonymousSetWork: s.AnonymousSetWork.scaled(f),

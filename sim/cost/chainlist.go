@@ -343,6 +343,9 @@ type syncForm struct {
 	// partial says the sync is a partial one (its walk is the partial
 	// payload's).
 	partial bool
+	// oneFamily says every calibration point loaded one IP family's
+	// payload (SyncCurve.OneFamily).
+	oneFamily bool
 }
 
 // withoutChainList is a point's sync time less its priced chain-list walk,

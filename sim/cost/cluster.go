@@ -67,6 +67,12 @@ func CompositionFor(source string, scale float64, mdl *model.Model, cfgs ...rout
 			}
 		}
 	}
+	for mode, s := range c.Modes {
+		if len(s.FamilyRules) < 2 {
+			s.FamilyRules = nil
+			c.Modes[mode] = s
+		}
+	}
 	return c, nil
 }
 
@@ -117,6 +123,7 @@ func (c *Composition) add(mode string, st render.Stats, tables []int, walk *ipta
 	s := c.Modes[mode]
 	s.Mode, s.BytesExact = mode, true
 	s.Rules += st.Rules
+	s.FamilyRules = append(s.FamilyRules, st.Rules)
 	s.Chains += st.Chains
 	s.Elements += st.Elements
 	s.Bytes += st.Bytes

@@ -30,10 +30,24 @@ func TestCompositionOfCluster(t *testing.T) {
 	if c.Services != o.Services.Len() || c.ServiceRules < c.Services/2 || ipt.Rules <= c.ServiceRules || nft.Elements == 0 || ipt.Bytes == 0 {
 		t.Fatalf("composition %+v", c)
 	}
+	// cluster-500 has IPv6 and dual-stack Services: a payload per family,
+	// whose rules add up to the mode's.
+	for mode, size := range c.Modes {
+		sum := 0
+		for _, r := range size.FamilyRules {
+			sum += r
+		}
+		if len(size.FamilyRules) != 2 || sum != size.Rules {
+			t.Errorf("%s family rules %v (sum %d), want two adding up to %d", mode, size.FamilyRules, sum, size.Rules)
+		}
+	}
 	double := c.scaled(2 * c.Services)
 	fixed, _ := countsOf("iptables", 0, 0)
 	if got, want := double.Modes["iptables"].Rules, fixed.Rules+2*(ipt.Rules-fixed.Rules); got != want {
 		t.Errorf("scaled ×2 iptables rules %d, want %d", got, want)
+	}
+	if got, fam := double.Modes["iptables"], ipt.FamilyRules; len(got.FamilyRules) != 2 || got.FamilyRules[0] <= fam[0] || got.FamilyRules[1] <= fam[1] {
+		t.Errorf("scaled ×2 iptables family rules %v, from %v: want both grown", got.FamilyRules, fam)
 	}
 	if double.Scale != 2 {
 		t.Errorf("scaled ×2 scale %v", double.Scale)

@@ -83,8 +83,11 @@ func calibrateDataplane(name string, run *Run, opts Options) (DataplaneModel, er
 	if mode == string(dataplane.ModeNFTables) {
 		anonymousSets = newAnonymousSetPrice(run.AnonymousSetWalk)
 	}
-	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, syncForm{quadratic: info.FullSyncQuadratic, chainList: fullWalk, anonymousSets: anonymousSets}, func(p results.Point) float64 { return p.SyncFullS })
-	incremental := syncForm{chainList: partialWalk, chainDump: dump, partial: true}
+	// A sweep without a mix loads IPv4 fillers alone: one restore a sync.
+	oneFamily := !run.mixed()
+	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, syncForm{quadratic: info.FullSyncQuadratic, chainList: fullWalk, anonymousSets: anonymousSets, oneFamily: oneFamily},
+		func(p results.Point) float64 { return p.SyncFullS })
+	incremental := syncForm{chainList: partialWalk, chainDump: dump, partial: true, oneFamily: oneFamily}
 	if anonymousSets != nil && anonymousSets.Listing != nil {
 		incremental.anonymousSets = anonymousSets
 	}
@@ -180,7 +183,7 @@ func optionalSync(dm *DataplaneModel, metric string, points []results.Point, opt
 		dm.Warnings = append(dm.Warnings, dm.Dataplane+" "+err.Error()+" (0 = not timed): not predicted")
 		return nil
 	}
-	c.ChainList, c.ChainDump, c.AnonymousSets = form.chainList, form.chainDump, form.anonymousSets
+	c.ChainList, c.ChainDump, c.AnonymousSets, c.OneFamily = form.chainList, form.chainDump, form.anonymousSets, form.oneFamily
 	if c.R2 < opts.MinR2 {
 		w := fmt.Sprintf("%s %s: poor fit even in the best form (%s, R² %.3f, %d sizes); predictions are doubtful",
 			dm.Dataplane, metric, c.Form, c.R2, c.Points)

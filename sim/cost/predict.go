@@ -3,6 +3,7 @@ package cost
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/svclab/svclab/sim/iptables"
@@ -368,8 +369,12 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, size Size, walk *iptabl
 	if c == nil {
 		return nil
 	}
-	rules := size.Rules
-	s := &SyncPrediction{Form: c.Form, R2: c.R2, Points: c.Points, Extrapolation: float64(rules) / c.MaxRules}
+	restores := c.restoresOf(size)
+	largest := slices.Max(restores)
+	s := &SyncPrediction{Form: c.Form, R2: c.R2, Points: c.Points, Extrapolation: largest / c.MaxRules}
+	if len(restores) > 1 {
+		s.Form += " per family"
+	}
 	// The fit's interval is for the mean curve; a sweep measures a median
 	// of a few loads, each scattering around it (Load.widen). And it says
 	// nothing about the form being wrong beyond the data: widen it by the
@@ -382,27 +387,36 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, size Size, walk *iptabl
 		return e
 	}
 	if c.ChainList == nil && c.ChainDump == nil && c.AnonymousSets == nil {
-		s.Seconds = formError(c.Load.widen(c.At(float64(rules))))
+		s.Seconds = formError(c.Load.widen(c.AtEach(restores)))
 	} else {
 		// The form fitted the rest of the sync: its error is the rest's;
 		// the loads scatter as the whole sync does. The rest cannot be
 		// negative (a walk's price may exceed a small sync's whole time by
 		// up to its uncertainty).
 		priced := m.pricedWalks(p, c, s, size, walk)
-		s.Seconds = c.Load.widen(formError(c.At(float64(rules))).NonNegative().Plus(priced))
+		s.Seconds = c.Load.widen(formError(c.AtEach(restores)).NonNegative().Plus(priced))
 	}
 	s.Beyond = s.Extrapolation > m.Options.BeyondFactor
 	if s.Beyond {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %d rules is %.1f× the largest calibrated ruleset (%.0f rules): beyond calibration",
-			p.Dataplane, c.Metric, rules, s.Extrapolation, c.MaxRules))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %.0f rules%s is %.1f× the largest calibrated ruleset (%.0f rules): beyond calibration",
+			p.Dataplane, c.Metric, largest, familyNote(len(restores)), s.Extrapolation, c.MaxRules))
 	}
 	// A per-change cost at or below zero says the batch cost no more than
 	// one change: it is used as zero, not refused.
 	if s.Seconds.Value <= 0 && c.Metric != MetricSyncPerChange {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: the %s fit predicts %.3g s at %d rules; not usable", p.Dataplane, c.Metric, c.Form, s.Seconds.Value, rules))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: the %s fit predicts %.3g s at %d rules; not usable", p.Dataplane, c.Metric, c.Form, s.Seconds.Value, size.Rules))
 	}
 	s.Seconds = s.Seconds.NonNegative()
 	return s
+}
+
+// familyNote names the payload whose rules a sync's extrapolation is of
+// when it restores one per family.
+func familyNote(restores int) string {
+	if restores > 1 {
+		return " (its largest family's payload)"
+	}
+	return ""
 }
 
 // pricedWalks is the walks a sync curve priced on the calibration's

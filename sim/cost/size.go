@@ -14,9 +14,14 @@ import (
 // Size is the ruleset of one kube-proxy mode's payload for N synthetic
 // ClusterIP services (one TCP port each) with M ready endpoints each.
 type Size struct {
-	Mode   string `json:"mode"`
-	Rules  int    `json:"rules"`  // as render.Stats counts them
-	Chains int    `json:"chains"` // chains (IPVS: virtual servers + iptables chains)
+	Mode  string `json:"mode"`
+	Rules int    `json:"rules"` // as render.Stats counts them
+	// FamilyRules are each IP family's payload's rules when the services
+	// use more than one family (nil for one): kube-proxy runs a proxier per
+	// family and each restores its own payload, so a sync takes each
+	// family's time, not the time of one payload of their sum.
+	FamilyRules []int `json:"family_rules,omitempty"`
+	Chains      int   `json:"chains"` // chains (IPVS: virtual servers + iptables chains)
 	// Elements are nftables map/set elements or ipset members.
 	Elements int `json:"elements,omitempty"`
 	Bytes    int `json:"bytes"`

@@ -76,6 +76,14 @@ type SyncCurve struct {
 	// (an nftables full sync's) out of the calibration's times, as
 	// ChainList does (AnonymousSetPrice).
 	AnonymousSets *AnonymousSetPrice `json:"anonymous_sets,omitempty"`
+	// OneFamily says every calibration point loaded one IP family's payload
+	// (a sweep without a mix: IPv4 fillers), so the curve is the time of one
+	// restore: a payload of several families (Size.FamilyRules) is
+	// predicted as the sum of each family's, as kube-proxy's proxiers and
+	// the lab restore each family's payload on its own. False when the
+	// calibration's points may hold several (a mix's sweep): its curve is
+	// then in the payloads' summed rules.
+	OneFamily bool `json:"one_family,omitempty"`
 }
 
 // powerFromFraction: the power form uses the sizes of at least
@@ -324,6 +332,35 @@ func rSquared(y, fitted []float64) float64 {
 // At predicts the sync time for a ruleset of the given rules with a 95%
 // interval for the mean, in the chosen form.
 func (c SyncCurve) At(rules float64) Estimate { return c.atForm(c.Form, rules) }
+
+// AtEach is At summed over restores of the given rules each (one sync of a
+// payload per IP family); the bounds add, as the restores share the fit.
+func (c SyncCurve) AtEach(restores []float64) Estimate {
+	sum := exact(0)
+	for _, r := range restores {
+		sum = sum.Plus(c.At(r))
+	}
+	return sum
+}
+
+// restoresOf are the rules of each restore a sync of size takes on curve
+// c: one per family when c is one restore's time (OneFamily) and size has
+// several (Size.FamilyRules, scaled to size.Rules, which a holdout sets to
+// what the lab loaded); otherwise size.Rules in one.
+func (c SyncCurve) restoresOf(size Size) []float64 {
+	total := 0
+	for _, r := range size.FamilyRules {
+		total += r
+	}
+	if !c.OneFamily || len(size.FamilyRules) < 2 || total <= 0 {
+		return []float64{float64(size.Rules)}
+	}
+	restores := make([]float64, len(size.FamilyRules))
+	for i, r := range size.FamilyRules {
+		restores[i] = float64(r) * float64(size.Rules) / float64(total)
+	}
+	return restores
+}
 
 func (c SyncCurve) atForm(form string, rules float64) Estimate {
 	switch {

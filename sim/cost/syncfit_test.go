@@ -2,7 +2,10 @@ package cost
 
 import (
 	"math"
+	"slices"
 	"testing"
+
+	"github.com/svclab/svclab/sim/stats"
 )
 
 // TestSyncCurveForms: each form is chosen when the data has its shape, and
@@ -198,5 +201,38 @@ func TestSyncCurveValidationNeedsAQuadraticWithFreedom(t *testing.T) {
 	}
 	if got := c.At(100020).Value; got < 150 || got > 260 {
 		t.Errorf("At(100020) = %.0f s; want near the 218 s measured", got)
+	}
+}
+
+// TestSyncCurveRestoresPerFamily: a curve of one restore's time (fitted on
+// one family's payloads) predicts a payload of two families as two
+// restores, each at its family's rules (scaled to the rules the size says
+// were loaded); a curve fitted on summed payloads, or a one-family payload,
+// is one restore at the size's rules.
+func TestSyncCurveRestoresPerFamily(t *testing.T) {
+	line := stats.Fit{Intercept: 1, Slope: 0.001, N: 10}
+	tests := []struct {
+		name      string
+		oneFamily bool
+		size      Size
+		want      []float64
+		seconds   float64
+	}{
+		{"one family", true, Size{Rules: 4000}, []float64{4000}, 5},
+		{"two families", true, Size{Rules: 4000, FamilyRules: []int{3000, 1000}}, []float64{3000, 1000}, 6},
+		{"two, as a holdout loaded them", true, Size{Rules: 8000, FamilyRules: []int{3000, 1000}}, []float64{6000, 2000}, 10},
+		{"curve of summed payloads", false, Size{Rules: 4000, FamilyRules: []int{3000, 1000}}, []float64{4000}, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := SyncCurve{Form: FormLinear, Linear: line, OneFamily: tt.oneFamily}
+			got := c.restoresOf(tt.size)
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("restores %v, want %v", got, tt.want)
+			}
+			if s := c.AtEach(got).Value; math.Abs(s-tt.seconds) > 1e-9 {
+				t.Errorf("sync %v s, want %v (1 s a restore + 1 ms per 1,000 rules)", s, tt.seconds)
+			}
+		})
 	}
 }
