@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/prometheus/procfs"
 	"github.com/svclab/svclab/lab/cgroup"
 )
 
@@ -134,6 +135,31 @@ func allChargedKernelBytes() (int64, bool, error) {
 	}
 	n, err := readKmemUsage(cg.root)
 	return n, err == nil, err
+}
+
+// ownPageTables is the page tables of the own group's processes (their
+// VmPTE; one that exits meanwhile counts none), and false when the process
+// has joined no group whose processes it can list (ownGroupProcesses).
+func ownPageTables() (int64, bool) {
+	pids, err := ownGroupProcesses()
+	if err != nil || len(pids) == 0 {
+		return 0, false
+	}
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return 0, false
+	}
+	var sum int64
+	for _, pid := range pids {
+		p, err := fs.Proc(pid)
+		if err != nil {
+			continue
+		}
+		if st, err := p.NewStatus(); err == nil {
+			sum += int64(st.VmPTE)
+		}
+	}
+	return sum, true
 }
 
 // ownGroupProcesses are the processes in the memory group this process

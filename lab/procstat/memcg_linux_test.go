@@ -47,8 +47,9 @@ func TestGrowthIsCheckedAgainstTheOwnCharge(t *testing.T) {
 
 // TestGrowthLessOtherGroupsCharges: what other processes' memory groups
 // were charged during the load (the hierarchy's count less the own group's)
-// is not the load's; without that count in both readings the machine's
-// growth stands as it is.
+// is not the load's, but their page tables, charged and not in the
+// machine's figure, are no part of its change either; without that count
+// in both readings the machine's growth stands as it is.
 func TestGrowthLessOtherGroupsCharges(t *testing.T) {
 	const mb = 1 << 20
 	before := MemoryReading{Machine: 100 * mb, Own: 10 * mb, HasOwn: true, AllCharged: 500 * mb, HasAllCharged: true}
@@ -62,6 +63,7 @@ func TestGrowthLessOtherGroupsCharges(t *testing.T) {
 		{"a compiler freed its files", MemoryReading{Machine: 103 * mb, Own: 15 * mb, HasOwn: true, AllCharged: 503 * mb, HasAllCharged: true}, 5 * mb, false},
 		{"a compiler wrote its files", MemoryReading{Machine: 108 * mb, Own: 15 * mb, HasOwn: true, AllCharged: 508 * mb, HasAllCharged: true}, 5 * mb, false},
 		{"uncharged frees stay, and are caught", MemoryReading{Machine: 98 * mb, Own: 15 * mb, HasOwn: true, AllCharged: 505 * mb, HasAllCharged: true}, -2 * mb, true},
+		{"a process's page tables freed", MemoryReading{Machine: 105 * mb, Own: 15 * mb, HasOwn: true, AllCharged: 503 * mb, HasAllCharged: true, OthersPageTables: -2 * mb}, 5 * mb, false},
 		{"no count after", MemoryReading{Machine: 103 * mb, Own: 15 * mb, HasOwn: true}, 3 * mb, false},
 	}
 	for _, tt := range tests {
@@ -116,9 +118,13 @@ func TestJoinMemoryCgroupChargesTheProcess(t *testing.T) {
 	if err != nil || !after.HasOwn || after.Own-before.Own < 100_000 {
 		t.Errorf("2,000 addresses charged %d bytes to the group (%v); want over 100 kB", after.Own-before.Own, err)
 	}
+	// The group's processes (this one) have page tables.
+	if tables, ok := ownPageTables(); !ok || tables <= 0 {
+		t.Errorf("the group's page tables %d (%v); want this process's", tables, ok)
+	}
 	// The hierarchy's count holds the group's charges.
-	if !before.HasAllCharged || !after.HasAllCharged || after.AllCharged < after.Own || before.AllCharged < before.Own {
-		t.Errorf("every group's charges read %+v then %+v; want them in both readings, above the group's own", before, after)
+	if !before.HasAllCharged || !after.HasAllCharged || after.AllCharged < after.Own || before.AllCharged < before.Own || before.OthersPageTables <= 0 {
+		t.Errorf("every group's charges read %+v then %+v; want them and the page tables in both readings, above the group's own", before, after)
 	}
 	if err := LeaveMemoryCgroup(); err != nil {
 		t.Fatal(err)

@@ -74,6 +74,26 @@ func kernelMemory(root string) (int64, error) {
 	return bytes - bookkeeping, nil
 }
 
+// pageTables is the page tables in the meminfo file of the proc file
+// system at root, in bytes.
+func pageTables(root string) (int64, error) {
+	fs, err := procfs.NewFS(root)
+	if err != nil {
+		return 0, fmt.Errorf("open %s: %w", root, err)
+	}
+	mi, err := fs.Meminfo()
+	if err != nil {
+		return 0, fmt.Errorf("read /proc/meminfo: %w", err)
+	}
+	var kb uint64
+	for _, v := range []*uint64{mi.PageTables, mi.SecPageTables} {
+		if v != nil {
+			kb += *v
+		}
+	}
+	return int64(kb) * 1024, nil
+}
+
 // readPerCPUChunkBookkeeping is perCPUChunkBookkeeping of the vmallocinfo
 // file at path.
 func readPerCPUChunkBookkeeping(path string) (int64, error) {
@@ -117,6 +137,12 @@ type MemoryReading struct {
 	// HasAllCharged. Less Own, it is what other processes' groups hold.
 	AllCharged    int64
 	HasAllCharged bool
+	// OthersPageTables is the page tables of the machine's processes
+	// outside the own group: the machine's (/proc/meminfo PageTables and
+	// SecPageTables) less the own group's processes' (VmPTE). Charged to
+	// their groups, so in AllCharged, they are in neither Slab nor
+	// VmallocUsed, so not in Machine; valid with HasAllCharged.
+	OthersPageTables int64
 }
 
 // ReadKernelMemory reads the machine's kernel memory and, when the process
@@ -131,20 +157,27 @@ func ReadKernelMemory() (MemoryReading, error) {
 	// unchecked, as without one.
 	own, has, _ := ownKernelBytes()
 	all, hasAll, _ := allChargedKernelBytes()
-	return MemoryReading{Machine: m, Own: own, HasOwn: has, AllCharged: all, HasAllCharged: hasAll && has}, nil
+	tables, err := pageTables(procfs.DefaultMountPoint)
+	ownTables, hasOwnTables := ownPageTables()
+	return MemoryReading{Machine: m, Own: own, HasOwn: has, AllCharged: all, HasAllCharged: hasAll && has && err == nil && hasOwnTables,
+		OthersPageTables: tables - ownTables}, nil
 }
 
 // Growth is the machine's kernel memory growth from r to after, less what
 // other processes' memory groups were charged meanwhile (AllCharged's
-// growth less Own's; both readings must have it): what a load between the
-// two readings took. The machine's figure counts every process's slab
+// growth less Own's and less their page tables', which Machine does not
+// count; both readings must have it): what a load between the two readings
+// took. The machine's figure counts every process's slab
 // objects, and a compiler beside a sweep (make test's conformance suites)
 // creates and frees megabytes of file system objects in a second: an
 // nftables load of 5,000 Services measured 2.8 MB beside a loop of file
-// creations against 5.0 to 5.2 at rest, its charges-corrected growth 5.1
-// (docs/measurements.md). Other processes' uncharged memory (kernel
-// threads', the root group's, their page tables' counted in AllCharged but
-// not in Machine) stays in the figure.
+// creations against 5.0 to 5.2 at rest, its charges-corrected growth 5.1;
+// processes mapping 600 MB and exiting beside it moved a corrected load by
+// 1.2 MB until their page tables were left out, and the run's own page
+// tables must stay in: its lab's processes exiting during a load moved it
+// by 1 MB the other way (docs/measurements.md).
+// Other processes' uncharged memory (kernel threads', the root group's)
+// stays in the figure.
 //
 // It is an error when the process's own charges over the same time
 // disagree with the (corrected) growth by more than ownChargeTolerance
@@ -166,7 +199,8 @@ func (r MemoryReading) Growth(after MemoryReading) (int64, error) {
 	}
 	own := after.Own - r.Own
 	if r.HasAllCharged && after.HasAllCharged {
-		machine -= after.AllCharged - r.AllCharged - own
+		others := after.AllCharged - r.AllCharged - own
+		machine -= others - (after.OthersPageTables - r.OthersPageTables)
 	}
 	if band := ownChargeTolerance(own); machine < own-band || machine > own+band {
 		return machine, fmt.Errorf("%w: the machine's changed by %+.1f MB less other groups' charges, this run's own charges by %+.1f MB",

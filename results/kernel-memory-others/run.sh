@@ -18,16 +18,19 @@ trap 'rm -rf "$scratch"' EXIT
 # Bursts of 2,000 empty files made and removed (dentries and inodes, in the
 # caller's memory group), like a compiler writing its objects.
 files() { while true; do d=$(mktemp -d -p "$scratch"); for i in $(seq 1 2000); do : > "$d/f$i"; done; sleep 0.3; rm -rf "$d"; sleep 0.2; done; }
+# Processes that map and touch 600 MB and exit: page tables made and freed.
+maps() { while true; do python3 -c "b = b'\\x01' * (600 << 20)"; sleep 0.2; done; }
 # A compiler: go build -a of one package, again and again, in a scratch cache.
 compile() { export GOCACHE=$(mktemp -d -p "$scratch"); cd "$root"; while true; do go build -a -o /dev/null ./sim/cost >/dev/null 2>&1; done; }
 
-for load in rest files compile; do
+for load in rest files compile maps; do
   for which in before after; do
     bin=$before; [ $which = after ] && bin=$after
     pid=""
     case $load in
       files) files & pid=$! ;;
       compile) compile & pid=$! ;;
+      maps) maps & pid=$! ;;
     esac
     sleep 2
     "$bin" run "$here/scenario.yaml" --out "$out/$load-$which" --progress none 2> "$out/$load-$which.log" || true
