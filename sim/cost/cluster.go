@@ -95,7 +95,7 @@ func (c *Composition) addPayload(source string, proj *model.Model, fam model.Fam
 	}
 	c.add(string(cfg.Mode), st, tables, walk)
 	c.addNamedLists(string(cfg.Mode), payloadAnonymousSetWork(cfg.Mode, payload.Bytes()), payloadRecentTables(cfg.Mode, payload.Bytes()),
-		payloadRecentSync(cfg.Mode, payload.Bytes()))
+		payloadRecentSync(cfg.Mode, payload.Bytes(), c.Modes[string(cfg.Mode)].RecentTables))
 	if cfg.Mode != dataplane.ModeIPTables {
 		return nil
 	}

@@ -213,17 +213,27 @@ func TestRecentWalkSkipsSmallTails(t *testing.T) {
 // KUBE-SEP-ZZ's, then KUBE-SVC-X's two: 0 + 1 + 2 + 1 steps), iptables-nft
 // in payload order (0 + 1 + 1 + 2); iptables-legacy's reload checks every
 // rule again and destroys the old one, twice each place (2 × (2+1+2+1)),
-// iptables-nft's replaces the changed chains alone (not priced).
+// iptables-nft's replaces the changed chains alone (not priced). Loaded
+// after another family's 10 lists, each of the 4 rules walks past them
+// first: 40 steps more to load, 80 more to reload.
 func TestRecentSyncSteps(t *testing.T) {
-	got := payloadRecentSync("iptables", []byte(recentPayload))
-	want := map[string]RecentSyncSteps{"iptables-legacy": {Full: 4, Incremental: 12}, "iptables-nft": {Full: 4}}
-	if len(got) != len(want) || got["iptables-legacy"] != want["iptables-legacy"] || got["iptables-nft"] != want["iptables-nft"] {
-		t.Errorf("steps %+v, want %+v", got, want)
+	for _, tt := range []struct {
+		before int
+		want   map[string]RecentSyncSteps
+	}{
+		{0, map[string]RecentSyncSteps{"iptables-legacy": {Full: 4, Incremental: 12}, "iptables-nft": {Full: 4}}},
+		{10, map[string]RecentSyncSteps{"iptables-legacy": {Full: 44, Incremental: 92}, "iptables-nft": {Full: 44}}},
+	} {
+		got := payloadRecentSync("iptables", []byte(recentPayload), tt.before)
+		if len(got) != len(tt.want) || got["iptables-legacy"] != tt.want["iptables-legacy"] || got["iptables-nft"] != tt.want["iptables-nft"] {
+			t.Errorf("after %d lists: steps %+v, want %+v", tt.before, got, tt.want)
+		}
 	}
-	if got := payloadRecentSync("iptables", []byte("*nat\n:KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -j RETURN\nCOMMIT\n")); got != nil {
+	want := map[string]RecentSyncSteps{"iptables-legacy": {Full: 4, Incremental: 12}, "iptables-nft": {Full: 4}}
+	if got := payloadRecentSync("iptables", []byte("*nat\n:KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -j RETURN\nCOMMIT\n"), 0); got != nil {
 		t.Errorf("steps without recent rules: %+v, want none", got)
 	}
-	if got := payloadRecentSync("nftables", []byte(recentPayload)); got != nil {
+	if got := payloadRecentSync("nftables", []byte(recentPayload), 0); got != nil {
 		t.Errorf("steps of an nftables payload: %+v, want none", got)
 	}
 	scaled := scaledRecentSync(want, 3)

@@ -53,8 +53,12 @@ func payloadRecentRules(payload []byte) []recentRule {
 }
 
 // payloadRecentSync is each rule-walk dataplane's RecentSyncSteps for an
-// iptables payload, nil without recent rules.
-func payloadRecentSync(mode dataplane.Mode, payload []byte) map[string]RecentSyncSteps {
+// iptables payload loaded after another family's payload left before lists
+// in the namespace (0 for the first): xt_recent keeps one list of lists
+// per network namespace for both families, and appends a new list at its
+// end, so every rule of this payload checked or destroyed walks past
+// those first. Nil without recent rules.
+func payloadRecentSync(mode dataplane.Mode, payload []byte, before int) map[string]RecentSyncSteps {
 	if mode != dataplane.ModeIPTables {
 		return nil
 	}
@@ -68,10 +72,10 @@ func payloadRecentSync(mode dataplane.Mode, payload []byte) map[string]RecentSyn
 			continue
 		}
 		full, places := loadSteps(checkOrder(rules, info.RulesCheckedSorted))
-		s := RecentSyncSteps{Full: full}
+		s := RecentSyncSteps{Full: full + float64(len(rules)*before)}
 		if info.RestoreReplacesTable {
 			for _, r := range rules {
-				s.Incremental += 2 * float64(places[r.list])
+				s.Incremental += 2 * float64(places[r.list]+before)
 			}
 		}
 		out[string(info.Name)] = s
@@ -120,9 +124,8 @@ func loadSteps(rules []recentRule) (float64, map[string]int) {
 	return steps, places
 }
 
-// plusRecentSync is a and b's steps added (two families' payloads, each
-// counted as if alone: their lists share a namespace's list, so the one
-// loaded second walks further than counted).
+// plusRecentSync is a and b's steps added (two families' payloads, the
+// second's counted past the first's lists: payloadRecentSync).
 func plusRecentSync(a, b map[string]RecentSyncSteps) map[string]RecentSyncSteps {
 	if a == nil {
 		return b
