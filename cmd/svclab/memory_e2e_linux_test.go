@@ -38,10 +38,12 @@ sweep:
 // allocates once per namespace.
 //
 // The machine's kernel memory counts other processes too: a namespace that
-// another test deletes meanwhile frees tens of megabytes (make test runs
-// two packages at a time). A load whose growth the run's own memory cgroup
-// does not account for records 0, not measured (procstat's Growth); the
-// test needs two measured loads a point and compares them with their median.
+// another test deletes meanwhile frees tens of megabytes, and make test's
+// conformance suites compile beside this package. What other memory groups
+// were charged during a load is taken off it, and a load whose growth the
+// run's own memory cgroup still does not account for records 0, not
+// measured (procstat's Growth; results/kernel-memory-others); the test
+// needs two measured loads a point and compares them with their median.
 func TestKernelMemoryIsTheSameOnEveryReload(t *testing.T) {
 	dir := t.TempDir()
 	sc := filepath.Join(dir, "memory-reload.yaml")
