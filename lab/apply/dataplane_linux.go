@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/svclab/svclab/lab/netns"
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/render"
@@ -63,6 +65,16 @@ type iptablesDataplane struct {
 	opts      iptables.Options
 	// v6 says IPv6 rules were loaded, so Reset flushes ip6tables too.
 	v6 bool
+}
+
+// RecentLists counts the xt_recent lists in the node's namespace
+// (/proc/net/xt_recent there: one file per list, both families').
+func (d *iptablesDataplane) RecentLists() (int, error) {
+	out, err := netns.Output(d.ipt.Netns, nil, "ls", "-1", "/proc/net/xt_recent")
+	if err != nil {
+		return 0, fmt.Errorf("%s: list xt_recent's lists in netns %s: %w", d.Name(), d.ipt.Netns, err)
+	}
+	return len(strings.Fields(string(out))), nil
 }
 
 func (d *iptablesDataplane) forFamily(f model.Family) *IPTables {

@@ -72,3 +72,33 @@ func TestNFTablesResetRemovesBothFamiliesTables(t *testing.T) {
 		t.Fatalf("Reset without tables: %v", err)
 	}
 }
+
+// TestIPTablesCountsBothFamiliesRecentLists: the namespace's xt_recent
+// lists are one set for both families, and the dataplane counts them all
+// (apply.RecentLister, what a sweep expects beside its memory charge).
+func TestIPTablesCountsBothFamiliesRecentLists(t *testing.T) {
+	labtest.RequireBinary(t, "ip6tables-legacy-restore")
+	ns := labtest.ScratchNetns(t)
+	ipt, err := NewIPTables(ns, "iptables-legacy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d RecentLister = &iptablesDataplane{ipt: ipt, ipt6: ipt.ForFamily(model.IPv6), v6: true}
+	if n, err := d.RecentLists(); err != nil || n != 0 {
+		t.Fatalf("lists in a fresh namespace: %d, %v; want 0", n, err)
+	}
+	v4 := "*filter\n:T - [0:0]\n-A T -m recent --name A4 --set\n-A T -m recent --name B4 --set\nCOMMIT\n"
+	v6 := "*filter\n:T - [0:0]\n-A T -m recent --name A6 --set\nCOMMIT\n"
+	if _, err := ipt.Restore([]byte(v4), true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ipt.ForFamily(model.IPv6).Restore([]byte(v6), true); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := d.RecentLists(); err != nil || n != 3 {
+		t.Errorf("lists after two IPv4 and one IPv6: %d, %v; want 3", n, err)
+	}
+	if err := d.(*iptablesDataplane).Reset(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -26,6 +26,13 @@ type Sync struct {
 	Engine   bool
 }
 
+// RecentLister is a dataplane that can count the xt_recent lists in its
+// node's namespace (the iptables dataplanes'), which the kernel allocates
+// without charging a memory cgroup (iptables.RecentListBytes each).
+type RecentLister interface {
+	RecentLists() (int, error)
+}
+
 // Took is one tool run's wall-clock time and its process's CPU time.
 type Took struct{ Wall, CPU time.Duration }
 

@@ -76,6 +76,24 @@ func TestGrowthLessOtherGroupsCharges(t *testing.T) {
 	}
 }
 
+// TestGrowthBesidesUnchargedLists: a load that makes lists no memory group
+// is charged for (xt_recent's) grows the machine's figure past its own
+// charge by those lists, which the check then expects.
+func TestGrowthBesidesUnchargedLists(t *testing.T) {
+	const mb = 1 << 20
+	before := MemoryReading{Machine: 100 * mb, Own: 10 * mb, HasOwn: true, AllCharged: 500 * mb, HasAllCharged: true}
+	after := MemoryReading{Machine: 300 * mb, Own: 160 * mb, HasOwn: true, AllCharged: 650 * mb, HasAllCharged: true}
+	for _, tt := range []struct {
+		uncharged int64
+		disturbed bool
+	}{{0, true}, {45 * mb, false}} {
+		got, err := before.GrowthBesides(after, tt.uncharged)
+		if got != 200*mb || errors.Is(err, ErrMemoryDisturbed) != tt.disturbed {
+			t.Errorf("with %d uncharged bytes: growth %d, %v; want 200 MB, disturbed %v", tt.uncharged, got, err, tt.disturbed)
+		}
+	}
+}
+
 // TestJoinMemoryCgroupChargesTheProcess joins a memory cgroup, sees a child
 // process's kernel memory charged to it, and leaves: the process is back in
 // its group and the directory is gone.

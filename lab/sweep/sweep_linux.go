@@ -13,6 +13,7 @@ import (
 	"github.com/svclab/svclab/lab/procstat"
 	"github.com/svclab/svclab/lab/traffic"
 	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/iptables"
 	"github.com/svclab/svclab/sim/metric"
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/results"
@@ -155,6 +156,7 @@ func setUpPoint(ctx context.Context, sc *scenario.Scenario, p planPoint, prefix 
 
 func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options) error {
 	dp := l.dp
+	lists := l.recentLists()
 	memBefore, memErr := l.machine.KernelMemory()
 	timed := !l.plan.lookupProbe // a lookup probe's one load is not a sample of syncs
 	if limit, ok := spec.SyncLimit[l.plan.dataplane]; ok && l.plan.services > limit {
@@ -171,7 +173,7 @@ func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options)
 		return err
 	}
 	l.base = results.Point{Dataplane: l.plan.dataplane, Services: l.plan.services, Rules: sync.Payload.Rules,
-		Bytes: sync.Payload.Bytes, Lines: sync.Payload.Lines, KernelMemBytes: l.memoryGrowth(memBefore, memErr)}
+		Bytes: sync.Payload.Bytes, Lines: sync.Payload.Lines, KernelMemBytes: l.memoryGrowth(memBefore, memErr, lists)}
 	if timed {
 		l.base.SyncFullS, l.base.SyncFullCPUS = sync.Duration.Seconds(), sync.CPU.Seconds()
 	}
@@ -233,8 +235,10 @@ func logSyncLines(labs []*sweepLab, opts Options) {
 // machine's kernel memory meanwhile (procstat.MemoryReading.Growth), which
 // it logs. A dataplane whose objects the kernel does not charge to the
 // run's memory cgroup (dataplane.Info.UnchargedKernelMemory) has nothing
-// to check its growth against: that growth is recorded unchecked.
-func (l *sweepLab) memoryGrowth(before procstat.MemoryReading, err error) int64 {
+// to check its growth against: that growth is recorded unchecked. The
+// xt_recent lists the load made (lists were there before it, -1 when not
+// counted) are expected beside the charge (procstat's GrowthBesides).
+func (l *sweepLab) memoryGrowth(before procstat.MemoryReading, err error, lists int) int64 {
 	if err != nil {
 		return 0
 	}
@@ -245,12 +249,30 @@ func (l *sweepLab) memoryGrowth(before procstat.MemoryReading, err error) int64 
 	if info, ok := dataplane.Lookup(l.plan.dataplane); ok && info.UnchargedKernelMemory {
 		before.HasOwn = false
 	}
-	grown, err := before.Growth(after)
+	var uncharged int64
+	if now := l.recentLists(); lists >= 0 && now > lists {
+		uncharged = int64(now-lists) * iptables.RecentListBytes
+	}
+	grown, err := before.GrowthBesides(after, uncharged)
 	if err != nil {
 		l.logf("svclab: %s at %d services: kernel memory not measured on this load: %v", l.plan.dataplane, l.plan.services, err)
 		return 0
 	}
 	return grown
+}
+
+// recentLists counts the xt_recent lists in the point's node namespace, -1
+// where the dataplane cannot (apply.RecentLister) or the count fails.
+func (l *sweepLab) recentLists() int {
+	lister, ok := l.dp.(apply.RecentLister)
+	if !ok {
+		return -1
+	}
+	n, err := lister.RecentLists()
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // resync removes the rules and loads them again, so every repetition times

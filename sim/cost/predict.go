@@ -145,6 +145,10 @@ type Prediction struct {
 	// lab's kernel-memory measure across the load, docs/measurements.md
 	// "Kernel memory"; a line against rules).
 	KernelMemMB *Estimate `json:"kernel_mem_mb,omitempty"`
+	// RecentListsMB is what KernelMemMB holds for the ruleset's xt_recent
+	// lists (iptables.RecentListBytes each): the calibration's
+	// single-endpoint Services have none.
+	RecentListsMB float64 `json:"recent_lists_mb,omitempty"`
 	// Programming is the network programming latency at the query's churn
 	// (nil without incremental sync calibration or churn).
 	Programming *ProgrammingLatency `json:"programming_latency,omitempty"`
@@ -292,6 +296,10 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	}
 	if dm.KernelMem != nil {
 		mem := dm.KernelMem.at(size)
+		if size.RecentTables > 0 {
+			p.RecentListsMB = float64(size.RecentTables) * iptables.RecentListBytes / 1e6
+			mem = mem.Plus(exact(p.RecentListsMB))
+		}
 		p.KernelMemMB = &mem
 	}
 	p.Warnings = append(p.Warnings, syncGrowthWarning(dm.Dataplane, unpriced(p.SyncFull), unpriced(p.SyncIncremental))...)

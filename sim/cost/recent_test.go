@@ -7,6 +7,7 @@ import (
 
 	"github.com/svclab/svclab/sim/model"
 	"github.com/svclab/svclab/sim/results"
+	"github.com/svclab/svclab/sim/stats"
 )
 
 // recentPoint is a recent probe's median (tables > 0) or its walk
@@ -333,5 +334,27 @@ func TestRecentStepBeyondTheProbe(t *testing.T) {
 		if steps != 1000 || !near(s.Value, 30, 1e-9) || (tt.warn == "") != (warning == "") || !strings.Contains(warning, tt.warn) {
 			t.Errorf("%d lists: %v µs for %v steps, warning %q; want 30 for 1000 and a warning saying %q", tt.lists, s.Value, steps, warning, tt.warn)
 		}
+	}
+}
+
+// TestPredictCountsRecentListsMemory: each xt_recent list adds
+// iptables.RecentListBytes of kernel memory the calibration's Services,
+// which have none, do not show.
+func TestPredictCountsRecentListsMemory(t *testing.T) {
+	m := synthModel(t, Options{})
+	dm, _ := m.Dataplane("iptables-nft")
+	dm.KernelMem = &MemLine{Line: stats.Fit{Slope: 0.001, N: 10}, MaxRules: 50000}
+	size := Size{Mode: "iptables", Rules: 30000, Chains: 12000, Bytes: 3 << 20, BytesExact: true}
+	query := func(s Size) Query {
+		return Query{Dataplane: "iptables-nft", Position: PositionLast, Composition: &Composition{Services: 6000, ServiceRules: 6000, Modes: map[string]Size{"iptables": s}}}
+	}
+	plain := predictOf(t, m, query(size))
+	size.RecentTables = 10000
+	got := predictOf(t, m, query(size))
+	if plain.KernelMemMB == nil || got.KernelMemMB == nil {
+		t.Fatal("no kernel memory predicted")
+	}
+	if added := got.KernelMemMB.Value - plain.KernelMemMB.Value; !near(added, 40.96, 1e-9) || !near(got.RecentListsMB, added, 1e-9) || plain.RecentListsMB != 0 {
+		t.Errorf("10,000 lists add %v MB (recorded %v, %v without); want 40.96", added, got.RecentListsMB, plain.RecentListsMB)
 	}
 }
