@@ -16,25 +16,18 @@ import (
 	"github.com/svclab/svclab/lab/labtest"
 )
 
-// TestGrowthIsCheckedAgainstTheOwnCharge: the machine's growth stands when
-// the process's own charge agrees with it within 20% and 1 MB, or when
-// there is no own charge to check it by.
-func TestGrowthIsCheckedAgainstTheOwnCharge(t *testing.T) {
-	const mb = 1 << 20
-	before := MemoryReading{Machine: 100 * mb, Own: 10 * mb, HasOwn: true}
-	tests := []struct {
-		name      string
-		after     MemoryReading
-		want      int64
-		disturbed bool
-	}{
-		{"agrees", MemoryReading{Machine: 118 * mb, Own: 30 * mb, HasOwn: true}, 18 * mb, false},
-		{"nftables' uncharged arrays", MemoryReading{Machine: 123 * mb, Own: 30 * mb, HasOwn: true}, 23 * mb, false},
-		{"a namespace freed meanwhile", MemoryReading{Machine: 86 * mb, Own: 30 * mb, HasOwn: true}, -14 * mb, true},
-		{"another load meanwhile", MemoryReading{Machine: 140 * mb, Own: 30 * mb, HasOwn: true}, 40 * mb, true},
-		{"small load, background", MemoryReading{Machine: 100*mb + mb/2, Own: 10 * mb, HasOwn: true}, mb / 2, false},
-		{"no own group after", MemoryReading{Machine: 86 * mb}, -14 * mb, false},
-	}
+// growthCase is a reading after a load, the growth Growth should give from
+// a test's reading before it, and whether it should call it disturbed.
+type growthCase struct {
+	name      string
+	after     MemoryReading
+	want      int64
+	disturbed bool
+}
+
+// checkGrowth runs before.Growth on each case's reading after.
+func checkGrowth(t *testing.T, before MemoryReading, tests []growthCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := before.Growth(tt.after)
@@ -45,6 +38,23 @@ func TestGrowthIsCheckedAgainstTheOwnCharge(t *testing.T) {
 	}
 }
 
+// TestGrowthIsCheckedAgainstTheOwnCharge: the machine's growth stands when
+// the process's own charge agrees with it within 20% and 1 MB, or when
+// there is no own charge to check it by.
+func TestGrowthIsCheckedAgainstTheOwnCharge(t *testing.T) {
+	const mb = 1 << 20
+	before := MemoryReading{Machine: 100 * mb, Own: 10 * mb, HasOwn: true}
+	tests := []growthCase{
+		{"agrees", MemoryReading{Machine: 118 * mb, Own: 30 * mb, HasOwn: true}, 18 * mb, false},
+		{"nftables' uncharged arrays", MemoryReading{Machine: 123 * mb, Own: 30 * mb, HasOwn: true}, 23 * mb, false},
+		{"a namespace freed meanwhile", MemoryReading{Machine: 86 * mb, Own: 30 * mb, HasOwn: true}, -14 * mb, true},
+		{"another load meanwhile", MemoryReading{Machine: 140 * mb, Own: 30 * mb, HasOwn: true}, 40 * mb, true},
+		{"small load, background", MemoryReading{Machine: 100*mb + mb/2, Own: 10 * mb, HasOwn: true}, mb / 2, false},
+		{"no own group after", MemoryReading{Machine: 86 * mb}, -14 * mb, false},
+	}
+	checkGrowth(t, before, tests)
+}
+
 // TestGrowthLessOtherGroupsCharges: what other processes' memory groups
 // were charged during the load (the hierarchy's count less the own group's)
 // is not the load's, but their page tables, charged and not in the
@@ -53,12 +63,7 @@ func TestGrowthIsCheckedAgainstTheOwnCharge(t *testing.T) {
 func TestGrowthLessOtherGroupsCharges(t *testing.T) {
 	const mb = 1 << 20
 	before := MemoryReading{Machine: 100 * mb, Own: 10 * mb, HasOwn: true, AllCharged: 500 * mb, HasAllCharged: true}
-	tests := []struct {
-		name      string
-		after     MemoryReading
-		want      int64
-		disturbed bool
-	}{
+	tests := []growthCase{
 		{"no one else", MemoryReading{Machine: 105 * mb, Own: 15 * mb, HasOwn: true, AllCharged: 505 * mb, HasAllCharged: true}, 5 * mb, false},
 		{"a compiler freed its files", MemoryReading{Machine: 103 * mb, Own: 15 * mb, HasOwn: true, AllCharged: 503 * mb, HasAllCharged: true}, 5 * mb, false},
 		{"a compiler wrote its files", MemoryReading{Machine: 108 * mb, Own: 15 * mb, HasOwn: true, AllCharged: 508 * mb, HasAllCharged: true}, 5 * mb, false},
@@ -66,14 +71,7 @@ func TestGrowthLessOtherGroupsCharges(t *testing.T) {
 		{"a process's page tables freed", MemoryReading{Machine: 105 * mb, Own: 15 * mb, HasOwn: true, AllCharged: 503 * mb, HasAllCharged: true, OthersPageTables: -2 * mb}, 5 * mb, false},
 		{"no count after", MemoryReading{Machine: 103 * mb, Own: 15 * mb, HasOwn: true}, 3 * mb, false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := before.Growth(tt.after)
-			if got != tt.want || errors.Is(err, ErrMemoryDisturbed) != tt.disturbed {
-				t.Errorf("Growth = %d, %v; want %d, disturbed %v", got, err, tt.want, tt.disturbed)
-			}
-		})
-	}
+	checkGrowth(t, before, tests)
 }
 
 // TestGrowthBesidesUnchargedLists: a load that makes lists no memory group

@@ -41,25 +41,15 @@ func KernelMemory() (int64, error) {
 // kernelMemory reads the meminfo, slabinfo and vmallocinfo files of the
 // proc file system at root.
 func kernelMemory(root string) (int64, error) {
-	fs, err := procfs.NewFS(root)
+	fs, mi, err := readMeminfo(root)
 	if err != nil {
-		return 0, fmt.Errorf("open %s: %w", root, err)
-	}
-	mi, err := fs.Meminfo()
-	if err != nil {
-		return 0, fmt.Errorf("read /proc/meminfo: %w", err)
+		return 0, err
 	}
 	slabs, err := fs.SlabInfo()
 	if err != nil {
 		return 0, fmt.Errorf("read /proc/slabinfo (needs root): %w", err)
 	}
-	var kb uint64
-	for _, v := range []*uint64{mi.Slab, mi.VmallocUsed} {
-		if v != nil {
-			kb += *v
-		}
-	}
-	bytes := int64(kb) * 1024
+	bytes := kibibytes(mi.Slab, mi.VmallocUsed)
 	for _, s := range slabs.Slabs {
 		if connectionCaches[s.Name] {
 			bytes -= s.ObjNum * s.ObjSize
@@ -77,21 +67,35 @@ func kernelMemory(root string) (int64, error) {
 // pageTables is the page tables in the meminfo file of the proc file
 // system at root, in bytes.
 func pageTables(root string) (int64, error) {
+	_, mi, err := readMeminfo(root)
+	if err != nil {
+		return 0, err
+	}
+	return kibibytes(mi.PageTables, mi.SecPageTables), nil
+}
+
+// readMeminfo opens the proc file system at root and reads its meminfo.
+func readMeminfo(root string) (procfs.FS, procfs.Meminfo, error) {
 	fs, err := procfs.NewFS(root)
 	if err != nil {
-		return 0, fmt.Errorf("open %s: %w", root, err)
+		return fs, procfs.Meminfo{}, fmt.Errorf("open %s: %w", root, err)
 	}
 	mi, err := fs.Meminfo()
 	if err != nil {
-		return 0, fmt.Errorf("read /proc/meminfo: %w", err)
+		return fs, mi, fmt.Errorf("read /proc/meminfo: %w", err)
 	}
+	return fs, mi, nil
+}
+
+// kibibytes is the sum of meminfo's kB fields that are present, in bytes.
+func kibibytes(fields ...*uint64) int64 {
 	var kb uint64
-	for _, v := range []*uint64{mi.PageTables, mi.SecPageTables} {
+	for _, v := range fields {
 		if v != nil {
 			kb += *v
 		}
 	}
-	return int64(kb) * 1024, nil
+	return int64(kb) * 1024
 }
 
 // readPerCPUChunkBookkeeping is perCPUChunkBookkeeping of the vmallocinfo
