@@ -31,25 +31,37 @@ func TestSyntheticAnonymousSets(t *testing.T) {
 	}
 }
 
-// TestAnonymousSetsWarning: a plan of nftables warns that its full sync
-// is a lower bound from AnonymousSetsWarnAt anonymous sets in a table, for
-// services with two endpoints, and not for one.
+// TestAnonymousSetsWarning: a plan of nftables on a calibration that did
+// not time the kernel's anonymous-set walks warns that its full sync is a
+// lower bound from AnonymousSetsWarnAt anonymous sets in a table, for
+// services with two endpoints, and not for one; with the walks priced
+// (the embedded default's) it does not.
 func TestAnonymousSetsWarning(t *testing.T) {
-	m, err := CalibrateDefault(Options{})
+	priced, err := CalibrateDefault(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	unpriced, err := CalibrateDefault(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nft, _ := unpriced.Dataplane("nftables")
+	if nft.SyncFull == nil || nft.SyncFull.AnonymousSets == nil {
+		t.Fatal("the embedded default prices no anonymous-set walks of nftables' full sync")
+	}
+	nft.SyncFull.AnonymousSets = nil
 	for _, tt := range []struct {
+		model               *Model
 		services, endpoints int
 		want                bool
-	}{{20000, 2, true}, {20000, 1, false}, {500, 2, false}} {
-		preds, err := m.Predict(Query{Services: tt.services, EndpointsPerService: tt.endpoints, Dataplane: "nftables"})
+	}{{unpriced, 20000, 2, true}, {unpriced, 20000, 1, false}, {unpriced, 500, 2, false}, {priced, 20000, 2, false}} {
+		preds, err := tt.model.Predict(Query{Services: tt.services, EndpointsPerService: tt.endpoints, Dataplane: "nftables"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		warned := strings.Contains(strings.Join(preds[0].Warnings, "\n"), "read the full sync as a lower bound")
 		if warned != tt.want {
-			t.Errorf("%d services × %d endpoints: warned %v, want %v (%d anonymous sets)", tt.services, tt.endpoints, warned, tt.want, preds[0].Ruleset.AnonymousSetWork.sets())
+			t.Errorf("%d services × %d endpoints, walks priced %v: warned %v, want %v (%d anonymous sets)", tt.services, tt.endpoints, tt.model == priced, warned, tt.want, preds[0].Ruleset.AnonymousSetWork.sets())
 		}
 	}
 }
@@ -67,8 +79,10 @@ sweep:
 
 // TestRecentTablesWarning: a cluster whose ClientIP-affinity endpoints name
 // RecentTablesWarnAt xt_recent tables or more warns for the rule-walk
-// dataplanes, counting one table per endpoint (the rendered payload's
-// distinct --name); synthetic services, without affinity, name none.
+// dataplanes on a calibration that did not time a step of their list, and
+// not on one that did (the embedded default), counting one table per
+// endpoint (the rendered payload's distinct --name); synthetic services,
+// without affinity, name none.
 func TestRecentTablesWarning(t *testing.T) {
 	sc, err := scenario.Parse("affinity.yaml", []byte(affinityScenario))
 	if err != nil {
@@ -85,18 +99,28 @@ func TestRecentTablesWarning(t *testing.T) {
 	if got := c.Modes["iptables"].RecentTables; got != 97*12 {
 		t.Fatalf("%d xt_recent tables, want one per affinity endpoint (97 fillers × 12)", got)
 	}
-	m, err := CalibrateDefault(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	preds, err := m.Predict(Query{Composition: &c})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range preds {
-		warned := strings.Contains(strings.Join(p.Warnings, "\n"), "xt_recent tables")
-		if warned != (p.Lookup == LinearWalk) {
-			t.Errorf("%s: warned %v, want it for the rule walks only", p.Dataplane, warned)
+	for _, priced := range []bool{false, true} {
+		m, err := CalibrateDefault(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range m.Dataplanes {
+			if dm := &m.Dataplanes[i]; dm.Lookup == LinearWalk && dm.Recent == nil {
+				t.Fatalf("%s: the embedded default prices no xt_recent step", dm.Dataplane)
+			}
+			if !priced {
+				m.Dataplanes[i].Recent = nil
+			}
+		}
+		preds, err := m.Predict(Query{Composition: &c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range preds {
+			warned := strings.Contains(strings.Join(p.Warnings, "\n"), "xt_recent tables")
+			if warned != (p.Lookup == LinearWalk && !priced) {
+				t.Errorf("%s, step priced %v: warned %v, want it for the rule walks without a priced step only", p.Dataplane, priced, warned)
+			}
 		}
 	}
 	if n, err := syntheticRecentTables("iptables", 5000, 3); n != 0 || err != nil {
