@@ -12,7 +12,7 @@ import (
 	"github.com/svclab/svclab/sim/scenario"
 )
 
-const planCheckUsage = `Usage: svclab plan check RUN_DIR... --max-n N [--calibration DIR] [--scenario FILE] [--format markdown|json]
+const planCheckUsage = `Usage: svclab plan check RUN_DIR... --max-n N [--calibration DIR] [--scenario FILE [--dataplane LIST]] [--format markdown|json]
 
 The holdout check of svclab plan: calibrates on the sweep's points with at
 most N services, predicts every point above N (first-packet p50 and p99 at
@@ -39,7 +39,9 @@ synthetic.mix shapes (svclab import --scenario writes one from a cluster's
 objects) is predicted for the services each point loaded, as svclab plan
 --objects predicts a cluster: their rules, chains and elements, and the
 KUBE-SERVICES rules a connection to one of them walks. Without it every
-point is predicted for N one-port services, which a mix's are not.
+point is predicted for N one-port services, which a mix's are not. Runs
+made with svclab run --dataplane LIST recorded the scenario with that
+override: give the same --dataplane LIST here.
 
 Examples:
   svclab plan check results/plan-holdout/native --max-n 5000
@@ -47,17 +49,19 @@ Examples:
   svclab plan check results/sweep-full-ebpf --max-n 10000 --format json
   svclab plan check results/plan-holdout/native-j results/plan-holdout/native-k --max-n 5000
   svclab plan check results/plan-mix-check/measured --calibration results/plan-mix-check/calibration --max-n 5000 --scenario results/plan-mix-check/cluster-500-x20.yaml
+  svclab plan check results/plan-families/partial-family/B1 --calibration results/plan-recent/calibration --max-n 5000 --scenario results/plan-recent/mix-iptables.yaml --dataplane iptables-legacy
 `
 
 func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 	var (
-		maxN                              int
-		format, calibration, scenarioFile string
+		maxN                                          int
+		format, calibration, scenarioFile, dataplanes string
 	)
 	fs := newFlagSet("plan check")
 	fs.IntVar(&maxN, "max-n", 0, "")
 	fs.StringVar(&calibration, "calibration", "", "")
 	fs.StringVar(&scenarioFile, "scenario", "", "")
+	fs.StringVar(&dataplanes, "dataplane", "", "")
 	fs.StringVar(&format, "format", "markdown", "")
 	rest, err := parseFlags(fs, args)
 	if errors.Is(err, errHelp) {
@@ -83,6 +87,14 @@ func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 		}
 		if sc, err = scenario.Load(scenarioFile); err != nil {
 			return usagef("--scenario: %v", err)
+		}
+	}
+	if dataplanes != "" {
+		if sc == nil {
+			return usagef("--dataplane needs --scenario FILE: it is the override the runs were made with, applied to that scenario")
+		}
+		if sc, err = sc.WithDataplanes(strings.Split(dataplanes, ",")); err != nil {
+			return usagef("--dataplane: %v", err)
 		}
 	}
 	checks := make([]holdoutCheck, len(rest))

@@ -143,11 +143,35 @@ func TestPlanCheckWithScenario(t *testing.T) {
 	}{
 		{"without a calibration", []string{"plan", "check", dir + "measured", "--max-n", "5000", "--scenario", dir + "cluster-500-x20.yaml"}, "--scenario needs --calibration"},
 		{"another scenario", append(append([]string(nil), base...), "--scenario", "../../results/plan-calibrate-check/measure-50000.yaml"), "give that file, unchanged"},
+		{"a --dataplane the run was not made with", append(append([]string(nil), base...), "--scenario", dir+"cluster-500-x20.yaml", "--dataplane", "iptables-legacy"), "give that file, unchanged"},
+		{"a --dataplane without a scenario", append(append([]string(nil), base...), "--dataplane", "iptables-legacy"), "--dataplane needs --scenario"},
 	}
 	for _, tt := range tests {
 		var stderr bytes.Buffer
 		if code := dispatch(tt.args, &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), tt.want) {
 			t.Errorf("%s: exit %d, %q; want 2 and %q", tt.name, code, stderr.String(), tt.want)
+		}
+	}
+}
+
+// TestPlanCheckWithTheRunsDataplaneOverride: a mix run made with svclab
+// run --dataplane recorded the scenario's hash with that override; plan
+// check takes the same --dataplane and checks it (its rows are the one
+// dataplane's).
+func TestPlanCheckWithTheRunsDataplaneOverride(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"plan", "check", "../../results/plan-families/partial-family/B1", "--max-n", "5000", "--calibration", "../../results/plan-recent/calibration",
+		"--scenario", "../../results/plan-recent/mix-iptables.yaml", "--dataplane", "iptables-legacy", "--format", "json"}
+	if code := dispatch(args, &stdout, &stderr); code > 1 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var out holdoutJSON
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || len(out.Rows) == 0 {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	for _, r := range out.Rows {
+		if r.Dataplane != "iptables-legacy" {
+			t.Errorf("a row of %s, want iptables-legacy's only", r.Dataplane)
 		}
 	}
 }

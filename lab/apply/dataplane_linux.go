@@ -137,12 +137,13 @@ func (d *iptablesDataplane) load(m *model.Model, noflush bool) (Sync, error) {
 }
 
 // Apply renders kube-proxy's partial-sync payload (top-level chains in full,
-// only the changed and the created services' chains) of each family and
-// restores it with --noflush.
+// only the changed and the created services' chains) of each family the
+// change wakes (Change.Families: an endpoint's family alone) and restores
+// it with --noflush.
 func (d *iptablesDataplane) Apply(_ context.Context, m *model.Model, c Change) (Sync, error) {
 	after := c.After(m)
 	var sync Sync
-	for _, f := range model.Families(after.Services) {
+	for _, f := range c.Families() {
 		mf := model.ForFamily(*after, f)
 		var payload bytes.Buffer
 		stats, err := iptables.RenderPartial(&payload, &mf, d.opts, c.Updated(m.Services.Len()))

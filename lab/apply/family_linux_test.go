@@ -2,12 +2,15 @@ package apply
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/svclab/svclab/lab/labtest"
 	"github.com/svclab/svclab/lab/netns"
+	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/model"
+	"github.com/svclab/svclab/sim/render/iptables"
 )
 
 // TestIPTablesAppliesEachFamilyWithItsOwnTool loads a hand-written IPv6
@@ -100,5 +103,43 @@ func TestIPTablesCountsBothFamiliesRecentLists(t *testing.T) {
 	}
 	if err := d.(*iptablesDataplane).Reset(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestIPTablesPartialSyncRestoresTheChangedFamilyOnly: on a dual-stack
+// Service, an IPv4 endpoint's partial sync restores the IPv4 partial
+// payload alone (the IPv6 proxier hears nothing of an IPv4 EndpointSlice),
+// and an IPv6 endpoint's the IPv6 one.
+func TestIPTablesPartialSyncRestoresTheChangedFamilyOnly(t *testing.T) {
+	labtest.RequireBinary(t, "ip6tables-legacy-restore")
+	web, ep := labtest.DualStackService(), labtest.ReadyEndpoint
+	m := &model.Model{Cluster: model.DefaultCluster(), Services: model.Slice{web}}
+	for _, tc := range []struct {
+		added  string
+		family model.Family
+	}{{"10.244.0.2", model.IPv4}, {"fd00:244::2", model.IPv6}} {
+		t.Run(tc.family.String(), func(t *testing.T) {
+			d, err := newIPTablesDataplane(dataplane.IPTablesLegacy, Node{Netns: labtest.ScratchNetns(t)}, Settings{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = d.Close() })
+			if _, err := d.FullSync(context.Background(), m); err != nil {
+				t.Fatal(err)
+			}
+			c := Change{Service: 0, Endpoint: ep(tc.added)}
+			sync, err := d.Apply(context.Background(), m, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mf := model.ForFamily(*c.After(m), tc.family)
+			want, err := iptables.RenderPartial(io.Discard, &mf, d.(*iptablesDataplane).opts, c.Updated(m.Services.Len()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sync.Payload.Rules != want.Rules || sync.Payload.Bytes != want.Bytes {
+				t.Errorf("partial sync restored %d rules, %d bytes; want the %s payload's alone, %d rules, %d bytes", sync.Payload.Rules, sync.Payload.Bytes, tc.family, want.Rules, want.Bytes)
+			}
+		})
 	}
 }

@@ -19,7 +19,8 @@ import (
 func (d *IPVS) Program(ctx context.Context, m *model.Model) (Sync, error) { return d.FullSync(ctx, m) }
 
 // Apply adds c.Endpoint to service c.Service of an already programmed m, doing
-// what kube-proxy's IPVS proxier of each family does for that change: it adds
+// what the IPVS proxier of the endpoint's family does for that change
+// (Change.Families; the other family's proxier never hears of it): it adds
 // the ipset members the endpoint brings (kube-proxy adds only the
 // difference), rewrites its constant iptables rules (it does so on every
 // sync), lists the kernel's virtual servers and adds the real server to the
@@ -34,7 +35,7 @@ func (d *IPVS) Apply(ctx context.Context, m *model.Model, c Change) (Sync, error
 	}
 	after := c.After(m)
 	var sync Sync
-	for _, f := range model.Families(after.Services) {
+	for _, f := range c.Families() {
 		mb, ma := model.ForFamily(*m, f), model.ForFamily(*after, f)
 		s, err := d.applyFamily(&mb, &ma, c.Service)
 		if err != nil {

@@ -107,7 +107,7 @@ func (p *NFTables) syncChange(m *model.Model, c Change) (Sync, error) {
 		return p.syncCreations(m, c)
 	}
 	var sync Sync
-	for _, f := range model.Families(c.After(m).Services) {
+	for _, f := range c.Families() {
 		var script bytes.Buffer
 		var stats render.Stats
 		cur := m
@@ -135,13 +135,14 @@ func (p *NFTables) syncChange(m *model.Model, c Change) (Sync, error) {
 }
 
 // syncCreations loads the transaction kube-proxy runs for a change that
-// creates services: each family's partial sync from m to the model after
-// the change (nftables.RenderSync, kube-proxy's partial sync: only the new
-// and changed services are written). Rendering is not timed.
+// creates services: the partial sync from m to the model after the change
+// (nftables.RenderSync, kube-proxy's partial sync: only the new and
+// changed services are written) of each family the change wakes
+// (Change.Families). Rendering is not timed.
 func (p *NFTables) syncCreations(m *model.Model, c Change) (Sync, error) {
 	after := c.After(m)
 	var sync Sync
-	for _, f := range model.Families(after.Services) {
+	for _, f := range c.Families() {
 		before, next := model.ForFamily(*m, f), model.ForFamily(*after, f)
 		var script bytes.Buffer
 		stats, err := nftables.RenderSync(&script, &before, &next, p.Options)

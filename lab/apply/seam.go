@@ -64,6 +64,31 @@ func (c Change) Each() []Change {
 	return append([]Change{{Service: c.Service, Endpoint: c.Endpoint}}, c.More...)
 }
 
+// Families are the IP families whose proxier the change wakes, IPv4
+// first: kube-proxy runs one per family and hands each EndpointSlice to
+// its address type's alone (pkg/proxy/metaproxier), a created Service to
+// each family it has, so a partial sync loads only these families'
+// payloads.
+func (c Change) Families() []model.Family {
+	created := model.Families(model.Slice(c.Created))
+	var v4, v6 bool
+	for _, one := range c.Each() {
+		v4 = v4 || model.FamilyOf(one.Endpoint.IP) == model.IPv4
+		v6 = v6 || model.FamilyOf(one.Endpoint.IP) == model.IPv6
+	}
+	if len(c.Created) > 0 {
+		v4, v6 = v4 || slices.Contains(created, model.IPv4), v6 || slices.Contains(created, model.IPv6)
+	}
+	var out []model.Family
+	if v4 {
+		out = append(out, model.IPv4)
+	}
+	if v6 {
+		out = append(out, model.IPv6)
+	}
+	return out
+}
+
 // Changed reports whether the service at index i is one the change adds an
 // endpoint to.
 func (c Change) Changed(i int) bool {

@@ -59,3 +59,31 @@ func TestOneByOneAppliesEachChangeOnTheModelTheLastLeft(t *testing.T) {
 		t.Error("a failing addition did not fail the batch")
 	}
 }
+
+// TestChangeFamilies: a change wakes the proxier of each of its
+// endpoints' families, and of each family a created Service has.
+func TestChangeFamilies(t *testing.T) {
+	ep := func(ip string) model.Endpoint {
+		return model.Endpoint{IP: netip.MustParseAddr(ip), Ready: true, Node: "node-1"}
+	}
+	v4, v6 := model.IPv4, model.IPv6
+	dual := model.Service{Namespace: "ns", Name: "dual", ClusterIP: netip.MustParseAddr("10.96.0.9"), SecondaryClusterIP: netip.MustParseAddr("fd00::9")}
+	only6 := model.Service{Namespace: "ns", Name: "six", ClusterIP: netip.MustParseAddr("fd00::8")}
+	for _, tc := range []struct {
+		name   string
+		change Change
+		want   []model.Family
+	}{
+		{"an IPv4 endpoint", Change{Service: 0, Endpoint: ep("10.244.0.9")}, []model.Family{v4}},
+		{"an IPv6 endpoint", Change{Service: 0, Endpoint: ep("fd00:244::9")}, []model.Family{v6}},
+		{"a batch of both", Change{Service: 0, Endpoint: ep("fd00:244::9"), More: []Change{{Service: 1, Endpoint: ep("10.244.0.9")}}}, []model.Family{v4, v6}},
+		{"a dual-stack Service created", Change{Service: -1, Created: []model.Service{dual}}, []model.Family{v4, v6}},
+		{"an IPv6 Service created", Change{Service: -1, Created: []model.Service{only6}}, []model.Family{v6}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.change.Families(); !slices.Equal(got, tc.want) {
+				t.Errorf("families %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -111,12 +111,14 @@ func (d *kubeProxyDataplane) Program(ctx context.Context, m *model.Model) (apply
 	return d.FullSync(ctx, m)
 }
 
-// Apply hands each family's kube-proxy the change and reports their
-// partial syncs, summed.
+// Apply hands the change to the kube-proxy of each family it wakes
+// (apply.Change.Families: kube-proxy's metaproxier hands an EndpointSlice
+// to its address type's proxier alone) and reports their partial syncs,
+// summed.
 func (d *kubeProxyDataplane) Apply(_ context.Context, m *model.Model, c apply.Change) (apply.Sync, error) {
 	var sync apply.Sync
 	after := c.After(m)
-	for _, f := range model.Families(m.Services) {
+	for _, f := range c.Families() {
 		s, err := engineSync(d.engines[f].Apply(m.Services, after.Services))
 		if err != nil {
 			return apply.Sync{}, fmt.Errorf("kube-proxy %s partial sync: %w", f, err)
@@ -135,6 +137,19 @@ func (d *kubeProxyDataplane) closeEngines() error {
 	}
 	d.ran6 = false
 	return err
+}
+
+// RecentLists counts the xt_recent lists kube-proxy's ClientIP-affinity
+// rules made in the node's namespace, as the native dataplane of the same
+// name counts its own (apply.RecentLister): the kernel charges no memory
+// cgroup for them, so a sweep expects them beside its own charge. It
+// fails where the native one cannot count (nftables mode has no lists).
+func (d *kubeProxyDataplane) RecentLists() (int, error) {
+	lister, ok := d.Dataplane.(apply.RecentLister)
+	if !ok {
+		return 0, fmt.Errorf("kube-proxy %s: no xt_recent lists to count", d.Name())
+	}
+	return lister.RecentLists()
 }
 
 // Reset stops kube-proxy and removes its rules.

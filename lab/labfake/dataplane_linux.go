@@ -77,7 +77,7 @@ func (d *Dataplane) program(ctx context.Context, m *model.Model, noflush bool) (
 	if err := ctx.Err(); err != nil {
 		return apply.Sync{}, err
 	}
-	stats, state, err := d.validateFamilies(m, [2]*simipt.Dump{}, noflush, nil)
+	stats, state, err := d.validateFamilies(m, model.Families(m.Services), kernelState{}, noflush, nil)
 	if err != nil {
 		return apply.Sync{}, err
 	}
@@ -87,13 +87,15 @@ func (d *Dataplane) program(ctx context.Context, m *model.Model, noflush bool) (
 }
 
 // Apply validates kube-proxy's partial-sync payload for the change on top
-// of what is loaded and programs the changed model.
+// of what is loaded, for each family the change wakes (apply.Change.Families:
+// the other family's rules stay as they were), and programs the changed
+// model.
 func (d *Dataplane) Apply(ctx context.Context, m *model.Model, c apply.Change) (apply.Sync, error) {
 	if d.model == nil {
 		return apply.Sync{}, fmt.Errorf("fake %s: Apply before any sync", d.name)
 	}
 	after := c.After(m)
-	stats, state, err := d.validateFamilies(after, d.dumps, true, c.Updated(m.Services.Len()))
+	stats, state, err := d.validateFamilies(after, c.Families(), kernelState{dumps: d.dumps, rules: d.rules}, true, c.Updated(m.Services.Len()))
 	if err != nil {
 		return apply.Sync{}, err
 	}
@@ -110,15 +112,16 @@ type kernelState struct {
 	rules [2]*analyze.Dump
 }
 
-// validateFamilies renders and checks one payload per family of m, as the
-// real dataplanes load one per family (iptables and ip6tables, the ip and
-// ip6 nftables tables), and sums their sizes.
-func (d *Dataplane) validateFamilies(m *model.Model, current [2]*simipt.Dump, noflush bool, partial func(int) bool) (render.Stats, kernelState, error) {
+// validateFamilies renders and checks one payload of m per family of
+// families, as the real dataplanes load one per family (iptables and
+// ip6tables, the ip and ip6 nftables tables), on top of current, and sums
+// their sizes; the other families keep current's state.
+func (d *Dataplane) validateFamilies(m *model.Model, families []model.Family, current kernelState, noflush bool, partial func(int) bool) (render.Stats, kernelState, error) {
 	var total render.Stats
-	var state kernelState
-	for _, f := range model.Families(m.Services) {
+	state := current
+	for _, f := range families {
 		mf := model.ForFamily(*m, f)
-		stats, dump, rules, err := d.validate(&mf, current[f], noflush, partial)
+		stats, dump, rules, err := d.validate(&mf, current.dumps[f], noflush, partial)
 		if err != nil {
 			return total, state, fmt.Errorf("%s payload: %w", f, err)
 		}

@@ -1,6 +1,6 @@
 // Package labtest holds what svclab's privileged tests share: the check that
-// the test may touch the kernel, and scratch namespaces that clean up after
-// themselves.
+// the test may touch the kernel, scratch namespaces that clean up after
+// themselves, and the small models several packages' tests load.
 package labtest
 
 import (

@@ -178,16 +178,29 @@ func (c Composition) scaled(n int) Composition {
 	out := Composition{Source: c.Source, Scale: c.Scale * f, Services: n, Endpoints: int(math.Round(float64(c.Endpoints) * f)),
 		ServiceRules: grow(c.ServiceRules, 1), Walk: c.Walk.scaled(f), Modes: map[string]Size{}}
 	for mode, s := range c.Modes {
-		fixed, _ := countsOf(mode, 0, 0)
-		var families []int
-		for _, r := range s.FamilyRules {
-			families = append(families, grow(r, fixed.Rules))
-		}
-		out.Modes[mode] = Size{Mode: mode, Rules: grow(s.Rules, fixed.Rules), FamilyRules: families, Chains: grow(s.Chains, fixed.Chains),
-			Elements: grow(s.Elements, fixed.Elements), Bytes: int(math.Round(float64(s.Bytes) * f)),
-			HashTables: scaledCounts(s.HashTables, f), ChainList: scaledWalk(s.ChainList, f), PartialChainList: scaledWalk(s.PartialChainList, f),
-			AnonymousSetWork: s.AnonymousSetWork.scaled(f),
-			RecentTables:     int(math.Round(float64(s.RecentTables) * f)), RecentSync: scaledRecentSync(s.RecentSync, f)}
+		out.Modes[mode] = s.scaled(f)
+	}
+	return out
+}
+
+// scaled is the size of f times the services of the same shape: every
+// count above the empty ruleset's grows in proportion, the partial sync's
+// family's too.
+func (s Size) scaled(f float64) Size {
+	fixed, _ := countsOf(s.Mode, 0, 0)
+	grow := func(v, fixed int) int { return fixed + int(math.Round(float64(v-fixed)*f)) }
+	var families []int
+	for _, r := range s.FamilyRules {
+		families = append(families, grow(r, fixed.Rules))
+	}
+	out := Size{Mode: s.Mode, Rules: grow(s.Rules, fixed.Rules), FamilyRules: families, Chains: grow(s.Chains, fixed.Chains),
+		Elements: grow(s.Elements, fixed.Elements), Bytes: int(math.Round(float64(s.Bytes) * f)),
+		HashTables: scaledCounts(s.HashTables, f), ChainList: scaledWalk(s.ChainList, f), PartialChainList: scaledWalk(s.PartialChainList, f),
+		AnonymousSetWork: s.AnonymousSetWork.scaled(f),
+		RecentTables:     int(math.Round(float64(s.RecentTables) * f)), RecentSync: scaledRecentSync(s.RecentSync, f)}
+	if s.Partial != nil {
+		p := s.Partial.scaled(f)
+		out.Partial = &p
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package cost
 import (
 	"bytes"
 	"fmt"
+	"maps"
 
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/iptables"
@@ -59,27 +60,47 @@ func CompositionFor(source string, scale float64, mdl *model.Model, cfgs ...rout
 	for i := range c.Services {
 		c.Endpoints += len(mdl.Services.At(i).Endpoints)
 	}
+	var families []Composition
 	for i, fam := range model.Families(mdl.Services) {
 		proj := model.ForFamily(*mdl, fam)
+		own := Composition{Modes: map[string]Size{}}
 		for _, cfg := range cfgs {
-			if err := c.addPayload(source, &proj, fam, cfg, fam == model.IPv4 || i == 0); err != nil {
+			if err := c.addPayload(source, &proj, fam, cfg, fam == model.IPv4 || i == 0, &own); err != nil {
 				return c, err
 			}
 		}
+		families = append(families, own)
 	}
 	for mode, s := range c.Modes {
 		if len(s.FamilyRules) < 2 {
 			s.FamilyRules = nil
-			c.Modes[mode] = s
+		} else {
+			s.Partial = largestFamily(mode, families)
 		}
+		c.Modes[mode] = s
 	}
 	return c, nil
 }
 
+// largestFamily is the size of mode's largest family payload (the most
+// rules; the first of equals), as Size.Partial.
+func largestFamily(mode string, families []Composition) *Size {
+	var out *Size
+	for _, f := range families {
+		s, ok := f.Modes[mode]
+		if ok && (out == nil || s.Rules > out.Rules) {
+			s.FamilyRules = nil
+			out = &s
+		}
+	}
+	return out
+}
+
 // addPayload renders one family's payload of cfg's mode and adds its size,
-// hash tables and chain-list walks; serviceRules says this family's
-// KUBE-SERVICES rules are the ones a lookup walks.
-func (c *Composition) addPayload(source string, proj *model.Model, fam model.Family, cfg route.Config, serviceRules bool) error {
+// hash tables and chain-list walks to c and to own, that family's alone;
+// serviceRules says this family's KUBE-SERVICES rules are the ones a
+// lookup walks.
+func (c *Composition) addPayload(source string, proj *model.Model, fam model.Family, cfg route.Config, serviceRules bool, own *Composition) error {
 	var payload bytes.Buffer
 	st, err := route.Render(&payload, proj, cfg)
 	if err != nil {
@@ -93,17 +114,26 @@ func (c *Composition) addPayload(source string, proj *model.Model, fam model.Fam
 	if err != nil {
 		return fmt.Errorf("%s: %s (%s): %w", source, cfg.Mode, fam, err)
 	}
-	c.add(string(cfg.Mode), st, tables, walk)
-	c.addNamedLists(string(cfg.Mode), payloadAnonymousSetWork(cfg.Mode, payload.Bytes()), payloadRecentTables(cfg.Mode, payload.Bytes()),
-		payloadRecentSync(cfg.Mode, payload.Bytes(), c.Modes[string(cfg.Mode)].RecentTables))
+	sets, lists := payloadAnonymousSetWork(cfg.Mode, payload.Bytes()), payloadRecentTables(cfg.Mode, payload.Bytes())
+	// xt_recent's lists are one list per namespace: this family's rules
+	// walk past the lists the families before it made (c's, not own's).
+	recent := payloadRecentSync(cfg.Mode, payload.Bytes(), c.Modes[string(cfg.Mode)].RecentTables)
+	var partial *iptables.ChainListWork
+	if cfg.Mode == dataplane.ModeIPTables {
+		if partial, err = partialChainList(proj, cfg.Config); err != nil {
+			return fmt.Errorf("%s: %s (%s): %w", source, cfg.Mode, fam, err)
+		}
+	}
+	for _, into := range []*Composition{c, own} {
+		into.add(string(cfg.Mode), st, tables, walk)
+		into.addNamedLists(string(cfg.Mode), sets, lists, maps.Clone(recent))
+		if partial != nil {
+			into.addPartial(string(cfg.Mode), partial)
+		}
+	}
 	if cfg.Mode != dataplane.ModeIPTables {
 		return nil
 	}
-	partial, err := partialChainList(proj, cfg.Config)
-	if err != nil {
-		return fmt.Errorf("%s: %s (%s): %w", source, cfg.Mode, fam, err)
-	}
-	c.addPartial(string(cfg.Mode), partial)
 	if serviceRules {
 		c.ServiceRules = bytes.Count(payload.Bytes(), []byte("\n-A KUBE-SERVICES "))
 		if c.Walk, err = traceWalk(payload.Bytes(), proj, cfg); err != nil {

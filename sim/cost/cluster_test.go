@@ -40,6 +40,14 @@ func TestCompositionOfCluster(t *testing.T) {
 		if len(size.FamilyRules) != 2 || sum != size.Rules {
 			t.Errorf("%s family rules %v (sum %d), want two adding up to %d", mode, size.FamilyRules, sum, size.Rules)
 		}
+		// A partial sync restores the largest family's payload alone.
+		if p := size.Partial; p == nil || p.Rules != slices.Max(size.FamilyRules) || p.FamilyRules != nil || p.Bytes >= size.Bytes {
+			t.Errorf("%s partial sync's family %+v, want the largest of %v, one family, fewer bytes than %d", mode, p, size.FamilyRules, size.Bytes)
+		}
+	}
+	if p := ipt.Partial; p != nil && (p.PartialChainList == nil || p.PartialChainList.Compares >= ipt.PartialChainList.Compares ||
+		p.RecentTables >= ipt.RecentTables || p.RecentSync["iptables-legacy"].Incremental >= ipt.RecentSync["iptables-legacy"].Incremental) {
+		t.Errorf("iptables partial sync's family walks %+v and %d lists, want fewer than both families' %+v and %d", p.PartialChainList, p.RecentTables, ipt.PartialChainList, ipt.RecentTables)
 	}
 	double := c.scaled(2 * c.Services)
 	fixed, _ := countsOf("iptables", 0, 0)
@@ -48,6 +56,9 @@ func TestCompositionOfCluster(t *testing.T) {
 	}
 	if got, fam := double.Modes["iptables"], ipt.FamilyRules; len(got.FamilyRules) != 2 || got.FamilyRules[0] <= fam[0] || got.FamilyRules[1] <= fam[1] {
 		t.Errorf("scaled ×2 iptables family rules %v, from %v: want both grown", got.FamilyRules, fam)
+	}
+	if got := double.Modes["iptables"].Partial; got == nil || got.Rules != fixed.Rules+2*(ipt.Partial.Rules-fixed.Rules) {
+		t.Errorf("scaled ×2 iptables partial sync's family %+v, want its rules doubled from %d", got, ipt.Partial.Rules)
 	}
 	if double.Scale != 2 {
 		t.Errorf("scaled ×2 scale %v", double.Scale)
@@ -73,6 +84,12 @@ func TestCompositionOfCluster(t *testing.T) {
 		}
 		if p.Ruleset.Rules != c.Modes[p.Ruleset.Mode].Rules {
 			t.Errorf("%s ruleset %+v, want the composition's", p.Dataplane, p.Ruleset)
+		}
+		// The incremental sync is one family's restore: its extrapolation
+		// is the partial family's rules over the calibration's.
+		dm, _ := m.Dataplane(p.Dataplane)
+		if s, part := p.SyncIncremental, c.Modes[p.Ruleset.Mode].Partial; s != nil && s.Extrapolation != float64(part.Rules)/dm.SyncIncremental.MaxRules {
+			t.Errorf("%s incremental sync extrapolation %v, want the partial family's %d rules over the calibration's", p.Dataplane, s.Extrapolation, part.Rules)
 		}
 	}
 }

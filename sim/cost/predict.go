@@ -287,10 +287,13 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 		p.CPUCores = &cores
 	}
 	p.SyncFull = m.predictSync(&p, dm.SyncFull, size, size.ChainList)
-	p.SyncIncremental = m.predictSync(&p, dm.SyncIncremental, size, size.PartialChainList)
-	p.SyncPerChange = m.predictSync(&p, dm.SyncPerChange, size, nil)
+	// A partial sync restores one family's payload (Size.Partial), and
+	// each change of a batch goes to its own family's.
+	partial := size.forPartialSync()
+	p.SyncIncremental = m.predictSync(&p, dm.SyncIncremental, partial, partial.PartialChainList)
+	p.SyncPerChange = m.predictSync(&p, dm.SyncPerChange, partial, nil)
 	dm.withRecentSync(p.SyncFull, size.RecentSync[dm.Dataplane].Full)
-	dm.withRecentSync(p.SyncIncremental, size.RecentSync[dm.Dataplane].Incremental)
+	dm.withRecentSync(p.SyncIncremental, partial.RecentSync[dm.Dataplane].Incremental)
 	if p.SyncPerChange != nil {
 		p.SyncPerChangeKind = dm.SyncPerChangeKind
 	}
@@ -380,8 +383,11 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, size Size, walk *iptabl
 	restores := c.restoresOf(size)
 	largest := slices.Max(restores)
 	s := &SyncPrediction{Form: c.Form, R2: c.R2, Points: c.Points, Extrapolation: largest / c.MaxRules}
-	if len(restores) > 1 {
+	switch {
+	case len(restores) > 1:
 		s.Form += " per family"
+	case size.oneOfFamilies:
+		s.Form += " of one family"
 	}
 	// The fit's interval is for the mean curve; a sweep measures a median
 	// of a few loads, each scattering around it (Load.widen). And it says

@@ -3,6 +3,7 @@ package cost
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/iptables"
@@ -54,6 +55,34 @@ type Size struct {
 	// RecentSync are, by rule-walk dataplane, the steps its syncs take
 	// through those tables' list (payloadRecentSync; nil without them).
 	RecentSync map[string]RecentSyncSteps `json:"recent_sync,omitempty"`
+	// Partial is the payload a partial sync restores when the services use
+	// more than one family (nil for one): the largest family's alone.
+	// kube-proxy's metaproxier hands an EndpointSlice to its address
+	// type's proxier only, so one endpoint change syncs one family (its
+	// partial chain-list walk, its xt_recent lists, its anonymous sets).
+	Partial *Size `json:"partial_sync_family,omitempty"`
+	// oneOfFamilies marks the Partial that forPartialSync returns, so a
+	// sync's form says it restores one family's payload of several.
+	oneOfFamilies bool
+}
+
+// forPartialSync is the size a partial sync of s restores: Partial, its
+// rules scaled as s's were (a holdout sets Rules to what the lab loaded),
+// or s itself for one family.
+func (s Size) forPartialSync() Size {
+	if s.Partial == nil {
+		return s
+	}
+	p := *s.Partial
+	p.oneOfFamilies = true
+	total := 0
+	for _, r := range s.FamilyRules {
+		total += r
+	}
+	if total > 0 && s.Rules != total {
+		p.Rules = int(math.Round(float64(p.Rules) * float64(s.Rules) / float64(total)))
+	}
+	return p
 }
 
 // exactBytesObjects is the most services + endpoints whose payload
