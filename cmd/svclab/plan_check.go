@@ -12,7 +12,7 @@ import (
 	"github.com/svclab/svclab/sim/scenario"
 )
 
-const planCheckUsage = `Usage: svclab plan check RUN_DIR... --max-n N [--calibration DIR] [--scenario FILE [--dataplane LIST]] [--format markdown|json]
+const planCheckUsage = `Usage: svclab plan check RUN_DIR... --max-n N [--calibration DIR [--from M]] [--scenario FILE [--dataplane LIST]] [--format markdown|json]
 
 The holdout check of svclab plan: calibrates on the sweep's points with at
 most N services, predicts every point above N (first-packet p50 and p99 at
@@ -31,7 +31,11 @@ With --calibration DIR the model comes from DIR instead (a svclab plan
 calibrate directory, or any sweep run), on its points with at most N
 services, and every point of each run above N is predicted from it: how a
 calibration made one time holds for a sweep measured another (the
-machine's drift between the two is part of the error).
+machine's drift between the two is part of the error). With --from M the
+run's points of at least M services are predicted instead: a calibration
+that reaches past them (results/sweep-full-default, the binary's embedded
+default, goes to 100,000) checks a run's smaller points with --max-n
+100000 --from M.
 
 With --scenario FILE (the scenario the runs were made from, checked
 against the hash their meta.json recorded) a sweep whose services a
@@ -50,15 +54,17 @@ Examples:
   svclab plan check results/plan-holdout/native-j results/plan-holdout/native-k --max-n 5000
   svclab plan check results/plan-mix-check/measured --calibration results/plan-mix-check/calibration --max-n 5000 --scenario results/plan-mix-check/cluster-500-x20.yaml
   svclab plan check results/plan-families/partial-family/B1 --calibration results/plan-recent/calibration --max-n 5000 --scenario results/plan-recent/mix-iptables.yaml --dataplane iptables-legacy
+  svclab plan check results/plan-families/mix-iptables-partial --calibration results/sweep-full-default --max-n 100000 --from 5000 --scenario results/plan-recent/mix-iptables.yaml
 `
 
 func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 	var (
-		maxN                                          int
+		maxN, from                                    int
 		format, calibration, scenarioFile, dataplanes string
 	)
 	fs := newFlagSet("plan check")
 	fs.IntVar(&maxN, "max-n", 0, "")
+	fs.IntVar(&from, "from", 0, "")
 	fs.StringVar(&calibration, "calibration", "", "")
 	fs.StringVar(&scenarioFile, "scenario", "", "")
 	fs.StringVar(&dataplanes, "dataplane", "", "")
@@ -99,7 +105,7 @@ func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	checks := make([]holdoutCheck, len(rest))
 	for i, dir := range rest {
-		if checks[i], err = checkHoldout(dir, cal, sc, maxN); err != nil {
+		if checks[i], err = checkHoldout(dir, cal, sc, maxN, from); err != nil {
 			return err
 		}
 		for _, w := range checks[i].model.Warnings {
@@ -134,9 +140,10 @@ type holdoutCheck struct {
 }
 
 // checkHoldout checks the run in dir against a calibration on cal's
-// points with N ≤ maxN (nil cal: the run's own), its points predicted
-// for the services of sc (nil: N one-port services).
-func checkHoldout(dir string, cal *cost.Run, sc *scenario.Scenario, maxN int) (holdoutCheck, error) {
+// points with N ≤ maxN (nil cal: the run's own), its points from from
+// services (0: above maxN) predicted for the services of sc (nil: N
+// one-port services).
+func checkHoldout(dir string, cal *cost.Run, sc *scenario.Scenario, maxN, from int) (holdoutCheck, error) {
 	run, err := cost.LoadRun(dir)
 	if err != nil {
 		return holdoutCheck{}, usagef("%v", err)
@@ -149,7 +156,7 @@ func checkHoldout(dir string, cal *cost.Run, sc *scenario.Scenario, maxN int) (h
 	if cal == nil {
 		cal = run
 	}
-	rows, m, err := cost.HoldoutFrom(cal, run, cost.Options{MaxN: maxN})
+	rows, m, err := cost.HoldoutFrom(cal, run, cost.Options{MaxN: maxN}, from)
 	if err != nil {
 		return holdoutCheck{}, usagef("%s: %v", dir, err)
 	}

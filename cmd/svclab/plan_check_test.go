@@ -175,3 +175,38 @@ func TestPlanCheckWithTheRunsDataplaneOverride(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanCheckFrom: with a calibration that reaches past a run's points
+// (the embedded default's recorded run, to 100,000 Services), --from
+// checks the run's points of at least that many services; a run that
+// calibrates itself holds out only its points above --max-n.
+func TestPlanCheckFrom(t *testing.T) {
+	const mix = "../../results/plan-families/mix-iptables-partial"
+	args := []string{"plan", "check", mix, "--calibration", "../../results/sweep-full-default", "--max-n", "100000", "--scenario", "../../results/plan-recent/mix-iptables.yaml", "--format", "json"}
+	for _, tc := range []struct {
+		from string
+		rows bool
+	}{{"5000", true}, {"10000", false}} {
+		var stdout, stderr bytes.Buffer
+		if code := dispatch(append(append([]string(nil), args...), "--from", tc.from), &stdout, &stderr); code > 1 {
+			t.Fatalf("--from %s: exit %d: %s", tc.from, code, stderr.String())
+		}
+		var out holdoutJSON
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+			t.Fatalf("--from %s: %v: %s", tc.from, err, stdout.String())
+		}
+		if (len(out.Rows) > 0) != tc.rows {
+			t.Errorf("--from %s: %d rows, want rows %v (the mix's point is 9,540 Services)", tc.from, len(out.Rows), tc.rows)
+		}
+		for _, r := range out.Rows {
+			if r.Services < 5000 {
+				t.Errorf("--from %s: a row at %d services", tc.from, r.Services)
+			}
+		}
+	}
+	var stderr bytes.Buffer
+	self := []string{"plan", "check", mix, "--max-n", "5000", "--from", "100"}
+	if code := dispatch(self, &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), "only its points above") {
+		t.Errorf("--from below a run's own calibration: exit %d, %q; want 2", code, stderr.String())
+	}
+}

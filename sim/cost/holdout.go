@@ -64,17 +64,28 @@ func (r HoldoutRow) Within() bool { return r.Target == 0 || math.Abs(r.Error) <=
 // uniform position, full and incremental sync, kernel memory and CPU per
 // connection (to the last Service).
 func Holdout(run *Run, opts Options) ([]HoldoutRow, *Model, error) {
-	return HoldoutFrom(run, run, opts)
+	return HoldoutFrom(run, run, opts, 0)
 }
 
 // HoldoutFrom is Holdout with the calibration from another run (cal, say
 // a `svclab plan calibrate` directory) on its points with N ≤ opts.MaxN:
-// every point of run above it is predicted and compared. The machine's
-// drift between the two runs is then part of the error, as it is for a
-// user who calibrates one day and measures another.
-func HoldoutFrom(cal, run *Run, opts Options) ([]HoldoutRow, *Model, error) {
+// every point of run with at least from services (0: above opts.MaxN) is
+// predicted and compared. The machine's drift between the two runs is then
+// part of the error, as it is for a user who calibrates one day and
+// measures another. A calibration that reaches past a run's points (the
+// embedded default's 100,000 Services) checks them with from; a run's own
+// points are held out above MaxN only.
+func HoldoutFrom(cal, run *Run, opts Options, from int) ([]HoldoutRow, *Model, error) {
 	if opts.MaxN <= 0 {
 		return nil, nil, fmt.Errorf("holdout: give the largest calibration N (MaxN > 0)")
+	}
+	switch {
+	case from < 0:
+		return nil, nil, fmt.Errorf("holdout from %d services: want ≥ 1 (or 0: above the calibration's %d)", from, opts.MaxN)
+	case from == 0:
+		from = opts.MaxN + 1
+	case cal == run && from <= opts.MaxN:
+		return nil, nil, fmt.Errorf("holdout from %d services: the run calibrates itself on N ≤ %d, so only its points above that are held out", from, opts.MaxN)
 	}
 	m, err := CalibrateRun(cal, opts)
 	if err != nil {
@@ -84,7 +95,7 @@ func HoldoutFrom(cal, run *Run, opts Options) ([]HoldoutRow, *Model, error) {
 	comps := pointCompositions{run: run}
 	for _, p := range run.Points {
 		dm, ok := m.Dataplane(p.Dataplane)
-		if !ok || p.Services <= opts.MaxN || (p.Position != PositionLast && p.Position != PositionUniform) {
+		if !ok || p.Services < from || (p.Position != PositionLast && p.Position != PositionUniform) {
 			continue
 		}
 		comp, err := comps.at(p.Services)

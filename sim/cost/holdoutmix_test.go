@@ -55,14 +55,14 @@ func TestHoldoutOfAMix(t *testing.T) {
 	}
 	run := &Run{Source: Source{Name: "mix-run", ScenarioHash: sc.Hash()}, Points: points}
 	opts := Options{MaxN: 5000}
-	plain, _, err := HoldoutFrom(cal, run, opts)
+	plain, _, err := HoldoutFrom(cal, run, opts, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := run.WithScenario(sc); err != nil {
 		t.Fatal(err)
 	}
-	mixed, m, err := HoldoutFrom(cal, run, opts)
+	mixed, m, err := HoldoutFrom(cal, run, opts, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
