@@ -236,3 +236,39 @@ func TestSyncCurveRestoresPerFamily(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncWithinMeasured: between two calibrated sizes a full or
+// incremental sync is kept between their medians, at a calibrated size it
+// is that size's median, below the smallest at most its median, beyond the
+// largest the form's; on the embedded default's iptables-legacy curves,
+// whose quadratic misses small sizes.
+func TestSyncWithinMeasured(t *testing.T) {
+	m, err := CalibrateDefault(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm, _ := m.Dataplane("iptables-legacy")
+	for _, c := range []*SyncCurve{dm.SyncFull, dm.SyncIncremental} {
+		if c == nil || len(c.Measured) < 3 {
+			t.Fatalf("curve %+v: want measured sizes", c)
+		}
+		first, second, last := c.Measured[0], c.Measured[1], c.Measured[len(c.Measured)-1]
+		for _, tc := range []struct {
+			name   string
+			rules  float64
+			lo, hi float64
+		}{
+			{"between the two smallest sizes", (first.Rules + second.Rules) / 2, min(first.Seconds, second.Seconds), max(first.Seconds, second.Seconds)},
+			{"at a calibrated size", second.Rules, second.Seconds, second.Seconds},
+			{"below the smallest size", first.Rules / 2, 0, first.Seconds},
+		} {
+			got := c.At(tc.rules)
+			if got.Value < tc.lo || got.Value > tc.hi || got.Lo > got.Value || got.Hi < got.Value {
+				t.Errorf("%s %s (%v rules): %+v, want a value in [%v, %v] inside its interval", c.Metric, tc.name, tc.rules, got, tc.lo, tc.hi)
+			}
+		}
+		if beyond := 2 * last.Rules; c.At(beyond) != c.atForm(c.Form, beyond) {
+			t.Errorf("%s beyond the calibrated sizes: %+v, want the form's %+v", c.Metric, c.At(beyond), c.atForm(c.Form, beyond))
+		}
+	}
+}
