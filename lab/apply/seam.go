@@ -70,21 +70,20 @@ func (c Change) Each() []Change {
 // each family it has, so a partial sync loads only these families'
 // payloads.
 func (c Change) Families() []model.Family {
-	created := model.Families(model.Slice(c.Created))
-	var v4, v6 bool
+	woken := map[model.Family]bool{}
 	for _, one := range c.Each() {
-		v4 = v4 || model.FamilyOf(one.Endpoint.IP) == model.IPv4
-		v6 = v6 || model.FamilyOf(one.Endpoint.IP) == model.IPv6
+		woken[model.FamilyOf(one.Endpoint.IP)] = true
 	}
 	if len(c.Created) > 0 {
-		v4, v6 = v4 || slices.Contains(created, model.IPv4), v6 || slices.Contains(created, model.IPv6)
+		for _, f := range model.Families(model.Slice(c.Created)) {
+			woken[f] = true
+		}
 	}
 	var out []model.Family
-	if v4 {
-		out = append(out, model.IPv4)
-	}
-	if v6 {
-		out = append(out, model.IPv6)
+	for _, f := range []model.Family{model.IPv4, model.IPv6} {
+		if woken[f] {
+			out = append(out, f)
+		}
 	}
 	return out
 }
