@@ -43,7 +43,10 @@ Options:
                      how progress is shown on stderr: auto (default) is a bar
                      with an ETA on a terminal and plain lines otherwise or
                      when CI is set; plain is a line per tenth of the run, no
-                     carriage returns (CI logs); none shows none
+                     carriage returns (CI logs), and one every 2 minutes while
+                     a long step (a large ruleset's load) is under way; the
+                     time left stays within a time budget (plan calibrate's
+                     --duration); none shows none
   --format text|markdown|json
                      output (default text; markdown for $GITHUB_STEP_SUMMARY;
                      json, or --json: summary.json on stdout, the table on stderr)
@@ -175,7 +178,7 @@ func applyRunOverrides(sc *scenario.Scenario, f runFlags) (*scenario.Scenario, e
 func runAndPrint(sc *scenario.Scenario, f runFlags, stdout, stderr io.Writer) error {
 	ctx, in, stop := interruptContext(stderr)
 	defer stop()
-	bar := newProgress(stderr, *f.progress)
+	bar := newProgress(stderr, *f.progress, f.deadline)
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	opts := guest.Options{
 		RunOptions: runner.RunOptions{Options: runner.Options{OutDir: f.out, Log: bar.logf(logf), Progress: bar.set, PlantRules: f.plantRules, Deadline: f.deadline}, Signal: in.name},

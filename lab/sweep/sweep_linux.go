@@ -69,6 +69,9 @@ func Run(ctx context.Context, sc *scenario.Scenario, opts Options, w *results.Wr
 	}()
 	total := len(plan) * (1 + spec.Repetitions)
 	done := 0
+	if opts.Progress != nil {
+		opts.Progress(0, total) // the steps begin: a first load can take an hour
+	}
 	step := func() {
 		done++
 		if opts.Progress != nil {
