@@ -26,9 +26,10 @@ probes (a rule walk's growth to 80,000 services), an addrtype probe (the
 adds to a first packet), a recent probe (that walk probe with 8,000
 xt_recent lists ahead of one that 4 rules check: a step of the list walk
 ClientIP affinity costs first packets and syncs), sync probes
-(iptables-legacy's full sync timed alone at 10,000 and 20,000 services,
-where it grows faster than a line), lookup probes (nftables' lookup of a
-random service among 10,000 to 80,000, loaded once), and the time of one
+(iptables-legacy's and nftables' full and incremental syncs timed alone
+at 10,000 and 20,000 services: iptables-legacy's grows faster than a
+line), lookup probes (nftables' lookup of a random service among 40,000
+and 80,000, loaded once; its sync probes probe it too), and the time of one
 step of iptables-nft-restore's chain-list walk at 1,000 to 256,000 chains,
 laid out as a full and as a partial sync's payload lays it out (about 20 s
 and 460 MB, at the start and again at the end: iptables-nft's syncs are

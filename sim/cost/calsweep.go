@@ -108,13 +108,14 @@ const DefaultCalibrationRecentProbe = 8000
 // alone, so that plan fits a full sync that grows faster than a line past
 // 5,000 services (libiptc's restore) on measurements. They take seconds
 // (iptables-legacy: about 0.6 s and 1.3 s per load on the reference
-// machine); iptables-nft and nftables get none (calibrationSyncLimited).
+// machine; nftables about 0.7 and 1.4 s); iptables-nft gets none
+// (calibrationSyncLimited).
 var DefaultCalibrationSyncProbe = []int{10000, 20000}
 
 // DefaultCalibrationLookupProbe are the lookup probes' sizes: the full
 // ruleset of 2 to 16 times the largest calibrated size, loaded once for
-// each dataplane that looks services up in a map (nftables' syncs are not
-// timed past 5,000: calibrationSyncLimited), whose connections to
+// each dataplane that looks services up in a map (at the sizes it does
+// not sync-probe, whose probes measure the lookup too), whose connections to
 // uniformly random services then measure, in every repetition, how the
 // lookup grows as the map outgrows the caches: plan fits the uniform p50
 // on them and the largest size's points instead of extrapolating a line
@@ -266,10 +267,13 @@ func (c CalibrationSweep) Scenario() []byte {
 // probe reloads every repetition, which the 3-minute default pays for in
 // repetitions): iptables-nft, whose restore --noflush took 2.9 s for 5,000
 // services and 16 s for 10,000 on the reference machine (over 45 minutes
-// for 50,000), and nftables, whose full sync is linear there (121-128 µs
-// per service from 1,000 to 20,000 in results/plan-holdout/native-j and
-// native-k), so probes would cost repetitions and add no information.
-var calibrationSyncLimited = []string{string(dataplane.IPTablesNFT), string(dataplane.NFTables)}
+// for 50,000). nftables' probes cost a few seconds a repetition (its full
+// sync of 20,000 Services about 1.4 s here) and give its incremental sync,
+// whose power law fitted from 1,000 to 5,000 Services (tens of ms that an
+// nft process's start-up dominates) extrapolated 10× to an interval 600
+// times wide (the cluster-500 mix at 20×: 0.192 s [0.0677, 41.8],
+// results/plan-families/nft-sync-probes), points to 20,000.
+var calibrationSyncLimited = []string{string(dataplane.IPTablesNFT)}
 
 func intList(v []int) string {
 	parts := make([]string, len(v))

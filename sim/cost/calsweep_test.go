@@ -38,7 +38,7 @@ func TestCalibrationSweepIsAScenario(t *testing.T) {
 		}
 		if sc.Sweep == nil || len(sc.Sweep.Services) != len(DefaultCalibrationServices) || len(sc.Dataplanes()) != 3 ||
 			!slices.Equal(sc.Sweep.WalkProbe, DefaultCalibrationWalkProbe) || sc.Sweep.WalkProbeReload || !slices.Equal(sc.Sweep.SyncProbe, DefaultCalibrationSyncProbe) ||
-			sc.Sweep.SyncLimit["iptables-nft"] != 5000 || sc.Sweep.SyncLimit["nftables"] != 5000 || len(sc.Sweep.SyncLimit) != 2 ||
+			sc.Sweep.SyncLimit["iptables-nft"] != 5000 || len(sc.Sweep.SyncLimit) != 1 ||
 			sc.Sweep.IncrementalBatch != DefaultCalibrationBatch || !slices.Equal(sc.Sweep.LookupProbe, DefaultCalibrationLookupProbe) {
 			t.Errorf("scenario %+v", sc.Sweep)
 		}
