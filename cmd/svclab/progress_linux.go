@@ -114,8 +114,8 @@ func (p *progress) heartbeats(tick <-chan time.Time) {
 	}
 }
 
-// beat prints "progress: 0/4 steps (0%), 12m0s so far, a step under way
-// for 10m30s" when steps have begun and nothing was printed for
+// beat prints "progress: 0/4 steps (0%), 720 s so far, a step under way
+// for 630 s" when steps have begun and nothing was printed for
 // heartbeatEvery.
 func (p *progress) beat() {
 	p.mu.Lock()

@@ -37,6 +37,7 @@ func TestProgressLineTimeLeft(t *testing.T) {
 				deadline = start.Add(tt.deadline)
 			}
 			p := newProgress(&out, progressPlain, deadline)
+			p.finish() // no heartbeats: the test sets the clock
 			p.start = start
 			clock := start.Add(tt.first)
 			p.now = func() time.Time { return clock }
