@@ -96,8 +96,11 @@ func newProgress(w io.Writer, mode progressMode, deadline time.Time) *progress {
 	}
 	p := &progress{w: w, mode: mode, start: time.Now(), deadline: deadline, now: time.Now, printed: -1, stop: make(chan struct{})}
 	p.lastLine = p.start
-	if mode == progressPlain {
+	switch mode {
+	case progressPlain:
 		go p.heartbeats(time.Tick(heartbeatEvery / 8))
+	case progressAuto:
+		go p.heartbeats(time.Tick(time.Second))
 	}
 	return p
 }
@@ -114,12 +117,20 @@ func (p *progress) heartbeats(tick <-chan time.Time) {
 	}
 }
 
-// beat prints "progress: 0/4 steps (0%), 720 s so far, a step under way
-// for 630 s" when steps have begun and nothing was printed for
-// heartbeatEvery.
+// beat redraws the bar, whose elapsed time then moves on during a long
+// step, or in plain mode prints "progress: 0/4 steps (0%), 720 s so far,
+// a step under way for 630 s" when steps have begun and nothing was
+// printed for heartbeatEvery.
 func (p *progress) beat() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	switch {
+	case p.mode == progressAuto && p.bar != nil:
+		_ = p.bar.RenderBlank()
+		return
+	case p.mode != progressPlain:
+		return
+	}
 	now := p.now()
 	if p.total <= 0 || p.done >= p.total || now.Sub(p.lastLine) < heartbeatEvery {
 		return
@@ -155,7 +166,7 @@ func (p *progress) set(done, total int) {
 			description = "measuring, ends by " + p.deadline.Format("15:04:05")
 		}
 		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(p.w), progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(p.deadline.IsZero()), progressbar.OptionSetDescription(description),
+			progressbar.OptionSetPredictTime(p.deadline.IsZero()), progressbar.OptionSetElapsedTime(true), progressbar.OptionSetDescription(description),
 			progressbar.OptionClearOnFinish(), progressbar.OptionFullWidth())
 	}
 	_ = p.bar.Set(done)
@@ -208,11 +219,11 @@ func (p *progress) left(done, total int, now time.Time) string {
 func (p *progress) logf(inner func(string, ...any)) func(string, ...any) {
 	return func(format string, args ...any) {
 		p.mu.Lock()
+		defer p.mu.Unlock() // a heartbeat redraws no bar between the clearing and the line
 		if p.bar != nil {
 			_ = p.bar.Clear()
 		}
 		p.lastLine = p.now()
-		p.mu.Unlock()
 		inner(format, args...)
 	}
 }

@@ -96,3 +96,23 @@ func TestProgressHeartbeat(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressBarHeartbeat checks that a beat redraws the bar (so that its
+// elapsed time moves on during a long step) and prints no plain line.
+func TestProgressBarHeartbeat(t *testing.T) {
+	var out bytes.Buffer
+	p := &progress{w: &out, mode: progressAuto, start: time.Now(), now: time.Now, printed: -1, stop: make(chan struct{})}
+	p.beat() // no bar yet: nothing
+	if out.Len() != 0 {
+		t.Fatalf("a beat before the bar printed %q", out.String())
+	}
+	p.set(0, 4)
+	drawn := out.Len()
+	p.beat()
+	if out.Len() <= drawn {
+		t.Errorf("a beat did not redraw the bar: %q", out.String())
+	}
+	if strings.Contains(out.String(), "progress:") {
+		t.Errorf("a bar's beat printed a plain line: %q", out.String())
+	}
+}
