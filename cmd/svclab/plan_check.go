@@ -12,7 +12,7 @@ import (
 	"github.com/svclab/svclab/sim/scenario"
 )
 
-const planCheckUsage = `Usage: svclab plan check RUN_DIR... --max-n N [--calibration DIR [--from M]] [--scenario FILE [--dataplane LIST]] [--format markdown|json]
+const planCheckUsage = `Usage: svclab plan check RUN_DIR... --max-n N [--calibration DIR [--from M] [--walks-from-run]] [--scenario FILE [--dataplane LIST]] [--format markdown|json]
 
 The holdout check of svclab plan: calibrates on the sweep's points with at
 most N services, predicts every point above N (first-packet p50 and p99 at
@@ -35,7 +35,12 @@ machine's drift between the two is part of the error). With --from M the
 run's points of at least M services are predicted instead: a calibration
 that reaches past them (results/sweep-full-default, the binary's embedded
 default, goes to 100,000) checks a run's smaller points with --max-n
-100000 --from M.
+100000 --from M. With --walks-from-run the calibration's machine walks
+(iptables-nft-restore's chain list, nft's chain dump, the kernel's
+anonymous sets: steps this VM moved 2-6× within hours) are replaced by the
+ones each run timed itself, so the error left is the model's and not the
+machine's move between calibration and measurement; a diagnostic, which a
+plan made before its measurement cannot use, said so above the table.
 
 With --scenario FILE (the scenario the runs were made from, checked
 against the hash their meta.json recorded) a sweep whose services a
@@ -55,12 +60,14 @@ Examples:
   svclab plan check results/plan-mix-check/measured --calibration results/plan-mix-check/calibration --max-n 5000 --scenario results/plan-mix-check/cluster-500-x20.yaml
   svclab plan check results/plan-families/partial-family/B1 --calibration results/plan-recent/calibration --max-n 5000 --scenario results/plan-recent/mix-iptables.yaml --dataplane iptables-legacy
   svclab plan check results/plan-families/mix-iptables-partial --calibration results/sweep-full-default --max-n 100000 --from 5000 --scenario results/plan-recent/mix-iptables.yaml
+  svclab plan check results/plan-families/mix-iptables-nft-sync --calibration results/plan-families/end-to-end/calibration --max-n 5000 --scenario results/plan-families/mix-iptables-nft-sync.yaml --walks-from-run
 `
 
 func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 	var (
 		maxN, from                                    int
 		format, calibration, scenarioFile, dataplanes string
+		walksFromRun                                  bool
 	)
 	fs := newFlagSet("plan check")
 	fs.IntVar(&maxN, "max-n", 0, "")
@@ -69,6 +76,7 @@ func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&scenarioFile, "scenario", "", "")
 	fs.StringVar(&dataplanes, "dataplane", "", "")
 	fs.StringVar(&format, "format", "markdown", "")
+	fs.BoolVar(&walksFromRun, "walks-from-run", false, "")
 	rest, err := parseFlags(fs, args)
 	if errors.Is(err, errHelp) {
 		_, err = io.WriteString(stdout, planCheckUsage)
@@ -85,6 +93,9 @@ func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 		if cal, err = cost.LoadRun(calibration); err != nil {
 			return usagef("--calibration: %v", err)
 		}
+	}
+	if walksFromRun && cal == nil {
+		return usagef("--walks-from-run needs --calibration DIR: a run checked against its own points already has its own walks")
 	}
 	var sc *scenario.Scenario
 	if scenarioFile != "" {
@@ -105,7 +116,7 @@ func runPlanCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	checks := make([]holdoutCheck, len(rest))
 	for i, dir := range rest {
-		if checks[i], err = checkHoldout(dir, cal, sc, maxN, from); err != nil {
+		if checks[i], err = checkHoldout(dir, cal, sc, maxN, from, walksFromRun); err != nil {
 			return err
 		}
 		for _, w := range checks[i].model.Warnings {
@@ -137,13 +148,17 @@ type holdoutCheck struct {
 	cal   *cost.Run // the run the model was calibrated on
 	model *cost.Model
 	rows  []cost.HoldoutRow
+	// walks are the machine walks taken from the run itself
+	// (--walks-from-run), none when priced with the calibration's.
+	walks []string
 }
 
 // checkHoldout checks the run in dir against a calibration on cal's
 // points with N ≤ maxN (nil cal: the run's own), its points from from
 // services (0: above maxN) predicted for the services of sc (nil: N
-// one-port services).
-func checkHoldout(dir string, cal *cost.Run, sc *scenario.Scenario, maxN, from int) (holdoutCheck, error) {
+// one-port services); with walksFromRun the calibration's machine walks are
+// the run's own (cost.Run.WithWalksOf).
+func checkHoldout(dir string, cal *cost.Run, sc *scenario.Scenario, maxN, from int, walksFromRun bool) (holdoutCheck, error) {
 	run, err := cost.LoadRun(dir)
 	if err != nil {
 		return holdoutCheck{}, usagef("%v", err)
@@ -156,6 +171,10 @@ func checkHoldout(dir string, cal *cost.Run, sc *scenario.Scenario, maxN, from i
 	if cal == nil {
 		cal = run
 	}
+	var walks []string
+	if walksFromRun {
+		cal, walks = cal.WithWalksOf(run)
+	}
 	rows, m, err := cost.HoldoutFrom(cal, run, cost.Options{MaxN: maxN}, from)
 	if err != nil {
 		return holdoutCheck{}, usagef("%s: %v", dir, err)
@@ -165,16 +184,22 @@ func checkHoldout(dir string, cal *cost.Run, sc *scenario.Scenario, maxN, from i
 			m.Warnings = append(m.Warnings, fmt.Sprintf("the calibration's machine differs from the run's: %s", strings.Join(notes, "; ")))
 		}
 	}
-	return holdoutCheck{dir: dir, cal: cal, model: m, rows: rows}, nil
+	if walksFromRun && len(walks) == 0 {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("--walks-from-run: %s timed no machine walk (an iptables-nft, nftables or sync-probing sweep does): priced with the calibration's", dir))
+	}
+	return holdoutCheck{dir: dir, cal: cal, model: m, rows: rows, walks: walks}, nil
 }
 
 // holdoutJSON is one run's check as JSON.
 type holdoutJSON struct {
-	Dir         string            `json:"dir,omitempty"`
-	Calibration cost.Source       `json:"calibration"`
-	MaxN        int               `json:"max_n"`
-	Probes      string            `json:"probes,omitempty"`
-	Rows        []cost.HoldoutRow `json:"rows"`
+	Dir         string      `json:"dir,omitempty"`
+	Calibration cost.Source `json:"calibration"`
+	MaxN        int         `json:"max_n"`
+	Probes      string      `json:"probes,omitempty"`
+	// WalksFromRun are the machine walks taken from the run itself
+	// (--walks-from-run).
+	WalksFromRun []string          `json:"walks_from_run,omitempty"`
+	Rows         []cost.HoldoutRow `json:"rows"`
 }
 
 // writeHoldoutJSON writes one run's check as before, or several runs'
@@ -184,7 +209,7 @@ func writeHoldoutJSON(w io.Writer, checks []holdoutCheck, maxN int) error {
 	enc.SetIndent("", "  ")
 	runs := make([]holdoutJSON, len(checks))
 	for i, c := range checks {
-		runs[i] = holdoutJSON{Calibration: c.model.Source, MaxN: maxN, Probes: cost.ProbesText(c.cal), Rows: c.rows}
+		runs[i] = holdoutJSON{Calibration: c.model.Source, MaxN: maxN, Probes: cost.ProbesText(c.cal), WalksFromRun: c.walks, Rows: c.rows}
 	}
 	if len(checks) == 1 {
 		return enc.Encode(runs[0])
@@ -211,6 +236,10 @@ func writeHoldoutText(w io.Writer, checks []holdoutCheck, maxN int) error {
 		fmt.Fprintf(w, "calibrated on N ≤ %d of %s\n", maxN, c.model.Source)
 		if probes := cost.ProbesText(c.cal); probes != "" {
 			fmt.Fprintln(w, probes)
+		}
+		if len(c.walks) > 0 {
+			fmt.Fprintf(w, "priced with the measured run's own %s (--walks-from-run), not the calibration's: the error left is the model's, not the machine's move between the two runs\n",
+				strings.Join(c.walks, ", "))
 		}
 		fmt.Fprintln(w)
 		if err := cost.WriteHoldoutMarkdown(w, c.rows); err != nil {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,5 +210,54 @@ func TestPlanCheckFrom(t *testing.T) {
 	self := []string{"plan", "check", mix, "--max-n", "5000", "--from", "100"}
 	if code := dispatch(self, &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), "only its points above") {
 		t.Errorf("--from below a run's own calibration: exit %d, %q; want 2", code, stderr.String())
+	}
+}
+
+// TestPlanCheckWalksFromRun: --walks-from-run prices the calibration with
+// the chain-list walk the measured run timed itself, as
+// results/plan-iptables-nft-sync did by hand (COMMAND 8: the walk swapped
+// into a copy of the calibration with jq), which gave 82.3 s for the full
+// sync of 20,000 Services where the calibration's own walk gives 96.4; it
+// needs --calibration.
+func TestPlanCheckWalksFromRun(t *testing.T) {
+	const dir = "../../results/plan-iptables-nft-sync/"
+	check := func(extra ...string) holdoutJSON {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"plan", "check", dir + "sync-check-touched", "--calibration", dir + "calibration-touched", "--max-n", "5000", "--format", "json"}, extra...)
+		dispatch(args, &stdout, &stderr)
+		var out holdoutJSON
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || len(out.Rows) == 0 {
+			t.Fatalf("%v (%v): %s %s", args, err, stdout.String(), stderr.String())
+		}
+		return out
+	}
+	fullSync := func(out holdoutJSON) cost.HoldoutRow {
+		t.Helper()
+		for _, r := range out.Rows {
+			if r.Services == 20000 && r.Figure == "full sync s" {
+				return r
+			}
+		}
+		t.Fatalf("no full sync at 20,000 in %+v", out.Rows)
+		return cost.HoldoutRow{}
+	}
+	own, swapped := check(), check("--walks-from-run")
+	if len(own.WalksFromRun) != 0 || !slices.Equal(swapped.WalksFromRun, []string{"chain-list walk"}) {
+		t.Errorf("walks from the run %q without the flag, %q with it; want none, then the chain-list walk", own.WalksFromRun, swapped.WalksFromRun)
+	}
+	a, b := fullSync(own), fullSync(swapped)
+	if math.Abs(a.Predicted.Value-96.4) > 0.05 || math.Abs(b.Predicted.Value-82.3) > 0.05 || a.Measured != b.Measured {
+		t.Errorf("full sync of 20,000 predicted %v with the calibration's walk and %v with the run's (want 96.4 and 82.3), measured %v and %v",
+			a.Predicted.Value, b.Predicted.Value, a.Measured, b.Measured)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := dispatch([]string{"plan", "check", dir + "sync-check-touched", "--max-n", "5000", "--walks-from-run"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "needs --calibration") {
+		t.Errorf("--walks-from-run without --calibration: exit %d (want 2): %s", code, stderr.String())
+	}
+	stdout.Reset()
+	dispatch([]string{"plan", "check", dir + "sync-check-touched", "--calibration", dir + "calibration-touched", "--max-n", "5000", "--walks-from-run"}, &stdout, &stderr)
+	if !strings.Contains(stdout.String(), "priced with the measured run's own chain-list walk (--walks-from-run)") {
+		t.Errorf("the text does not say whose walk priced it:\n%s", stdout.String())
 	}
 }

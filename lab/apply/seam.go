@@ -28,7 +28,8 @@ type Sync struct {
 
 // RecentLister is a dataplane that can count the xt_recent lists in its
 // node's namespace (the iptables dataplanes'), which the kernel allocates
-// without charging a memory cgroup (iptables.RecentListBytes each).
+// without charging a memory cgroup (iptables.RecentListBytes of the
+// machine's hash buckets each).
 type RecentLister interface {
 	RecentLists() (int, error)
 }

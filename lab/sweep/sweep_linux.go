@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/svclab/svclab/lab/apply"
+	"github.com/svclab/svclab/lab/host"
 	"github.com/svclab/svclab/lab/machine"
 	"github.com/svclab/svclab/lab/procstat"
 	"github.com/svclab/svclab/lab/traffic"
@@ -254,7 +255,7 @@ func (l *sweepLab) memoryGrowth(before procstat.MemoryReading, err error, lists 
 	}
 	var uncharged int64
 	if now := l.recentLists(); lists >= 0 && now > lists {
-		uncharged = int64(now-lists) * iptables.RecentListBytes
+		uncharged = int64(now-lists) * iptables.RecentListBytes(host.RecentHashBuckets())
 	}
 	grown, err := before.GrowthBesides(after, uncharged)
 	if err != nil {

@@ -160,6 +160,9 @@ func CalibrateRun(run *Run, opts Options) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Source: run.Source, Options: opts, Warnings: slices.Clone(run.Warnings)}
+	if run.ChainListSwing != "" {
+		m.Warnings = append(m.Warnings, run.ChainListSwing)
+	}
 	if run.Source.GuestKernel != "" {
 		m.Warnings = append(m.Warnings, "calibrated in a user-mode-linux guest ("+run.Source.GuestKernel+
 			"): its absolute latencies and CPU costs are the guest's, far slower than a host kernel's; compare dataplanes, not absolute numbers")

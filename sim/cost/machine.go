@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/svclab/svclab/sim/iptables"
 )
 
 // MachineFile is the file of a calibration directory (svclab plan
@@ -32,7 +34,15 @@ type Machine struct {
 	Caches   []Cache           `json:"caches,omitempty"`
 	// Label names the machine type in words (the embedded default's).
 	Label string `json:"label,omitempty"`
+	// RecentHashBuckets is xt_recent's ip_list_hash_size on the machine
+	// (0: not read, xt_recent's default assumed), which sizes the kernel
+	// memory of each list ClientIP affinity makes (RecentListBytes).
+	RecentHashBuckets int `json:"xt_recent_hash_buckets,omitempty"`
 }
+
+// RecentListBytes is the kernel memory one xt_recent list takes on the
+// machine (iptables.RecentListBytes of its hash buckets).
+func (m Machine) RecentListBytes() int64 { return iptables.RecentListBytes(m.RecentHashBuckets) }
 
 // String is one line: the CPU, its caches and the kernel.
 func (m Machine) String() string {
@@ -108,6 +118,10 @@ func (m Machine) Compare(here Machine) Mismatch {
 	}
 	if m.Kernel != "" && here.Kernel != "" && strings.Fields(m.Kernel)[0] != strings.Fields(here.Kernel)[0] {
 		out.Notes = append(out.Notes, fmt.Sprintf("kernel %s, this machine %s", strings.Fields(m.Kernel)[0], strings.Fields(here.Kernel)[0]))
+	}
+	if m.RecentHashBuckets != 0 && here.RecentHashBuckets != 0 && m.RecentHashBuckets != here.RecentHashBuckets {
+		out.Notes = append(out.Notes, fmt.Sprintf("xt_recent ip_list_hash_size %d, this machine %d (an affinity list's kernel memory is priced with the calibration's)",
+			m.RecentHashBuckets, here.RecentHashBuckets))
 	}
 	tools := make([]string, 0, len(m.Tools))
 	for t := range m.Tools {

@@ -146,8 +146,8 @@ type Prediction struct {
 	// "Kernel memory"; a line against rules).
 	KernelMemMB *Estimate `json:"kernel_mem_mb,omitempty"`
 	// RecentListsMB is what KernelMemMB holds for the ruleset's xt_recent
-	// lists (iptables.RecentListBytes each): the calibration's
-	// single-endpoint Services have none.
+	// lists (Machine.RecentListBytes each, of the calibration's machine):
+	// the calibration's single-endpoint Services have none.
 	RecentListsMB float64 `json:"recent_lists_mb,omitempty"`
 	// Programming is the network programming latency at the query's churn
 	// (nil without incremental sync calibration or churn).
@@ -300,7 +300,7 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	if dm.KernelMem != nil {
 		mem := dm.KernelMem.at(size)
 		if size.RecentTables > 0 {
-			p.RecentListsMB = float64(size.RecentTables) * iptables.RecentListBytes / 1e6
+			p.RecentListsMB = float64(size.RecentTables) * float64(m.Source.Machine.RecentListBytes()) / 1e6
 			mem = mem.Plus(exact(p.RecentListsMB))
 		}
 		p.KernelMemMB = &mem

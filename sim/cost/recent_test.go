@@ -338,23 +338,30 @@ func TestRecentStepBeyondTheProbe(t *testing.T) {
 }
 
 // TestPredictCountsRecentListsMemory: each xt_recent list adds
-// iptables.RecentListBytes of kernel memory the calibration's Services,
-// which have none, do not show.
+// Machine.RecentListBytes of kernel memory the calibration's Services,
+// which have none, do not show: 4 KiB with xt_recent's default buckets
+// (and a calibration that did not read them), more with more.
 func TestPredictCountsRecentListsMemory(t *testing.T) {
-	m := synthModel(t, Options{})
-	dm, _ := m.Dataplane("iptables-nft")
-	dm.KernelMem = &MemLine{Line: stats.Fit{Slope: 0.001, N: 10}, MaxRules: 50000}
-	size := Size{Mode: "iptables", Rules: 30000, Chains: 12000, Bytes: 3 << 20, BytesExact: true}
-	query := func(s Size) Query {
-		return Query{Dataplane: "iptables-nft", Position: PositionLast, Composition: &Composition{Services: 6000, ServiceRules: 6000, Modes: map[string]Size{"iptables": s}}}
-	}
-	plain := predictOf(t, m, query(size))
-	size.RecentTables = 10000
-	got := predictOf(t, m, query(size))
-	if plain.KernelMemMB == nil || got.KernelMemMB == nil {
-		t.Fatal("no kernel memory predicted")
-	}
-	if added := got.KernelMemMB.Value - plain.KernelMemMB.Value; !near(added, 40.96, 1e-9) || !near(got.RecentListsMB, added, 1e-9) || plain.RecentListsMB != 0 {
-		t.Errorf("10,000 lists add %v MB (recorded %v, %v without); want 40.96", added, got.RecentListsMB, plain.RecentListsMB)
+	for _, tt := range []struct {
+		buckets int
+		wantMB  float64
+	}{{0, 40.96}, {128, 40.96}, {1024, 327.68}} {
+		m := synthModel(t, Options{})
+		m.Source.Machine.RecentHashBuckets = tt.buckets
+		dm, _ := m.Dataplane("iptables-nft")
+		dm.KernelMem = &MemLine{Line: stats.Fit{Slope: 0.001, N: 10}, MaxRules: 50000}
+		size := Size{Mode: "iptables", Rules: 30000, Chains: 12000, Bytes: 3 << 20, BytesExact: true}
+		query := func(s Size) Query {
+			return Query{Dataplane: "iptables-nft", Position: PositionLast, Composition: &Composition{Services: 6000, ServiceRules: 6000, Modes: map[string]Size{"iptables": s}}}
+		}
+		plain := predictOf(t, m, query(size))
+		size.RecentTables = 10000
+		got := predictOf(t, m, query(size))
+		if plain.KernelMemMB == nil || got.KernelMemMB == nil {
+			t.Fatal("no kernel memory predicted")
+		}
+		if added := got.KernelMemMB.Value - plain.KernelMemMB.Value; !near(added, tt.wantMB, 1e-9) || !near(got.RecentListsMB, added, 1e-9) || plain.RecentListsMB != 0 {
+			t.Errorf("%d buckets: 10,000 lists add %v MB (recorded %v, %v without); want %v", tt.buckets, added, got.RecentListsMB, plain.RecentListsMB, tt.wantMB)
+		}
 	}
 }

@@ -129,7 +129,14 @@ type Run struct {
 	// when timed: nftables' full syncs are priced with it
 	// (AnonymousSetPrice).
 	AnonymousSetWalk []results.AnonymousSetStep
-	Warnings         []string
+	// ChainListSwing is the warning that ChainListWalk's walks, timed at
+	// the run's start and end, lie far apart ("" when they do not): a
+	// warning of the model calibrated with them.
+	ChainListSwing string
+	// WalksFrom names the run whose machine walks replaced this run's own
+	// (WithWalksOf; "" for its own).
+	WalksFrom string
+	Warnings  []string
 	// Scenario is the scenario the run was made from, when given
 	// (WithScenario): a sweep whose fillers a synthetic.mix shapes is
 	// predicted for the services each point loaded.
@@ -220,8 +227,8 @@ func (r *Run) addRecords(records []results.Record) {
 		walks := append([][]results.ChainListStep{r.ChainListWalk}, again...)
 		r.ChainListWalk = results.PoolChainListWalks(walks...)
 		if ratio, chains := results.ChainListSwing(walks...); ratio >= chainListSwingWarning {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("calibration %s: its chain-list walks, timed at the run's start and end, differed %.1f× at %d chains: "+
-				"this machine's speed moved that much while it was calibrated, and a long iptables-nft-restore's moves with it; its syncs' intervals take in both walks", r.Source.Name, ratio, chains))
+			r.ChainListSwing = fmt.Sprintf("calibration %s: its chain-list walks, timed at the run's start and end, differed %.1f× at %d chains: "+
+				"this machine's speed moved that much while the run was made, and a long iptables-nft-restore's moves with it; its syncs' intervals take in both walks", r.Source.Name, ratio, chains)
 		}
 	}
 	if probes := metric.AggregateWalkProbes(records); probes != nil {
