@@ -33,4 +33,8 @@ results/plan-calibrate-check/measured results/plan-calibrate-check/calibration-a
 results/plan-calibrate-check/measured-2 results/plan-calibrate-check/calibration-c -
 results/plan-families/mix-iptables-nft-sync results/plan-families/end-to-end/calibration results/plan-families/mix-iptables-nft-sync.yaml
 results/plan-families/mix-iptables results/plan-recent/calibration results/plan-recent/mix-iptables.yaml
+results/plan-walks-from-run/measured results/plan-walks-from-run/calibration-before -
+results/plan-walks-from-run/measured results/plan-walks-from-run/calibration-after -
+results/plan-walks-from-run/b/measured results/plan-walks-from-run/b/calibration-before -
+results/plan-walks-from-run/b/measured results/plan-walks-from-run/b/calibration-after -
 PAIRS
