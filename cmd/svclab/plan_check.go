@@ -38,8 +38,9 @@ default, goes to 100,000) checks a run's smaller points with --max-n
 100000 --from M. With --walks-from-run the calibration's machine walks
 (iptables-nft-restore's chain list, nft's chain dump, the kernel's
 anonymous sets: steps this VM moved 2-6× within hours) are replaced by the
-ones each run timed itself, so the error left is the model's and not the
-machine's move between calibration and measurement; a diagnostic, which a
+ones each run timed itself, which takes the machine's move between
+calibration and measurement out of the error as far as the run's walks
+show it (results/plan-walks-from-run: not all of it); a diagnostic, which a
 plan made before its measurement cannot use, said so above the table.
 
 With --scenario FILE (the scenario the runs were made from, checked
@@ -238,7 +239,7 @@ func writeHoldoutText(w io.Writer, checks []holdoutCheck, maxN int) error {
 			fmt.Fprintln(w, probes)
 		}
 		if len(c.walks) > 0 {
-			fmt.Fprintf(w, "priced with the measured run's own %s (--walks-from-run), not the calibration's: the error left is the model's, not the machine's move between the two runs\n",
+			fmt.Fprintf(w, "priced with the measured run's own %s (--walks-from-run), not the calibration's: the machine's move between the two runs is out of the error as far as the run's walks show it\n",
 				strings.Join(c.walks, ", "))
 		}
 		fmt.Fprintln(w)

@@ -133,10 +133,7 @@ type Run struct {
 	// the run's start and end, lie far apart ("" when they do not): a
 	// warning of the model calibrated with them.
 	ChainListSwing string
-	// WalksFrom names the run whose machine walks replaced this run's own
-	// (WithWalksOf; "" for its own).
-	WalksFrom string
-	Warnings  []string
+	Warnings       []string
 	// Scenario is the scenario the run was made from, when given
 	// (WithScenario): a sweep whose fillers a synthetic.mix shapes is
 	// predicted for the services each point loaded.

@@ -4,10 +4,11 @@ package cost
 // the planner prices long walks with (ChainListWalk: iptables-nft-restore's
 // chain list; ChainDumpWalk: nft's chain dump; AnonymousSetWalk: the
 // kernel's anonymous sets), are run's wherever run timed them, and the
-// names of the walks it took (none: r itself). A check priced so leaves
-// the model's error alone: the machine's move between the calibration and
-// the measurement, which a step of these walks shows up to 2-6× here
-// (docs/planning.md), is taken out. A plan cannot do this (it has no
+// names of the walks it took (none: r itself). A check priced so takes out
+// of its error the machine's move between the calibration and the
+// measurement, which a step of these walks shows up to 2-6× here
+// (docs/planning.md), as far as the run's own walks show it (not all of
+// it: results/plan-walks-from-run). A plan cannot do this (it has no
 // measurement yet); it is a diagnostic for plan check. r is left as it is.
 func (r *Run) WithWalksOf(run *Run) (*Run, []string) {
 	out := *r
@@ -24,6 +25,5 @@ func (r *Run) WithWalksOf(run *Run) (*Run, []string) {
 	if len(taken) == 0 {
 		return r, nil
 	}
-	out.WalksFrom = run.Source.Name
 	return &out, taken
 }
