@@ -37,7 +37,11 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
   - CPU per new connection and CPU cores at --new-conn-per-s;
   - full and incremental sync time against the ruleset's rules, in the form
     (linear, power law with fixed cost, quadratic) that best predicted the
-    largest calibrated size from the smaller ones; iptables-nft's full and
+    largest calibrated size from the smaller ones (iptables-legacy's full
+    sync, quadratic in chains through libiptc's chain index, read at the
+    rules of a calibration payload of as many chains, the rules beyond
+    priced each at the smallest calibrated size's cost of a rule: "by
+    chains"); iptables-nft's full and
     incremental syncs add their restore's chain-list walk (about 8·N² and
     N²/4 strcmp, priced at the calibration's cost of a step at that list
     length, on the list as each payload lays it out: "of which ...

@@ -189,11 +189,14 @@ func (c Composition) scaled(n int) Composition {
 func (s Size) scaled(f float64) Size {
 	fixed, _ := countsOf(s.Mode, 0, 0)
 	grow := func(v, fixed int) int { return fixed + int(math.Round(float64(v-fixed)*f)) }
-	var families []int
+	var families, familyChains []int
 	for _, r := range s.FamilyRules {
 		families = append(families, grow(r, fixed.Rules))
 	}
-	out := Size{Mode: s.Mode, Rules: grow(s.Rules, fixed.Rules), FamilyRules: families, Chains: grow(s.Chains, fixed.Chains),
+	for _, c := range s.FamilyChains {
+		familyChains = append(familyChains, grow(c, fixed.Chains))
+	}
+	out := Size{Mode: s.Mode, Rules: grow(s.Rules, fixed.Rules), FamilyRules: families, FamilyChains: familyChains, Chains: grow(s.Chains, fixed.Chains),
 		Elements: grow(s.Elements, fixed.Elements), Bytes: int(math.Round(float64(s.Bytes) * f)),
 		HashTables: scaledCounts(s.HashTables, f), ChainList: scaledWalk(s.ChainList, f), PartialChainList: scaledWalk(s.PartialChainList, f),
 		AnonymousSetWork: s.AnonymousSetWork.scaled(f),

@@ -73,7 +73,7 @@ func CompositionFor(source string, scale float64, mdl *model.Model, cfgs ...rout
 	}
 	for mode, s := range c.Modes {
 		if len(s.FamilyRules) < 2 {
-			s.FamilyRules = nil
+			s.FamilyRules, s.FamilyChains = nil, nil
 		} else {
 			s.Partial = largestFamily(mode, families)
 		}
@@ -89,7 +89,7 @@ func largestFamily(mode string, families []Composition) *Size {
 	for _, f := range families {
 		s, ok := f.Modes[mode]
 		if ok && (out == nil || s.Rules > out.Rules) {
-			s.FamilyRules = nil
+			s.FamilyRules, s.FamilyChains = nil, nil
 			out = &s
 		}
 	}
@@ -154,6 +154,7 @@ func (c *Composition) add(mode string, st render.Stats, tables []int, walk *ipta
 	s.Mode, s.BytesExact = mode, true
 	s.Rules += st.Rules
 	s.FamilyRules = append(s.FamilyRules, st.Rules)
+	s.FamilyChains = append(s.FamilyChains, st.Chains)
 	s.Chains += st.Chains
 	s.Elements += st.Elements
 	s.Bytes += st.Bytes

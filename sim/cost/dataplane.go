@@ -184,6 +184,7 @@ func optionalSync(dm *DataplaneModel, metric string, points []results.Point, opt
 		return nil
 	}
 	c.ChainList, c.ChainDump, c.AnonymousSets, c.OneFamily = form.chainList, form.chainDump, form.anonymousSets, form.oneFamily
+	c.Composition = chainCompositionOf(dm, form, points, c)
 	if c.R2 < opts.MinR2 {
 		w := fmt.Sprintf("%s %s: poor fit even in the best form (%s, R² %.3f, %d sizes); predictions are doubtful",
 			dm.Dataplane, metric, c.Form, c.R2, c.Points)

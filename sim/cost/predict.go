@@ -95,6 +95,10 @@ type SyncPrediction struct {
 	// rule with a recent match loaded or unloaded (RecentSyncSteps), when
 	// the calibration timed a step (DataplaneModel.Recent).
 	RecentLists *Estimate `json:"recent_lists_s,omitempty"`
+	// Composition is how a full sync quadratic in chains read its curve at
+	// the payload's chains, and priced the rules beyond the calibration's
+	// at as many chains, within Seconds (SyncCurve.Composition).
+	Composition *CompositionPrice `json:"chain_composition,omitempty"`
 }
 
 // Prediction is what a Query costs on one dataplane.
@@ -381,13 +385,17 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, size Size, walk *iptabl
 		return nil
 	}
 	restores := c.restoresOf(size)
-	largest := slices.Max(restores)
-	s := &SyncPrediction{Form: c.Form, R2: c.R2, Points: c.Points, Extrapolation: largest / c.MaxRules}
+	atRestores, read, composition := c.atPayloads(restores)
+	largest := slices.Max(read)
+	s := &SyncPrediction{Form: c.Form, R2: c.R2, Points: c.Points, Extrapolation: largest / c.MaxRules, Composition: composition}
 	switch {
 	case len(restores) > 1:
 		s.Form += " per family"
 	case size.oneOfFamilies:
 		s.Form += " of one family"
+	}
+	if composition.Differs() {
+		s.Form += " by chains"
 	}
 	// The fit's interval is for the mean curve; a sweep measures a median
 	// of a few loads, each scattering around it (Load.widen). And it says
@@ -401,19 +409,19 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, size Size, walk *iptabl
 		return e
 	}
 	if c.ChainList == nil && c.ChainDump == nil && c.AnonymousSets == nil {
-		s.Seconds = formError(c.Load.widen(c.AtEach(restores)))
+		s.Seconds = formError(c.Load.widen(atRestores))
 	} else {
 		// The form fitted the rest of the sync: its error is the rest's;
 		// the loads scatter as the whole sync does. The rest cannot be
 		// negative (a walk's price may exceed a small sync's whole time by
 		// up to its uncertainty).
 		priced := m.pricedWalks(p, c, s, size, walk)
-		s.Seconds = c.Load.widen(formError(c.AtEach(restores)).NonNegative().Plus(priced))
+		s.Seconds = c.Load.widen(formError(atRestores).NonNegative().Plus(priced))
 	}
 	s.Beyond = s.Extrapolation > m.Options.BeyondFactor
 	if s.Beyond {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %.0f rules%s is %.1f× the largest calibrated ruleset (%.0f rules): beyond calibration",
-			p.Dataplane, c.Metric, largest, familyNote(len(restores)), s.Extrapolation, c.MaxRules))
+			p.Dataplane, c.Metric, largest, familyNote(len(restores))+chainsNote(composition), s.Extrapolation, c.MaxRules))
 	}
 	// A per-change cost at or below zero says the batch cost no more than
 	// one change: it is used as zero, not refused.
@@ -422,6 +430,15 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, size Size, walk *iptabl
 	}
 	s.Seconds = s.Seconds.NonNegative()
 	return s
+}
+
+// chainsNote says a sync's extrapolation is in the rules of a calibration
+// payload of its chains, when it was read so.
+func chainsNote(composition *CompositionPrice) string {
+	if composition.Differs() {
+		return " (a calibration payload's at its chains)"
+	}
+	return ""
 }
 
 // familyNote names the payload whose rules a sync's extrapolation is of

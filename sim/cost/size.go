@@ -22,7 +22,9 @@ type Size struct {
 	// family and each restores its own payload, so a sync takes each
 	// family's time, not the time of one payload of their sum.
 	FamilyRules []int `json:"family_rules,omitempty"`
-	Chains      int   `json:"chains"` // chains (IPVS: virtual servers + iptables chains)
+	// FamilyChains are each family's payload's chains, beside FamilyRules.
+	FamilyChains []int `json:"family_chains,omitempty"`
+	Chains       int   `json:"chains"` // chains (IPVS: virtual servers + iptables chains)
 	// Elements are nftables map/set elements or ipset members.
 	Elements int `json:"elements,omitempty"`
 	Bytes    int `json:"bytes"`

@@ -86,6 +86,10 @@ type SyncCurve struct {
 	// calibration's points may hold several (a mix's sweep): its curve is
 	// then in the payloads' summed rules.
 	OneFamily bool `json:"one_family,omitempty"`
+	// Composition, when set, reads the curve at a payload's chains
+	// (ChainComposition): a full sync quadratic in chains, fitted on
+	// synthetic fillers of one composition.
+	Composition *ChainComposition `json:"chain_composition,omitempty"`
 	// Measured are the median seconds the curve was fitted on at each
 	// calibrated size, ascending: a sync takes no less time for more
 	// rules, so a full or incremental sync predicted between two
@@ -407,21 +411,26 @@ func (c SyncCurve) AtEach(restores []float64) Estimate {
 	return sum
 }
 
-// restoresOf are the rules of each restore a sync of size takes on curve
-// c: one per family when c is one restore's time (OneFamily) and size has
-// several (Size.FamilyRules, scaled to size.Rules, which a holdout sets to
-// what the lab loaded); otherwise size.Rules in one.
-func (c SyncCurve) restoresOf(size Size) []float64 {
+// restoresOf are the payloads of each restore a sync of size takes on
+// curve c: one per family when c is one restore's time (OneFamily) and
+// size has several (Size.FamilyRules and FamilyChains, scaled to
+// size.Rules, which a holdout sets to what the lab loaded); otherwise
+// size's in one. Chains are 0 where size does not count them.
+func (c SyncCurve) restoresOf(size Size) []restorePayload {
 	total := 0
 	for _, r := range size.FamilyRules {
 		total += r
 	}
 	if !c.OneFamily || len(size.FamilyRules) < 2 || total <= 0 {
-		return []float64{float64(size.Rules)}
+		return []restorePayload{{rules: float64(size.Rules), chains: float64(size.Chains)}}
 	}
-	restores := make([]float64, len(size.FamilyRules))
+	scale := float64(size.Rules) / float64(total)
+	restores := make([]restorePayload, len(size.FamilyRules))
 	for i, r := range size.FamilyRules {
-		restores[i] = float64(r) * float64(size.Rules) / float64(total)
+		restores[i].rules = float64(r) * scale
+		if len(size.FamilyChains) == len(size.FamilyRules) {
+			restores[i].chains = float64(size.FamilyChains[i]) * scale
+		}
 	}
 	return restores
 }

@@ -226,7 +226,11 @@ func TestSyncCurveRestoresPerFamily(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := SyncCurve{Form: FormLinear, Linear: line, OneFamily: tt.oneFamily}
-			got := c.restoresOf(tt.size)
+			restores := c.restoresOf(tt.size)
+			var got []float64
+			for _, r := range restores {
+				got = append(got, r.rules)
+			}
 			if !slices.Equal(got, tt.want) {
 				t.Fatalf("restores %v, want %v", got, tt.want)
 			}
