@@ -24,4 +24,6 @@ results/plan-recent/mix-iptables results/plan-recent/calibration results/plan-re
 results/plan-families/mix-iptables results/plan-recent/calibration results/plan-recent/mix-iptables.yaml
 $d/mix-legacy $d/calibration $d/mix-legacy.yaml
 $d/synthetic-legacy $d/calibration $d/synthetic-legacy.yaml
+$d/endpoints-3 $d/calibration $d/endpoints-3.yaml
+$d/endpoints-8 $d/calibration $d/endpoints-8.yaml
 LIST
