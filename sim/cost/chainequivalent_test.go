@@ -157,3 +157,25 @@ func TestPredictLegacyFullSyncByChains(t *testing.T) {
 		}
 	}
 }
+
+// TestReadNote: a beyond-calibration warning names what its rules are of.
+func TestReadNote(t *testing.T) {
+	same := &CompositionPrice{EquivalentRules: 1000, ExtraRules: 5}
+	more := &CompositionPrice{EquivalentRules: 1000, ExtraRules: 200}
+	tests := []struct {
+		restores    int
+		composition *CompositionPrice
+		want        string
+	}{
+		{1, nil, ""},
+		{1, same, ""},
+		{2, nil, " (its largest family's payload)"},
+		{1, more, " (read as a calibration payload of as many chains)"},
+		{2, more, " (its largest family's payload, read as a calibration payload of as many chains)"},
+	}
+	for _, tt := range tests {
+		if got := readNote(tt.restores, tt.composition); got != tt.want {
+			t.Errorf("readNote(%d, %+v) = %q, want %q", tt.restores, tt.composition, got, tt.want)
+		}
+	}
+}

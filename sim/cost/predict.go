@@ -421,7 +421,7 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, size Size, walk *iptabl
 	s.Beyond = s.Extrapolation > m.Options.BeyondFactor
 	if s.Beyond {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %.0f rules%s is %.1f× the largest calibrated ruleset (%.0f rules): beyond calibration",
-			p.Dataplane, c.Metric, largest, familyNote(len(restores))+chainsNote(composition), s.Extrapolation, c.MaxRules))
+			p.Dataplane, c.Metric, largest, readNote(len(restores), composition), s.Extrapolation, c.MaxRules))
 	}
 	// A per-change cost at or below zero says the batch cost no more than
 	// one change: it is used as zero, not refused.
@@ -432,22 +432,21 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, size Size, walk *iptabl
 	return s
 }
 
-// chainsNote says a sync's extrapolation is in the rules of a calibration
-// payload of its chains, when it was read so.
-func chainsNote(composition *CompositionPrice) string {
-	if composition.Differs() {
-		return " (a calibration payload's at its chains)"
-	}
-	return ""
-}
-
-// familyNote names the payload whose rules a sync's extrapolation is of
-// when it restores one per family.
-func familyNote(restores int) string {
+// readNote names the payload whose rules a sync's extrapolation is of:
+// its largest family's when it restores one per family, and a calibration
+// payload of its chains when it was read so (CompositionPrice.Differs).
+func readNote(restores int, composition *CompositionPrice) string {
+	var parts []string
 	if restores > 1 {
-		return " (its largest family's payload)"
+		parts = append(parts, "its largest family's payload")
 	}
-	return ""
+	if composition.Differs() {
+		parts = append(parts, "read as a calibration payload of as many chains")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // pricedWalks is the walks a sync curve priced on the calibration's
