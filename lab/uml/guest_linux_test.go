@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,5 +164,33 @@ func requireUMLForBench(b *testing.B) {
 	labtest.RequireRoot(b)
 	if _, err := Available(); err != nil {
 		b.Skip(err)
+	}
+}
+
+// TestGuestOutsideHostNetwork: the user-mode-linux process runs in a
+// network namespace of its own, so a guest system call that escapes to the
+// host kernel (its tracer killed) cannot touch the host's network state.
+func TestGuestOutsideHostNetwork(t *testing.T) {
+	requireUML(t)
+	initBin := buildSmoke(t)
+	checkLeftovers := isolateRun(t)
+	host, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var guest string
+	started := func(pgid int, _ []string) error {
+		if pgid > 0 {
+			guest, err = os.Readlink(fmt.Sprintf("/proc/%d/ns/net", pgid))
+		}
+		return err
+	}
+	_, runErr := Run(context.Background(), Spec{Binary: "/bin/true", InitBinary: initBin, Modules: []string{"dummy"}, Started: started, Timeout: 30 * time.Second})
+	checkLeftovers()
+	if runErr != nil {
+		t.Fatalf("Run: %v", runErr)
+	}
+	if guest == "" || guest == host {
+		t.Errorf("the guest's network namespace %q, the host's %q: want one of its own", guest, host)
 	}
 }
