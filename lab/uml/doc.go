@@ -19,9 +19,9 @@
 // run the program, write its exit status, sync and power off.
 //
 // Nothing the guest does reaches the host's network: the guest has no
-// network device at all, and the UML process runs in a network namespace
-// of its own, so even a guest system call that runs on the host kernel
-// (its ptrace tracer, the UML kernel, killed while it was stopped there)
-// lands in that empty namespace. It writes to the host only inside the two
+// network device at all, and the UML process runs in network, mount, host
+// name and IPC namespaces of its own, so even a guest system call that runs
+// on the host kernel (its ptrace tracer, the UML kernel, killed while it was
+// stopped there) lands in those, not the host's. It writes to the host only inside the two
 // directories mounted read-write.
 package uml

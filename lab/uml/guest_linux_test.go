@@ -167,30 +167,39 @@ func requireUMLForBench(b *testing.B) {
 	}
 }
 
-// TestGuestOutsideHostNetwork: the user-mode-linux process runs in a
-// network namespace of its own, so a guest system call that escapes to the
-// host kernel (its tracer killed) cannot touch the host's network state.
-func TestGuestOutsideHostNetwork(t *testing.T) {
+// TestGuestOutsideHostNamespaces: the user-mode-linux process runs in
+// network, mount, host name and IPC namespaces of its own, so a guest
+// system call that escapes to the host kernel (its tracer killed) cannot
+// touch the host's tables, mounts or name.
+func TestGuestOutsideHostNamespaces(t *testing.T) {
 	requireUML(t)
 	initBin := buildSmoke(t)
 	checkLeftovers := isolateRun(t)
-	host, err := os.Readlink("/proc/self/ns/net")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var guest string
-	started := func(pgid int, _ []string) error {
-		if pgid > 0 {
-			guest, err = os.Readlink(fmt.Sprintf("/proc/%d/ns/net", pgid))
+	kinds := []string{"net", "mnt", "uts", "ipc"}
+	host, guest := map[string]string{}, map[string]string{}
+	for _, k := range kinds {
+		link, err := os.Readlink("/proc/self/ns/" + k)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return err
+		host[k] = link
 	}
-	_, runErr := Run(context.Background(), Spec{Binary: "/bin/true", InitBinary: initBin, Modules: []string{"dummy"}, Started: started, Timeout: 30 * time.Second})
+	started := func(pgid int, _ []string) error {
+		for _, k := range kinds {
+			if pgid > 0 {
+				guest[k], _ = os.Readlink(fmt.Sprintf("/proc/%d/ns/%s", pgid, k))
+			}
+		}
+		return nil
+	}
+	_, err := Run(context.Background(), Spec{Binary: "/bin/true", InitBinary: initBin, Modules: []string{"dummy"}, Started: started, Timeout: 30 * time.Second})
 	checkLeftovers()
-	if runErr != nil {
-		t.Fatalf("Run: %v", runErr)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
 	}
-	if guest == "" || guest == host {
-		t.Errorf("the guest's network namespace %q, the host's %q: want one of its own", guest, host)
+	for _, k := range kinds {
+		if guest[k] == "" || guest[k] == host[k] {
+			t.Errorf("the guest's %s namespace %q, the host's %q: want one of its own", k, guest[k], host[k])
+		}
 	}
 }

@@ -59,15 +59,19 @@ func (b *boot) run(ctx context.Context) (Result, error) {
 	cmd.Env = append(os.Environ(), "TMPDIR="+b.memDir)
 	cmd.Stdout, cmd.Stderr = out.console.w, out.console.w
 	cmd.ExtraFiles = []*os.File{out.stdout.w, out.stderr.w} // fds 3 and 4
-	// A network namespace of its own: the guest has no network device to
-	// the host, and user-mode-linux's processes are host processes whose
-	// system calls it intercepts with ptrace. If the UML kernel is killed
-	// (svclab killed: Pdeathsig) while one of them is stopped at a system
-	// call, that call may run on the host kernel once its tracer is gone:
-	// here it reaches this empty namespace, not the host's (CI's
-	// TestChaos/08-ipvs-killed once found a nat table created in the
-	// host's). The namespace goes with the last of its processes.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: syscall.CLONE_NEWNET}
+	// Namespaces of its own (network, mounts, host name, IPC): the guest
+	// has no network device to the host, and user-mode-linux's processes
+	// are host processes whose system calls it intercepts with ptrace
+	// (PTRACE_TRACEME, without PTRACE_O_EXITKILL: arch/um/os-Linux/skas/
+	// process.c). If the UML kernel is killed (svclab killed: Pdeathsig)
+	// while one of them is stopped at a system call, that call may run on
+	// the host kernel once its tracer is gone: an iptables table, a mount,
+	// a host name then land in these namespaces, not the host's (CI's
+	// TestChaos/08-ipvs-killed once found a legacy nat table created in the
+	// host's network namespace). Go makes the mounts private before exec;
+	// the namespaces go with the last of the guest's processes.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL,
+		Cloneflags: syscall.CLONE_NEWNET | syscall.CLONE_NEWUTS | syscall.CLONE_NEWIPC, Unshareflags: syscall.CLONE_NEWNS}
 
 	// Pdeathsig fires when the starting thread exits: keep it alive.
 	runtime.LockOSThread()
