@@ -122,8 +122,10 @@ func (cp *CompositionPrice) Differs() bool {
 	return cp != nil && math.Abs(cp.ExtraRules) > compositionDiffers*(cp.EquivalentRules+cp.ExtraRules)
 }
 
-// atPayloads is the curve's sync time for restores of these payloads:
-// read at their rules, or, with a chain composition and chains known, at
+// atPayloads is the curve's sync time for restores of these payloads (one
+// sync of a payload per IP family; the bounds add, as the restores share
+// the fit): read at their rules, or, with a chain composition and chains
+// known, at
 // the rules of a calibration payload of as many chains plus the extra
 // rules' price (returned, nil otherwise). The rules it was read at are
 // returned too (for the extrapolation).

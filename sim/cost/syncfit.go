@@ -401,16 +401,6 @@ func (c SyncCurve) At(rules float64) Estimate {
 	return c.withinMeasured(rules, c.atForm(c.Form, rules))
 }
 
-// AtEach is At summed over restores of the given rules each (one sync of a
-// payload per IP family); the bounds add, as the restores share the fit.
-func (c SyncCurve) AtEach(restores []float64) Estimate {
-	sum := exact(0)
-	for _, r := range restores {
-		sum = sum.Plus(c.At(r))
-	}
-	return sum
-}
-
 // restoresOf are the payloads of each restore a sync of size takes on
 // curve c: one per family when c is one restore's time (OneFamily) and
 // size has several (Size.FamilyRules and FamilyChains, scaled to

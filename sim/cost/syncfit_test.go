@@ -234,7 +234,7 @@ func TestSyncCurveRestoresPerFamily(t *testing.T) {
 			if !slices.Equal(got, tt.want) {
 				t.Fatalf("restores %v, want %v", got, tt.want)
 			}
-			if s := c.AtEach(got).Value; math.Abs(s-tt.seconds) > 1e-9 {
+			if s, _, _ := c.atPayloads(restores); math.Abs(s.Value-tt.seconds) > 1e-9 {
 				t.Errorf("sync %v s, want %v (1 s a restore + 1 ms per 1,000 rules)", s, tt.seconds)
 			}
 		})
