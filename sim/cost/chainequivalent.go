@@ -125,10 +125,9 @@ func (cp *CompositionPrice) Differs() bool {
 // atPayloads is the curve's sync time for restores of these payloads (one
 // sync of a payload per IP family; the bounds add, as the restores share
 // the fit): read at their rules, or, with a chain composition and chains
-// known, at
-// the rules of a calibration payload of as many chains plus the extra
-// rules' price (returned, nil otherwise). The rules it was read at are
-// returned too (for the extrapolation).
+// known, at the rules of a calibration payload of as many chains plus the
+// extra rules' price (returned, nil otherwise). The rules it was read at
+// are returned too (for the extrapolation).
 func (c SyncCurve) atPayloads(restores []restorePayload) (Estimate, []float64, *CompositionPrice) {
 	sum := exact(0)
 	read := make([]float64, len(restores))
