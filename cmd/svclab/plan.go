@@ -40,8 +40,12 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
     largest calibrated size from the smaller ones (iptables-legacy's full
     sync, quadratic in chains through libiptc's chain index, read at the
     rules of a calibration payload of as many chains, the rules beyond
-    priced each at the smallest calibrated size's cost of a rule: "by
-    chains"); iptables-nft's full and
+    priced each at the smallest calibrated sizes' cost of a rule: "by
+    chains"; its incremental sync, from a calibration that timed the
+    restore's user CPU, read by the table's chains likewise, a table rule
+    beyond at the kernel's cost of a table entry, and the partial
+    payload's rules beyond the calibration's at those chains at their user
+    CPU each: "by chains and partial payload"); iptables-nft's full and
     incremental syncs add their restore's chain-list walk (about 8·N² and
     N²/4 strcmp, priced at the calibration's cost of a step at that list
     length, on the list as each payload lays it out: "of which ...

@@ -50,6 +50,11 @@ func (p *IPTables) ForFamily(f model.Family) *IPTables {
 	return &out
 }
 
+// tookOf is a tool run of wall-clock time wall and rusage cpu.
+func tookOf(wall time.Duration, cpu netns.CPUTime) Took {
+	return Took{Wall: wall, CPU: cpu.Total(), UserCPU: cpu.User}
+}
+
 // Restore loads payload in one iptables-restore call and returns how long
 // the call took (wall clock and the tool's CPU time). With noflush, chains
 // the payload does not declare are kept (kube-proxy always uses --noflush).
@@ -63,7 +68,7 @@ func (p *IPTables) Restore(payload []byte, noflush bool) (Took, error) {
 	if err != nil {
 		return Took{}, fmt.Errorf("load %d bytes of rules: %w", len(payload), err)
 	}
-	return Took{Wall: time.Since(start), CPU: cpu}, nil
+	return tookOf(time.Since(start), cpu), nil
 }
 
 // Reset flushes the filter and nat tables and deletes their user chains

@@ -36,7 +36,7 @@ func (p *NFTables) Load(script []byte) (Took, error) {
 	if err != nil {
 		return Took{}, fmt.Errorf("load %d bytes of nftables rules: %w", len(script), err)
 	}
-	return Took{Wall: time.Since(start), CPU: cpu}, nil
+	return tookOf(time.Since(start), cpu), nil
 }
 
 // Reset deletes the kube-proxy tables of both families (ip and ip6); a

@@ -18,11 +18,14 @@ import (
 // system, from the processes' rusage) of the tools that applied the payload
 // (iptables-restore, nft -f): the sync's work without the time a busy
 // machine made it wait; 0 when no tool process applied it (netlink, BPF
-// maps, an engine).
+// maps, an engine). UserCPU is CPU's user part, the tools' own work (for
+// iptables-legacy-restore: parsing the payload and building the table);
+// the rest is the kernel's (taking the table in).
 type Sync struct {
 	Payload  render.Stats
 	Duration time.Duration
 	CPU      time.Duration
+	UserCPU  time.Duration
 	Engine   bool
 }
 
@@ -34,12 +37,14 @@ type RecentLister interface {
 	RecentLists() (int, error)
 }
 
-// Took is one tool run's wall-clock time and its process's CPU time.
-type Took struct{ Wall, CPU time.Duration }
+// Took is one tool run's wall-clock time and its process's CPU time (user
+// plus system) and user CPU time.
+type Took struct{ Wall, CPU, UserCPU time.Duration }
 
 // add returns the sync with one more payload and tool run added.
 func (s Sync) add(stats render.Stats, t Took) Sync {
-	s.Payload, s.Duration, s.CPU = addStats(s.Payload, stats), s.Duration+t.Wall, s.CPU+t.CPU
+	s.Payload, s.Duration = addStats(s.Payload, stats), s.Duration+t.Wall
+	s.CPU, s.UserCPU = s.CPU+t.CPU, s.UserCPU+t.UserCPU
 	return s
 }
 
@@ -124,7 +129,7 @@ func OneByOne(ctx context.Context, m *model.Model, c Change, apply func(context.
 		if err != nil {
 			return Sync{}, err
 		}
-		total = total.add(s.Payload, Took{Wall: s.Duration, CPU: s.CPU})
+		total = total.add(s.Payload, Took{Wall: s.Duration, CPU: s.CPU, UserCPU: s.UserCPU})
 		total.Engine = s.Engine
 		m = one.After(m)
 	}

@@ -36,13 +36,13 @@ func TestOneByOneAppliesEachChangeOnTheModelTheLastLeft(t *testing.T) {
 			eps = append(eps, len(m.Services.At(i).Endpoints))
 		}
 		seen, calls = append(seen, eps), append(calls, c.Service)
-		return Sync{Payload: render.Stats{Lines: 2, Rules: 1}, Duration: time.Millisecond, CPU: time.Microsecond, Engine: true}, nil
+		return Sync{Payload: render.Stats{Lines: 2, Rules: 1}, Duration: time.Millisecond, CPU: time.Microsecond, UserCPU: time.Nanosecond, Engine: true}, nil
 	}
 	got, err := OneByOne(context.Background(), m, batch, record)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Sync{Payload: render.Stats{Lines: 6, Rules: 3}, Duration: 3 * time.Millisecond, CPU: 3 * time.Microsecond, Engine: true}
+	want := Sync{Payload: render.Stats{Lines: 6, Rules: 3}, Duration: 3 * time.Millisecond, CPU: 3 * time.Microsecond, UserCPU: 3 * time.Nanosecond, Engine: true}
 	if got != want {
 		t.Errorf("sync %+v, want %+v", got, want)
 	}

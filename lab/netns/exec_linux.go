@@ -26,10 +26,18 @@ func Output(name string, stdin []byte, argv ...string) ([]byte, error) {
 	return out, err
 }
 
-// OutputCPU is Output that also returns the CPU time (user plus system) the
-// command's process used, from its rusage: the work it did, whatever the
-// machine's load made it wait (wall-clock time counts the waiting too).
-func OutputCPU(name string, stdin []byte, argv ...string) ([]byte, time.Duration, error) {
+// CPUTime is the CPU time a command's process used, from its rusage: the
+// work it did, whatever the machine's load made it wait (wall-clock time
+// counts the waiting too). User is the time in the tool's own code, System
+// the kernel's on its behalf (for a rule loader: taking the rules in).
+type CPUTime struct{ User, System time.Duration }
+
+// Total is user plus system time.
+func (c CPUTime) Total() time.Duration { return c.User + c.System }
+
+// OutputCPU is Output that also returns the CPU time the command's process
+// used.
+func OutputCPU(name string, stdin []byte, argv ...string) ([]byte, CPUTime, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -37,14 +45,14 @@ func OutputCPU(name string, stdin []byte, argv ...string) ([]byte, time.Duration
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	if err := Start(name, cmd); err != nil {
-		return nil, 0, err
+		return nil, CPUTime{}, err
 	}
 	running.add(cmd.Process, name)
 	err := cmd.Wait()
 	running.remove(cmd.Process)
-	var cpu time.Duration
+	var cpu CPUTime
 	if cmd.ProcessState != nil {
-		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		cpu = CPUTime{User: cmd.ProcessState.UserTime(), System: cmd.ProcessState.SystemTime()}
 	}
 	if err != nil {
 		return stdout.Bytes(), cpu, fmt.Errorf("%s in netns %s: %w: %s", strings.Join(argv, " "), name, err, strings.TrimSpace(stderr.String()))

@@ -78,3 +78,30 @@ func TestStopCommandsKillsTheRunsCommands(t *testing.T) {
 		t.Errorf("the other namespace's sleep 2: %v after %v, want it to finish", r.err, r.took)
 	}
 }
+
+// TestOutputCPUSplitsUserFromSystem: a command that only computes spends
+// its CPU time in user space, one that only reads from the kernel spends
+// most of it in system time; both are counted in Total.
+func TestOutputCPUSplitsUserFromSystem(t *testing.T) {
+	name := labtest.ScratchNetns(t)
+	tests := []struct {
+		name     string
+		argv     []string
+		mostUser bool
+	}{
+		{"computing", []string{"awk", "BEGIN { for (i = 0; i < 20000000; i++) s += i; print s }"}, true},
+		{"reading /dev/zero", []string{"dd", "if=/dev/zero", "of=/dev/null", "bs=64k", "count=200000"}, false},
+	}
+	for _, tt := range tests {
+		_, cpu, err := netns.OutputCPU(name, nil, tt.argv...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cpu.Total() != cpu.User+cpu.System || cpu.Total() <= 0 {
+			t.Errorf("%s: %+v: want user and system adding up to a positive total", tt.name, cpu)
+		}
+		if userMost := cpu.User > cpu.System; userMost != tt.mostUser {
+			t.Errorf("%s: user %v, system %v: want user the larger = %v", tt.name, cpu.User, cpu.System, tt.mostUser)
+		}
+	}
+}

@@ -304,7 +304,7 @@ func loadTimed(ns string, payload []byte, fresh bool) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("load %d lines: %w", bytes.Count(payload, []byte("\n")), err)
 	}
-	return cpu, nil
+	return cpu.Total(), nil
 }
 
 // servicesPayloads renders the ruleset of n synthetic Services for each

@@ -312,6 +312,9 @@ func TestSweepSyncProbeOnFakes(t *testing.T) {
 	if p.SyncFullCPUS <= 0 || p.SyncFullCPUS >= p.SyncFullS || p.SyncIncrementalCPUS <= 0 || p.SyncIncrementalCPUS >= p.SyncIncrementalS {
 		t.Errorf("sync probe CPU times: full %v s of %v, incremental %v s of %v; want each the fake tool's 9/10 of its sync", p.SyncFullCPUS, p.SyncFullS, p.SyncIncrementalCPUS, p.SyncIncrementalS)
 	}
+	if math.Abs(p.SyncFullUserS-p.SyncFullS*0.6) > 1e-9 || math.Abs(p.SyncIncrementalUserS-p.SyncIncrementalS*0.6) > 1e-9 {
+		t.Errorf("sync probe user CPU times: full %v s of %v, incremental %v s of %v; want each the fake tool's 6/10 of its sync", p.SyncFullUserS, p.SyncFullS, p.SyncIncrementalUserS, p.SyncIncrementalS)
+	}
 	probes := 0
 	for _, l := range m.Labs {
 		if d := l.Active(); d != nil && d.Syncs == 2 && d.Changes == 2 {

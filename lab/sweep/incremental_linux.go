@@ -34,6 +34,7 @@ func (l *sweepLab) incremental(ctx context.Context, batch int, kind string) erro
 		return err
 	}
 	l.base.SyncIncrementalS, l.base.SyncIncrementalCPUS = sync.Duration.Seconds(), sync.CPU.Seconds()
+	l.base.SyncIncrementalUserS = sync.UserCPU.Seconds()
 	switch {
 	case batch < 2:
 		return nil

@@ -180,6 +180,7 @@ func (l *sweepLab) load(ctx context.Context, spec *scenario.Sweep, opts Options)
 		Bytes: sync.Payload.Bytes, Lines: sync.Payload.Lines, KernelMemBytes: l.memoryGrowth(memBefore, memErr, lists)}
 	if timed {
 		l.base.SyncFullS, l.base.SyncFullCPUS = sync.Duration.Seconds(), sync.CPU.Seconds()
+		l.base.SyncFullUserS = sync.UserCPU.Seconds()
 	}
 	// A sync probe times one change: what a batch adds per change is
 	// fitted on the points alone.

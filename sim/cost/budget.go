@@ -199,6 +199,7 @@ func (s Size) scaled(f float64) Size {
 	out := Size{Mode: s.Mode, Rules: grow(s.Rules, fixed.Rules), FamilyRules: families, FamilyChains: familyChains, Chains: grow(s.Chains, fixed.Chains),
 		Elements: grow(s.Elements, fixed.Elements), Bytes: int(math.Round(float64(s.Bytes) * f)),
 		HashTables: scaledCounts(s.HashTables, f), ChainList: scaledWalk(s.ChainList, f), PartialChainList: scaledWalk(s.PartialChainList, f),
+		PartialRules:     int(math.Round(float64(s.PartialRules) * f)),
 		AnonymousSetWork: s.AnonymousSetWork.scaled(f),
 		RecentTables:     int(math.Round(float64(s.RecentTables) * f)), RecentSync: scaledRecentSync(s.RecentSync, f)}
 	if s.Partial != nil {

@@ -52,19 +52,10 @@ func (cc ChainComposition) RulesAt(chains float64) float64 {
 // endpoints endpoints a Service, with PerRule from curve's measured
 // medians; nil when the curve measured no size of perRuleMinRules rules.
 func newChainComposition(mode string, endpoints int, curve SyncCurve) (*ChainComposition, error) {
-	small, err := countsOf(mode, 1000, endpoints)
-	if err != nil {
-		return nil, fmt.Errorf("%s fillers of %d endpoints: %w", mode, endpoints, err)
+	cc, err := fillerChains(mode, endpoints)
+	if cc == nil || err != nil {
+		return nil, err
 	}
-	large, err := countsOf(mode, 2000, endpoints)
-	if err != nil {
-		return nil, fmt.Errorf("%s fillers of %d endpoints: %w", mode, endpoints, err)
-	}
-	if large.Chains == small.Chains {
-		return nil, nil
-	}
-	cc := ChainComposition{RulesPerChain: float64(large.Rules-small.Rules) / float64(large.Chains-small.Chains)}
-	cc.RulesAtNoChains = float64(small.Rules) - cc.RulesPerChain*float64(small.Chains)
 	var sizes []MeasuredSync
 	for _, m := range curve.Measured {
 		if m.Rules >= perRuleMinRules && m.Seconds > 0 {
@@ -75,8 +66,32 @@ func newChainComposition(mode string, endpoints int, curve SyncCurve) (*ChainCom
 		return nil, nil
 	}
 	cc.PerRule, cc.PerRuleAt = perRulePrice(sizes), sizes[0].Rules
+	return cc, nil
+}
+
+// fillerChains is the composition of mode's synthetic fillers of
+// endpoints endpoints a Service, without a price (nil when a Service adds
+// no chain).
+func fillerChains(mode string, endpoints int) (*ChainComposition, error) {
+	small, err := countsOf(mode, fillersSmall, endpoints)
+	if err != nil {
+		return nil, fmt.Errorf("%s fillers of %d endpoints: %w", mode, endpoints, err)
+	}
+	large, err := countsOf(mode, fillersLarge, endpoints)
+	if err != nil {
+		return nil, fmt.Errorf("%s fillers of %d endpoints: %w", mode, endpoints, err)
+	}
+	if large.Chains == small.Chains {
+		return nil, nil
+	}
+	cc := ChainComposition{RulesPerChain: float64(large.Rules-small.Rules) / float64(large.Chains-small.Chains)}
+	cc.RulesAtNoChains = float64(small.Rules) - cc.RulesPerChain*float64(small.Chains)
 	return &cc, nil
 }
+
+// fillersSmall and fillersLarge are the two sizes, in Services, whose
+// fillers' counts give their composition's lines.
+const fillersSmall, fillersLarge = 1000, 2000
 
 // perRulePrice is what a rule costs where the chain index is cheap, from
 // the two smallest of sizes (ascending): the median of their seconds a
@@ -95,16 +110,29 @@ func perRulePrice(sizes []MeasuredSync) Estimate {
 	return Estimate{Value: three[1], Lo: three[0], Hi: three[2]}.NonNegative()
 }
 
-// restorePayload is one restore's payload: its rules, and its chains when
-// known (0: not known, read at its rules).
+// restorePayload is one restore's payload: its rules, its chains when
+// known (0: not known, read at its rules), and for a partial sync the
+// rules of the partial payload the tool reads (0: not known).
 type restorePayload struct {
-	rules, chains float64
+	rules, chains, partialRules float64
 }
 
 // CompositionPrice is how a sync priced by chains read its curve, summed
 // over its restores: the calibration payload's rules at their chains, and
 // the price of the rules beyond those (negative: fewer).
 type CompositionPrice struct {
+	EquivalentRules float64  `json:"equivalent_rules"`
+	ExtraRules      float64  `json:"extra_rules"`
+	ExtraSeconds    Estimate `json:"extra_rules_s"`
+	// Partial is the partial payload's price (a curve with a
+	// PartialPayload; nil otherwise).
+	Partial *PartialPayloadPrice `json:"partial_payload,omitempty"`
+}
+
+// PartialPayloadPrice is how a partial sync's payload was priced (summed
+// over its restores): the calibration's partial rules at the table's
+// chains, and the price of the rules beyond those (negative: fewer).
+type PartialPayloadPrice struct {
 	EquivalentRules float64  `json:"equivalent_rules"`
 	ExtraRules      float64  `json:"extra_rules"`
 	ExtraSeconds    Estimate `json:"extra_rules_s"`
@@ -120,6 +148,12 @@ const compositionDiffers = 0.01
 // (compositionDiffers).
 func (cp *CompositionPrice) Differs() bool {
 	return cp != nil && math.Abs(cp.ExtraRules) > compositionDiffers*(cp.EquivalentRules+cp.ExtraRules)
+}
+
+// PartialDiffers says the partial payloads' rules differ from the
+// calibration's at the table's chains (compositionDiffers).
+func (cp *CompositionPrice) PartialDiffers() bool {
+	return cp != nil && cp.Partial != nil && math.Abs(cp.Partial.ExtraRules) > compositionDiffers*(cp.Partial.EquivalentRules+cp.Partial.ExtraRules)
 }
 
 // atPayloads is the curve's sync time for restores of these payloads (one
@@ -148,11 +182,31 @@ func (c SyncCurve) atPayloads(restores []restorePayload) (Estimate, []float64, *
 		price.ExtraRules += extra
 		price.ExtraSeconds = price.ExtraSeconds.Plus(signedScale(c.Composition.PerRule, extra))
 		sum = sum.Plus(c.At(eq))
+		if c.Partial != nil && r.partialRules > 0 {
+			price.Partial = price.Partial.plus(*c.Partial, r)
+		}
 	}
 	if price != nil {
 		sum = sum.Plus(price.ExtraSeconds)
+		if price.Partial != nil {
+			sum = sum.Plus(price.Partial.ExtraSeconds)
+		}
 	}
 	return sum, read, price
+}
+
+// plus is pp with one restore's partial payload priced by its table's
+// chains added (pp nil: the first).
+func (pp *PartialPayloadPrice) plus(price PartialPayload, r restorePayload) *PartialPayloadPrice {
+	out := PartialPayloadPrice{}
+	if pp != nil {
+		out = *pp
+	}
+	eq := max(price.RulesAt(r.chains), 1)
+	out.EquivalentRules += eq
+	out.ExtraRules += r.partialRules - eq
+	out.ExtraSeconds = out.ExtraSeconds.Plus(signedScale(price.PerRule, r.partialRules-eq))
+	return &out
 }
 
 // signedScale is e times f, its bounds swapped for a negative f.

@@ -228,7 +228,7 @@ func renderedChainList(n, m int, partial bool) (*iptables.ChainListWork, error) 
 	}
 	var w *iptables.ChainListWork
 	if partial {
-		w, err = partialChainList(mdl, render.Config{})
+		w, _, err = partialChainList(mdl, render.Config{})
 	} else {
 		var payload bytes.Buffer
 		if _, err = route.Render(&payload, mdl, route.Config{Mode: dataplane.ModeIPTables}); err == nil {
@@ -244,14 +244,16 @@ func renderedChainList(n, m int, partial bool) (*iptables.ChainListWork, error) 
 
 // partialChainList is the chain-list walk of kube-proxy's partial sync of
 // mdl (one family's) that rewrites one service's chains, the middle one's,
-// as a sweep's incremental sync does (lab/apply).
-func partialChainList(mdl *model.Model, cfg render.Config) (*iptables.ChainListWork, error) {
+// as a sweep's incremental sync does (lab/apply), and its payload's rules.
+func partialChainList(mdl *model.Model, cfg render.Config) (*iptables.ChainListWork, int, error) {
 	var payload bytes.Buffer
 	middle := mdl.Services.Len() / 2
-	if _, err := iptablesrender.RenderPartial(&payload, mdl, iptablesrender.OptionsFor(cfg), func(i int) bool { return i == middle }); err != nil {
-		return nil, fmt.Errorf("render the partial sync of %d services: %w", mdl.Services.Len(), err)
+	st, err := iptablesrender.RenderPartial(&payload, mdl, iptablesrender.OptionsFor(cfg), func(i int) bool { return i == middle })
+	if err != nil {
+		return nil, 0, fmt.Errorf("render the partial sync of %d services: %w", mdl.Services.Len(), err)
 	}
-	return payloadChainList(dataplane.ModeIPTables, payload.Bytes())
+	w, err := payloadChainList(dataplane.ModeIPTables, payload.Bytes())
+	return w, st.Rules, err
 }
 
 // payloadChainList counts a payload's chain-list walk (iptables mode; nil
@@ -346,6 +348,10 @@ type syncForm struct {
 	// oneFamily says every calibration point loaded one IP family's
 	// payload (SyncCurve.OneFamily).
 	oneFamily bool
+	// replacesTable says every restore replaces the whole table
+	// (dataplane.Info.RestoreReplacesTable): a partial sync's tool then
+	// reads its payload and hands the kernel the table (PartialPayload).
+	replacesTable bool
 }
 
 // withoutChainList is a point's sync time less its priced chain-list walk,

@@ -119,8 +119,9 @@ func (c *Composition) addPayload(source string, proj *model.Model, fam model.Fam
 	// walk past the lists the families before it made (c's, not own's).
 	recent := payloadRecentSync(cfg.Mode, payload.Bytes(), c.Modes[string(cfg.Mode)].RecentTables)
 	var partial *iptables.ChainListWork
+	partialRules := 0
 	if cfg.Mode == dataplane.ModeIPTables {
-		if partial, err = partialChainList(proj, cfg.Config); err != nil {
+		if partial, partialRules, err = partialChainList(proj, cfg.Config); err != nil {
 			return fmt.Errorf("%s: %s (%s): %w", source, cfg.Mode, fam, err)
 		}
 	}
@@ -128,7 +129,7 @@ func (c *Composition) addPayload(source string, proj *model.Model, fam model.Fam
 		into.add(string(cfg.Mode), st, tables, walk)
 		into.addNamedLists(string(cfg.Mode), sets, lists, maps.Clone(recent))
 		if partial != nil {
-			into.addPartial(string(cfg.Mode), partial)
+			into.addPartial(string(cfg.Mode), partial, partialRules)
 		}
 	}
 	if cfg.Mode != dataplane.ModeIPTables {
@@ -182,9 +183,11 @@ func (c *Composition) addNamedLists(mode string, anonymousSets AnonymousSetWork,
 	c.Modes[mode] = s
 }
 
-// addPartial adds one family's partial-sync walk to mode's size.
-func (c *Composition) addPartial(mode string, walk *iptables.ChainListWork) {
+// addPartial adds one family's partial-sync walk and payload rules to
+// mode's size.
+func (c *Composition) addPartial(mode string, walk *iptables.ChainListWork, rules int) {
 	s := c.Modes[mode]
+	s.PartialRules += rules
 	if s.PartialChainList == nil {
 		s.PartialChainList = &iptables.ChainListWork{}
 	}

@@ -87,7 +87,7 @@ func calibrateDataplane(name string, run *Run, opts Options) (DataplaneModel, er
 	oneFamily := !run.mixed()
 	dm.SyncFull = optionalSync(&dm, MetricSyncFull, probed, opts, syncForm{quadratic: info.FullSyncQuadratic, chainList: fullWalk, anonymousSets: anonymousSets, oneFamily: oneFamily},
 		func(p results.Point) float64 { return p.SyncFullS })
-	incremental := syncForm{chainList: partialWalk, chainDump: dump, partial: true, oneFamily: oneFamily}
+	incremental := syncForm{chainList: partialWalk, chainDump: dump, partial: true, oneFamily: oneFamily, replacesTable: info.RestoreReplacesTable}
 	if anonymousSets != nil && anonymousSets.Listing != nil {
 		incremental.anonymousSets = anonymousSets
 	}
@@ -185,6 +185,9 @@ func optionalSync(dm *DataplaneModel, metric string, points []results.Point, opt
 	}
 	c.ChainList, c.ChainDump, c.AnonymousSets, c.OneFamily = form.chainList, form.chainDump, form.anonymousSets, form.oneFamily
 	c.Composition = chainCompositionOf(dm, form, points, c)
+	if form.partial {
+		c.Composition, c.Partial = partialCompositionOf(dm, form, points)
+	}
 	if c.R2 < opts.MinR2 {
 		w := fmt.Sprintf("%s %s: poor fit even in the best form (%s, R² %.3f, %d sizes); predictions are doubtful",
 			dm.Dataplane, metric, c.Form, c.R2, c.Points)

@@ -394,8 +394,13 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, size Size, walk *iptabl
 	case size.oneOfFamilies:
 		s.Form += " of one family"
 	}
-	if composition.Differs() {
+	switch {
+	case composition.Differs() && composition.PartialDiffers():
+		s.Form += " by chains and partial payload"
+	case composition.Differs():
 		s.Form += " by chains"
+	case composition.PartialDiffers():
+		s.Form += " by partial payload"
 	}
 	// The fit's interval is for the mean curve; a sweep measures a median
 	// of a few loads, each scattering around it (Load.widen). And it says

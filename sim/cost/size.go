@@ -43,6 +43,11 @@ type Size struct {
 	// changed service (the incremental sync a sweep times): every
 	// KUBE-SERVICES rule still names its service's chain.
 	PartialChainList *iptables.ChainListWork `json:"partial_chain_list,omitempty"`
+	// PartialRules is the rules of that partial sync's payload (iptables
+	// mode; 0 for the others): every KUBE-SERVICES rule and the changed
+	// Service's chains, what an iptables-legacy partial restore parses
+	// (PartialPayload).
+	PartialRules int `json:"partial_sync_rules,omitempty"`
 	// AnonymousSetWork is the anonymous sets and maps of an nftables
 	// payload (the most one table holds, all of them) and the kernel's list
 	// walking to load them, which costs a full sync their square (nil for
@@ -117,6 +122,9 @@ func RulesetSize(mode string, n, m int) (Size, error) {
 		return s, err
 	}
 	if s.ChainList, err = syntheticChainList(mode, n, m, false); err != nil {
+		return s, err
+	}
+	if s.PartialRules, err = partialPayloadRules(mode, n, m); err != nil {
 		return s, err
 	}
 	s.PartialChainList, err = syntheticChainList(mode, n, m, true)

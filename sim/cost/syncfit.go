@@ -90,6 +90,10 @@ type SyncCurve struct {
 	// (ChainComposition): a full sync quadratic in chains, fitted on
 	// synthetic fillers of one composition.
 	Composition *ChainComposition `json:"chain_composition,omitempty"`
+	// Partial, beside Composition, prices a partial sync's payload apart
+	// from its table (PartialPayload): a partial restore that replaces
+	// the whole table, fitted on fillers whose user CPU was timed.
+	Partial *PartialPayload `json:"partial_payload,omitempty"`
 	// Measured are the median seconds the curve was fitted on at each
 	// calibrated size, ascending: a sync takes no less time for more
 	// rules, so a full or incremental sync predicted between two
@@ -412,7 +416,7 @@ func (c SyncCurve) restoresOf(size Size) []restorePayload {
 		total += r
 	}
 	if !c.OneFamily || len(size.FamilyRules) < 2 || total <= 0 {
-		return []restorePayload{{rules: float64(size.Rules), chains: float64(size.Chains)}}
+		return []restorePayload{{rules: float64(size.Rules), chains: float64(size.Chains), partialRules: float64(size.PartialRules)}}
 	}
 	scale := float64(size.Rules) / float64(total)
 	restores := make([]restorePayload, len(size.FamilyRules))

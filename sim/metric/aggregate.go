@@ -202,6 +202,8 @@ func medianPoint(reps []results.Point) results.Point {
 	out.SyncIncrementalS = med(func(p results.Point) float64 { return p.SyncIncrementalS })
 	out.SyncFullCPUS = med(func(p results.Point) float64 { return p.SyncFullCPUS })
 	out.SyncIncrementalCPUS = med(func(p results.Point) float64 { return p.SyncIncrementalCPUS })
+	out.SyncFullUserS = med(func(p results.Point) float64 { return p.SyncFullUserS })
+	out.SyncIncrementalUserS = med(func(p results.Point) float64 { return p.SyncIncrementalUserS })
 	out.SyncBatchS = med(func(p results.Point) float64 { return p.SyncBatchS })
 	out.SyncBatch = int(medInt(func(p results.Point) float64 { return float64(p.SyncBatch) }))
 	out.SyncBatchKind = first.SyncBatchKind

@@ -360,16 +360,25 @@ type Point struct {
 	// system) of the tool that applied it, as SyncFullCPUS: what
 	// SyncIncrementalS measures less the time the tool waited; 0 when not
 	// measured.
-	SyncIncrementalCPUS float64                 `json:"sync_incremental_cpu_s,omitempty"`
-	Rules               int                     `json:"rules"`
-	Bytes               int                     `json:"bytes"`
-	Lines               int                     `json:"lines"`
-	KernelMemBytes      int64                   `json:"kernel_mem_bytes"`
-	RulesEvaluated      int                     `json:"rules_evaluated,omitempty"` // per first packet, from the tracer
-	Histogram           *stats.LatencyHistogram `json:"histogram,omitempty"`
-	Payload             *RuleSetStats           `json:"payload,omitempty"`
-	Extra               map[string]float64      `json:"extra,omitempty"`
-	Raw                 json.RawMessage         `json:"raw,omitempty"`
+	SyncIncrementalCPUS float64 `json:"sync_incremental_cpu_s,omitempty"`
+	// SyncFullUserS and SyncIncrementalUserS are the user part of
+	// SyncFullCPUS and SyncIncrementalCPUS: the tool's own work (parsing
+	// the payload, building the rules); the rest of the CPU time is the
+	// kernel's. iptables-legacy-restore's partial restore spends its user
+	// time on the partial payload's rules and its kernel time on the
+	// whole table it replaces (sim/cost PartialComposition). 0 when not
+	// measured.
+	SyncFullUserS        float64                 `json:"sync_full_user_s,omitempty"`
+	SyncIncrementalUserS float64                 `json:"sync_incremental_user_s,omitempty"`
+	Rules                int                     `json:"rules"`
+	Bytes                int                     `json:"bytes"`
+	Lines                int                     `json:"lines"`
+	KernelMemBytes       int64                   `json:"kernel_mem_bytes"`
+	RulesEvaluated       int                     `json:"rules_evaluated,omitempty"` // per first packet, from the tracer
+	Histogram            *stats.LatencyHistogram `json:"histogram,omitempty"`
+	Payload              *RuleSetStats           `json:"payload,omitempty"`
+	Extra                map[string]float64      `json:"extra,omitempty"`
+	Raw                  json.RawMessage         `json:"raw,omitempty"`
 }
 
 // Fit is a least-squares line of one metric against service count.

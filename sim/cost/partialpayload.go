@@ -1,0 +1,199 @@
+package cost
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+
+	"github.com/svclab/svclab/sim/dataplane"
+	"github.com/svclab/svclab/sim/render"
+	iptablesrender "github.com/svclab/svclab/sim/render/iptables"
+	"github.com/svclab/svclab/sim/results"
+)
+
+// PartialPayload prices the user part of a partial restore that replaces
+// the whole table (dataplane.Info.RestoreReplacesTable: iptables-legacy)
+// by the partial payload's own rules. The restore parses the payload
+// kube-proxy wrote (every KUBE-SERVICES rule, the changed Services'
+// chains) in user space and hands the kernel the whole table: in the
+// kernel (results/iptables-legacy-restore/partial-composition.txt) the
+// user time followed the partial payload's rules (13-14 µs each: the
+// cluster-500 mix at 20×, 23,000 partial rules, 0.32 s; one-endpoint
+// Services of as many table rules, 55,189, 0.80 s) and the system time
+// the table. A calibration's fillers tie the two; a mix has fewer
+// KUBE-SERVICES rules for its table (more rules a Service), so read at
+// its table it was priced for a partial payload twice its own.
+//
+// The incremental curve is read at the rules of a calibration payload of
+// the table's chains (its ChainComposition, whose PerRule is the kernel's
+// price of a table rule), and the partial payload's rules beyond (or
+// short of) the calibration's at those chains are priced at PerRule here.
+type PartialPayload struct {
+	// RulesPerChain and RulesAtNoChains are the calibration's partial
+	// payload's rules at a table of C chains: RulesAtNoChains +
+	// RulesPerChain·C.
+	RulesPerChain   float64 `json:"rules_per_chain"`
+	RulesAtNoChains float64 `json:"rules_at_no_chains"`
+	// PerRule is the user CPU time of a partial payload's rule, from the
+	// calibrated sizes' user times (perRulePrice) at PerRuleAt partial
+	// rules and up.
+	PerRule   Estimate `json:"per_rule_s"`
+	PerRuleAt float64  `json:"per_rule_at_rules"`
+}
+
+// RulesAt is the partial payload's rules of a calibration payload of
+// chains chains.
+func (pp PartialPayload) RulesAt(chains float64) float64 {
+	return pp.RulesAtNoChains + pp.RulesPerChain*chains
+}
+
+// partialCompositionOf is how an incremental sync's curve is read when the
+// dataplane's restore replaces the whole table and the calibration's
+// points (synthetic fillers of one family) timed the tool's user CPU:
+// the table by its chains, each rule beyond a calibration payload's at
+// those chains at the kernel's price of a table rule, and the partial
+// payload's rules apart (nil, nil otherwise, or when they cannot be made:
+// warned in dm).
+func partialCompositionOf(dm *DataplaneModel, form syncForm, points []results.Point) (*ChainComposition, *PartialPayload) {
+	if !form.partial || !form.replacesTable || !form.oneFamily {
+		return nil, nil
+	}
+	timed := userTimedIncrementals(points)
+	if len(timed) == 0 {
+		return nil, nil
+	}
+	cc, pp, err := newPartialComposition(dm.Mode, pointEndpoints(dm.Mode, timed[len(timed)-1]), timed)
+	if err != nil {
+		dm.Warnings = append(dm.Warnings, fmt.Sprintf("%s %s: %v: read at the table's rules", dm.Dataplane, MetricSyncIncremental, err))
+		return nil, nil
+	}
+	return cc, pp
+}
+
+// userTimedIncrementals are the points (ascending in services) whose
+// incremental sync timed the tool's user and system CPU, of at least
+// perRuleMinRules rules.
+func userTimedIncrementals(points []results.Point) []results.Point {
+	var out []results.Point
+	for _, p := range points {
+		if p.SyncIncrementalS > 0 && p.SyncIncrementalUserS > 0 && p.SyncIncrementalCPUS > p.SyncIncrementalUserS && p.Rules >= perRuleMinRules {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// newPartialComposition fits the two prices on timed (ascending) of
+// mode's fillers of endpoints endpoints a Service: the user time against
+// each size's partial payload rules, the system time against its table
+// rules, made a price per kernel table entry (kernelEntriesPerRule).
+func newPartialComposition(mode string, endpoints int, timed []results.Point) (*ChainComposition, *PartialPayload, error) {
+	table, err := fillerChains(mode, endpoints)
+	if err != nil {
+		return nil, nil, err
+	}
+	if table == nil {
+		return nil, nil, fmt.Errorf("%s fillers of %d endpoints have no chains a Service", mode, endpoints)
+	}
+	pSmall, err := partialPayloadRules(mode, fillersSmall, endpoints)
+	if err != nil {
+		return nil, nil, err
+	}
+	pLarge, err := partialPayloadRules(mode, fillersLarge, endpoints)
+	if err != nil {
+		return nil, nil, err
+	}
+	cSmall, _ := countsOf(mode, fillersSmall, endpoints)
+	cLarge, _ := countsOf(mode, fillersLarge, endpoints)
+	pp := PartialPayload{RulesPerChain: float64(pLarge-pSmall) / float64(cLarge.Chains-cSmall.Chains)}
+	pp.RulesAtNoChains = float64(pSmall) - pp.RulesPerChain*float64(cSmall.Chains)
+	var user, kernel []MeasuredSync
+	for _, p := range timed {
+		partial, err := partialPayloadRules(mode, p.Services, endpoints)
+		if err != nil {
+			return nil, nil, err
+		}
+		user = append(user, MeasuredSync{Rules: float64(partial), Seconds: p.SyncIncrementalUserS})
+		kernel = append(kernel, MeasuredSync{Rules: float64(p.Rules), Seconds: p.SyncIncrementalCPUS - p.SyncIncrementalUserS})
+	}
+	user, kernel = largestTwo(user), largestTwo(kernel)
+	pp.PerRule, pp.PerRuleAt = perRulePrice(user), user[0].Rules
+	table.PerRule, table.PerRuleAt = perRulePrice(kernel).Scale(1/kernelEntriesPerRule(table.RulesPerChain)), kernel[0].Rules
+	return table, &pp, nil
+}
+
+// largestTwo is the two largest of sizes (ascending), or the one. The
+// prices are read there, not at the smallest sizes as a full sync's
+// extra rules are: the rusage's split of a process's CPU time between
+// user and system is sampled at the clock's tick, so a sync of tens of
+// milliseconds splits by a few ticks, and the user time of a partial
+// rule grows with the table (7 to 8 µs at 40,000 chains in the
+// calibration of results/plan-legacy-incremental, 13 to 14 µs at 93,000 in
+// results/iptables-legacy-restore/partial-composition.txt: each
+// KUBE-SERVICES rule's jump finds its chain through libiptc's index).
+func largestTwo(sizes []MeasuredSync) []MeasuredSync {
+	return sizes[max(0, len(sizes)-2):]
+}
+
+// kernelEntriesPerRule is the kernel's table entries per rule of a payload
+// of rulesPerChain rules a chain: iptables-legacy's table is one blob of
+// entries, one a rule and two a user chain (its head, which names it, and
+// its closing RETURN). A calibration's system time per rule is made a
+// price per entry by it: a rule added to a chain adds one entry (in the
+// kernel, results/iptables-legacy-restore/partial-composition.txt: a
+// second rule in each endpoint chain added 1.7 µs of system time each).
+func kernelEntriesPerRule(rulesPerChain float64) float64 {
+	return 1 + 2/rulesPerChain
+}
+
+// partialSample is the most services partialPayloadRules renders; beyond,
+// it extrapolates from partialSample/2 and partialSample (a partial
+// payload grows by the same KUBE-SERVICES rules with each Service).
+const partialSample = 200
+
+// partialPayloadRules is the rules of kube-proxy's partial payload (one
+// family's) that rewrites the middle of n synthetic Services of m
+// endpoints, as a sweep's incremental sync restores it (0 for a mode whose
+// payload is not iptables-restore text).
+func partialPayloadRules(mode string, n, m int) (int, error) {
+	if mode != string(dataplane.ModeIPTables) {
+		return 0, nil
+	}
+	if n <= partialSample {
+		return renderedPartialRules(n, m)
+	}
+	half, err := renderedPartialRules(partialSample/2, m)
+	if err != nil {
+		return 0, err
+	}
+	full, err := renderedPartialRules(partialSample, m)
+	if err != nil {
+		return 0, err
+	}
+	perService := float64(full-half) / float64(partialSample-partialSample/2)
+	return full + int(perService*float64(n-partialSample)+0.5), nil
+}
+
+// partialRulesRendered memoizes renderedPartialRules by services and
+// endpoints.
+var partialRulesRendered sync.Map
+
+// renderedPartialRules renders the partial payload partialPayloadRules
+// counts.
+func renderedPartialRules(n, m int) (int, error) {
+	key := [2]int{n, m}
+	if r, ok := partialRulesRendered.Load(key); ok {
+		return r.(int), nil
+	}
+	mdl, err := syntheticModel(n, m)
+	if err != nil {
+		return 0, err
+	}
+	middle := n / 2
+	st, err := iptablesrender.RenderPartial(&bytes.Buffer{}, mdl, iptablesrender.OptionsFor(render.Config{}), func(i int) bool { return i == middle })
+	if err != nil {
+		return 0, fmt.Errorf("render the partial sync of %d services × %d endpoints: %w", n, m, err)
+	}
+	partialRulesRendered.Store(key, st.Rules)
+	return st.Rules, nil
+}
