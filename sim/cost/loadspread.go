@@ -1,7 +1,9 @@
 package cost
 
 import (
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/svclab/svclab/sim/results"
 	"gonum.org/v1/gonum/stat"
@@ -45,7 +47,10 @@ func fitLoadSpread(loads []results.Point, mode string, maxRules float64, value f
 	}
 	s := &LoadSpread{FromRules: maxRules / loadSpreadFraction}
 	sumSquares, largest := 0.0, -1
-	for n, logs := range bySize {
+	// In size order: a sum of floats in a map's order differs in its last
+	// bits from one call to the next.
+	for _, n := range slices.Sorted(maps.Keys(bySize)) {
+		logs := bySize[n]
 		if len(logs) < 2 {
 			continue
 		}

@@ -125,3 +125,21 @@ func TestLoadsOfOneLoadPerRepetition(t *testing.T) {
 		t.Errorf("%d point loads and %d probe loads, want 2 and 2", len(points), len(probes))
 	}
 }
+
+// TestLoadSpreadIsDeterministic: the spread pooled over many sizes is the
+// same to the last bit on every call (a plan check's output is compared
+// byte for byte; a sum in a map's order was not).
+func TestLoadSpreadIsDeterministic(t *testing.T) {
+	var loads []results.Point
+	for n := 1000; n <= 30000; n += 1000 {
+		for rep := range 3 {
+			loads = append(loads, results.Point{Dataplane: "iptables-legacy", Services: n, Rules: 5*n + 9, SyncFullS: float64(n) * (1 + 0.1*float64(rep) + 1e-3*float64(n%7))})
+		}
+	}
+	first := fitLoadSpread(loads, "iptables", 1000, func(p results.Point) float64 { return p.SyncFullS })
+	for range 50 {
+		if got := fitLoadSpread(loads, "iptables", 1000, func(p results.Point) float64 { return p.SyncFullS }); *got != *first {
+			t.Fatalf("spread %+v, then %+v", *first, *got)
+		}
+	}
+}
