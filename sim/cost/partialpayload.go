@@ -1,13 +1,11 @@
 package cost
 
 import (
-	"bytes"
 	"fmt"
 	"sync"
 
 	"github.com/svclab/svclab/sim/dataplane"
 	"github.com/svclab/svclab/sim/render"
-	iptablesrender "github.com/svclab/svclab/sim/render/iptables"
 	"github.com/svclab/svclab/sim/results"
 )
 
@@ -179,7 +177,7 @@ func partialPayloadRules(mode string, n, m int) (int, error) {
 var partialRulesRendered sync.Map
 
 // renderedPartialRules renders the partial payload partialPayloadRules
-// counts.
+// counts (partialChainList's).
 func renderedPartialRules(n, m int) (int, error) {
 	key := [2]int{n, m}
 	if r, ok := partialRulesRendered.Load(key); ok {
@@ -189,11 +187,10 @@ func renderedPartialRules(n, m int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	middle := n / 2
-	st, err := iptablesrender.RenderPartial(&bytes.Buffer{}, mdl, iptablesrender.OptionsFor(render.Config{}), func(i int) bool { return i == middle })
+	_, rules, err := partialChainList(mdl, render.Config{})
 	if err != nil {
-		return 0, fmt.Errorf("render the partial sync of %d services × %d endpoints: %w", n, m, err)
+		return 0, fmt.Errorf("%d endpoints: %w", m, err)
 	}
-	partialRulesRendered.Store(key, st.Rules)
-	return st.Rules, nil
+	partialRulesRendered.Store(key, rules)
+	return rules, nil
 }
