@@ -32,7 +32,9 @@ type ChainComposition struct {
 	// perRuleMinRules rules, where the chain index costs least
 	// (perRulePrice). In the kernel a rule added to each endpoint's chain
 	// cost 2.8 to 11 µs from 10,000 to 93,000 chains; a calibration's
-	// smallest sizes price it at 5 to 10 µs.
+	// smallest sizes price it at 5 to 10 µs. On an incremental sync's
+	// curve (partialCompositionOf) it is the kernel's price of a table
+	// rule instead: its user-space part is priced by the partial payload.
 	PerRule Estimate `json:"per_rule_s"`
 	// PerRuleAt is the smallest calibrated size PerRule is of, in rules.
 	PerRuleAt float64 `json:"per_rule_at_rules"`

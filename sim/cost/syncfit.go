@@ -87,8 +87,9 @@ type SyncCurve struct {
 	// then in the payloads' summed rules.
 	OneFamily bool `json:"one_family,omitempty"`
 	// Composition, when set, reads the curve at a payload's chains
-	// (ChainComposition): a full sync quadratic in chains, fitted on
-	// synthetic fillers of one composition.
+	// (ChainComposition): a full sync quadratic in chains, or a partial
+	// sync that replaces the table (with Partial), fitted on synthetic
+	// fillers of one composition.
 	Composition *ChainComposition `json:"chain_composition,omitempty"`
 	// Partial, beside Composition, prices a partial sync's payload apart
 	// from its table (PartialPayload): a partial restore that replaces
