@@ -45,11 +45,14 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
     restore's user CPU, read by the table's chains likewise, a table rule
     beyond at the kernel's cost of a table entry, and the partial
     payload's rules beyond the calibration's at those chains at their user
-    CPU each: "by chains and partial payload"); iptables-nft's full and
-    incremental syncs add their restore's chain-list walk (about 8·N² and
-    N²/4 strcmp, priced at the calibration's cost of a step at that list
-    length, on the list as each payload lays it out: "of which ...
-    chain-list walk", ±35%), which no form fitted below it extrapolates;
+    CPU each: "by chains and partial payload"; from an older calibration,
+    the embedded default among them, read at the table's rules, with a
+    warning when the partial payload is far from its fillers');
+    iptables-nft's full and incremental syncs add their restore's
+    chain-list walk (about 8·N² and N²/4 strcmp, priced at the
+    calibration's cost of a step at that list length, on the list as each
+    payload lays it out: "of which ... chain-list walk", ±35%), which no
+    form fitted below it extrapolates;
     nftables' full sync adds the kernel's walks per set (a numgen map per
     Service port with 2+ endpoints, an affinity set per ClientIP-affinity
     endpoint: naming and finding a set walk the table's sets, binding an

@@ -187,6 +187,7 @@ func optionalSync(dm *DataplaneModel, metric string, points []results.Point, opt
 	c.Composition = chainCompositionOf(dm, form, points, c)
 	if form.partial {
 		c.Composition, c.Partial = partialCompositionOf(dm, form, points)
+		c.UnpricedPartial = unpricedPartialOf(dm.Mode, form, points)
 	}
 	if c.R2 < opts.MinR2 {
 		w := fmt.Sprintf("%s %s: poor fit even in the best form (%s, R² %.3f, %d sizes); predictions are doubtful",

@@ -2,6 +2,7 @@ package cost
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/svclab/svclab/sim/dataplane"
@@ -93,18 +94,10 @@ func newPartialComposition(mode string, endpoints int, timed []results.Point) (*
 	if table == nil {
 		return nil, nil, fmt.Errorf("%s fillers of %d endpoints have no chains a Service", mode, endpoints)
 	}
-	pSmall, err := partialPayloadRules(mode, fillersSmall, endpoints)
+	pp, err := fillerPartialPayload(mode, endpoints)
 	if err != nil {
 		return nil, nil, err
 	}
-	pLarge, err := partialPayloadRules(mode, fillersLarge, endpoints)
-	if err != nil {
-		return nil, nil, err
-	}
-	cSmall, _ := countsOf(mode, fillersSmall, endpoints)
-	cLarge, _ := countsOf(mode, fillersLarge, endpoints)
-	pp := PartialPayload{RulesPerChain: float64(pLarge-pSmall) / float64(cLarge.Chains-cSmall.Chains)}
-	pp.RulesAtNoChains = float64(pSmall) - pp.RulesPerChain*float64(cSmall.Chains)
 	var user, kernel []MeasuredSync
 	for _, p := range timed {
 		partial, err := partialPayloadRules(mode, p.Services, endpoints)
@@ -118,6 +111,120 @@ func newPartialComposition(mode string, endpoints int, timed []results.Point) (*
 	pp.PerRule, pp.PerRuleAt = perRulePrice(user), user[0].Rules
 	table.PerRule, table.PerRuleAt = perRulePrice(kernel).Scale(1/kernelEntriesPerRule(table.RulesPerChain)), kernel[0].Rules
 	return table, &pp, nil
+}
+
+// fillerSamples are mode's fillers of endpoints endpoints a Service at
+// fillersSmall and fillersLarge Services: their partial payloads' rules
+// and their tables.
+type fillerSamples struct {
+	partial [2]float64
+	table   [2]Size
+}
+
+// fillerSamplesOf renders and counts them.
+func fillerSamplesOf(mode string, endpoints int) (fillerSamples, error) {
+	var f fillerSamples
+	for i, n := range [2]int{fillersSmall, fillersLarge} {
+		partial, err := partialPayloadRules(mode, n, endpoints)
+		if err != nil {
+			return f, err
+		}
+		table, err := countsOf(mode, n, endpoints)
+		if err != nil {
+			return f, err
+		}
+		f.partial[i], f.table[i] = float64(partial), table
+	}
+	return f, nil
+}
+
+// fillerPartialPayload is the partial payload's rules of mode's fillers
+// of endpoints endpoints a Service against their table's chains, unpriced
+// (PerRule zero).
+func fillerPartialPayload(mode string, endpoints int) (PartialPayload, error) {
+	f, err := fillerSamplesOf(mode, endpoints)
+	if err != nil {
+		return PartialPayload{}, err
+	}
+	if f.table[1].Chains == f.table[0].Chains {
+		return PartialPayload{}, fmt.Errorf("%s fillers of %d endpoints have no chains a Service", mode, endpoints)
+	}
+	pp := PartialPayload{RulesPerChain: (f.partial[1] - f.partial[0]) / float64(f.table[1].Chains-f.table[0].Chains)}
+	pp.RulesAtNoChains = f.partial[0] - pp.RulesPerChain*float64(f.table[0].Chains)
+	return pp, nil
+}
+
+// FillerPartial is a calibration's fillers' partial payload against their
+// table's rules: AtNoRules + PerTableRule·rules. An incremental curve read
+// at a table's rules alone prices the partial payload of a filler table of
+// as many rules.
+type FillerPartial struct {
+	PerTableRule float64 `json:"per_table_rule"`
+	AtNoRules    float64 `json:"at_no_rules"`
+}
+
+// RulesAt is the partial payload's rules of a filler table of rules rules.
+func (f FillerPartial) RulesAt(rules float64) float64 {
+	return f.AtNoRules + f.PerTableRule*rules
+}
+
+// unpricedPartialOf is, for an incremental sync's curve that could price
+// its partial payload apart (partialCompositionOf) but whose calibration
+// did not time the tool's user CPU (every calibration recorded before
+// 2026-12-07, the embedded default among them), the calibration fillers'
+// partial payload against their table's rules: predictions warn when a
+// payload's differs (unpricedPartialWarning). Nil otherwise.
+func unpricedPartialOf(mode string, form syncForm, points []results.Point) *FillerPartial {
+	if !form.partial || !form.replacesTable || !form.oneFamily || len(points) == 0 || len(userTimedIncrementals(points)) > 0 {
+		return nil
+	}
+	largest := points[0]
+	for _, p := range points {
+		if p.Services > largest.Services {
+			largest = p
+		}
+	}
+	f, err := fillerSamplesOf(mode, pointEndpoints(mode, largest))
+	if err != nil || f.table[1].Rules == f.table[0].Rules {
+		return nil
+	}
+	fp := FillerPartial{PerTableRule: (f.partial[1] - f.partial[0]) / float64(f.table[1].Rules-f.table[0].Rules)}
+	fp.AtNoRules = f.partial[0] - fp.PerTableRule*float64(f.table[0].Rules)
+	return &fp
+}
+
+// unpricedPartialDiffers is how far (a share of the fillers') a payload's
+// partial rules must be from a calibration's fillers' for
+// unpricedPartialWarning to warn, and unpricedPartialMinRules by how many
+// rules at least: at the 12-14 µs of user time a partial rule took in the
+// kernel (results/iptables-legacy-restore/partial-composition.txt) fewer
+// are a few milliseconds, within a sync's own scatter.
+const (
+	unpricedPartialDiffers  = 0.1
+	unpricedPartialMinRules = 1000
+)
+
+// unpricedPartialWarning warns, for a curve with UnpricedPartial, that a
+// restore's partial payload differs from the partial payload of the
+// calibration's filler table of as many rules (which the curve, read at
+// the table's rules, prices) and is not priced apart ("" when it does not
+// differ, or when there are several restores or their partial rules are
+// not known).
+func (c SyncCurve) unpricedPartialWarning(dataplaneName string, restores []restorePayload) string {
+	if c.UnpricedPartial == nil || len(restores) != 1 || restores[0].partialRules <= 0 {
+		return ""
+	}
+	r := restores[0]
+	fillers := c.UnpricedPartial.RulesAt(r.rules)
+	if diff := math.Abs(r.partialRules - fillers); fillers <= 0 || diff <= unpricedPartialDiffers*fillers || diff < unpricedPartialMinRules {
+		return ""
+	}
+	likely := "overpriced"
+	if r.partialRules > fillers {
+		likely = "underpriced"
+	}
+	return fmt.Sprintf("%s %s: its partial payload has %.0f rules where the calibration's fillers of a %.0f-rule table have %.0f, but the calibration did not time the restore's user CPU, so the payload is not priced apart from the table and the sync is likely %s (`svclab plan calibrate` times it)",
+		dataplaneName, c.Metric, r.partialRules, r.rules, fillers, likely)
 }
 
 // largestTwo is the two largest of sizes (ascending), or the one. The

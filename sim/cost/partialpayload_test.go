@@ -81,11 +81,17 @@ func TestPredictLegacyIncrementalByPartialPayload(t *testing.T) {
 		name      string
 		timeUser  bool
 		dataplane string
+		endpoints int
 		priced    bool
+		// warns: the partial payload is not priced apart although it
+		// differs from the fillers' (unpricedPartialWarning).
+		warns bool
 	}{
-		{"legacy, user timed", true, "iptables-legacy", true},
-		{"legacy, user not timed", false, "iptables-legacy", false},
-		{"nft, user timed", true, "iptables-nft", false},
+		{"legacy, user timed", true, "iptables-legacy", 3, true, false},
+		{"legacy, user not timed", false, "iptables-legacy", 3, false, true},
+		{"legacy, user not timed, the fillers' own Services", false, "iptables-legacy", 1, false, false},
+		{"nft, user timed", true, "iptables-nft", 3, false, false},
+		{"nft, user not timed", false, "iptables-nft", 3, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,9 +104,12 @@ func TestPredictLegacyIncrementalByPartialPayload(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			preds, err := m.Predict(Query{Services: 8000, EndpointsPerService: 3, Dataplane: tt.dataplane})
+			preds, err := m.Predict(Query{Services: 8000, EndpointsPerService: tt.endpoints, Dataplane: tt.dataplane})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if got := hasWarning(preds[0].Warnings, "not priced apart"); got != tt.warns {
+				t.Errorf("warned that the partial payload is not priced apart: %v, want %v (%q)", got, tt.warns, preds[0].Warnings)
 			}
 			inc := preds[0].SyncIncremental
 			if !tt.priced {

@@ -388,6 +388,9 @@ func (m *Model) predictSync(p *Prediction, c *SyncCurve, size Size, walk *iptabl
 	atRestores, read, composition := c.atPayloads(restores)
 	largest := slices.Max(read)
 	s := &SyncPrediction{Form: c.Form, R2: c.R2, Points: c.Points, Extrapolation: largest / c.MaxRules, Composition: composition}
+	if w := c.unpricedPartialWarning(p.Dataplane, restores); w != "" {
+		p.Warnings = append(p.Warnings, w)
+	}
 	switch {
 	case len(restores) > 1:
 		s.Form += " per family"

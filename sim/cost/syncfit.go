@@ -95,6 +95,12 @@ type SyncCurve struct {
 	// from its table (PartialPayload): a partial restore that replaces
 	// the whole table, fitted on fillers whose user CPU was timed.
 	Partial *PartialPayload `json:"partial_payload,omitempty"`
+	// UnpricedPartial, when set instead of Partial, is the calibration
+	// fillers' partial payload against their table's rules: the curve
+	// could price a partial payload apart but its calibration did not time
+	// the restore's user CPU, so a prediction warns when a payload's
+	// differs (unpricedPartialOf).
+	UnpricedPartial *FillerPartial `json:"unpriced_partial_payload,omitempty"`
 	// Measured are the median seconds the curve was fitted on at each
 	// calibrated size, ascending: a sync takes no less time for more
 	// rules, so a full or incremental sync predicted between two
