@@ -202,8 +202,12 @@ func mediansBySize(rules, seconds []float64) []MeasuredSync {
 // rules, put +0.83 s at 128 rules where 33 took 2.5 ms and 5,018 took
 // 40 ms, and 0.105 s at 100,009 rules where 100,018 took 0.881). The
 // interval is widened to take in the value. Below the smallest calibrated
-// size it takes no more than that size's median; above the largest, e is
-// as the form predicts.
+// size it takes no more than that size's median, and where the form
+// predicts nothing there (a line's negative intercept: the embedded
+// default's iptables-legacy incremental sync, whose smallest timed size
+// is 25,018 rules, put 0 s at a 109-rule cluster) that median in
+// proportion to the rules (belowSmallest); above the largest, e is as the
+// form predicts.
 func (c SyncCurve) withinMeasured(rules float64, e Estimate) Estimate {
 	if c.Metric != MetricSyncFull && c.Metric != MetricSyncIncremental {
 		return e
@@ -213,8 +217,7 @@ func (c SyncCurve) withinMeasured(rules float64, e Estimate) Estimate {
 	case i >= len(c.Measured):
 		return e
 	case i == 0 && c.Measured[0].Rules != rules:
-		// Fewer rules than the smallest size take no longer than it.
-		e.Value = min(max(e.Value, 0), c.Measured[0].Seconds)
+		e.Value = belowSmallest(c.Measured[0], rules, e.Value)
 	case c.Measured[i].Rules == rules:
 		e.Value = c.Measured[i].Seconds
 	default:
@@ -225,6 +228,19 @@ func (c SyncCurve) withinMeasured(rules float64, e Estimate) Estimate {
 	}
 	e.Lo, e.Hi = min(e.Lo, e.Value), max(e.Hi, e.Value)
 	return e
+}
+
+// belowSmallest is a sync of rules, fewer than the smallest calibrated
+// size's, that the form predicts at value: no longer than that size's
+// median, and, where the form predicts nothing (value ≤ 0), that median in
+// proportion to the rules. The proportion leaves out a sync's fixed cost
+// (a restore tool's start), so it is low for a tiny payload, but it is a
+// time the calibration measured, where 0 s is none.
+func belowSmallest(smallest MeasuredSync, rules, value float64) float64 {
+	if value <= 0 && rules > 0 && smallest.Rules > 0 {
+		return smallest.Seconds * rules / smallest.Rules
+	}
+	return min(max(value, 0), smallest.Seconds)
 }
 
 // powerFrom is the smallest size the power form uses: MaxRules/25, unless

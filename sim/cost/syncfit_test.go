@@ -241,6 +241,31 @@ func TestSyncCurveRestoresPerFamily(t *testing.T) {
 	}
 }
 
+// TestBelowSmallest: below the smallest calibrated size a form's
+// prediction is kept at or under its median, and one of nothing (≤ 0) is
+// that median in proportion to the rules.
+func TestBelowSmallest(t *testing.T) {
+	smallest := MeasuredSync{Rules: 25000, Seconds: 0.2}
+	for _, tc := range []struct {
+		name  string
+		rules float64
+		value float64
+		want  float64
+	}{
+		{"the form's, under the median", 10000, 0.05, 0.05},
+		{"the form's above the median, cut to it", 10000, 0.3, 0.2},
+		{"a negative form, in proportion", 100, -0.04, 0.0008},
+		{"a form of exactly nothing, in proportion", 12500, 0, 0.1},
+		{"no rules", 0, -0.04, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := belowSmallest(smallest, tc.rules, tc.value); !near(got, tc.want, 1e-9) {
+				t.Errorf("belowSmallest(%+v, %v, %v) = %v, want %v", smallest, tc.rules, tc.value, got, tc.want)
+			}
+		})
+	}
+}
+
 // TestSyncWithinMeasured: between two calibrated sizes a full or
 // incremental sync is kept between their medians, at a calibrated size it
 // is that size's median, below the smallest at most its median, beyond the
@@ -270,6 +295,9 @@ func TestSyncWithinMeasured(t *testing.T) {
 			if got.Value < tc.lo || got.Value > tc.hi || got.Lo > got.Value || got.Hi < got.Value {
 				t.Errorf("%s %s (%v rules): %+v, want a value in [%v, %v] inside its interval", c.Metric, tc.name, tc.rules, got, tc.lo, tc.hi)
 			}
+		}
+		if tiny := first.Rules / 1000; c.At(tiny).Value <= 0 {
+			t.Errorf("%s at %v rules: %+v, want a time above 0", c.Metric, tiny, c.At(tiny))
 		}
 		if beyond := 2 * last.Rules; c.At(beyond) != c.atForm(c.Form, beyond) {
 			t.Errorf("%s beyond the calibrated sizes: %+v, want the form's %+v", c.Metric, c.At(beyond), c.atForm(c.Form, beyond))
