@@ -219,6 +219,18 @@ func signedScale(e Estimate, f float64) Estimate {
 	return Estimate{Value: e.Value * f, Lo: e.Hi * f, Hi: e.Lo * f, NoInterval: e.NoInterval}
 }
 
+// largestPointEndpoints is the endpoints a Service of the calibration's
+// fillers, read at its largest point (points not empty).
+func largestPointEndpoints(mode string, points []results.Point) int {
+	largest := points[0]
+	for _, p := range points {
+		if p.Services > largest.Services {
+			largest = p
+		}
+	}
+	return pointEndpoints(mode, largest)
+}
+
 // chainCompositionOf is the composition a full sync's curve is read by,
 // when form says the tool's time is quadratic in chains and the points
 // are synthetic fillers of one IP family (nil otherwise, or when it
@@ -227,13 +239,7 @@ func chainCompositionOf(dm *DataplaneModel, form syncForm, points []results.Poin
 	if !form.quadratic || !form.oneFamily || form.partial || len(points) == 0 {
 		return nil
 	}
-	largest := points[0]
-	for _, p := range points {
-		if p.Services > largest.Services {
-			largest = p
-		}
-	}
-	cc, err := newChainComposition(dm.Mode, pointEndpoints(dm.Mode, largest), curve)
+	cc, err := newChainComposition(dm.Mode, largestPointEndpoints(dm.Mode, points), curve)
 	if err != nil {
 		dm.Warnings = append(dm.Warnings, fmt.Sprintf("%s %s: %v: read at the payload's rules", dm.Dataplane, curve.Metric, err))
 		return nil

@@ -178,13 +178,7 @@ func unpricedPartialOf(mode string, form syncForm, points []results.Point) *Fill
 	if !form.partial || !form.replacesTable || !form.oneFamily || len(points) == 0 || len(userTimedIncrementals(points)) > 0 {
 		return nil
 	}
-	largest := points[0]
-	for _, p := range points {
-		if p.Services > largest.Services {
-			largest = p
-		}
-	}
-	f, err := fillerSamplesOf(mode, pointEndpoints(mode, largest))
+	f, err := fillerSamplesOf(mode, largestPointEndpoints(mode, points))
 	if err != nil || f.table[1].Rules == f.table[0].Rules {
 		return nil
 	}
