@@ -21,7 +21,10 @@ memory, CPU per connection to the last Service), and compares each prediction wi
 target (p50 and full sync ±10%, p99 ±20%), and whether the 95% interval
 covers the measurement. Exit 1 when a figure misses its target or its
 interval misses the measurement. The calibration and the holdout come from
-one interleaved run, so that the machine's drift spreads over both.
+one interleaved run, so that the machine's drift spreads over both. Under
+each table come the predictions' warnings, each once (in JSON each row's
+"warnings"): what svclab plan would have said beside the same figures, but
+for the extrapolation past calibration that the ×calibration column shows.
 
 Given several runs of one recipe, it checks each, then tabulates every
 figure across them: its error in each run, and in how many runs it met its
@@ -247,6 +250,7 @@ func writeHoldoutText(w io.Writer, checks []holdoutCheck, maxN int) error {
 			return err
 		}
 		fmt.Fprintf(w, "\n%s\n", cost.HoldoutSummary(c.rows))
+		writeCheckWarnings(w, cost.HoldoutWarnings(c.rows))
 	}
 	if len(checks) == 1 {
 		return nil
@@ -269,4 +273,16 @@ func holdoutRows(checks []holdoutCheck) [][]cost.HoldoutRow {
 		out[i] = c.rows
 	}
 	return out
+}
+
+// writeCheckWarnings lists the predictions' warnings under a run's table:
+// what `svclab plan` would have said beside the same figures.
+func writeCheckWarnings(w io.Writer, warnings []string) {
+	if len(warnings) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nthe predictions' warnings:")
+	for _, s := range warnings {
+		fmt.Fprintf(w, "  - %s\n", s)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -96,7 +97,7 @@ func TestPlanCheckWithAnotherCalibration(t *testing.T) {
 		if row.Predicted != own.Rows[i].Predicted {
 			differ++
 		}
-		if self.Rows[i] != own.Rows[i] {
+		if !reflect.DeepEqual(self.Rows[i], own.Rows[i]) {
 			t.Errorf("row %d with the run named as its calibration %+v, without %+v", i, self.Rows[i], own.Rows[i])
 		}
 	}
@@ -210,6 +211,39 @@ func TestPlanCheckFrom(t *testing.T) {
 	self := []string{"plan", "check", mix, "--max-n", "5000", "--from", "100"}
 	if code := dispatch(self, &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), "only its points above") {
 		t.Errorf("--from below a run's own calibration: exit %d, %q; want 2", code, stderr.String())
+	}
+}
+
+// TestPlanCheckListsThePredictionsWarnings: under the table come the
+// warnings svclab plan would print beside the same predictions, once each:
+// the embedded default did not time the restore's user CPU, so it cannot
+// price the mix's partial payload apart from its table; in JSON the
+// iptables-legacy rows carry it and the iptables-nft rows do not.
+func TestPlanCheckListsThePredictionsWarnings(t *testing.T) {
+	const unpriced = "iptables-legacy sync_incremental_s: its partial payload has 23000 rules"
+	args := []string{"plan", "check", "../../results/plan-families/mix-iptables-partial", "--calibration", "../../results/sweep-full-default",
+		"--max-n", "100000", "--from", "5000", "--scenario", "../../results/plan-recent/mix-iptables.yaml"}
+	var text bytes.Buffer
+	if code := dispatch(args, &text, &bytes.Buffer{}); code > 1 {
+		t.Fatalf("exit %d: %s", code, text.String())
+	}
+	_, list, ok := strings.Cut(text.String(), "\nthe predictions' warnings:\n")
+	if !ok || strings.Count(list, unpriced) != 1 {
+		t.Errorf("want the unpriced partial payload listed once under the predictions' warnings:\n%s", text.String())
+	}
+	var stdout bytes.Buffer
+	if code := dispatch(append(args, "--format", "json"), &stdout, &bytes.Buffer{}); code > 1 {
+		t.Fatalf("JSON: exit %d: %s", code, stdout.String())
+	}
+	var out holdoutJSON
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Rows {
+		warned := slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.HasPrefix(w, unpriced) })
+		if warned != (r.Dataplane == "iptables-legacy") {
+			t.Errorf("%s %s: warned %v, want it on iptables-legacy's rows alone: %q", r.Dataplane, r.Figure, warned, r.Warnings)
+		}
 	}
 }
 

@@ -44,6 +44,11 @@ type HoldoutRow struct {
 	Loads        int     `json:"loads,omitempty"`
 	MeasuredLow  float64 `json:"measured_low,omitempty"`
 	MeasuredHigh float64 `json:"measured_high,omitempty"`
+	// Warnings are the prediction's warnings at this point (its
+	// dataplane's calibration and its own, as `svclab plan` prints them)
+	// but for the extrapolation past calibration a holdout is made of:
+	// the ×calibration column says it.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Decided says whether the measurement is certain enough to judge the
@@ -112,7 +117,14 @@ func HoldoutFrom(cal, run *Run, opts Options, from int) ([]HoldoutRow, *Model, e
 		}
 		size.Rules = pointRules(dm.Mode, p) // what the lab loaded, as calibration counted it
 		pred := m.predictOne(dm, q, size)
-		rows = append(rows, holdoutRows(p, pred, walkAtRandom(run, dm), repetitionsOf(run.PointRepetitions, p))...)
+		pointRows := holdoutRows(p, pred, walkAtRandom(run, dm), repetitionsOf(run.PointRepetitions, p))
+		warnings := slices.DeleteFunc(slices.Clone(pred.Warnings), func(w string) bool {
+			return pred.Beyond && w == beyondWarning(dm, q.Services, pred.Extrapolation)
+		})
+		for i := range pointRows {
+			pointRows[i].Warnings = warnings
+		}
+		rows = append(rows, pointRows...)
 	}
 	return rows, m, nil
 }
@@ -280,6 +292,20 @@ func HoldoutSummary(rows []HoldoutRow) string {
 		text += fmt.Sprintf("; † %d measured less surely than their target (the 95%% interval of the loads' median reaches past it)", undecided)
 	}
 	return text
+}
+
+// HoldoutWarnings are the rows' warnings, each once, in the order they
+// first appear.
+func HoldoutWarnings(rows []HoldoutRow) []string {
+	var out []string
+	for _, r := range rows {
+		for _, w := range r.Warnings {
+			if !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
 
 // ProbesText says which probes of the run a holdout keeps beside the

@@ -2,6 +2,7 @@ package cost
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,5 +92,56 @@ func TestHoldoutRowsOfCPU(t *testing.T) {
 				t.Errorf("CPU row %+v; want no target, covered, ×10, error 40/44 − 1", cpu[0])
 			}
 		})
+	}
+}
+
+// TestHoldoutWarnings: each row carries its prediction's warnings, as
+// svclab plan prints them beside the same figures, but for the
+// extrapolation past calibration a holdout is made of; HoldoutWarnings
+// lists them once each.
+func TestHoldoutWarnings(t *testing.T) {
+	cal, err := DefaultRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const services = 50000
+	var points []results.Point
+	for _, dp := range []string{"iptables-legacy", "nftables"} {
+		points = append(points, results.Point{Dataplane: dp, Services: services, Position: PositionLast, P50us: 100, SyncFullS: 10})
+	}
+	run := &Run{Source: Source{Name: "one-port"}, Points: points}
+	rows, m, err := HoldoutFrom(cal, run, Options{MaxN: 5000}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds, err := m.Predict(Query{Services: services, EndpointsPerService: run.endpointsPerService(), Position: PositionLast})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, p := range preds {
+		if !p.Beyond || !strings.Contains(strings.Join(p.Warnings, "\n"), "the largest calibrated N") {
+			t.Fatalf("%s at %d: beyond %v, warnings %q; want the beyond-calibration warning the test leaves out", p.Dataplane, services, p.Beyond, p.Warnings)
+		}
+		if p.Dataplane == "iptables-nft" {
+			continue // not in the run
+		}
+		others := slices.DeleteFunc(slices.Clone(p.Warnings), func(w string) bool { return strings.Contains(w, "the largest calibrated N") })
+		if len(others) == 0 {
+			t.Fatalf("%s: no warning but the beyond-calibration one; the test needs another", p.Dataplane)
+		}
+		for _, r := range rows {
+			if r.Dataplane == p.Dataplane && !slices.Equal(r.Warnings, others) {
+				t.Errorf("%s %s: warnings %q, want %q", r.Dataplane, r.Figure, r.Warnings, others)
+			}
+		}
+		for _, w := range others {
+			if !slices.Contains(want, w) {
+				want = append(want, w)
+			}
+		}
+	}
+	if got := HoldoutWarnings(rows); !slices.Equal(got, want) {
+		t.Errorf("HoldoutWarnings %q, want each once %q", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,6 +77,11 @@ func TestHoldoutOfAMix(t *testing.T) {
 				continue // not in the run
 			}
 			checkHoldoutRow(t, mixed, p.Dataplane, "p50 µs ("+pos+")", p.P50us.Total)
+			// but for the extrapolation the ×calibration column says
+			want := slices.DeleteFunc(slices.Clone(p.Warnings), func(w string) bool { return strings.Contains(w, "the largest calibrated N") })
+			if r := holdoutRowOf(mixed, p.Dataplane, "p50 µs ("+pos+")"); r != nil && !slices.Equal(r.Warnings, want) {
+				t.Errorf("%s %s: warnings %q, want plan --objects' %q", p.Dataplane, pos, r.Warnings, want)
+			}
 			if pos == PositionLast && p.SyncFull != nil {
 				checkHoldoutRow(t, mixed, p.Dataplane, "full sync s", p.SyncFull.Seconds)
 			}

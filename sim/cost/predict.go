@@ -254,8 +254,7 @@ func (m *Model) predictOne(dm *DataplaneModel, q Query, size Size) Prediction {
 	}
 	p.Beyond = p.Extrapolation > m.Options.BeyondFactor
 	if p.Beyond {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %d services is %.1f× the largest calibrated N (%d): beyond calibration%s",
-			dm.Dataplane, q.Services, p.Extrapolation, dm.MaxServices, fewRepetitionsNote(dm.Repetitions)))
+		p.Warnings = append(p.Warnings, beyondWarning(dm, q.Services, p.Extrapolation))
 	}
 	warn := func(w string) { p.Warnings = append(p.Warnings, w) }
 	p.P50us, p.AddrTypeUs = dm.withAddrTypes(dm.p50At(q.Position, evals, q.Services, warn), q, q.Position, warn)
@@ -521,6 +520,13 @@ func syncGrowthWarning(name string, syncs ...*SyncPrediction) []string {
 // gives for a plan far past the calibrated sizes, as the 9-load 10×
 // holdout recipes had (docs/planning.md).
 const PlanRepetitions = 9
+
+// beyondWarning says a prediction for services is extrapolation× dm's
+// largest calibrated N, past the model's BeyondFactor.
+func beyondWarning(dm *DataplaneModel, services int, extrapolation float64) string {
+	return fmt.Sprintf("%s: %d services is %.1f× the largest calibrated N (%d): beyond calibration%s",
+		dm.Dataplane, services, extrapolation, dm.MaxServices, fewRepetitionsNote(dm.Repetitions))
+}
 
 // fewRepetitionsNote is what a prediction beyond calibration adds when
 // the calibration has fewer than PlanRepetitions repetitions a size: one
