@@ -118,15 +118,20 @@ func HoldoutFrom(cal, run *Run, opts Options, from int) ([]HoldoutRow, *Model, e
 		size.Rules = pointRules(dm.Mode, p) // what the lab loaded, as calibration counted it
 		pred := m.predictOne(dm, q, size)
 		pointRows := holdoutRows(p, pred, walkAtRandom(run, dm), repetitionsOf(run.PointRepetitions, p))
-		warnings := slices.DeleteFunc(slices.Clone(pred.Warnings), func(w string) bool {
-			return pred.Beyond && w == beyondWarning(dm, q.Services, pred.Extrapolation)
-		})
-		for i := range pointRows {
+		for i, warnings := 0, pointWarnings(pred, dm, q.Services); i < len(pointRows); i++ {
 			pointRows[i].Warnings = warnings
 		}
 		rows = append(rows, pointRows...)
 	}
 	return rows, m, nil
+}
+
+// pointWarnings are pred's warnings but the one that it is beyond
+// calibration, which a holdout is by design.
+func pointWarnings(pred Prediction, dm *DataplaneModel, services int) []string {
+	return slices.DeleteFunc(slices.Clone(pred.Warnings), func(w string) bool {
+		return pred.Beyond && w == beyondWarning(dm, services, pred.Extrapolation)
+	})
 }
 
 // holdoutSize is the ruleset of a holdout point: the mix's rendered
