@@ -32,6 +32,9 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
     Service's first packet walks xt_recent's list of lists by name once per
     endpoint, priced at the recent probe's cost of a step, the uniform p99
     at the slowest 1% of Services', "of which xt_recent list steps";
+    where the calibration's walk bends so that its line fits poorly, a walk
+    within the calibrated sizes is read between the medians that bracket
+    it, and past them it grows as the walk probes do;
     nftables and IPVS: a map lookup, constant in N), for connections spread
     over the cluster's services (uniform, the default) or to one position;
   - CPU per new connection and CPU cores at --new-conn-per-s;

@@ -54,6 +54,11 @@ type CostCurve struct {
 	// evaluations (LinearWalk) or services (MapLookup) among them.
 	Points int     `json:"points"`
 	MaxX   float64 `json:"max_x"`
+	// Medians, kept for a LinearWalk curve its line fits poorly
+	// (withMediansWherePoor), are the calibration's medians by
+	// evaluations: within them a walk is read between the two that bracket
+	// it (betweenMedians), not off the line.
+	Medians []CurvePoint `json:"medians,omitempty"`
 }
 
 // fitCostCurve calibrates a cost curve from points (x, y): x is
@@ -223,6 +228,9 @@ func (c CostCurve) warnings(dataplane string, minR2 float64) []string {
 		out = append(out, fmt.Sprintf("%s: fewer than 3 calibration points, so how much it grows with N is not bounded", name))
 	case c.Lookup == LinearWalk && !hasInterval(c.Line):
 		out = append(out, fmt.Sprintf("%s: a line through 2 points, no interval", name))
+	case c.Lookup == LinearWalk && c.Line.R2 < minR2 && len(c.Medians) > 0:
+		out = append(out, fmt.Sprintf("%s: poor linear fit (R² %.3f < %.2f); within the calibrated sizes a walk is read between the medians that bracket it, beyond them the line's predictions are doubtful",
+			name, c.Line.R2, minR2))
 	case c.Lookup == LinearWalk && c.Line.R2 < minR2:
 		out = append(out, fmt.Sprintf("%s: poor linear fit (R² %.3f < %.2f); predictions are doubtful", name, c.Line.R2, minR2))
 	}

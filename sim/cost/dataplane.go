@@ -46,6 +46,7 @@ func calibrateDataplane(name string, run *Run, opts Options) (DataplaneModel, er
 	if dm.P50, err = fitCostCurve(MetricP50, lookup, x, y); err != nil {
 		return dm, err
 	}
+	dm.P50.withMediansWherePoor(x, y, opts.MinR2)
 	dm.P50.withMedianFloor(p50Points, reps, p50)
 	dm.MaxServices = maxServices(p50Points)
 	dm.Repetitions = fewestRepetitions(reps)

@@ -66,6 +66,10 @@ type CostPrediction struct {
 	// calibration's points (a map lookup's uniform p50), is the query's
 	// services over the largest probe; else the Prediction's holds.
 	Extrapolation float64 `json:"extrapolation,omitempty"`
+	// BetweenMedians says the cost was read between the calibration's
+	// medians that bracket it, its line fitting them poorly
+	// (CostCurve.Medians).
+	BetweenMedians bool `json:"between_medians,omitempty"`
 }
 
 // SyncPrediction is a sync time at the predicted ruleset size.

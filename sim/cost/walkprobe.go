@@ -194,19 +194,19 @@ func (dm *DataplaneModel) walkFor(position string, evals float64) (*WalkCurve, f
 }
 
 // p50At is the p50 for a position at evaluations: the calibrated curve
-// within the calibrated sizes and, beyond them when a walk probe covers the
-// position, the curve's value at the largest calibrated size plus the
-// probe's growth from that size on (warning when the query is beyond the
-// probe too).
+// within the calibrated sizes (a bent walk's medians, betweenMedians) and,
+// beyond them when a walk probe covers the position, the line's value at
+// the largest calibrated size plus the probe's growth from that size on
+// (warning when the query is beyond the probe too).
 func (dm *DataplaneModel) p50At(position string, evals float64, services int, warn func(string)) CostPrediction {
 	c := dm.p50For(position)
-	walk, size := dm.walkFor(position, evals)
-	if dm.Lookup != LinearWalk || walk == nil {
+	if dm.Lookup != LinearWalk {
 		return predictCost(c, evals, services)
 	}
+	walk, size := dm.walkFor(position, evals)
 	anchorEvals, _ := Evaluations(dm.Lookup, position, dm.MaxServices)
-	if position == PositionFirst || evals <= anchorEvals {
-		return predictCost(c, evals, services)
+	if walk == nil || position == PositionFirst || evals <= anchorEvals {
+		return c.betweenMedians(predictCost(c, evals, services), evals)
 	}
 	_, anchorSize := dm.walkFor(position, anchorEvals)
 	if !walk.covers(anchorSize) {

@@ -1,0 +1,77 @@
+package cost
+
+import (
+	"cmp"
+	"slices"
+)
+
+// CurvePoint is one calibrated size of a cost curve: X its evaluations
+// (rules walked), Y the mean of its medians there.
+type CurvePoint struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// mediansByX gathers the points (x, y) by x, each distinct x once with the
+// mean of its y, sorted by x.
+func mediansByX(x, y []float64) []CurvePoint {
+	sums := map[float64][2]float64{}
+	for i, v := range x {
+		s := sums[v]
+		sums[v] = [2]float64{s[0] + y[i], s[1] + 1}
+	}
+	out := make([]CurvePoint, 0, len(sums))
+	for v, s := range sums {
+		out = append(out, CurvePoint{X: v, Y: s[0] / s[1]})
+	}
+	slices.SortFunc(out, func(a, b CurvePoint) int { return cmp.Compare(a.X, b.X) })
+	return out
+}
+
+// withMediansWherePoor keeps a LinearWalk curve's medians (x evaluations,
+// y cost) when its line fits them poorly (R² below minR2, 3 sizes or
+// more): a walk whose cost per rule rises past the caches bends, and the
+// line then misses the calibration's own sizes both ways (iptables-legacy's
+// last-position p50 in results/plan-default-evening/recording-2124: −31%
+// to +62% of its own medians, R² 0.84). A straight walk keeps its line,
+// which averages the loads' noise the medians carry.
+func (c *CostCurve) withMediansWherePoor(x, y []float64, minR2 float64) {
+	if c.Lookup != LinearWalk || !hasInterval(c.Line) || c.Line.R2 >= minR2 || distinctCount(x) < 3 {
+		return
+	}
+	c.Medians = mediansByX(x, y)
+}
+
+// betweenMedians is line, the curve's prediction at evals, moved onto the
+// medians that bracket evals (interpolated linearly between them) when the
+// curve kept its medians and evals lies within them; its interval keeps the
+// line's width about the new value.
+func (c CostCurve) betweenMedians(line CostPrediction, evals float64) CostPrediction {
+	v, ok := interpolateMedians(c.Medians, evals)
+	if !ok {
+		return line
+	}
+	shift := v - line.Total.Value
+	line.Total = line.Total.Plus(exact(shift)).NonNegative()
+	line.Added = line.Added.Plus(exact(shift)).NonNegative()
+	if evals > 0 {
+		per := line.Added.Scale(1 / evals)
+		line.PerEvaluation = &per
+	}
+	line.BetweenMedians = true
+	return line
+}
+
+// interpolateMedians is the value at x read linearly between the two
+// medians that bracket it; false outside them or with fewer than 2.
+func interpolateMedians(medians []CurvePoint, x float64) (float64, bool) {
+	if len(medians) < 2 || x < medians[0].X || x > medians[len(medians)-1].X {
+		return 0, false
+	}
+	i, found := slices.BinarySearchFunc(medians, x, func(p CurvePoint, x float64) int { return cmp.Compare(p.X, x) })
+	if found {
+		return medians[i].Y, true
+	}
+	lo, hi := medians[i-1], medians[i]
+	return lo.Y + (hi.Y-lo.Y)*(x-lo.X)/(hi.X-lo.X), true
+}
