@@ -250,7 +250,7 @@ func writeHoldoutText(w io.Writer, checks []holdoutCheck, maxN int) error {
 			return err
 		}
 		fmt.Fprintf(w, "\n%s\n", cost.HoldoutSummary(c.rows))
-		writeCheckWarnings(w, cost.HoldoutWarnings(c.rows))
+		cost.WriteHoldoutWarnings(w, c.rows)
 	}
 	if len(checks) == 1 {
 		return nil
@@ -273,16 +273,4 @@ func holdoutRows(checks []holdoutCheck) [][]cost.HoldoutRow {
 		out[i] = c.rows
 	}
 	return out
-}
-
-// writeCheckWarnings lists the predictions' warnings under a run's table:
-// what `svclab plan` would have said beside the same figures.
-func writeCheckWarnings(w io.Writer, warnings []string) {
-	if len(warnings) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "\nthe predictions' warnings:")
-	for _, s := range warnings {
-		fmt.Fprintf(w, "  - %s\n", s)
-	}
 }

@@ -299,6 +299,12 @@ func HoldoutSummary(rows []HoldoutRow) string {
 	return text
 }
 
+// WriteHoldoutWarnings lists the rows' warnings under the table, each
+// once: what `svclab plan` would have said beside the same figures.
+func WriteHoldoutWarnings(w io.Writer, rows []HoldoutRow) {
+	writeWarningList(w, "the predictions' warnings:\n", HoldoutWarnings(rows))
+}
+
 // HoldoutWarnings are the rows' warnings, each once, in the order they
 // first appear.
 func HoldoutWarnings(rows []HoldoutRow) []string {

@@ -388,11 +388,17 @@ func writePlanWarnings(w io.Writer, m *Model, preds []Prediction, title string) 
 			}
 		}
 	}
-	if len(warnings) == 0 {
-		return
-	}
 	if title == "" {
 		title = "warnings:\n"
+	}
+	writeWarningList(w, title, warnings)
+}
+
+// writeWarningList prints warnings under title after a blank line, one
+// "  - " item each; nothing when there are none.
+func writeWarningList(w io.Writer, title string, warnings []string) {
+	if len(warnings) == 0 {
+		return
 	}
 	fmt.Fprint(w, "\n"+title)
 	for _, s := range warnings {
