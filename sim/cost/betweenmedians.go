@@ -73,5 +73,5 @@ func interpolateMedians(medians []CurvePoint, x float64) (float64, bool) {
 		return medians[i].Y, true
 	}
 	lo, hi := medians[i-1], medians[i]
-	return lo.Y + (hi.Y-lo.Y)*(x-lo.X)/(hi.X-lo.X), true
+	return onChord(lo.X, lo.Y, hi.X, hi.Y, x), true
 }

@@ -98,6 +98,12 @@ func fitLine(x, y []float64) (stats.Fit, error) {
 		InterceptLo: intercept, InterceptHi: intercept, R2: 1, N: 2}, nil
 }
 
+// onChord is the value at x on the straight line through (x0, y0) and
+// (x1, y1): between two measured sizes, or past them along that segment.
+func onChord(x0, y0, x1, y1, x float64) float64 {
+	return y0 + (y1-y0)*(x-x0)/(x1-x0)
+}
+
 func distinctCount(x []float64) int {
 	seen := map[float64]bool{}
 	for _, v := range x {

@@ -223,7 +223,7 @@ func (c SyncCurve) withinMeasured(rules float64, e Estimate) Estimate {
 	default:
 		a, b := c.Measured[i-1], c.Measured[i]
 		if e.Value < min(a.Seconds, b.Seconds) || e.Value > max(a.Seconds, b.Seconds) {
-			e.Value = a.Seconds + (b.Seconds-a.Seconds)*(rules-a.Rules)/(b.Rules-a.Rules)
+			e.Value = onChord(a.Rules, a.Seconds, b.Rules, b.Seconds, rules)
 		}
 	}
 	e.Lo, e.Hi = min(e.Lo, e.Value), max(e.Hi, e.Value)

@@ -77,8 +77,7 @@ func walkCurves(probes []results.Point, dataplane string, calibration []results.
 // along the nearest segment outside them.
 func (c WalkCurve) at(ys []float64, n float64) float64 {
 	i := c.segment(n)
-	x0, x1 := c.Services[i-1], c.Services[i]
-	return ys[i-1] + (ys[i]-ys[i-1])*(n-x0)/(x1-x0)
+	return onChord(c.Services[i-1], ys[i-1], c.Services[i], ys[i], n)
 }
 
 // p50At interpolates the probe's p50 at n services as a power law between
