@@ -34,7 +34,8 @@ services,endpointslices,nodes -A -o yaml, rendered at --scale times its size):
     at the slowest 1% of Services', "of which xt_recent list steps";
     where the calibration's walk bends so that its line fits poorly, a walk
     within the calibrated sizes is read between the medians that bracket
-    it, and past them it grows as the walk probes do;
+    it, and past them it grows from the largest median as the walk probes
+    do (without probes, along the line);
     nftables and IPVS: a map lookup, constant in N), for connections spread
     over the cluster's services (uniform, the default) or to one position;
   - CPU per new connection and CPU cores at --new-conn-per-s;

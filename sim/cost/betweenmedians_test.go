@@ -75,8 +75,12 @@ func TestMediansWherePoor(t *testing.T) {
 			if w := strings.Join(c.warnings("iptables-legacy", DefaultMinR2), "\n"); !strings.Contains(w, "read between the medians") {
 				t.Errorf("warnings %q do not say the walk is read between the medians", w)
 			}
-			if past := c.betweenMedians(predictCost(c, 150000, 150000), 150000); past.BetweenMedians {
-				t.Error("past the largest calibrated size: want the line")
+			grown := 1686 + (c.Line.Slope * 50000) // the largest median plus the line's growth past it
+			if past := c.betweenMedians(predictCost(c, 150000, 150000), 150000); !past.BetweenMedians || math.Abs(past.Total.Value-grown) > 1e-6 {
+				t.Errorf("past the largest calibrated size: %+v; want %v, the largest median grown along the line", past.Total, grown)
+			}
+			if below := c.betweenMedians(predictCost(c, 0.5, 1), 0.5); below.BetweenMedians {
+				t.Error("below the smallest calibrated size: want the line")
 			}
 		})
 	}
@@ -116,5 +120,51 @@ func TestBentCalibrationReadsItsOwnMedians(t *testing.T) {
 	}
 	if checked != 5 {
 		t.Errorf("%d last-position points from 10,000 checked, want 5", checked)
+	}
+}
+
+// TestNoStepPastTheLargestMedian: where a bent calibration's medians end,
+// a prediction one Service past the largest calibrated size is not below
+// the one at it, with the line past it (recording-2124, no walk probe) and
+// with the walk probe (final-2026-12-07's calibration on N ≤ 5,000).
+func TestNoStepPastTheLargestMedian(t *testing.T) {
+	tests := []struct {
+		name, dir string
+		maxN      int
+	}{
+		{"line past the medians", "../../results/plan-default-evening/recording-2124", 100000},
+		{"walk probe past the medians", "../../results/plan-acceptance/final-2026-12-07/calibration", 5000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run, err := LoadRun(tt.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := CalibrateRun(run, Options{MaxN: tt.maxN})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p50 := func(services int) CostPrediction {
+				preds, err := m.Predict(Query{Services: services, EndpointsPerService: run.endpointsPerService(), Position: PositionLast})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, pred := range preds {
+					if pred.Dataplane == "iptables-legacy" {
+						return pred.P50us
+					}
+				}
+				t.Fatal("no iptables-legacy prediction")
+				return CostPrediction{}
+			}
+			at, past := p50(tt.maxN), p50(tt.maxN+1)
+			if past.Total.Value < at.Total.Value || past.Total.Value > at.Total.Value*1.01 {
+				t.Errorf("p50 %v at %d Services, %v one past it: want no step", at.Total.Value, tt.maxN, past.Total.Value)
+			}
+			if !at.BetweenMedians || !past.BetweenMedians {
+				t.Errorf("between medians at %d: %v, past it: %v; want a bent calibration read off its medians", tt.maxN, at.BetweenMedians, past.BetweenMedians)
+			}
+		})
 	}
 }

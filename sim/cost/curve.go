@@ -235,7 +235,7 @@ func (c CostCurve) warnings(dataplane string, minR2 float64) []string {
 	case c.Lookup == LinearWalk && !hasInterval(c.Line):
 		out = append(out, fmt.Sprintf("%s: a line through 2 points, no interval", name))
 	case c.Lookup == LinearWalk && c.Line.R2 < minR2 && len(c.Medians) > 0:
-		out = append(out, fmt.Sprintf("%s: poor linear fit (R² %.3f < %.2f); within the calibrated sizes a walk is read between the medians that bracket it, beyond them the line's predictions are doubtful",
+		out = append(out, fmt.Sprintf("%s: poor linear fit (R² %.3f < %.2f); within the calibrated sizes a walk is read between the medians that bracket it, beyond them it grows from the largest median, doubtful",
 			name, c.Line.R2, minR2))
 	case c.Lookup == LinearWalk && c.Line.R2 < minR2:
 		out = append(out, fmt.Sprintf("%s: poor linear fit (R² %.3f < %.2f); predictions are doubtful", name, c.Line.R2, minR2))

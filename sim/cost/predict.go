@@ -66,9 +66,10 @@ type CostPrediction struct {
 	// calibration's points (a map lookup's uniform p50), is the query's
 	// services over the largest probe; else the Prediction's holds.
 	Extrapolation float64 `json:"extrapolation,omitempty"`
-	// BetweenMedians says the cost was read between the calibration's
-	// medians that bracket it, its line fitting them poorly
-	// (CostCurve.Medians).
+	// BetweenMedians says the cost was read off the calibration's medians,
+	// its line fitting them poorly (CostCurve.Medians): between the two
+	// that bracket it, or grown from the largest (by the line, or by the
+	// walk probe).
 	BetweenMedians bool `json:"between_medians,omitempty"`
 }
 

@@ -193,10 +193,11 @@ func (dm *DataplaneModel) walkFor(position string, evals float64) (*WalkCurve, f
 }
 
 // p50At is the p50 for a position at evaluations: the calibrated curve
-// within the calibrated sizes (a bent walk's medians, betweenMedians) and,
-// beyond them when a walk probe covers the position, the line's value at
-// the largest calibrated size plus the probe's growth from that size on
-// (warning when the query is beyond the probe too).
+// (a bent walk's medians, betweenMedians) within the calibrated sizes and
+// beyond them without a walk probe; beyond them when a walk probe covers
+// the position, the curve's value at the largest calibrated size plus the
+// probe's growth from that size on (warning when the query is beyond the
+// probe too).
 func (dm *DataplaneModel) p50At(position string, evals float64, services int, warn func(string)) CostPrediction {
 	c := dm.p50For(position)
 	if dm.Lookup != LinearWalk {
@@ -215,7 +216,7 @@ func (dm *DataplaneModel) p50At(position string, evals float64, services int, wa
 	if size > walk.largest() {
 		warn(fmt.Sprintf("%s: a walk of %.0f services' rules is beyond the walk probe's largest (%.0f): its last segment is extrapolated", dm.Dataplane, size, walk.largest()))
 	}
-	out := predictCost(c, anchorEvals, dm.MaxServices)
+	out := c.betweenMedians(predictCost(c, anchorEvals, dm.MaxServices), anchorEvals)
 	g := walk.growth(anchorSize, size)
 	// The probe's growth may be off by its validation share too.
 	off := math.Abs(g.Value) * walk.Validation
