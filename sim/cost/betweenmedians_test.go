@@ -134,6 +134,7 @@ func TestNoStepPastTheLargestMedian(t *testing.T) {
 	}{
 		{"line past the medians", "../../results/plan-default-evening/recording-2124", 100000},
 		{"walk probe past the medians", "../../results/plan-acceptance/final-2026-12-07/calibration", 5000},
+		{"walk probe starting above the medians, not used", "../../results/plan-acceptance/final-2026-12-07/calibration", 2000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

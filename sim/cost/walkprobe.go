@@ -211,7 +211,7 @@ func (dm *DataplaneModel) p50At(position string, evals float64, services int, wa
 	_, anchorSize := dm.walkFor(position, anchorEvals)
 	if !walk.covers(anchorSize) {
 		warn(fmt.Sprintf("%s: the walk probe starts at %.0f services, above the largest calibrated N (%d): not used", dm.Dataplane, walk.Services[0], dm.MaxServices))
-		return predictCost(c, evals, services)
+		return c.betweenMedians(predictCost(c, evals, services), evals)
 	}
 	if size > walk.largest() {
 		warn(fmt.Sprintf("%s: a walk of %.0f services' rules is beyond the walk probe's largest (%.0f): its last segment is extrapolated", dm.Dataplane, size, walk.largest()))
