@@ -22,13 +22,6 @@ for cal in $CALS; do
 		done
 		p50() { grep '^| iptables-legacy | [0-9]* | p50 µs (last)' "$1" | awk -F'|' '{gsub(/ /,"",$7); print $7}'; }
 		echo "| recording-$cal | $run | $(summary </tmp/between-before.md) | $(summary </tmp/between-after.md) | $(p50 /tmp/between-before.md) → $(p50 /tmp/between-after.md) |"
-	done <<LIST
-mix-legacy results/plan-legacy-composition/mix-legacy.yaml
-endpoints-3 results/plan-legacy-composition/endpoints-3.yaml
-mix-affinity results/plan-recent/mix-iptables.yaml
-mix-legacy-2139 results/plan-legacy-composition/mix-legacy.yaml
-endpoints-3-2140 results/plan-legacy-composition/endpoints-3.yaml
-mix-affinity-2141 results/plan-recent/mix-iptables.yaml
-LIST
+	done <"$d/mix-runs.txt" # each run of this directory and its scenario
 done
 rm -f /tmp/between-before.md /tmp/between-after.md

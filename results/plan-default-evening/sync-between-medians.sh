@@ -24,14 +24,7 @@ for cal in default 1914 1942 2124 2330; do
 		$AFTER plan check "$d/$run" $calibration --max-n 100000 --from 5000 --scenario "$scenario" >"$tmp/a.md" 2>/dev/null
 		join <(syncs "$tmp/b.md" | sort) <(syncs "$tmp/a.md" | sort) | awk -v n="$cal:$run" '$2 != $3 { print n, $0 }' >>"$tmp/changed"
 		echo "| $cal | $run | $(summary <"$tmp/b.md") | $(summary <"$tmp/a.md") | $(grep -c "^$cal:$run " "$tmp/changed") |"
-	done <<LIST
-mix-legacy results/plan-legacy-composition/mix-legacy.yaml
-endpoints-3 results/plan-legacy-composition/endpoints-3.yaml
-mix-affinity results/plan-recent/mix-iptables.yaml
-mix-legacy-2139 results/plan-legacy-composition/mix-legacy.yaml
-endpoints-3-2140 results/plan-legacy-composition/endpoints-3.yaml
-mix-affinity-2141 results/plan-recent/mix-iptables.yaml
-LIST
+	done <"$d/mix-runs.txt" # each run of this directory and its scenario
 done
 echo
 awk '{ b = ($3 < 0 ? -$3 : $3) + 0; a = ($4 < 0 ? -$4 : $4) + 0; n++; closer += a < b; farther += a > b; sb += b; sa += a; wb += b <= 10; wa += a <= 10 }
