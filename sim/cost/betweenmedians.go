@@ -63,6 +63,12 @@ func (c CostCurve) betweenMedians(line CostPrediction, evals float64) CostPredic
 	return line
 }
 
+// predictOnMedians is the curve's prediction at evals (predictCost) moved
+// onto its medians where it kept them (betweenMedians).
+func (c CostCurve) predictOnMedians(evals float64, services int) CostPrediction {
+	return c.betweenMedians(predictCost(c, evals, services), evals)
+}
+
 // onMedians is the curve's value at x read off its medians: between the two
 // that bracket x (interpolateMedians) or, past the largest, that median plus
 // the line's growth from its size, so that a prediction does not step down

@@ -206,17 +206,17 @@ func (dm *DataplaneModel) p50At(position string, evals float64, services int, wa
 	walk, size := dm.walkFor(position, evals)
 	anchorEvals, _ := Evaluations(dm.Lookup, position, dm.MaxServices)
 	if walk == nil || position == PositionFirst || evals <= anchorEvals {
-		return c.betweenMedians(predictCost(c, evals, services), evals)
+		return c.predictOnMedians(evals, services)
 	}
 	_, anchorSize := dm.walkFor(position, anchorEvals)
 	if !walk.covers(anchorSize) {
 		warn(fmt.Sprintf("%s: the walk probe starts at %.0f services, above the largest calibrated N (%d): not used", dm.Dataplane, walk.Services[0], dm.MaxServices))
-		return c.betweenMedians(predictCost(c, evals, services), evals)
+		return c.predictOnMedians(evals, services)
 	}
 	if size > walk.largest() {
 		warn(fmt.Sprintf("%s: a walk of %.0f services' rules is beyond the walk probe's largest (%.0f): its last segment is extrapolated", dm.Dataplane, size, walk.largest()))
 	}
-	out := c.betweenMedians(predictCost(c, anchorEvals, dm.MaxServices), anchorEvals)
+	out := c.predictOnMedians(anchorEvals, dm.MaxServices)
 	g := walk.growth(anchorSize, size)
 	// The probe's growth may be off by its validation share too.
 	off := math.Abs(g.Value) * walk.Validation
